@@ -1,0 +1,99 @@
+// reftab dump [--format=jsonl|git] [--blocks] FILE.ref
+// reftab --stack DIR dump [--format=jsonl|git]
+#include "cli/commands.h"
+#include "cli/git_format.h"
+#include "cli/jsonl.h"
+#include "cli/output.h"
+#include "cli/stack_access.h"
+#include "store/table_reader.h"
+
+namespace reftab::cli {
+namespace {
+
+enum class DumpFormat { kJsonl, kGit };
+
+Status DumpTableRecords(const TableReader& t, DumpFormat format, Output* out) {
+  size_t hs = t.hash_size();
+  if (format == DumpFormat::kJsonl) AppendHeaderJson(t.header(), &out->buf());
+  TableRefIterator refs(&t);
+  REFTAB_RETURN_IF_ERROR(refs.SeekToFirst());
+  RefRecord ref;
+  while (refs.Next(&ref)) {
+    if (format == DumpFormat::kGit) {
+      AppendRefGit(ref, hs, &out->buf());
+    } else {
+      AppendRefJson(ref, hs, &out->buf());
+    }
+    out->MaybeFlush();
+  }
+  REFTAB_RETURN_IF_ERROR(refs.status());
+  TableLogIterator logs(&t);
+  REFTAB_RETURN_IF_ERROR(logs.SeekToFirst());
+  LogRecord log;
+  while (logs.Next(&log)) {
+    if (format == DumpFormat::kGit) {
+      AppendLogGit(log, hs, &out->buf());
+    } else {
+      AppendLogJson(log, hs, &out->buf());
+    }
+    out->MaybeFlush();
+  }
+  return logs.status();
+}
+
+Status DumpBlocks(const TableReader& t, Output* out) {
+  out->buf().append("header:\n  block_size: ").append(std::to_string(t.header().block_size));
+  out->buf().push_back('\n');
+  char last = 0;
+  return t.ForEachBlock([&](const BlockView& b) {
+    AppendBlockGit(b, &last, &out->buf());
+    out->MaybeFlush();
+    return Status::Ok();
+  });
+}
+
+}  // namespace
+
+int CmdDump(const GlobalOptions& g, const Args& args) {
+  DumpFormat format = DumpFormat::kJsonl;
+  bool blocks = false;
+  std::string file;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string v;
+    if (TakeValue(args, &i, "--format", &v)) {
+      if (v == "git") {
+        format = DumpFormat::kGit;
+      } else if (v == "jsonl") {
+        format = DumpFormat::kJsonl;
+      } else {
+        return Usage("dump", "unknown format '" + v + "' (git or jsonl)");
+      }
+    } else if (args[i] == "--blocks") {
+      blocks = true;
+    } else if (!args[i].empty() && args[i][0] == '-' && args[i] != "-") {
+      return Usage("dump", "unknown option " + args[i]);
+    } else if (file.empty()) {
+      file = args[i];
+    } else {
+      return Usage("dump", "more than one file given");
+    }
+  }
+  if (blocks && format != DumpFormat::kGit) return Usage("dump", "--blocks needs --format=git");
+  Output out;
+  Status s;
+  if (file.empty()) {
+    if (blocks) return Usage("dump", "--blocks needs a table file");
+    auto stack = OpenSelectedStack(g);
+    if (!stack.ok()) return Fail(stack.status());
+    s = DumpStack(**stack, format == DumpFormat::kGit, &out);
+  } else {
+    auto table = OpenTableFile(file);
+    if (!table.ok()) return Fail(table.status());
+    s = blocks ? DumpBlocks(**table, &out) : DumpTableRecords(**table, format, &out);
+  }
+  if (!out.Flush()) return Fail(Status::IoError("writing standard output failed"));
+  if (!s.ok()) return Fail(s);
+  return kExitOk;
+}
+
+}  // namespace reftab::cli

@@ -1,0 +1,46 @@
+#include <cstdio>
+#include <cstring>
+
+#include "cli/commands.h"
+
+namespace reftab::cli {
+
+int Fail(const Status& s) {
+  std::fprintf(stderr, "reftab: %s\n", s.message().c_str());
+  return kExitError;
+}
+
+int Usage(const char* cmd, const std::string& message) {
+  std::fprintf(stderr, "reftab %s: %s\n(see 'reftab --help')\n", cmd, message.c_str());
+  return kExitUsage;
+}
+
+bool TakeValue(const Args& args, size_t* i, const char* name, std::string* value) {
+  const std::string& a = args[*i];
+  size_t n = std::strlen(name);
+  if (a.compare(0, n, name) != 0) return false;
+  if (a.size() > n && a[n] == '=') {
+    *value = a.substr(n + 1);
+    return true;
+  }
+  if (a.size() == n && *i + 1 < args.size()) {
+    *value = args[++*i];
+    return true;
+  }
+  return false;
+}
+
+bool ParseUint(const std::string& s, uint64_t* out) {
+  if (s.empty() || s.size() > 20) return false;
+  uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    uint64_t d = uint64_t(c - '0');
+    if (v > (UINT64_MAX - d) / 10) return false;
+    v = v * 10 + d;
+  }
+  *out = v;
+  return true;
+}
+
+}  // namespace reftab::cli

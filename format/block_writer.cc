@@ -1,0 +1,28 @@
+#include "format/block_writer.h"
+
+namespace reftab {
+
+void BlockWriter::Start(BlockType type, std::string_view file_header) {
+  type_ = type;
+  header_off_ = uint32_t(file_header.size());
+  EnsureCapacity(block_size_ > header_off_ + kBlockHeaderSize ? block_size_
+                                                              : header_off_ + kBlockHeaderSize);
+  if (!file_header.empty()) std::memcpy(buf_.data(), file_header.data(), file_header.size());
+  next_ = header_off_ + uint32_t(kBlockHeaderSize);
+  entries_ = 0;
+  restarts_.clear();
+  last_key_.clear();
+}
+
+std::string_view BlockWriter::Finish() {
+  EnsureCapacity(next_ + 3 * restarts_.size() + 2);
+  Appender a(buf_.data() + next_);
+  for (uint32_t r : restarts_) a.PutBE24(r);
+  a.PutBE16(uint16_t(restarts_.size()));
+  uint32_t block_len = uint32_t(a.pos() - buf_.data());
+  buf_[header_off_] = uint8_t(type_);
+  be::Store24(buf_.data() + header_off_ + 1, block_len);
+  return std::string_view(reinterpret_cast<const char*>(buf_.data()), block_len);
+}
+
+}  // namespace reftab

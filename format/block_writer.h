@@ -1,0 +1,104 @@
+// Internal: builds one block the way git's writer does (FORMAT.md §5).
+//
+//   uint8 type | uint24 block_len | records | uint24 restart_offset[n] | uint16 n
+//
+// A record is a restart point (stored with prefix_length 0 and listed in the restart table)
+// when its index in the block is a multiple of the restart interval, or when its key shares
+// no prefix with the previous key (git's rule). A record of encoded size `len` fits only if
+// next + len + 3 * restarts_after + 2 <= block_size.
+//
+// Add() is the appender path: it makes sure the buffer can hold the record's maximum
+// encoded size once, then encodes key and value with unchecked stores, and checks the fit
+// rule once on the real size. A record that does not fit is simply not committed.
+#ifndef REFTAB_FORMAT_BLOCK_WRITER_H_
+#define REFTAB_FORMAT_BLOCK_WRITER_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "format/bytes.h"
+#include "format/constants.h"
+
+namespace reftab {
+
+enum class AddResult { kAdded, kFull, kTooLarge };
+
+class BlockWriter {
+ public:
+  BlockWriter(uint32_t block_size, uint32_t restart_interval)
+      : block_size_(block_size), restart_interval_(restart_interval ? restart_interval : 1) {}
+
+  // Begins a block of `type`. `file_header` (the table header, for the first block of the
+  // file only) is copied before the block header; offsets in the block count it.
+  void Start(BlockType type, std::string_view file_header);
+
+  // Adds a record. `encode_value(Appender&)` writes at most `max_value_size` bytes.
+  // kFull: the block has records and this one does not fit (finish and retry in a new
+  // block). kTooLarge: it does not fit even into an empty block.
+  template <class EncodeValue>
+  AddResult Add(std::string_view key, uint8_t value_type, size_t max_value_size,
+                EncodeValue&& encode_value) {
+    size_t prefix = (entries_ % restart_interval_ == 0) ? 0 : CommonPrefix(last_key_, key);
+    bool is_restart = prefix == 0;
+    size_t suffix = key.size() - prefix;
+    EnsureCapacity(next_ + 2 * kMaxVarintLen + suffix + max_value_size);
+    uint8_t* start = buf_.data() + next_;
+    Appender a(start);
+    a.PutVarint(prefix);
+    a.PutVarint((uint64_t(suffix) << 3) | value_type);
+    a.PutBytes(key.data() + prefix, suffix);
+    encode_value(a);
+    size_t len = size_t(a.pos() - start);
+    size_t restarts = restarts_.size();
+    if (is_restart && restarts >= kMaxRestarts) is_restart = false;
+    if (is_restart) ++restarts;
+    if (uint64_t(next_) + len + 3 * restarts + 2 > block_size_) {
+      return entries_ == 0 ? AddResult::kTooLarge : AddResult::kFull;
+    }
+    if (is_restart) restarts_.push_back(next_);
+    next_ += uint32_t(len);
+    ++entries_;
+    // Keep only the changed tail of the key: the shared prefix is already in place.
+    last_key_.resize(prefix);
+    last_key_.append(key.data() + prefix, suffix);
+    return AddResult::kAdded;
+  }
+
+  // Writes the restart table and the block header; returns bytes [0, block_len) of the
+  // block (including the file header for the first block). Valid until the next Start().
+  std::string_view Finish();
+
+  BlockType type() const { return type_; }
+  uint32_t entries() const { return entries_; }
+  uint32_t header_off() const { return header_off_; }
+  const std::string& last_key() const { return last_key_; }
+  uint32_t block_size() const { return block_size_; }
+
+  static size_t CommonPrefix(std::string_view a, std::string_view b) {
+    size_t n = a.size() < b.size() ? a.size() : b.size();
+    size_t i = 0;
+    while (i < n && a[i] == b[i]) ++i;
+    return i;
+  }
+
+ private:
+  void EnsureCapacity(size_t n) {
+    if (buf_.size() < n) buf_.resize(n < 2 * buf_.size() ? 2 * buf_.size() : n);
+  }
+
+  uint32_t block_size_;
+  uint32_t restart_interval_;
+  BlockType type_ = BlockType::kRef;
+  uint32_t header_off_ = 0;
+  uint32_t next_ = 0;
+  uint32_t entries_ = 0;
+  std::vector<uint8_t> buf_;
+  std::vector<uint32_t> restarts_;
+  std::string last_key_;
+};
+
+}  // namespace reftab
+
+#endif  // REFTAB_FORMAT_BLOCK_WRITER_H_

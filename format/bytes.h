@@ -1,0 +1,198 @@
+// Internal: fixed-width big-endian helpers, the reftable varint, and the two cursors every
+// codec is written against:
+//   * Appender: a raw write cursor for encoders. The caller reserves the maximum encoded size
+//     of a whole record once (Appender::Reserve on the owning buffer), then every Put* is an
+//     unchecked store. This is the "check bounds once per record" technique.
+//   * ByteReader: a bounded read cursor for decoders with a sticky error flag. Every Get*
+//     checks the remaining length; once a read fails all later reads fail too, so decoders
+//     check ok() once at the end of a record before using any decoded value.
+#ifndef REFTAB_FORMAT_BYTES_H_
+#define REFTAB_FORMAT_BYTES_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+namespace reftab {
+
+namespace be {
+inline uint16_t Load16(const uint8_t* p) { return uint16_t((p[0] << 8) | p[1]); }
+inline uint32_t Load24(const uint8_t* p) {
+  return (uint32_t(p[0]) << 16) | (uint32_t(p[1]) << 8) | p[2];
+}
+inline uint32_t Load32(const uint8_t* p) {
+  return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | p[3];
+}
+inline uint64_t Load64(const uint8_t* p) {
+  return (uint64_t(Load32(p)) << 32) | Load32(p + 4);
+}
+inline void Store16(uint8_t* p, uint16_t v) {
+  p[0] = uint8_t(v >> 8);
+  p[1] = uint8_t(v);
+}
+inline void Store24(uint8_t* p, uint32_t v) {
+  p[0] = uint8_t(v >> 16);
+  p[1] = uint8_t(v >> 8);
+  p[2] = uint8_t(v);
+}
+inline void Store32(uint8_t* p, uint32_t v) {
+  p[0] = uint8_t(v >> 24);
+  p[1] = uint8_t(v >> 16);
+  p[2] = uint8_t(v >> 8);
+  p[3] = uint8_t(v);
+}
+inline void Store64(uint8_t* p, uint64_t v) {
+  Store32(p, uint32_t(v >> 32));
+  Store32(p + 4, uint32_t(v));
+}
+}  // namespace be
+
+// The largest encoding of a reftable varint (a uint64): 10 bytes.
+inline constexpr size_t kMaxVarintLen = 10;
+
+// Number of bytes PutVarint writes for `v`.
+inline size_t VarintLength(uint64_t v) {
+  size_t n = 1;
+  while ((v >>= 7) != 0) {
+    --v;
+    ++n;
+  }
+  return n;
+}
+
+// Raw write cursor. It never checks space: the owner reserved enough for a whole record.
+class Appender {
+ public:
+  explicit Appender(uint8_t* p) : p_(p) {}
+  uint8_t* pos() const { return p_; }
+
+  void PutByte(uint8_t b) { *p_++ = b; }
+  void PutBytes(const void* data, size_t n) {
+    if (n) std::memcpy(p_, data, n);
+    p_ += n;
+  }
+  void PutBytes(std::string_view s) { PutBytes(s.data(), s.size()); }
+  void PutBE16(uint16_t v) {
+    be::Store16(p_, v);
+    p_ += 2;
+  }
+  void PutBE24(uint32_t v) {
+    be::Store24(p_, v);
+    p_ += 3;
+  }
+  void PutBE32(uint32_t v) {
+    be::Store32(p_, v);
+    p_ += 4;
+  }
+  void PutBE64(uint64_t v) {
+    be::Store64(p_, v);
+    p_ += 8;
+  }
+  // Reftable varint: 7-bit groups, most significant first, +1 bias on continuation.
+  void PutVarint(uint64_t v) {
+    if (v < 0x80) {  // the overwhelmingly common case in ref blocks
+      *p_++ = uint8_t(v);
+      return;
+    }
+    uint8_t buf[kMaxVarintLen];
+    size_t pos = kMaxVarintLen - 1;
+    buf[pos] = uint8_t(v & 0x7f);
+    while ((v >>= 7) != 0) {
+      --v;
+      buf[--pos] = uint8_t(0x80 | (v & 0x7f));
+    }
+    PutBytes(buf + pos, kMaxVarintLen - pos);
+  }
+  void PutLengthPrefixed(std::string_view s) {
+    PutVarint(s.size());
+    PutBytes(s);
+  }
+
+ private:
+  uint8_t* p_;
+};
+
+// Bounded read cursor with a sticky error flag.
+class ByteReader {
+ public:
+  ByteReader(const uint8_t* p, const uint8_t* end) : p_(p), end_(end) {}
+  ByteReader(const uint8_t* p, size_t n) : p_(p), end_(p + n) {}
+
+  bool ok() const { return ok_; }
+  const uint8_t* pos() const { return p_; }
+  size_t remaining() const { return size_t(end_ - p_); }
+  void Fail() {
+    ok_ = false;
+    p_ = end_;
+  }
+
+  uint8_t GetByte() {
+    if (p_ == end_) {
+      Fail();
+      return 0;
+    }
+    return *p_++;
+  }
+  uint16_t GetBE16() {
+    if (remaining() < 2) return Fail(), 0;
+    uint16_t v = be::Load16(p_);
+    p_ += 2;
+    return v;
+  }
+  // Returns a pointer to `n` bytes and skips them, or nullptr (and fails) if fewer remain.
+  const uint8_t* GetBytes(size_t n) {
+    if (remaining() < n) {
+      Fail();
+      return nullptr;
+    }
+    const uint8_t* p = p_;
+    p_ += n;
+    return p;
+  }
+  // Reads a varint; fails on truncation and on values that do not fit in 64 bits.
+  uint64_t GetVarint() {
+    if (p_ != end_ && *p_ < 0x80) return *p_++;  // fast path: one byte
+    return GetVarintSlow();
+  }
+  // A varint length followed by that many bytes.
+  std::string_view GetLengthPrefixed() {
+    uint64_t n = GetVarint();
+    if (!ok_ || n > remaining()) {
+      Fail();
+      return {};
+    }
+    const char* s = reinterpret_cast<const char*>(p_);
+    p_ += n;
+    return std::string_view(s, size_t(n));
+  }
+
+ private:
+  uint64_t GetVarintSlow() {
+    if (p_ == end_) return Fail(), 0;
+    uint8_t c = *p_++;
+    uint64_t val = c & 0x7f;
+    while (c & 0x80) {
+      val += 1;
+      if (val == 0 || (val >> 57) != 0) return Fail(), 0;  // would overflow 64 bits
+      if (p_ == end_) return Fail(), 0;
+      c = *p_++;
+      val = (val << 7) | (c & 0x7f);
+    }
+    return val;
+  }
+
+  const uint8_t* p_;
+  const uint8_t* end_;
+  bool ok_ = true;
+};
+
+// True if [offset, offset + len) lies within [0, size) without overflow.
+inline bool FitsWithin(uint64_t offset, uint64_t len, uint64_t size) {
+  return offset <= size && len <= size - offset;
+}
+
+}  // namespace reftab
+
+#endif  // REFTAB_FORMAT_BYTES_H_

@@ -1,0 +1,195 @@
+#include "store/file.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace reftab {
+namespace {
+
+Status ErrnoStatus(const std::string& what, const std::string& path, int err) {
+  std::string msg = path + ": " + what + ": " + std::strerror(err);
+  if (err == ENOENT) return Status::NotFound(msg);
+  if (err == EEXIST) return Status::LockHeld(msg);
+  return Status::IoError(msg);
+}
+
+class MemoryFile final : public RandomAccessFile {
+ public:
+  MemoryFile(std::string name, std::string bytes) : name_(std::move(name)), bytes_(std::move(bytes)) {}
+  const std::string& name() const override { return name_; }
+  uint64_t size() const override { return bytes_.size(); }
+  const uint8_t* data() const override { return reinterpret_cast<const uint8_t*>(bytes_.data()); }
+
+ private:
+  std::string name_;
+  std::string bytes_;
+};
+
+// A read-only private mapping of the whole file. The mapping stays valid after the file is
+// unlinked or replaced by rename, which is what lets snapshots outlive compactions.
+class MappedFile final : public RandomAccessFile {
+ public:
+  MappedFile(std::string name, const uint8_t* data, uint64_t size)
+      : name_(std::move(name)), data_(data), size_(size) {}
+  ~MappedFile() override {
+    if (size_ > 0) munmap(const_cast<uint8_t*>(data_), size_);
+  }
+  const std::string& name() const override { return name_; }
+  uint64_t size() const override { return size_; }
+  const uint8_t* data() const override { return data_; }
+
+ private:
+  std::string name_;
+  const uint8_t* data_;
+  uint64_t size_;
+};
+
+class FdFile final : public WritableFile {
+ public:
+  FdFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  ~FdFile() override {
+    if (fd_ >= 0) close(fd_);
+  }
+  Status Append(std::string_view data) override {
+    while (!data.empty()) {
+      ssize_t n = write(fd_, data.data(), data.size());
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return ErrnoStatus("write", path_, errno);
+      }
+      data.remove_prefix(size_t(n));
+    }
+    return Status::Ok();
+  }
+  Status Sync() override {
+    if (fsync(fd_) != 0) return ErrnoStatus("fsync", path_, errno);
+    return Status::Ok();
+  }
+  Status Close() override {
+    int fd = fd_;
+    fd_ = -1;
+    if (fd >= 0 && close(fd) != 0) return ErrnoStatus("close", path_, errno);
+    return Status::Ok();
+  }
+
+ private:
+  std::string path_;
+  int fd_;
+};
+
+class Posix final : public FileSystem {
+ public:
+  Result<std::unique_ptr<RandomAccessFile>> OpenRead(const std::string& path) override {
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return ErrnoStatus("open", path, errno);
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+      int err = errno;
+      close(fd);
+      return ErrnoStatus("stat", path, err);
+    }
+    if (!S_ISREG(st.st_mode)) {
+      close(fd);
+      return Status::IoError(path + ": not a regular file");
+    }
+    uint64_t size = uint64_t(st.st_size);
+    if (size == 0) {
+      close(fd);
+      return std::unique_ptr<RandomAccessFile>(std::make_unique<MemoryFile>(path, std::string()));
+    }
+    void* p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    int err = errno;
+    close(fd);
+    if (p == MAP_FAILED) return ErrnoStatus("mmap", path, err);
+    return std::unique_ptr<RandomAccessFile>(
+        std::make_unique<MappedFile>(path, static_cast<const uint8_t*>(p), size));
+  }
+
+  Result<std::unique_ptr<WritableFile>> Create(const std::string& path, bool exclusive) override {
+    int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : O_TRUNC);
+    int fd = open(path.c_str(), flags, 0666);
+    if (fd < 0) return ErrnoStatus("create", path, errno);
+    return std::unique_ptr<WritableFile>(std::make_unique<FdFile>(path, fd));
+  }
+
+  Result<std::string> ReadFile(const std::string& path) override {
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return ErrnoStatus("open", path, errno);
+    std::string out;
+    char buf[65536];
+    for (;;) {
+      ssize_t n = read(fd, buf, sizeof buf);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        int err = errno;
+        close(fd);
+        return ErrnoStatus("read", path, err);
+      }
+      if (n == 0) break;
+      out.append(buf, size_t(n));
+    }
+    close(fd);
+    return out;
+  }
+
+  Status Rename(const std::string& from, const std::string& to) override {
+    if (rename(from.c_str(), to.c_str()) != 0) return ErrnoStatus("rename to " + to, from, errno);
+    return Status::Ok();
+  }
+
+  Status Remove(const std::string& path) override {
+    if (unlink(path.c_str()) != 0) return ErrnoStatus("unlink", path, errno);
+    return Status::Ok();
+  }
+
+  Result<std::vector<std::string>> ListDir(const std::string& dir) override {
+    DIR* d = opendir(dir.c_str());
+    if (!d) return ErrnoStatus("opendir", dir, errno);
+    std::vector<std::string> names;
+    while (struct dirent* e = readdir(d)) {
+      std::string n = e->d_name;
+      if (n != "." && n != "..") names.push_back(std::move(n));
+    }
+    closedir(d);
+    return names;
+  }
+
+  Result<FileInfo> Stat(const std::string& path) override {
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0) return ErrnoStatus("stat", path, errno);
+    FileInfo info;
+    info.size = uint64_t(st.st_size);
+    info.dev = uint64_t(st.st_dev);
+    info.ino = uint64_t(st.st_ino);
+    return info;
+  }
+
+  Status SyncDir(const std::string& dir) override {
+    int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return ErrnoStatus("open", dir, errno);
+    int rc = fsync(fd);
+    int err = errno;
+    close(fd);
+    if (rc != 0) return ErrnoStatus("fsync", dir, err);
+    return Status::Ok();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<RandomAccessFile> NewMemoryFile(std::string name, std::string bytes) {
+  return std::make_unique<MemoryFile>(std::move(name), std::move(bytes));
+}
+
+FileSystem* PosixFileSystem() {
+  static Posix fs;  // stateless
+  return &fs;
+}
+
+}  // namespace reftab

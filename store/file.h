@@ -1,0 +1,83 @@
+// Public API: the file-system seam. Everything the library reads or writes goes through a
+// FileSystem, so tests, fuzzers and fault injection can substitute an in-memory one.
+//
+// RandomAccessFile serves a whole immutable file as one contiguous byte view (an mmap of a
+// table, or an in-memory copy); readers hand out pointers into it instead of copying blocks.
+#ifndef REFTAB_STORE_FILE_H_
+#define REFTAB_STORE_FILE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "format/status.h"
+
+namespace reftab {
+
+class RandomAccessFile {
+ public:
+  virtual ~RandomAccessFile() = default;
+  // The file's name as given when it was opened (used in error messages).
+  virtual const std::string& name() const = 0;
+  virtual uint64_t size() const = 0;
+  // The file's bytes, valid for the object's lifetime.
+  virtual const uint8_t* data() const = 0;
+};
+
+// A sink for bytes; tables are written through it.
+class WritableFile {
+ public:
+  virtual ~WritableFile() = default;
+  virtual Status Append(std::string_view data) = 0;
+  // Makes the written bytes durable (fsync). Counted by tests through the seam.
+  virtual Status Sync() = 0;
+  virtual Status Close() = 0;
+};
+
+// A RandomAccessFile over bytes held in memory (tests, fuzzers, in-memory tables).
+std::unique_ptr<RandomAccessFile> NewMemoryFile(std::string name, std::string bytes);
+
+// A WritableFile that appends to a caller-owned string.
+class StringSink final : public WritableFile {
+ public:
+  explicit StringSink(std::string* out) : out_(out) {}
+  Status Append(std::string_view data) override {
+    out_->append(data);
+    return Status::Ok();
+  }
+  Status Sync() override { return Status::Ok(); }
+  Status Close() override { return Status::Ok(); }
+
+ private:
+  std::string* out_;
+};
+
+struct FileInfo {
+  uint64_t size = 0;
+  uint64_t dev = 0;
+  uint64_t ino = 0;
+};
+
+class FileSystem {
+ public:
+  virtual ~FileSystem() = default;
+  virtual Result<std::unique_ptr<RandomAccessFile>> OpenRead(const std::string& path) = 0;
+  // Creates `path`; with `exclusive`, fails with kLockHeld if it exists (O_EXCL).
+  virtual Result<std::unique_ptr<WritableFile>> Create(const std::string& path,
+                                                       bool exclusive) = 0;
+  virtual Result<std::string> ReadFile(const std::string& path) = 0;
+  virtual Status Rename(const std::string& from, const std::string& to) = 0;
+  virtual Status Remove(const std::string& path) = 0;
+  virtual Result<std::vector<std::string>> ListDir(const std::string& dir) = 0;
+  virtual Result<FileInfo> Stat(const std::string& path) = 0;
+  virtual Status SyncDir(const std::string& dir) = 0;
+};
+
+// The operating system's file system (POSIX; tables are mmapped). Stateless.
+FileSystem* PosixFileSystem();
+
+}  // namespace reftab
+
+#endif  // REFTAB_STORE_FILE_H_

@@ -1,0 +1,157 @@
+// Public API: reading one reftable file.
+//
+// Open() reads the footer first, verifies its CRC and cross-checks it with the header; block
+// data is then served straight from the file's mapping. A TableReader is immutable after
+// Open and may be shared by any number of iterators and threads.
+//
+// Every iterator here keeps one key buffer and decodes keys in place; Next() fills a
+// caller-provided record, reusing its buffers, so a scan allocates nothing per record.
+// Errors (corrupt blocks) are sticky: Next() returns false and status() names the file and
+// the offset.
+#ifndef REFTAB_STORE_TABLE_READER_H_
+#define REFTAB_STORE_TABLE_READER_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "format/block_reader.h"
+#include "format/compression.h"
+#include "format/header.h"
+#include "format/record.h"
+#include "format/status.h"
+#include "store/file.h"
+
+namespace reftab {
+
+class TableReader;
+
+namespace internal {
+
+// Walks the records of one section (refs, objs, logs, or an index level), moving from block
+// to block while the next block has the section's type.
+class SectionCursor {
+ public:
+  SectionCursor(const TableReader* table, BlockType type) : table_(table), type_(type) {}
+
+  // Positions before the first record of the section (empty if the section is absent).
+  Status SeekToFirst();
+  // Positions before the first record with key >= want, using the section's index when
+  // there is one.
+  Status Seek(std::string_view want);
+  // Advances to the next record and decodes its key; false at the end or on error.
+  bool NextKey() {
+    if (!active_) return false;
+    if (it_.NextKey()) return true;
+    return NextBlock();
+  }
+  BlockIterator& it() { return it_; }
+  const Status& status() const { return status_; }
+  // Records a malformed value at the current position.
+  void FailValue();
+
+ private:
+  bool NextBlock();
+  Status Load(uint64_t offset);
+  Status SeekLinear(uint64_t start, std::string_view want);
+  Status Corrupt(std::string_view what);
+
+  const TableReader* table_;
+  BlockType type_;
+  BlockIterator it_;
+  bool active_ = false;
+  Status status_;
+  std::vector<uint8_t> log_buf_;
+  std::unique_ptr<Inflater> inflater_;
+};
+
+}  // namespace internal
+
+// Iterates the ref records of one table, tombstones included, in name order.
+class TableRefIterator {
+ public:
+  explicit TableRefIterator(const TableReader* table);
+  Status SeekToFirst() { return cursor_.SeekToFirst(); }
+  // Positions before the first ref whose name is >= `name`.
+  Status Seek(std::string_view name) { return cursor_.Seek(name); }
+  // Fills `*ref` with the next record; false at the end or on error (see status()).
+  bool Next(RefRecord* ref);
+  const Status& status() const { return cursor_.status(); }
+
+ private:
+  internal::SectionCursor cursor_;
+  uint64_t min_update_index_;
+  size_t hash_size_;
+};
+
+// Iterates the log records of one table: by name, newest update index first.
+class TableLogIterator {
+ public:
+  explicit TableLogIterator(const TableReader* table);
+  Status SeekToFirst() { return cursor_.SeekToFirst(); }
+  // Positions at the newest entry of `refname` (or the first entry after it).
+  Status Seek(std::string_view refname);
+  // Positions at the entry (refname, update_index) or the first one after it.
+  Status SeekAt(std::string_view refname, uint64_t update_index);
+  bool Next(LogRecord* log);
+  const Status& status() const { return cursor_.status(); }
+
+ private:
+  internal::SectionCursor cursor_;
+  size_t hash_size_;
+  std::string key_;
+};
+
+class TableReader {
+ public:
+  // Opens and validates `file` (footer, CRC, header copy).
+  static Result<std::unique_ptr<TableReader>> Open(std::unique_ptr<RandomAccessFile> file);
+  // Convenience for tests and fuzzers: a table held in memory.
+  static Result<std::unique_ptr<TableReader>> OpenBytes(std::string name, std::string bytes);
+
+  const std::string& name() const { return file_->name(); }
+  uint64_t file_size() const { return file_->size(); }
+  const TableHeader& header() const { return footer_.header; }
+  const TableFooter& footer() const { return footer_; }
+  HashId hash_id() const { return footer_.header.hash_id; }
+  size_t hash_size() const { return footer_.header.hash_size(); }
+  uint64_t min_update_index() const { return footer_.header.min_update_index; }
+  uint64_t max_update_index() const { return footer_.header.max_update_index; }
+  const BlockSource& source() const { return source_; }
+
+  // Start offsets of the sections, or false if the table has none of that kind.
+  bool RefSectionStart(uint64_t* offset) const;
+  bool LogSectionStart(uint64_t* offset) const;
+  bool ObjSectionStart(uint64_t* offset) const;
+  uint64_t IndexPosition(BlockType section) const;
+
+  // Exact lookup, the fast path: one index descent and one in-block seek, no iterator
+  // object. Sets *found and fills *ref when the table has a record for `name`; a tombstone
+  // counts as found (callers treat it as "deleted here").
+  Status ReadRef(std::string_view name, RefRecord* ref, bool* found) const;
+
+  // Appends every ref whose value or peeled value equals `id` (tombstones never match).
+  // Uses the obj index when present, otherwise scans.
+  Status RefsFor(const ObjectId& id, std::vector<RefRecord>* out) const;
+
+  // Calls `fn` for every block in file order, for dumps and verification.
+  Status ForEachBlock(const std::function<Status(const BlockView&)>& fn) const;
+
+  // "<name>: <message>" for a corruption found at a position in this table.
+  Status Error(std::string_view what) const;
+
+ private:
+  TableReader(std::unique_ptr<RandomAccessFile> file, const TableFooter& footer);
+  Status ScanRefsFor(const ObjectId& id, std::vector<RefRecord>* out) const;
+
+  std::unique_ptr<RandomAccessFile> file_;
+  TableFooter footer_;
+  BlockSource source_;
+};
+
+}  // namespace reftab
+
+#endif  // REFTAB_STORE_TABLE_READER_H_

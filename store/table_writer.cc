@@ -1,0 +1,312 @@
+#include "store/table_writer.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "format/record_codec.h"
+
+namespace reftab {
+
+// Padding is written lazily, in chunks from this buffer of zeros.
+static constexpr char kZeros[4096] = {};
+
+Status ValidateWriteOptions(const WriteOptions& o) {
+  if (o.block_size < 64 || o.block_size > kMaxBlockSize) {
+    return Status::InvalidArgument("block size must be between 64 and 16777215");
+  }
+  if (o.restart_interval < 1 || o.restart_interval > kMaxRestarts) {
+    return Status::InvalidArgument("restart interval must be between 1 and 65535");
+  }
+  if (o.hash_id != HashId::kSha1 && o.hash_id != HashId::kSha256) {
+    return Status::InvalidArgument("unknown hash id");
+  }
+  return Status::Ok();
+}
+
+TableWriter::TableWriter(const WriteOptions& options, WritableFile* sink)
+    : opts_(options),
+      sink_(sink),
+      hash_size_(HashSize(options.hash_id)),
+      block_(options.block_size, options.restart_interval) {
+  header_.version = VersionForHash(options.hash_id);
+  header_.block_size = options.block_size;
+  header_.hash_id = options.hash_id;
+  Status s = ValidateWriteOptions(options);
+  if (!s.ok()) error_ = s;
+}
+
+TableWriter::~TableWriter() = default;
+
+Status TableWriter::Fail(Status s) {
+  if (error_.ok()) error_ = s;
+  return s;
+}
+
+Status TableWriter::SetLimits(uint64_t min_update_index, uint64_t max_update_index) {
+  if (!error_.ok()) return error_;
+  if (block_open_ || section_open_ || written_ > 0) {
+    return Status::InvalidArgument("SetLimits after the first record");
+  }
+  if (min_update_index > max_update_index) {
+    return Status::InvalidArgument("min_update_index is greater than max_update_index");
+  }
+  header_.min_update_index = min_update_index;
+  header_.max_update_index = max_update_index;
+  limits_set_ = true;
+  return Status::Ok();
+}
+
+void TableWriter::StartBlock(BlockType type) {
+  // The first block of the file carries the file header in front of its block header.
+  header_bytes_.clear();
+  if (next_offset() == 0) header_.EncodeTo(&header_bytes_);
+  block_.Start(type, header_bytes_);
+  block_open_ = true;
+  block_start_ = next_offset();
+}
+
+Status TableWriter::WriteBlock(std::string_view bytes, BlockType type) {
+  while (pending_padding_ > 0) {
+    size_t n = std::min<uint64_t>(pending_padding_, sizeof kZeros);
+    REFTAB_RETURN_IF_ERROR(sink_->Append(std::string_view(kZeros, n)));
+    pending_padding_ -= n;
+    written_ += n;
+  }
+  REFTAB_RETURN_IF_ERROR(sink_->Append(bytes));
+  written_ += bytes.size();
+  // git defers padding: it is written only if another non-log block follows.
+  if (!opts_.unpadded && type != BlockType::kLog && bytes.size() < opts_.block_size) {
+    pending_padding_ = opts_.block_size - bytes.size();
+  }
+  return Status::Ok();
+}
+
+Status TableWriter::FlushBlock() {
+  if (!block_open_) return Status::Ok();
+  block_open_ = false;
+  if (block_.entries() == 0) return Status::Ok();
+  BlockType type = block_.type();
+  std::string_view raw = block_.Finish();
+  index_.push_back(IndexEntry{block_.last_key(), block_start_});
+  if (type == BlockType::kRef) ++ref_blocks_;
+  if (type == BlockType::kObj && obj_blocks_++ == 0) stats_.footer.obj_position = block_start_;
+  if (type == BlockType::kLog && log_blocks_++ == 0) stats_.footer.log_position = block_start_;
+  ++stats_.blocks;
+  if (type != BlockType::kLog) return WriteBlock(raw, type);
+  // Log blocks: the block header (and file header) stay plain; the rest is one zlib stream.
+  size_t plain = block_.header_off() + kBlockHeaderSize;
+  if (!deflater_) deflater_ = std::make_unique<Deflater>();
+  compressed_.assign(raw.data(), plain);
+  REFTAB_RETURN_IF_ERROR(deflater_->Compress(reinterpret_cast<const uint8_t*>(raw.data()) + plain,
+                                             raw.size() - plain, &compressed_));
+  return WriteBlock(compressed_, type);
+}
+
+template <class Encode>
+Status TableWriter::AddRecord(BlockType type, std::string_view key, uint8_t value_type,
+                              size_t max_value, Encode&& encode) {
+  if (!block_open_) StartBlock(type);
+  AddResult r = block_.Add(key, value_type, max_value, encode);
+  if (r == AddResult::kFull) {
+    REFTAB_RETURN_IF_ERROR(FlushBlock());
+    StartBlock(type);
+    r = block_.Add(key, value_type, max_value, encode);
+  }
+  if (r != AddResult::kAdded) {
+    return Status::TooLarge("record does not fit in a block of " +
+                            std::to_string(opts_.block_size) + " bytes");
+  }
+  return Status::Ok();
+}
+
+Status TableWriter::FinishSection(uint64_t* index_position) {
+  REFTAB_RETURN_IF_ERROR(FlushBlock());
+  // Multi-level index: each level indexes the blocks of the level below, until few enough
+  // remain. The last level written is the top; the footer points at its first block.
+  const size_t threshold = opts_.unpadded ? 1 : 3;
+  uint64_t index_start = 0;
+  while (index_.size() > threshold) {
+    index_start = next_offset();
+    std::vector<IndexEntry> level;
+    level.swap(index_);
+    for (const IndexEntry& e : level) {
+      REFTAB_RETURN_IF_ERROR(AddRecord(BlockType::kIndex, e.last_key, 0,
+                                       codec::IndexValueMaxSize(),
+                                       [&](Appender& a) { a.PutVarint(e.offset); }));
+    }
+    REFTAB_RETURN_IF_ERROR(FlushBlock());
+  }
+  index_.clear();
+  last_key_.clear();
+  *index_position = index_start;
+  return Status::Ok();
+}
+
+Status TableWriter::WriteObjSection() {
+  // Sort (id, block offset) pairs; offsets of one id come out ascending and deduplicated.
+  std::sort(obj_ids_.begin(), obj_ids_.end(), [this](const ObjEntry& a, const ObjEntry& b) {
+    int c = std::memcmp(a.id.data(), b.id.data(), hash_size_);
+    return c < 0 || (c == 0 && a.offset < b.offset);
+  });
+  // obj_id_len: one more than the longest prefix shared by adjacent ids, at least 2.
+  size_t common_max = 1;
+  for (size_t i = 1; i < obj_ids_.size(); ++i) {
+    const uint8_t* a = obj_ids_[i - 1].id.data();
+    const uint8_t* b = obj_ids_[i].id.data();
+    size_t n = 0;
+    while (n < hash_size_ && a[n] == b[n]) ++n;
+    if (n < hash_size_ && n > common_max) common_max = n;
+  }
+  size_t id_len = std::min(common_max + 1, hash_size_);
+  stats_.footer.obj_id_len = uint8_t(id_len);
+  for (size_t i = 0; i < obj_ids_.size();) {
+    size_t j = i;
+    positions_.clear();
+    while (j < obj_ids_.size() &&
+           std::memcmp(obj_ids_[j].id.data(), obj_ids_[i].id.data(), hash_size_) == 0) {
+      if (positions_.empty() || positions_.back() != obj_ids_[j].offset) {
+        positions_.push_back(obj_ids_[j].offset);
+      }
+      ++j;
+    }
+    std::string_view key(reinterpret_cast<const char*>(obj_ids_[i].id.data()), id_len);
+    size_t count = positions_.size();
+    if (!block_open_) StartBlock(BlockType::kObj);
+    auto encode = [&](Appender& a) { codec::PutObjValue(a, positions_.data(), count); };
+    AddResult r = block_.Add(key, codec::ObjValueType(count), codec::ObjValueMaxSize(count), encode);
+    if (r == AddResult::kFull) {
+      REFTAB_RETURN_IF_ERROR(FlushBlock());
+      StartBlock(BlockType::kObj);
+      r = block_.Add(key, codec::ObjValueType(count), codec::ObjValueMaxSize(count), encode);
+    }
+    if (r != AddResult::kAdded) {
+      // Too many positions for one block: git stores count 0, meaning "scan all refs".
+      r = block_.Add(key, 0, codec::ObjValueMaxSize(0),
+                     [](Appender& a) { codec::PutObjValue(a, nullptr, 0); });
+      if (r != AddResult::kAdded) return Status::TooLarge("obj record does not fit in a block");
+    }
+    ++stats_.obj_records;
+    i = j;
+  }
+  obj_ids_.clear();
+  obj_ids_.shrink_to_fit();
+  return FinishSection(&stats_.footer.obj_index_position);
+}
+
+Status TableWriter::FinishPublicSection() {
+  if (!section_open_) return Status::Ok();
+  section_open_ = false;
+  if (section_type_ == BlockType::kLog) return FinishSection(&stats_.footer.log_index_position);
+  REFTAB_RETURN_IF_ERROR(FinishSection(&stats_.footer.ref_index_position));
+  if (opts_.index_objects && stats_.footer.ref_index_position != 0) {
+    REFTAB_RETURN_IF_ERROR(WriteObjSection());
+  }
+  obj_ids_.clear();
+  return Status::Ok();
+}
+
+Status TableWriter::AddRef(const RefRecord& ref) {
+  if (!error_.ok()) return error_;
+  if (!limits_set_) return Status::InvalidArgument("SetLimits must be called first");
+  if (ref.update_index < header_.min_update_index || ref.update_index > header_.max_update_index) {
+    return Status::InvalidArgument("ref " + ref.refname + ": update index " +
+                                   std::to_string(ref.update_index) + " outside the table's limits");
+  }
+  if (ref.refname.empty()) return Status::InvalidArgument("empty refname");
+  if (section_open_ && section_type_ != BlockType::kRef) {
+    return Status::InvalidArgument("refs must be added before logs");
+  }
+  if (section_open_ && std::string_view(ref.refname) <= std::string_view(last_key_)) {
+    return Status::InvalidArgument("ref " + ref.refname + " is not in strictly increasing order");
+  }
+  section_open_ = true;
+  section_type_ = BlockType::kRef;
+  last_key_.assign(ref.refname);
+  uint64_t min = header_.min_update_index;
+  Status s = AddRecord(BlockType::kRef, ref.refname, uint8_t(ref.value_type),
+                       codec::RefValueMaxSize(ref, hash_size_),
+                       [&](Appender& a) { codec::PutRefValue(a, ref, min, hash_size_); });
+  if (!s.ok()) return Fail(s);
+  ++stats_.ref_records;
+  if (opts_.index_objects) {
+    // After the add, block_start_ is the block that holds the record.
+    if (ref.value_type == RefValueType::kVal1 || ref.value_type == RefValueType::kVal2) {
+      obj_ids_.push_back(ObjEntry{ref.value, block_start_});
+    }
+    if (ref.value_type == RefValueType::kVal2) obj_ids_.push_back(ObjEntry{ref.peeled, block_start_});
+  }
+  return Status::Ok();
+}
+
+Status TableWriter::AddLog(const LogRecord& log) {
+  if (!error_.ok()) return error_;
+  if (!limits_set_) return Status::InvalidArgument("SetLimits must be called first");
+  if (log.refname.empty()) return Status::InvalidArgument("empty refname");
+  if (log.refname.find('\0') != std::string::npos) {
+    return Status::InvalidArgument("log refname contains NUL");
+  }
+  const LogRecord* rec = &log;
+  LogRecord cleaned;
+  if (log.value_type == LogValueType::kUpdate) {
+    if (log.update_index > header_.max_update_index) {
+      return Status::InvalidArgument("log " + log.refname + ": update index above the table's maximum");
+    }
+    if (!opts_.exact_log_message) {
+      std::string_view m = log.message;
+      while (!m.empty() && m.back() == '\n') m.remove_suffix(1);
+      if (m.find('\n') != std::string_view::npos) {
+        return Status::InvalidArgument("log " + log.refname + ": message has more than one line");
+      }
+      if (m.size() + 1 != log.message.size() || log.message.back() != '\n') {
+        cleaned = log;
+        cleaned.message.assign(m.data(), m.size());
+        cleaned.message.push_back('\n');
+        rec = &cleaned;
+      }
+    }
+  }
+  codec::PutLogKey(&scratch_key_, rec->refname, rec->update_index);
+  if (section_open_ && section_type_ == BlockType::kLog &&
+      std::string_view(scratch_key_) <= std::string_view(last_key_)) {
+    return Status::InvalidArgument("log " + log.refname + " is not in strictly increasing order");
+  }
+  if (section_open_ && section_type_ == BlockType::kRef) {
+    Status s = FinishPublicSection();
+    if (!s.ok()) return Fail(s);
+  }
+  if (!section_open_) {
+    // The block before the first log block is never padded.
+    pending_padding_ = 0;
+  }
+  section_open_ = true;
+  section_type_ = BlockType::kLog;
+  last_key_.assign(scratch_key_);
+  Status s = AddRecord(BlockType::kLog, scratch_key_, uint8_t(rec->value_type),
+                       codec::LogValueMaxSize(*rec, hash_size_),
+                       [&](Appender& a) { codec::PutLogValue(a, *rec, hash_size_); });
+  if (!s.ok()) return Fail(s);
+  ++stats_.log_records;
+  return Status::Ok();
+}
+
+Status TableWriter::Finish() {
+  if (!error_.ok()) return error_;
+  if (finished_) return Status::InvalidArgument("Finish called twice");
+  if (!limits_set_) return Status::InvalidArgument("SetLimits must be called first");
+  finished_ = true;
+  Status s = FinishPublicSection();
+  if (!s.ok()) return Fail(s);
+  pending_padding_ = 0;  // the last block before the footer is never padded
+  stats_.empty = written_ == 0;
+  std::string tail;
+  if (written_ == 0) header_.EncodeTo(&tail);  // an empty table is header || footer
+  stats_.footer.header = header_;
+  stats_.footer.EncodeTo(&tail);
+  s = sink_->Append(tail);
+  if (!s.ok()) return Fail(s);
+  written_ += tail.size();
+  stats_.bytes = written_;
+  return Status::Ok();
+}
+
+}  // namespace reftab
