@@ -23,10 +23,10 @@ struct ShowOptions {
 };
 
 // Follows symrefs to an object id. *found is false for a missing or dangling ref.
-Status Resolve(const Snapshot& snap, std::string_view name, RefRecord* rec, bool* found) {
+Status Resolve(Store& store, std::string_view name, RefRecord* rec, bool* found) {
   std::string current(name);
   for (int depth = 0; depth <= kMaxSymrefDepth; ++depth) {
-    REFTAB_RETURN_IF_ERROR(snap.ReadRef(current, rec, found));
+    REFTAB_RETURN_IF_ERROR(store.ReadRef(current, rec, found));
     if (!*found) return Status::Ok();
     if (rec->value_type != RefValueType::kSymref) return Status::Ok();
     current = rec->target;
@@ -94,17 +94,17 @@ int CmdShowRef(const GlobalOptions& g, const Args& args) {
     }
   }
   if (verify && exists) return Usage("show-ref", "--verify and --exists cannot be combined");
-  auto stack = OpenSelectedStack(g);
-  if (!stack.ok()) return Fail(stack.status());
-  auto snap = (*stack)->snapshot();
-  size_t hs = snap->hash_size();
+  auto opened = OpenStore(g);
+  if (!opened.ok()) return Fail(opened.status());
+  Store& store = **opened;
+  size_t hs = store.main_stack().snapshot()->hash_size();
   Output out;
   RefRecord rec;
 
   if (exists) {
     if (patterns.size() != 1) return Usage("show-ref", "--exists requires exactly one reference");
     bool found = false;
-    Status s = snap->ReadRef(patterns[0], &rec, &found);
+    Status s = store.ReadRef(patterns[0], &rec, &found);
     if (!s.ok()) return Fail(s);
     if (!found) {
       std::fprintf(stderr, "error: reference does not exist\n");
@@ -122,7 +122,7 @@ int CmdShowRef(const GlobalOptions& g, const Args& args) {
       bool found = false;
       bool full = name == "HEAD" || name.rfind("refs/", 0) == 0;
       if (full) {
-        Status s = Resolve(*snap, name, &rec, &found);
+        Status s = Resolve(store, name, &rec, &found);
         if (!s.ok()) return Fail(s);
       }
       if (!found) {
@@ -140,7 +140,7 @@ int CmdShowRef(const GlobalOptions& g, const Args& args) {
   RefRecord resolved;
   if (o.head) {
     bool found = false;
-    Status s = Resolve(*snap, "HEAD", &resolved, &found);
+    Status s = Resolve(store, "HEAD", &resolved, &found);
     if (!s.ok()) return Fail(s);
     if (found) {
       ShowOne(o, "HEAD", resolved, hs, &out);
@@ -148,27 +148,23 @@ int CmdShowRef(const GlobalOptions& g, const Args& args) {
     }
   }
   std::string prefix = heads && !tags ? "refs/heads/" : tags && !heads ? "refs/tags/" : "refs/";
-  MergedRefIterator it = snap->NewRefIterator();
-  it.set_suppress_deletions(true);
-  Status s = it.Seek(prefix);
-  while (s.ok() && it.Next(&rec)) {
-    if (rec.refname.compare(0, prefix.size(), prefix) != 0) break;
+  Status s = store.ForEachRef(prefix, [&](const RefRecord& rec) {
     if (heads && tags && rec.refname.rfind("refs/heads/", 0) != 0 &&
         rec.refname.rfind("refs/tags/", 0) != 0) {
-      continue;
+      return true;
     }
-    if (!MatchesPattern(rec.refname, patterns)) continue;
+    if (!MatchesPattern(rec.refname, patterns)) return true;
     const RefRecord* shown = &rec;
     if (rec.value_type == RefValueType::kSymref) {
       bool found = false;
-      s = Resolve(*snap, rec.target, &resolved, &found);
-      if (!s.ok() || !found) continue;  // git skips dangling symrefs
+      Status r = Resolve(store, rec.target, &resolved, &found);
+      if (!r.ok() || !found) return true;  // git skips dangling symrefs
       shown = &resolved;
     }
     ShowOne(o, rec.refname, *shown, hs, &out);
     ++matched;
-  }
-  if (s.ok()) s = it.status();
+    return true;
+  });
   if (!out.Flush()) return Fail(Status::IoError("writing standard output failed"));
   if (!s.ok()) return Fail(s);
   return matched > 0 ? kExitOk : 1;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <cstdlib>
 
 #include "cli/git_format.h"
 #include "cli/jsonl.h"
@@ -16,47 +17,11 @@ bool IsDir(const std::string& p) {
   return stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-std::string Lower(std::string s) {
-  for (char& c : s) c = char(std::tolower(uint8_t(c)));
-  return s;
-}
-
 std::string Trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r");
+  size_t b = s.find_first_not_of(" \t\r\n");
   if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r");
+  size_t e = s.find_last_not_of(" \t\r\n");
   return s.substr(b, e - b + 1);
-}
-
-// Reads extensions.objectFormat from a git config file (sha1 when absent).
-Result<HashId> ObjectFormat(const std::string& git_dir) {
-  auto text = PosixFileSystem()->ReadFile(git_dir + "/config");
-  if (!text.ok()) {
-    if (text.status().code() == Code::kNotFound) return HashId::kSha1;
-    return text.status();
-  }
-  std::string section;
-  size_t pos = 0;
-  const std::string& t = *text;
-  while (pos < t.size()) {
-    size_t nl = t.find('\n', pos);
-    if (nl == std::string::npos) nl = t.size();
-    std::string line = Trim(t.substr(pos, nl - pos));
-    pos = nl + 1;
-    if (line.empty() || line[0] == '#' || line[0] == ';') continue;
-    if (line[0] == '[') {
-      section = Lower(Trim(line.substr(1, line.find(']') - 1)));
-      continue;
-    }
-    size_t eq = line.find('=');
-    if (eq == std::string::npos || section != "extensions") continue;
-    if (Lower(Trim(line.substr(0, eq))) != "objectformat") continue;
-    std::string v = Lower(Trim(line.substr(eq + 1)));
-    if (v == "sha256") return HashId::kSha256;
-    if (v == "sha1") return HashId::kSha1;
-    return Status::InvalidArgument(git_dir + "/config: unknown extensions.objectFormat '" + v + "'");
-  }
-  return HashId::kSha1;
 }
 
 // Finds the git directory as git does: `.git` (a directory, or a file "gitdir: X") in the
@@ -95,32 +60,74 @@ Result<std::unique_ptr<TableReader>> OpenTableFile(const std::string& path) {
   return TableReader::Open(std::move(*file));
 }
 
-Result<StoreLocation> LocateStore(const GlobalOptions& g) {
-  StoreLocation loc;
+StackOptions CliStackOptions() {
+  StackOptions opts;
+  const char* env = std::getenv("GIT_TEST_REFTABLE_AUTOCOMPACTION");
+  if (env && (std::string(env) == "false" || std::string(env) == "0")) opts.auto_compact = false;
+  // Messages are normalized by the commands themselves, the way git's reflog code does.
+  opts.write_options.exact_log_message = true;
+  return opts;
+}
+
+Result<std::unique_ptr<Store>> OpenStore(const GlobalOptions& g) {
   if (!g.stack_dir.empty()) {
     if (!IsDir(g.stack_dir)) return Status::NotFound(g.stack_dir + ": no such directory");
-    loc.reftable_dir = g.stack_dir;
-    return loc;
+    auto stack = Stack::Open(g.stack_dir, CliStackOptions());
+    if (!stack.ok()) return stack.status();
+    return std::make_unique<Store>(std::move(*stack));
   }
   std::string git_dir = g.git_dir;
   if (git_dir.empty()) {
     REFTAB_ASSIGN_OR_RETURN(git_dir, DiscoverGitDir());
   }
-  // A linked worktree's git dir has a `commondir` file; its own stack holds per-worktree refs.
-  loc.reftable_dir = git_dir + "/reftable";
-  if (!IsDir(loc.reftable_dir)) {
+  if (!IsDir(git_dir + "/reftable") && !PosixFileSystem()->ReadFile(git_dir + "/commondir").ok()) {
     return Status::NotFound(git_dir + ": no reftable directory (not a reftable repository?)");
   }
-  REFTAB_ASSIGN_OR_RETURN(HashId hash, ObjectFormat(git_dir));
-  loc.hash_id = hash;
-  return loc;
+  auto repo = GitRepo::Open(git_dir, CliStackOptions());
+  if (!repo.ok()) return repo.status();
+  return std::make_unique<Store>(std::move(*repo));
 }
 
 Result<std::unique_ptr<Stack>> OpenSelectedStack(const GlobalOptions& g) {
-  REFTAB_ASSIGN_OR_RETURN(StoreLocation loc, LocateStore(g));
-  StackOptions opts;
-  opts.hash_id = loc.hash_id;
-  return Stack::Open(loc.reftable_dir, opts);
+  if (!g.stack_dir.empty()) {
+    if (!IsDir(g.stack_dir)) return Status::NotFound(g.stack_dir + ": no such directory");
+    return Stack::Open(g.stack_dir, CliStackOptions());
+  }
+  REFTAB_ASSIGN_OR_RETURN(auto store, OpenStore(g));
+  StackOptions opts = store->main_stack().options();
+  return Stack::Open(store->main_stack().dir(), opts);
+}
+
+Status Store::ReadRef(std::string_view refname, RefRecord* ref, bool* found) {
+  if (repo_) return repo_->ReadRef(refname, ref, found);
+  return stack_->snapshot()->ReadRef(refname, ref, found);
+}
+
+Status Store::ForEachRef(std::string_view prefix, const std::function<bool(const RefRecord&)>& fn) {
+  if (repo_) return repo_->ForEachRef(prefix, fn);
+  auto snap = stack_->snapshot();
+  MergedRefIterator it = snap->NewRefIterator();
+  it.set_suppress_deletions(true);
+  REFTAB_RETURN_IF_ERROR(it.Seek(prefix));
+  RefRecord r;
+  while (it.Next(&r) && std::string_view(r.refname).substr(0, prefix.size()) == prefix) {
+    if (!fn(r)) break;
+  }
+  return it.status();
+}
+
+bool Store::LogsByDefault(std::string_view name) const {
+  bool all = true;
+  if (repo_) {
+    auto v = repo_->config().Get("core.logallrefupdates");
+    if (v && *v == "always") return true;
+    all = repo_->config().GetBool("core.logallrefupdates", !repo_->bare());
+  }
+  if (!all) return false;
+  for (std::string_view p : {"refs/heads/", "refs/remotes/", "refs/notes/"}) {
+    if (name.substr(0, p.size()) == p) return true;
+  }
+  return name == "HEAD" || name == "refs/stash";
 }
 
 Status DumpStack(const Stack& stack, bool git_format, Output* out) {

@@ -12,6 +12,7 @@ const char* CodeName(Code code) {
     case Code::kLockHeld: return "lock held";
     case Code::kOutdated: return "outdated";
     case Code::kTooLarge: return "too large";
+    case Code::kConflict: return "conflict";
   }
   return "unknown";
 }

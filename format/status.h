@@ -24,6 +24,7 @@ enum class Code : std::uint8_t {
   kLockHeld,         // a lock file exists; retrying later may succeed
   kOutdated,         // the stack changed under the caller
   kTooLarge,         // a record does not fit in a block
+  kConflict,         // a transaction's expected old value did not match
 };
 
 // Returns a short lower-case name for `code`, e.g. "corruption".
@@ -42,6 +43,7 @@ class [[nodiscard]] Status {
   static Status LockHeld(std::string_view what) { return Status(Code::kLockHeld, what); }
   static Status Outdated(std::string_view what) { return Status(Code::kOutdated, what); }
   static Status TooLarge(std::string_view what) { return Status(Code::kTooLarge, what); }
+  static Status Conflict(std::string_view what) { return Status(Code::kConflict, what); }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }

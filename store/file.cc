@@ -83,8 +83,45 @@ class FdFile final : public WritableFile {
   int fd_;
 };
 
+class FdPin final : public PinnedFile {
+ public:
+  explicit FdPin(int fd) : fd_(fd) {}
+  ~FdPin() override { close(fd_); }
+
+ private:
+  int fd_;
+};
+
+Status ReadAll(int fd, const std::string& path, std::string* out) {
+  char buf[65536];
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoStatus("read", path, errno);
+    }
+    if (n == 0) return Status::Ok();
+    out->append(buf, size_t(n));
+  }
+}
+
 class Posix final : public FileSystem {
  public:
+  Result<std::unique_ptr<PinnedFile>> ReadPinned(const std::string& path, std::string* contents,
+                                                 FileInfo* info) override {
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return ErrnoStatus("open", path, errno);
+    auto pin = std::make_unique<FdPin>(fd);
+    struct stat st;
+    if (fstat(fd, &st) != 0) return ErrnoStatus("stat", path, errno);
+    info->size = uint64_t(st.st_size);
+    info->dev = uint64_t(st.st_dev);
+    info->ino = uint64_t(st.st_ino);
+    contents->clear();
+    REFTAB_RETURN_IF_ERROR(ReadAll(fd, path, contents));
+    return std::unique_ptr<PinnedFile>(std::move(pin));
+  }
+
   Result<std::unique_ptr<RandomAccessFile>> OpenRead(const std::string& path) override {
     int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return ErrnoStatus("open", path, errno);
@@ -122,19 +159,9 @@ class Posix final : public FileSystem {
     int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return ErrnoStatus("open", path, errno);
     std::string out;
-    char buf[65536];
-    for (;;) {
-      ssize_t n = read(fd, buf, sizeof buf);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        int err = errno;
-        close(fd);
-        return ErrnoStatus("read", path, err);
-      }
-      if (n == 0) break;
-      out.append(buf, size_t(n));
-    }
+    Status s = ReadAll(fd, path, &out);
     close(fd);
+    if (!s.ok()) return s;
     return out;
   }
 

@@ -60,6 +60,13 @@ struct FileInfo {
   uint64_t ino = 0;
 };
 
+// An open file kept open only to pin its identity: while it lives, the file system cannot
+// hand its inode number to a new file, so (dev, ino) comparisons stay free of ABA races.
+class PinnedFile {
+ public:
+  virtual ~PinnedFile() = default;
+};
+
 class FileSystem {
  public:
   virtual ~FileSystem() = default;
@@ -68,6 +75,10 @@ class FileSystem {
   virtual Result<std::unique_ptr<WritableFile>> Create(const std::string& path,
                                                        bool exclusive) = 0;
   virtual Result<std::string> ReadFile(const std::string& path) = 0;
+  // Reads `path` and keeps it open; fills its contents and identity.
+  virtual Result<std::unique_ptr<PinnedFile>> ReadPinned(const std::string& path,
+                                                          std::string* contents,
+                                                          FileInfo* info) = 0;
   virtual Status Rename(const std::string& from, const std::string& to) = 0;
   virtual Status Remove(const std::string& path) = 0;
   virtual Result<std::vector<std::string>> ListDir(const std::string& dir) = 0;

@@ -1,8 +1,11 @@
 #include "store/stack.h"
 
+#include <algorithm>
 #include <chrono>
-#include <random>
+#include <cinttypes>
+#include <cstdio>
 #include <thread>
+#include <cstring>
 
 namespace reftab {
 
@@ -59,10 +62,13 @@ Status ParseTablesList(std::string_view contents, std::vector<std::string>* name
   return Status::Ok();
 }
 
-// ------------------------------------------------------------------ Stack
+// ------------------------------------------------------------------ loading
 
 Stack::Stack(std::string dir, const StackOptions& options)
-    : dir_(std::move(dir)), options_(options), fs_(options.fs ? options.fs : PosixFileSystem()) {}
+    : dir_(std::move(dir)),
+      options_(options),
+      fs_(options.fs ? options.fs : PosixFileSystem()),
+      rng_(std::random_device{}()) {}
 
 Result<std::unique_ptr<Stack>> Stack::Open(const std::string& dir, const StackOptions& options) {
   std::unique_ptr<Stack> stack(new Stack(dir, options));
@@ -70,16 +76,18 @@ Result<std::unique_ptr<Stack>> Stack::Open(const std::string& dir, const StackOp
   return stack;
 }
 
-Status Stack::ReadList(std::vector<std::string>* names) {
-  auto contents = fs_->ReadFile(dir_ + "/tables.list");
-  if (!contents.ok()) {
-    if (contents.status().code() == Code::kNotFound) {
-      names->clear();
-      return Status::Ok();
-    }
-    return contents.status();
+Status Stack::ReadList(std::vector<std::string>* names, std::unique_ptr<PinnedFile>* pin,
+                       FileInfo* info) {
+  std::string contents;
+  auto pinned = fs_->ReadPinned(ListPath(), &contents, info);
+  if (!pinned.ok()) {
+    if (pinned.status().code() != Code::kNotFound) return pinned.status();
+    names->clear();  // no list: an empty stack
+    pin->reset();
+    return Status::Ok();
   }
-  return ParseTablesList(*contents, names).WithContext(dir_);
+  *pin = std::move(*pinned);
+  return ParseTablesList(contents, names).WithContext(dir_);
 }
 
 Status Stack::TryLoad(const std::vector<std::string>& names) {
@@ -88,10 +96,8 @@ Status Stack::TryLoad(const std::vector<std::string>& names) {
   std::optional<HashId> hash = options_.hash_id;
   for (const std::string& name : names) {
     std::shared_ptr<const TableReader> table;
-    if (snapshot_) {
-      for (size_t i = 0; i < names_.size() && i < snapshot_->tables().size(); ++i) {
-        if (names_[i] == name) table = snapshot_->tables()[i];
-      }
+    for (size_t i = 0; snapshot_ && i < names_.size(); ++i) {
+      if (names_[i] == name) table = snapshot_->tables()[i];  // reuse the open table
     }
     if (!table) {
       auto file = fs_->OpenRead(dir_ + "/" + name);
@@ -114,24 +120,285 @@ Status Stack::TryLoad(const std::vector<std::string>& names) {
 Status Stack::Reload() {
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + std::chrono::milliseconds(3000);
-  std::minstd_rand rng(std::random_device{}());
   uint64_t delay_ms = 0;
   for (int tries = 1;; ++tries) {
     std::vector<std::string> names;
-    REFTAB_RETURN_IF_ERROR(ReadList(&names));
+    std::unique_ptr<PinnedFile> pin;
+    FileInfo info;
+    REFTAB_RETURN_IF_ERROR(ReadList(&names, &pin, &info));
     Status s = TryLoad(names);
-    if (s.ok() || s.code() != Code::kNotFound) return s;
+    if (s.ok()) {
+      list_pin_ = std::move(pin);
+      list_info_ = info;
+      return s;
+    }
+    if (s.code() != Code::kNotFound) return s;
     // A listed table is missing: if the list changed meanwhile a compaction replaced it, so
     // try again; if not, the stack is really broken.
     std::vector<std::string> after;
-    REFTAB_RETURN_IF_ERROR(ReadList(&after));
+    std::unique_ptr<PinnedFile> pin_after;
+    REFTAB_RETURN_IF_ERROR(ReadList(&after, &pin_after, &info));
     if (after == names) return s;
     if (tries >= 3 && Clock::now() >= deadline) {
-      return Status::NotFound(dir_ + ": tables kept disappearing while reloading (" + s.message() + ")");
+      return Status::NotFound(dir_ + ": tables kept disappearing while reloading (" + s.message() +
+                              ")");
     }
-    delay_ms = delay_ms + delay_ms * (rng() % 1000) / 2000 + 1;
+    delay_ms = delay_ms + delay_ms * (rng_() % 1000) / 2000 + 1;
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
   }
+}
+
+bool Stack::IsUpToDate() {
+  auto info = fs_->Stat(ListPath());
+  if (!info.ok()) return info.status().code() == Code::kNotFound && names_.empty();
+  return list_pin_ && info->dev == list_info_.dev && info->ino == list_info_.ino;
+}
+
+Status Stack::ReloadIfChanged() { return IsUpToDate() ? Status::Ok() : Reload(); }
+
+// ------------------------------------------------------------------ writing tables
+
+std::string Stack::TableName(uint64_t min, uint64_t max) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "0x%012" PRIx64 "-0x%012" PRIx64 "-%08" PRIx32, min, max,
+                uint32_t(rng_()));
+  return buf;
+}
+
+WriteOptions Stack::TableWriteOptions() const {
+  WriteOptions w = options_.write_options;
+  w.hash_id = snapshot_->hash_id();
+  return w;
+}
+
+Status Stack::WriteTable(uint64_t min, uint64_t max,
+                         const std::function<Status(TableWriter&)>& fill, std::string* name) {
+  name->clear();
+  std::string base = TableName(min, max);
+  std::string tmp;
+  std::unique_ptr<WritableFile> file;
+  for (int attempt = 0; !file; ++attempt) {
+    char suffix[16];
+    std::snprintf(suffix, sizeof suffix, "%06x", unsigned(rng_() & 0xffffff));
+    tmp = dir_ + "/" + base + ".temp." + suffix;
+    auto created = fs_->Create(tmp, /*exclusive=*/true);
+    if (created.ok()) {
+      file = std::move(*created);
+    } else if (created.status().code() != Code::kLockHeld || attempt > 100) {
+      return created.status();
+    }
+  }
+  TableWriter writer(TableWriteOptions(), file.get());
+  Status s = writer.SetLimits(min, max);
+  if (s.ok()) s = fill(writer);
+  if (s.ok()) s = writer.Finish();
+  if (s.ok() && !writer.stats().empty && options_.durability != Durability::kNone) s = file->Sync();
+  Status closed = file->Close();
+  if (s.ok()) s = closed;
+  if (!s.ok() || writer.stats().empty) {
+    (void)fs_->Remove(tmp);
+    return s;
+  }
+  std::string final_name = TableName(min, max) + ".ref";
+  s = fs_->Rename(tmp, dir_ + "/" + final_name);
+  if (!s.ok()) {
+    (void)fs_->Remove(tmp);
+    return s;
+  }
+  *name = final_name;
+  return Status::Ok();
+}
+
+Status Stack::WriteNewList(LockFile* lock, const std::vector<std::string>& names) {
+  std::string contents;
+  for (const std::string& n : names) contents.append(n).push_back('\n');
+  return lock->Commit(contents, options_.durability);
+}
+
+// ------------------------------------------------------------------ transactions
+
+namespace {
+
+std::string HexOrAbsent(const RefValue& v, size_t hs) {
+  switch (v.type) {
+    case RefValueType::kDeletion: return "nothing";
+    case RefValueType::kSymref: return "symref to " + v.target;
+    default: return HexId(v.id, hs);
+  }
+}
+
+// git's wording for a failed expectation.
+Status ExpectationFailed(const std::string& refname, const RefValue& current,
+                         const RefValue& expected, size_t hs) {
+  std::string why;
+  if (!expected.exists()) {
+    why = "reference already exists";
+  } else if (!current.exists()) {
+    why = "unable to resolve reference '" + refname + "'";
+  } else {
+    why = "is at " + HexOrAbsent(current, hs) + " but expected " + HexOrAbsent(expected, hs);
+  }
+  return Status::Conflict("cannot lock ref '" + refname + "': " + why);
+}
+
+ObjectId IdOf(const RefValue& v) { return v.type == RefValueType::kVal1 || v.type == RefValueType::kVal2 ? v.id : ObjectId{}; }
+
+}  // namespace
+
+Status Stack::CommitTransaction(Transaction* tx) {
+  auto lock = LockFile::Acquire(fs_, ListPath(), options_.lock_timeout_ms);
+  if (!lock.ok()) return lock.status();
+  REFTAB_RETURN_IF_ERROR(ReloadIfChanged());
+  std::shared_ptr<const Snapshot> snap = snapshot_;
+  const size_t hs = snap->hash_size();
+  const uint64_t next = snap->max_update_index() + 1;
+
+  // Sort by name (stable, so a duplicate is reported against the first) and check.
+  std::vector<const Transaction::Item*> items;
+  for (const auto& it : tx->updates_) items.push_back(&it);
+  std::stable_sort(items.begin(), items.end(),
+                   [](const auto* a, const auto* b) { return a->refname < b->refname; });
+  std::vector<RefRecord> refs;
+  std::vector<LogRecord> logs;
+  RefRecord current_rec;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const Transaction::Item& item = *items[i];
+    if (item.refname.empty()) return Status::InvalidArgument("empty refname in transaction");
+    if (i > 0 && items[i - 1]->refname == item.refname) {
+      return Status::InvalidArgument("multiple updates for ref '" + item.refname + "' not allowed");
+    }
+    bool found = false;
+    REFTAB_RETURN_IF_ERROR(snap->ReadRef(item.refname, &current_rec, &found));
+    RefValue current = found ? RefValue::Of(current_rec) : RefValue::Absent();
+    if (item.expected_old && !current.Equals(*item.expected_old, hs)) {
+      return ExpectationFailed(item.refname, current, *item.expected_old, hs);
+    }
+    if (item.kind == Transaction::Kind::kVerify) continue;
+    RefValue target = item.kind == Transaction::Kind::kDelete ? RefValue::Absent() : item.value;
+    if (current.Equals(target, hs)) continue;  // changes nothing: git writes nothing
+    RefRecord rec;
+    rec.refname = item.refname;
+    rec.update_index = next;
+    rec.value_type = target.type;
+    rec.value = target.id;
+    rec.peeled = target.peeled;
+    rec.target = target.target;
+    refs.push_back(std::move(rec));
+    if (item.kind == Transaction::Kind::kDelete) {
+      // Deleting a ref deletes its reflog: one tombstone per existing entry.
+      MergedLogIterator it = snap->NewLogIterator();
+      REFTAB_RETURN_IF_ERROR(it.Seek(item.refname));
+      LogRecord l;
+      while (it.Next(&l) && l.refname == item.refname) {
+        if (l.is_deletion()) continue;
+        LogRecord tomb;
+        tomb.refname = l.refname;
+        tomb.update_index = l.update_index;
+        logs.push_back(std::move(tomb));
+      }
+      REFTAB_RETURN_IF_ERROR(it.status());
+    } else if (item.log) {
+      LogRecord l;
+      l.refname = item.refname;
+      l.update_index = next;
+      l.value_type = LogValueType::kUpdate;
+      l.old_id = IdOf(current);
+      l.new_id = IdOf(target);
+      l.name = item.log->name;
+      l.email = item.log->email;
+      l.time = item.log->time;
+      l.tz_offset = item.log->tz_offset;
+      l.message = item.log->message;
+      logs.push_back(std::move(l));
+    }
+  }
+  for (const auto& raw : tx->raw_logs_) {
+    logs.push_back(raw.log);
+    if (!raw.keep_update_index) logs.back().update_index = next;
+  }
+  std::stable_sort(logs.begin(), logs.end(), [](const LogRecord& a, const LogRecord& b) {
+    if (a.refname != b.refname) return a.refname < b.refname;
+    return a.update_index > b.update_index;
+  });
+  for (size_t i = 1; i < logs.size(); ++i) {
+    if (logs[i].refname == logs[i - 1].refname && logs[i].update_index == logs[i - 1].update_index) {
+      return Status::InvalidArgument("two reflog entries for " + logs[i].refname + " at update index " +
+                                     std::to_string(logs[i].update_index));
+    }
+  }
+  if (refs.empty() && logs.empty()) return Status::Ok();  // nothing changes: no table
+
+  std::string name;
+  Status s = WriteTable(next, next, [&](TableWriter& w) -> Status {
+    for (const RefRecord& r : refs) REFTAB_RETURN_IF_ERROR(w.AddRef(r));
+    for (const LogRecord& l : logs) REFTAB_RETURN_IF_ERROR(w.AddLog(l));
+    return Status::Ok();
+  }, &name);
+  if (!s.ok()) return s;
+  if (name.empty()) return Status::Ok();
+  std::vector<std::string> new_names = names_;
+  new_names.push_back(name);
+  s = WriteNewList(lock->get(), new_names);
+  if (!(*lock)->committed()) {
+    (void)fs_->Remove(dir_ + "/" + name);  // the list never named it
+    return s;
+  }
+  tx->committed_update_index_ = next;
+  Status reloaded = Reload();
+  lock->reset();  // release before compacting: compaction takes the lock itself
+  if (options_.auto_compact) last_auto_compaction_ = AutoCompact();
+  if (!s.ok()) return s;  // committed, but the directory sync failed
+  return reloaded;
+}
+
+// ------------------------------------------------------------------ RefValue, Transaction
+
+bool RefValue::Equals(const RefValue& o, size_t hs) const {
+  if (type != o.type) return false;
+  switch (type) {
+    case RefValueType::kDeletion: return true;
+    case RefValueType::kVal1: return std::memcmp(id.data(), o.id.data(), hs) == 0;
+    case RefValueType::kVal2:
+      return std::memcmp(id.data(), o.id.data(), hs) == 0 &&
+             std::memcmp(peeled.data(), o.peeled.data(), hs) == 0;
+    case RefValueType::kSymref: return target == o.target;
+  }
+  return false;
+}
+
+RefValue RefValue::Of(const RefRecord& r) {
+  RefValue v;
+  v.type = r.value_type;
+  if (r.value_type == RefValueType::kVal1 || r.value_type == RefValueType::kVal2) v.id = r.value;
+  if (r.value_type == RefValueType::kVal2) v.peeled = r.peeled;
+  if (r.value_type == RefValueType::kSymref) v.target = r.target;
+  return v;
+}
+
+void Transaction::Update(std::string refname, RefValue value, std::optional<RefValue> expected_old,
+                         std::optional<LogInfo> log) {
+  updates_.push_back(Item{Kind::kUpdate, std::move(refname), std::move(value),
+                          std::move(expected_old), std::move(log)});
+}
+
+void Transaction::Delete(std::string refname, std::optional<RefValue> expected_old) {
+  updates_.push_back(Item{Kind::kDelete, std::move(refname), RefValue::Absent(),
+                          std::move(expected_old), std::nullopt});
+}
+
+void Transaction::Verify(std::string refname, RefValue expected) {
+  updates_.push_back(Item{Kind::kVerify, std::move(refname), RefValue::Absent(),
+                          std::move(expected), std::nullopt});
+}
+
+void Transaction::AddLogRecord(LogRecord log, bool keep_update_index) {
+  raw_logs_.push_back(RawLog{std::move(log), keep_update_index});
+}
+
+Status Transaction::Commit() {
+  if (committed_) return Status::InvalidArgument("transaction already committed");
+  committed_ = true;
+  return stack_->CommitTransaction(this);
 }
 
 }  // namespace reftab

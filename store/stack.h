@@ -9,17 +9,23 @@
 #define REFTAB_STORE_STACK_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "format/record.h"
 #include "format/status.h"
+#include "store/compaction_policy.h"
 #include "store/file.h"
+#include "store/lock_file.h"
 #include "store/merged_iterator.h"
 #include "store/table_reader.h"
+#include "store/table_writer.h"
+#include "store/transaction.h"
 
 namespace reftab {
 
@@ -28,6 +34,24 @@ struct StackOptions {
   // The stack's object format. Unset: taken from the first table (SHA-1 if there is none).
   // Every table must use it.
   std::optional<HashId> hash_id;
+  // How new tables are written (block size, restart interval, obj index). The hash always
+  // follows the stack's; messages are normalized as git does unless exact_log_message.
+  WriteOptions write_options;
+  // How long a writer waits for tables.list.lock: git's reftable.lockTimeout (0: try once,
+  // negative: forever).
+  int64_t lock_timeout_ms = 100;
+  Durability durability = Durability::kGit;
+  // Geometric auto-compaction after every committed transaction (git's default), and its
+  // factor (reftable.geometricFactor; 0 means 2).
+  bool auto_compact = true;
+  uint32_t geometric_factor = 2;
+};
+
+// Reflog expiry applied while compacting. Entries are only dropped when the compaction
+// reaches the base table (otherwise an older table could still hold them).
+struct CompactionOptions {
+  std::optional<uint64_t> expire_logs_before;  // drop entries whose time is older
+  std::optional<size_t> max_logs_per_ref;       // keep only the newest N entries of each ref
 };
 
 class Snapshot {
@@ -55,31 +79,78 @@ class Snapshot {
   HashId hash_id_;
 };
 
+// A Stack object is used by one thread at a time; its snapshots may be shared freely and
+// outlive it. Any number of processes may open the same directory: writers serialise on
+// tables.list.lock, readers never lock.
 class Stack {
  public:
-  // Opens the stack in `dir` and loads a first snapshot.
+  // Opens the stack in `dir` (which must exist) and loads a first snapshot.
   static Result<std::unique_ptr<Stack>> Open(const std::string& dir, const StackOptions& options);
 
   const std::string& dir() const { return dir_; }
+  const StackOptions& options() const { return options_; }
+  HashId hash_id() const { return snapshot_->hash_id(); }
   // The current snapshot; cheap (a shared_ptr copy).
   std::shared_ptr<const Snapshot> snapshot() const { return snapshot_; }
-  // Re-reads tables.list and installs a new snapshot. A listed table that is missing makes
-  // it re-read the list (a compaction may have replaced it) with backoff, up to a deadline;
-  // then it fails with kNotFound naming the table.
-  Status Reload();
   // Table names of the current snapshot, oldest first.
   const std::vector<std::string>& names() const { return names_; }
 
+  // Whether tables.list is still the file this snapshot was loaded from: one stat(), no
+  // read (the loaded list is kept open, so its inode number cannot be recycled).
+  bool IsUpToDate();
+  // Re-reads tables.list and installs a new snapshot, reusing already open tables. A listed
+  // table that is missing makes it re-read the list (a compaction may have replaced it)
+  // with backoff, up to a deadline; then it fails with kNotFound naming the table.
+  Status Reload();
+  // Reload() only if IsUpToDate() says the list changed.
+  Status ReloadIfChanged();
+
+  // A new, empty transaction on this stack.
+  Transaction NewTransaction() { return Transaction(this); }
+
+  // Merges every table into one (tombstones and deleted logs dropped; reflog expiry
+  // applied). An empty result leaves no table at all.
+  Status CompactAll(const CompactionOptions& options = {});
+  // Merges tables [first, last] (indexes into names()). Tombstones are kept unless first is 0.
+  Status CompactRange(size_t first, size_t last, const CompactionOptions& options = {});
+  // git's geometric auto-compaction: merges the segment SuggestCompaction() picks, if any,
+  // skipping tables that other processes have locked. Does nothing when compaction is
+  // disabled in the options.
+  Status AutoCompact();
+  // Removes *.ref files in the directory that the list does not name and whose
+  // max_update_index is not beyond the stack's (left behind by crashed writers).
+  Status Clean();
+  // The outcome of the last auto-compaction run after a commit (its errors never fail the
+  // commit itself).
+  const Status& last_auto_compaction() const { return last_auto_compaction_; }
+
  private:
+  friend class Transaction;
   Stack(std::string dir, const StackOptions& options);
-  Status ReadList(std::vector<std::string>* names);
+  Status ReadList(std::vector<std::string>* names, std::unique_ptr<PinnedFile>* pin,
+                  FileInfo* info);
   Status TryLoad(const std::vector<std::string>& names);
+  std::string ListPath() const { return dir_ + "/tables.list"; }
+  std::string TableName(uint64_t min, uint64_t max);
+  WriteOptions TableWriteOptions() const;
+  // Writes a table through `fill` into a temporary file and renames it to its final name;
+  // *name is left empty if the table would be empty (nothing is written then).
+  Status WriteTable(uint64_t min, uint64_t max, const std::function<Status(TableWriter&)>& fill,
+                    std::string* name);
+  Status CommitTransaction(Transaction* tx);
+  Status CompactSegment(size_t first, size_t last, bool best_effort,
+                        const CompactionOptions& options);
+  Status WriteNewList(LockFile* lock, const std::vector<std::string>& names);
 
   std::string dir_;
   StackOptions options_;
   FileSystem* fs_;
   std::vector<std::string> names_;
   std::shared_ptr<const Snapshot> snapshot_;
+  std::unique_ptr<PinnedFile> list_pin_;  // the loaded tables.list, kept open
+  FileInfo list_info_;
+  std::minstd_rand rng_;
+  Status last_auto_compaction_;
 };
 
 // Parses the contents of a tables.list file. Fails on a missing final newline (as git

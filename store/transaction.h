@@ -1,0 +1,122 @@
+// Public API: atomic batches of ref updates (FORMAT.md §17).
+//
+// A Transaction collects updates and applies them as one new table on Commit(): it takes
+// tables.list.lock, reloads the stack under the lock, re-checks every expected old value,
+// writes the table to a temporary file, makes it durable per the stack's Durability,
+// renames it into place and replaces tables.list by rename. Any failure leaves the stack
+// exactly as it was, with no stray files. Updates that change nothing are dropped; a
+// transaction that changes nothing writes no table.
+//
+// Names are taken literally: a transaction never follows symrefs (callers that want git's
+// "update through HEAD" resolve the name first).
+#ifndef REFTAB_STORE_TRANSACTION_H_
+#define REFTAB_STORE_TRANSACTION_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "format/record.h"
+#include "format/status.h"
+
+namespace reftab {
+
+class Stack;
+
+// What a ref holds: nothing, an object id, an id with its peeled id, or a symref.
+struct RefValue {
+  RefValueType type = RefValueType::kDeletion;  // kDeletion: the ref does not exist
+  ObjectId id{};
+  ObjectId peeled{};
+  std::string target;
+
+  static RefValue Absent() { return RefValue(); }
+  static RefValue Id(const ObjectId& id) {
+    RefValue v;
+    v.type = RefValueType::kVal1;
+    v.id = id;
+    return v;
+  }
+  static RefValue Peeled(const ObjectId& id, const ObjectId& peeled) {
+    RefValue v = Id(id);
+    v.type = RefValueType::kVal2;
+    v.peeled = peeled;
+    return v;
+  }
+  static RefValue Symref(std::string target) {
+    RefValue v;
+    v.type = RefValueType::kSymref;
+    v.target = std::move(target);
+    return v;
+  }
+  bool exists() const { return type != RefValueType::kDeletion; }
+  // Equal as ref values (ids compared over `hash_size` bytes).
+  bool Equals(const RefValue& o, size_t hash_size) const;
+  // The value a record holds.
+  static RefValue Of(const RefRecord& r);
+};
+
+// Who made a change, when, and why: becomes a reflog entry.
+struct LogInfo {
+  std::string name;
+  std::string email;
+  uint64_t time = 0;
+  int16_t tz_offset = 0;  // git's convention: +0530 -> 530
+  std::string message;
+};
+
+class Transaction {
+ public:
+  explicit Transaction(Stack* stack) : stack_(stack) {}
+
+  // Sets `refname` to `value` (creating it if needed). With `expected_old`, the commit fails
+  // with kConflict unless the ref holds exactly that (RefValue::Absent(): must not exist).
+  // With `log`, a reflog entry is written.
+  void Update(std::string refname, RefValue value, std::optional<RefValue> expected_old = {},
+              std::optional<LogInfo> log = {});
+  // Deletes `refname` and its reflog. Deleting a missing ref is a no-op unless
+  // `expected_old` demands it exists.
+  void Delete(std::string refname, std::optional<RefValue> expected_old = {});
+  // Checks at commit time that `refname` holds `expected` (Absent: does not exist).
+  void Verify(std::string refname, RefValue expected);
+  // Adds a raw reflog record (e.g. an existence marker or a rewritten entry). Its update
+  // index is set to the transaction's unless `keep_update_index`.
+  void AddLogRecord(LogRecord log, bool keep_update_index = false);
+
+  size_t size() const { return updates_.size() + raw_logs_.size(); }
+
+  // Applies everything atomically. kConflict names the first ref whose expected value did
+  // not match (git's wording: "cannot lock ref '<name>': ..."); kLockHeld if another writer
+  // kept tables.list.lock past the stack's lock timeout; kInvalidArgument for two updates of
+  // one ref. The transaction may be committed once.
+  Status Commit();
+
+  // The update index of the committed table (0 if nothing was written).
+  uint64_t committed_update_index() const { return committed_update_index_; }
+
+ private:
+  friend class Stack;
+  enum class Kind { kUpdate, kDelete, kVerify };
+  struct Item {
+    Kind kind;
+    std::string refname;
+    RefValue value;
+    std::optional<RefValue> expected_old;
+    std::optional<LogInfo> log;
+  };
+  struct RawLog {
+    LogRecord log;
+    bool keep_update_index;
+  };
+
+  Stack* stack_;
+  std::vector<Item> updates_;
+  std::vector<RawLog> raw_logs_;
+  bool committed_ = false;
+  uint64_t committed_update_index_ = 0;
+};
+
+}  // namespace reftab
+
+#endif  // REFTAB_STORE_TRANSACTION_H_
