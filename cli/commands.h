@@ -26,6 +26,8 @@ int CmdDump(const GlobalOptions& g, const Args& args);
 int CmdWriteTable(const GlobalOptions& g, const Args& args);
 int CmdDemo(const GlobalOptions& g, const Args& args);
 int CmdShowRef(const GlobalOptions& g, const Args& args);
+int CmdUpdateRef(const GlobalOptions& g, const Args& args);
+int CmdCompact(const GlobalOptions& g, const Args& args);
 
 // Prints "reftab: <message>" to stderr and returns kExitError.
 int Fail(const Status& s);

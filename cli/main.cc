@@ -19,6 +19,9 @@ constexpr const char kHelp[] =
     "                    write one table from the jsonl of `dump` on standard input\n"
     "  show-ref [--head] [-d] [-s] [-q] [--heads] [--tags] [--verify REF...] [--exists REF]\n"
     "           [PATTERN...]   list refs like `git show-ref`\n"
+    "  update-ref [-m MSG] [--no-deref] [--create-reflog] (REF NEW [OLD] | -d REF [OLD] |\n"
+    "             --stdin [-z])   change refs like `git update-ref`, atomically\n"
+    "  compact [--auto]  merge the stack's tables (all, or git's geometric auto-compaction)\n"
     "  demo [--refs N] [--dir DIR] [--keep]\n"
     "                    write 100,000 refs, look some up, list, and time it\n"
     "\n"
@@ -34,6 +37,8 @@ constexpr Command kCommands[] = {
     {"dump", reftab::cli::CmdDump},
     {"write-table", reftab::cli::CmdWriteTable},
     {"show-ref", reftab::cli::CmdShowRef},
+    {"update-ref", reftab::cli::CmdUpdateRef},
+    {"compact", reftab::cli::CmdCompact},
     {"demo", reftab::cli::CmdDemo},
 };
 

@@ -241,7 +241,19 @@ Status ExpectationFailed(const std::string& refname, const RefValue& current,
   return Status::Conflict("cannot lock ref '" + refname + "': " + why);
 }
 
-ObjectId IdOf(const RefValue& v) { return v.type == RefValueType::kVal1 || v.type == RefValueType::kVal2 ? v.id : ObjectId{}; }
+// The object id a value stands for in a reflog entry: a symref logs its referent's id.
+ObjectId LoggedId(const Snapshot& snap, const RefValue& v) {
+  if (v.type == RefValueType::kVal1 || v.type == RefValueType::kVal2) return v.id;
+  std::string name = v.target;
+  RefRecord rec;
+  for (int depth = 0; v.type == RefValueType::kSymref && depth < 5; ++depth) {
+    bool found = false;
+    if (!snap.ReadRef(name, &rec, &found).ok() || !found) break;
+    if (rec.value_type != RefValueType::kSymref) return rec.value;
+    name = rec.target;
+  }
+  return ObjectId{};
+}
 
 }  // namespace
 
@@ -270,7 +282,7 @@ Status Stack::CommitTransaction(Transaction* tx) {
     bool found = false;
     REFTAB_RETURN_IF_ERROR(snap->ReadRef(item.refname, &current_rec, &found));
     RefValue current = found ? RefValue::Of(current_rec) : RefValue::Absent();
-    if (item.expected_old && !current.Equals(*item.expected_old, hs)) {
+    if (item.expected_old && !current.Satisfies(*item.expected_old, hs)) {
       return ExpectationFailed(item.refname, current, *item.expected_old, hs);
     }
     if (item.kind == Transaction::Kind::kVerify) continue;
@@ -302,8 +314,8 @@ Status Stack::CommitTransaction(Transaction* tx) {
       l.refname = item.refname;
       l.update_index = next;
       l.value_type = LogValueType::kUpdate;
-      l.old_id = IdOf(current);
-      l.new_id = IdOf(target);
+      l.old_id = LoggedId(*snap, current);
+      l.new_id = LoggedId(*snap, target);
       l.name = item.log->name;
       l.email = item.log->email;
       l.time = item.log->time;
@@ -364,6 +376,14 @@ bool RefValue::Equals(const RefValue& o, size_t hs) const {
     case RefValueType::kSymref: return target == o.target;
   }
   return false;
+}
+
+bool RefValue::Satisfies(const RefValue& expected, size_t hs) const {
+  // An expected object id matches a ref to that id whether or not it stores a peeled value.
+  if (expected.type == RefValueType::kVal1 && type == RefValueType::kVal2) {
+    return std::memcmp(id.data(), expected.id.data(), hs) == 0;
+  }
+  return Equals(expected, hs);
 }
 
 RefValue RefValue::Of(const RefRecord& r) {

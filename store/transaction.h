@@ -53,6 +53,9 @@ struct RefValue {
   bool exists() const { return type != RefValueType::kDeletion; }
   // Equal as ref values (ids compared over `hash_size` bytes).
   bool Equals(const RefValue& o, size_t hash_size) const;
+  // Whether this (current) value meets an expectation: like Equals, except that an expected
+  // plain object id also matches a ref holding that id with a peeled value.
+  bool Satisfies(const RefValue& expected, size_t hash_size) const;
   // The value a record holds.
   static RefValue Of(const RefRecord& r);
 };

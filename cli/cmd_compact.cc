@@ -1,0 +1,37 @@
+// reftab compact [--auto]
+// Without --auto: merges every table of the stack into one, dropping tombstones and deleted
+// reflog entries, then removes stray tables (git pack-refs). With --auto: git's geometric
+// auto-compaction, which does nothing when the stack is already a geometric sequence.
+#include "cli/commands.h"
+#include "cli/stack_access.h"
+
+namespace reftab::cli {
+
+int CmdCompact(const GlobalOptions& g, const Args& args) {
+  bool automatic = false;
+  for (const std::string& a : args) {
+    if (a == "--auto") {
+      automatic = true;
+    } else {
+      return Usage("compact", "unknown argument " + a);
+    }
+  }
+  auto opened = OpenStore(g);
+  if (!opened.ok()) return Fail(opened.status());
+  Store& store = **opened;
+  std::vector<Stack*> stacks = {&store.main_stack()};
+  if (store.repo() && store.repo()->worktree_stack()) stacks.push_back(store.repo()->worktree_stack());
+  for (Stack* stack : stacks) {
+    Status s;
+    if (automatic) {
+      s = stack->AutoCompact();
+    } else {
+      s = stack->CompactAll();
+      if (s.ok()) s = stack->Clean();
+    }
+    if (!s.ok()) return Fail(s);
+  }
+  return kExitOk;
+}
+
+}  // namespace reftab::cli
