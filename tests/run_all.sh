@@ -33,6 +33,23 @@ step setup build-release --buildtype=release
 step ninja -C build-release -j "$JOBS"
 step meson test -C build-release --num-processes "$JOBS" --print-errorlogs
 
+# The README's embedding example against the installed library and its pkg-config file.
+embed_installed() {
+  local stage; stage=$(mktemp -d)
+  DESTDIR=$stage meson install -C build-release --no-rebuild >/dev/null || return 1
+  local pc; pc=$(find "$stage" -name reftab.pc | head -1)
+  [[ -n $pc ]] || return 1
+  # Point the staged .pc file at the staging folder instead of the real prefix.
+  local prefix; prefix=$(sed -n 's/^prefix=//p' "$pc")
+  sed -i "s|^prefix=.*|prefix=$stage$prefix|" "$pc"
+  local flags; flags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --cflags --libs reftab) || return 1
+  local lib; lib=$(dirname "$(find "$stage" -name 'libreftab.so' | head -1)")
+  g++ -std=c++20 -Wall -Wextra -Werror tests/embed/embed_example.cc $flags -o "$stage/embed" &&
+    local d; d=$(mktemp -d) && LD_LIBRARY_PATH=$lib "$stage/embed" "$d"
+  local rc=$?; rm -rf "$stage" "$d"; return $rc
+}
+step embed_installed
+
 step setup build-asan --buildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false
 step ninja -C build-asan -j "$JOBS"
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
