@@ -1,0 +1,39 @@
+// Public API: deep consistency checks of tables and stacks (what `reftab verify` runs).
+//
+// Beyond what reading needs, Verify checks that every block decodes, keys are strictly
+// increasing within each section, update indexes lie within the table's limits, every ref
+// found by a scan is found again by an exact lookup (so the index agrees with the data), and
+// that a stack's tables have increasing, non-overlapping update index ranges.
+#ifndef REFTAB_STORE_VERIFY_H_
+#define REFTAB_STORE_VERIFY_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "format/status.h"
+#include "store/stack.h"
+#include "store/table_reader.h"
+
+namespace reftab {
+
+struct VerifyReport {
+  uint64_t tables = 0;
+  uint64_t blocks = 0;
+  uint64_t refs = 0;
+  uint64_t logs = 0;
+  // Problems that do not make data unreadable (e.g. a table name that does not follow
+  // git's 0x%012x-0x%012x-%08x.ref convention), one line each.
+  std::vector<std::string> warnings;
+};
+
+// Checks one table. The first error found is returned (naming the table and the offset or
+// record); counts accumulate into `report`.
+Status VerifyTable(const TableReader& table, VerifyReport* report);
+
+// Checks every table of the snapshot and the relations between them.
+Status VerifyStack(const Stack& stack, VerifyReport* report);
+
+}  // namespace reftab
+
+#endif  // REFTAB_STORE_VERIFY_H_
