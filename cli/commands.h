@@ -28,6 +28,9 @@ int CmdDemo(const GlobalOptions& g, const Args& args);
 int CmdShowRef(const GlobalOptions& g, const Args& args);
 int CmdUpdateRef(const GlobalOptions& g, const Args& args);
 int CmdCompact(const GlobalOptions& g, const Args& args);
+int CmdVerify(const GlobalOptions& g, const Args& args);
+int CmdForEachRef(const GlobalOptions& g, const Args& args);
+int CmdGen(const GlobalOptions& g, const Args& args);
 
 // Prints "reftab: <message>" to stderr and returns kExitError.
 int Fail(const Status& s);

@@ -22,6 +22,10 @@ constexpr const char kHelp[] =
     "  update-ref [-m MSG] [--no-deref] [--create-reflog] (REF NEW [OLD] | -d REF [OLD] |\n"
     "             --stdin [-z])   change refs like `git update-ref`, atomically\n"
     "  compact [--auto]  merge the stack's tables (all, or git's geometric auto-compaction)\n"
+    "  for-each-ref [--format=FORMAT] [PATTERN...]\n"
+    "                    list refs like `git for-each-ref` (%(refname), %(objectname), ...)\n"
+    "  gen OUTDIR        write the 1,000,001-ref benchmark dataset (perf/RESULTS.md)\n"
+    "  verify [FILE.ref...]  deep consistency check of tables or of the stack\n"
     "  demo [--refs N] [--dir DIR] [--keep]\n"
     "                    write 100,000 refs, look some up, list, and time it\n"
     "\n"
@@ -39,6 +43,9 @@ constexpr Command kCommands[] = {
     {"show-ref", reftab::cli::CmdShowRef},
     {"update-ref", reftab::cli::CmdUpdateRef},
     {"compact", reftab::cli::CmdCompact},
+    {"verify", reftab::cli::CmdVerify},
+    {"for-each-ref", reftab::cli::CmdForEachRef},
+    {"gen", reftab::cli::CmdGen},
     {"demo", reftab::cli::CmdDemo},
 };
 

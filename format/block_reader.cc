@@ -101,6 +101,46 @@ bool SkipValue(ByteReader& in, BlockType type, uint8_t value_type, size_t hash_s
   return false;
 }
 
+bool BlockIterator::DecodeKeySlow() {
+  if (next_ >= end_) return false;
+  ByteReader in(next_, end_);
+  uint64_t prefix = in.GetVarint();
+  uint64_t suffix_and_type = in.GetVarint();
+  uint64_t suffix = suffix_and_type >> 3;
+  if (!in.ok() || prefix > limit_ || suffix > in.remaining()) return FailKey();
+  uint32_t len = uint32_t(prefix + suffix);  // both bounded by the block size
+  if (len + kKeySlack > key_cap_) GrowKey(len);
+  if (track_lcp_) TrackLcp(uint32_t(prefix), in.pos(), uint32_t(suffix));
+  if (suffix) std::memcpy(key_.get() + prefix, in.pos(), size_t(suffix));
+  key_len_ = limit_ = len;
+  value_type_ = uint8_t(suffix_and_type & 7);
+  value_ = next_ = in.pos() + suffix;
+  return true;
+}
+
+bool BlockIterator::SkipUnreadValue() {
+  if (next_ == nullptr) return false;  // no block yet
+  ByteReader in(value_, end_);
+  if (!SkipValue(in, block_.type, value_type_, hash_size_)) return FailKey();
+  next_ = in.pos();
+  value_ = nullptr;
+  return true;
+}
+
+void BlockIterator::ExtendLcp(const uint8_t* suffix, uint32_t n) {
+  uint32_t m = key_len_ - lcp_ < n ? key_len_ - lcp_ : n;
+  lcp_ += uint32_t(MismatchAt(reinterpret_cast<const uint8_t*>(key_.get()) + lcp_, suffix, m));
+}
+
+void BlockIterator::GrowKey(uint32_t len) {
+  uint32_t cap = key_cap_ ? key_cap_ : 64;
+  while (cap < len + kKeySlack) cap *= 2;
+  std::unique_ptr<char[]> bigger(new char[cap]);
+  if (key_len_) std::memcpy(bigger.get(), key_.get(), key_len_);
+  key_ = std::move(bigger);
+  key_cap_ = cap;
+}
+
 bool BlockIterator::RestartKey(uint32_t i, std::string_view* key) const {
   uint32_t off = be::Load24(block_.data + block_.restart_off + 3 * i);
   if (off < block_.header_off + kBlockHeaderSize || off >= block_.restart_off) return false;
@@ -138,16 +178,17 @@ bool BlockIterator::Seek(std::string_view want) {
       lo = mid + 1;
     }
   }
-  key_.clear();
+  key_len_ = limit_ = 0;
   peeked_ = false;
+  value_ = nullptr;
   if (lo > 0) {
-    pos_ = be::Load24(block_.data + block_.restart_off + 3 * (lo - 1));
+    next_ = block_.data + be::Load24(block_.data + block_.restart_off + 3 * (lo - 1));
   } else {
-    pos_ = block_.header_off + uint32_t(kBlockHeaderSize);
+    next_ = block_.data + block_.header_off + kBlockHeaderSize;
   }
   // Linear scan from there; stop *at* the first key >= want, keeping it decoded.
   while (DecodeKey()) {
-    if (std::string_view(key_) >= want) {
+    if (key() >= want) {
       peeked_ = true;
       return true;
     }
@@ -159,6 +200,118 @@ bool BlockIterator::Seek(std::string_view want) {
     ValueDone(in);
   }
   return !error_;
+}
+
+// Restart point `i`'s key, in place; false if the restart offset or record is malformed.
+static inline bool RestartKeyAt(const BlockView& b, uint32_t i, const uint8_t** key,
+                                size_t* len) {
+  uint32_t off = be::Load24(b.data + b.restart_off + 3 * i);
+  if (off < b.header_off + kBlockHeaderSize || off >= b.restart_off) return false;
+  const uint8_t* p = b.data + off;
+  const uint8_t* const end = b.data + b.restart_off;
+  uint64_t prefix, suffix_and_type;
+  if (!GetVarintAt(&p, end, &prefix) || !GetVarintAt(&p, end, &suffix_and_type)) return false;
+  uint64_t suffix = suffix_and_type >> 3;
+  if (prefix != 0 || suffix > uint64_t(end - p)) return false;
+  *key = p;
+  *len = size_t(suffix);
+  return true;
+}
+
+// Skips a value in a hot loop: the common cases inline, the rest through SkipValue.
+static inline bool SkipValueAt(const uint8_t** p, const uint8_t* end, BlockType type,
+                               uint8_t value_type, size_t hash_size) {
+  if (type == BlockType::kIndex || type == BlockType::kRef) {
+    uint64_t v;
+    if (!GetVarintAt(p, end, &v)) return false;  // child offset / update index delta
+    if (type == BlockType::kIndex) return true;
+    size_t n = value_type == 1 ? hash_size : value_type == 2 ? 2 * hash_size : 0;
+    if (value_type == 3) {
+      if (!GetVarintAt(p, end, &v) || v > uint64_t(end - *p)) return false;
+      n = size_t(v);
+    } else if (value_type > 3) {
+      return false;
+    }
+    if (n > size_t(end - *p)) return false;
+    *p += n;
+    return true;
+  }
+  ByteReader in(*p, end);
+  bool ok = SkipValue(in, type, value_type, hash_size);
+  *p = in.pos();
+  return ok;
+}
+
+BlockFind FindInBlock(const BlockView& b, std::string_view want, size_t hash_size) {
+  BlockFind r;
+  r.result = BlockFind::kCorrupt;
+  const uint8_t* w = reinterpret_cast<const uint8_t*>(want.data());
+  const size_t wn = want.size();
+  // The last restart point whose key is <= want: the scan starts there. Keys between two
+  // restart points share at least min(lcp(lo), lcp(hi)) bytes with want (they are sorted),
+  // so comparisons start there.
+  uint32_t lo = 0, hi = b.restart_count;
+  size_t lcp_lo = 0, lcp_hi = 0;
+  // A block that is not in cache costs one memory round trip per dependent read. Ask for
+  // every restart key's line at once, so the binary search waits for memory about once.
+  if (hi <= 32) {
+    const uint8_t* table = b.data + b.restart_off;
+    for (uint32_t i = 0; i < hi; ++i) __builtin_prefetch(b.data + be::Load24(table + 3 * i));
+  }
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    const uint8_t* k;
+    size_t kn;
+    if (!RestartKeyAt(b, mid, &k, &kn)) return r;
+    size_t skip = lcp_lo < lcp_hi ? lcp_lo : lcp_hi;
+    size_t n = kn < wn ? kn : wn;
+    if (skip > n) skip = n;
+    size_t l = skip + MismatchAt(k + skip, w + skip, n - skip);
+    bool greater = l < n ? k[l] > w[l] : kn > wn;
+    if (greater) {
+      hi = mid;
+      lcp_hi = l;
+    } else {
+      lo = mid + 1;
+      lcp_lo = l;
+    }
+  }
+  uint32_t start = lo > 0 ? be::Load24(b.data + b.restart_off + 3 * (lo - 1))
+                          : b.header_off + uint32_t(kBlockHeaderSize);
+  if (start < b.header_off + kBlockHeaderSize || start >= b.restart_off) return r;
+  // Invariant: the previous key (cur_len bytes) is < want and equals want in its first
+  // `match` bytes. A record sharing more than `match` bytes with it is then < want too; one
+  // sharing at most `match` equals want up to its prefix, so only its suffix is compared.
+  const uint8_t* p = b.data + start;
+  const uint8_t* const end = b.data + b.restart_off;
+  size_t cur_len = 0, match = 0;
+  while (p < end) {
+    uint64_t prefix, suffix_and_type;
+    if (!GetVarintAt(&p, end, &prefix) || !GetVarintAt(&p, end, &suffix_and_type)) return r;
+    uint64_t suffix = suffix_and_type >> 3;
+    if (prefix > cur_len || suffix > uint64_t(end - p)) return r;
+    const uint8_t* s = p;
+    p += suffix;
+    uint8_t value_type = uint8_t(suffix_and_type & 7);
+    cur_len = size_t(prefix + suffix);
+    if (prefix <= match) {
+      // Equal to want up to `prefix`; compare the suffix with the rest of want.
+      size_t at = size_t(prefix), n = size_t(suffix), rest = wn - at;
+      size_t lim = n < rest ? n : rest;
+      size_t l = MismatchAt(s, w + at, lim);
+      int cmp = l < lim ? (s[l] < w[at + l] ? -1 : 1) : n == rest ? 0 : n < rest ? -1 : 1;
+      if (cmp >= 0) {
+        r.result = cmp == 0 ? BlockFind::kEqual : BlockFind::kGreater;
+        r.value_type = value_type;
+        r.value_pos = uint32_t(p - b.data);
+        return r;
+      }
+      match = at + l;
+    }
+    if (!SkipValueAt(&p, end, b.type, value_type, hash_size)) return r;
+  }
+  r.result = BlockFind::kEnd;
+  return r;
 }
 
 }  // namespace reftab

@@ -8,10 +8,17 @@
 // BlockIterator walks the records. Keys are decoded in place: one key buffer per iterator is
 // truncated to the shared prefix and extended by the suffix, so no key is ever copied whole
 // or allocated per record. Restart keys are compared in place during binary search.
+//
+// FindInBlock answers "where is the first key >= want" without materialising any key at all:
+// it tracks how much of `want` the previous key matched and compares only suffix bytes,
+// which is what exact lookups and index descents need (no buffer, no allocation).
 #ifndef REFTAB_FORMAT_BLOCK_READER_H_
 #define REFTAB_FORMAT_BLOCK_READER_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,18 +61,64 @@ Status DecodeBlock(const BlockSource& src, uint64_t offset, Inflater* inflater,
 // Skips the value of a record of `type` with `value_type`; false if malformed.
 bool SkipValue(ByteReader& in, BlockType type, uint8_t value_type, size_t hash_size);
 
+// Where the first record with key >= want is (FindInBlock).
+struct BlockFind {
+  enum Result : uint8_t {
+    kEqual,    // a record with key == want
+    kGreater,  // no such key; the first greater key is here
+    kEnd,      // every key in the block is smaller than want
+    kCorrupt,  // malformed record or restart table
+  };
+  Result result = kEnd;
+  uint8_t value_type = 0;
+  uint32_t value_pos = 0;  // the record's value, from block.data (kEqual, kGreater)
+};
+
+// Binary search over the restart points, then a scan that compares suffixes against `want`
+// in place (see the file comment). Reads no key into memory and allocates nothing.
+BlockFind FindInBlock(const BlockView& block, std::string_view want, size_t hash_size);
+
 class BlockIterator {
  public:
   BlockIterator() = default;
+  BlockIterator(const BlockIterator& o) { *this = o; }
+  BlockIterator& operator=(const BlockIterator& o) {
+    if (this == &o) return *this;
+    block_ = o.block_;
+    next_ = o.next_;
+    end_ = o.end_;
+    fast_end_ = o.fast_end_;
+    value_ = o.value_;
+    hash_size_ = o.hash_size_;
+    limit_ = o.limit_;
+    lcp_ = o.lcp_;
+    track_lcp_ = o.track_lcp_;
+    value_type_ = o.value_type_;
+    peeked_ = o.peeked_;
+    error_ = o.error_;
+    key_len_ = 0;
+    if (o.key_cap_ > key_cap_) GrowKey(o.key_cap_ - kKeySlack);
+    if (o.key_len_) std::memcpy(key_.get(), o.key_.get(), o.key_len_);
+    key_len_ = o.key_len_;
+    return *this;
+  }
+  BlockIterator(BlockIterator&&) noexcept = default;
+  BlockIterator& operator=(BlockIterator&&) noexcept = default;
 
   // Positions at the first record of `block`.
   void Init(const BlockView& block, size_t hash_size) {
     block_ = block;
     hash_size_ = hash_size;
-    pos_ = block.header_off + uint32_t(kBlockHeaderSize);
-    key_.clear();
+    next_ = block.data + block.header_off + kBlockHeaderSize;
+    end_ = block.data + block.restart_off;
+    limit_ = 0;  // the first record shares nothing; the previous key stays for lcp()
+    // Hoisted out of the per-record path: a record starting at or before fast_end_ has its
+    // two one-byte varints and 16 more bytes before the restart table.
+    fast_end_ = block.restart_off >= kFastTail ? end_ - kFastTail : block.data;
+    value_ = nullptr;
     peeked_ = false;
     error_ = false;
+    if (key_cap_ < kMinKeyCap) GrowKey(kMinKeyCap - kKeySlack);
   }
 
   const BlockView& block() const { return block_; }
@@ -81,15 +134,24 @@ class BlockIterator {
     return DecodeKey();
   }
   // The current record's value bytes (up to the restart table). After decoding the value,
-  // the caller reports where it ended with ValueDone().
-  ByteReader value() const {
-    return ByteReader(block_.data + value_pos_, block_.data + block_.restart_off);
+  // the caller reports where it ended with ValueDone(); a value never reported is skipped
+  // by the next NextKey().
+  ByteReader value() const { return ByteReader(value_, end_); }
+  void ValueDone(const ByteReader& in) { next_ = in.pos(); }
+  void Fail() {
+    error_ = true;
+    next_ = end_;
   }
-  void ValueDone(const ByteReader& in) { pos_ = uint32_t(in.pos() - block_.data); }
-  void Fail() { error_ = true; pos_ = block_.restart_off; }
 
-  std::string_view key() const { return key_; }
+  std::string_view key() const { return std::string_view(key_.get(), key_len_); }
   uint8_t value_type() const { return value_type_; }
+
+  // With set_track_lcp(true), lcp() is the exact length of the common prefix of the current
+  // key and the one NextKey() decoded before it, also across blocks (a merge uses it as the
+  // key's offset-value code). The stored prefix length is that value for every record but
+  // restart points and a block's first record; those cost one comparison.
+  void set_track_lcp(bool on) { track_lcp_ = on; }
+  uint32_t lcp() const { return lcp_; }
 
   // Positions before the first record whose key is >= `want` (binary search over the
   // restart points, then a linear scan). Afterwards NextKey() yields that record, or false
@@ -101,33 +163,63 @@ class BlockIterator {
   bool FirstKey(std::string_view* key) const;
 
  private:
+  // The key buffer keeps this much slack past the key, so short suffixes are copied with
+  // one fixed-size move instead of a call to memcpy.
+  static constexpr uint32_t kKeySlack = 16;
+  // A one-byte prefix (< 128) plus a suffix of at most 15 bytes always fits in this, so the
+  // fast path needs no capacity check.
+  static constexpr uint32_t kMinKeyCap = 128 + 16 + kKeySlack;
+  static constexpr uint32_t kFastTail = 2 + kKeySlack;
+
   bool DecodeKey() {
-    if (pos_ >= block_.restart_off) return false;
-    ByteReader in(block_.data + pos_, block_.data + block_.restart_off);
-    uint64_t prefix = in.GetVarint();
-    uint64_t suffix_and_type = in.GetVarint();
-    uint64_t suffix = suffix_and_type >> 3;
-    if (!in.ok() || prefix > key_.size() || suffix > in.remaining()) {
-      Fail();
-      return false;
+    // next_ == value_: the caller did not read the current value (a merge skipping a
+    // shadowed record); step over it first.
+    if (next_ == value_ && !SkipUnreadValue()) return false;
+    const uint8_t* p = next_;
+    // Fast path: prefix and suffix_and_type are one byte each (prefix < 128, suffix < 16).
+    if (p <= fast_end_ && ((p[0] | p[1]) & 0x80) == 0) {
+      uint32_t prefix = p[0], suffix_and_type = p[1];
+      if (prefix > limit_) return FailKey();
+      if (track_lcp_) TrackLcp(prefix, p + 2, suffix_and_type >> 3);
+      std::memcpy(key_.get() + prefix, p + 2, kKeySlack);
+      key_len_ = limit_ = prefix + (suffix_and_type >> 3);
+      value_type_ = uint8_t(suffix_and_type & 7);
+      value_ = next_ = p + 2 + (suffix_and_type >> 3);
+      return true;
     }
-    key_.resize(size_t(prefix));
-    key_.append(reinterpret_cast<const char*>(in.pos()), size_t(suffix));
-    value_type_ = uint8_t(suffix_and_type & 7);
-    value_pos_ = uint32_t(in.pos() - block_.data + suffix);
-    return true;
+    return DecodeKeySlow();
   }
+  bool DecodeKeySlow();
+  bool SkipUnreadValue();
+  // Sets lcp_ for a key made of the previous key's first `prefix` bytes and `suffix`.
+  void TrackLcp(uint32_t prefix, const uint8_t* suffix, uint32_t n) {
+    lcp_ = prefix;
+    if (prefix < key_len_ && n > 0 && uint8_t(key_[prefix]) == suffix[0]) ExtendLcp(suffix, n);
+  }
+  void ExtendLcp(const uint8_t* suffix, uint32_t n);
+  bool FailKey() {
+    Fail();
+    return false;
+  }
+  void GrowKey(uint32_t len);
   // The key of restart point `i`, compared in place; false on corruption.
   bool RestartKey(uint32_t i, std::string_view* key) const;
 
   BlockView block_;
+  const uint8_t* next_ = nullptr;      // next record to decode
+  const uint8_t* end_ = nullptr;       // the restart table: records end here
+  const uint8_t* fast_end_ = nullptr;  // see Init()
+  const uint8_t* value_ = nullptr;     // value of the current record
   size_t hash_size_ = 20;
-  uint32_t pos_ = 0;        // next record to decode
-  uint32_t value_pos_ = 0;  // value of the current record
+  uint32_t key_len_ = 0;  // the current (or, before the first record, the previous) key
+  uint32_t limit_ = 0;    // longest prefix the next record may share (0 at a block start)
+  uint32_t key_cap_ = 0;
+  uint32_t lcp_ = 0;
+  bool track_lcp_ = false;
+  std::unique_ptr<char[]> key_;
   uint8_t value_type_ = 0;
   bool peeked_ = false;  // Seek() decoded the key of the record NextKey() returns next
   bool error_ = false;
-  std::string key_;
 };
 
 }  // namespace reftab

@@ -9,6 +9,7 @@
 #ifndef REFTAB_FORMAT_BYTES_H_
 #define REFTAB_FORMAT_BYTES_H_
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -187,6 +188,62 @@ class ByteReader {
   const uint8_t* end_;
   bool ok_ = true;
 };
+
+// Raw-pointer varint read for hot loops that track their own position: reads the varint at
+// *p (p < end required for success), advances *p, and returns false on truncation or
+// overflow. The one-byte case is inline; longer ones go through ByteReader.
+inline bool GetVarintAt(const uint8_t** p, const uint8_t* end, uint64_t* v) {
+  const uint8_t* q = *p;
+  if (end - q >= std::ptrdiff_t(kMaxVarintLen)) {  // room for any varint: no bounds checks
+    uint64_t c = *q++;
+    uint64_t val = c & 0x7f;
+    while (c & 0x80) {
+      if (val >= (uint64_t(1) << 56)) goto slow;  // near overflow: let ByteReader decide
+      c = *q++;
+      val = ((val + 1) << 7) | (c & 0x7f);
+    }
+    *v = val;
+    *p = q;
+    return true;
+  }
+slow:
+  ByteReader r(*p, end);
+  *v = r.GetVarint();
+  *p = r.pos();
+  return r.ok();
+}
+
+// Length of the common prefix of a[0, n) and b[0, n), eight bytes at a time.
+inline size_t MismatchAt(const uint8_t* a, const uint8_t* b, size_t n) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a + i, 8);
+    std::memcpy(&y, b + i, 8);
+    if (x != y) {
+      if constexpr (std::endian::native == std::endian::little) {
+        return i + size_t(__builtin_ctzll(x ^ y) >> 3);
+      } else {
+        return i + size_t(__builtin_clzll(x ^ y) >> 3);
+      }
+    }
+  }
+  if (n - i >= 4) {
+    uint32_t x, y;
+    std::memcpy(&x, a + i, 4);
+    std::memcpy(&y, b + i, 4);
+    if (x != y) {
+      if constexpr (std::endian::native == std::endian::little) {
+        return i + size_t(__builtin_ctz(x ^ y) >> 3);
+      } else {
+        return i + size_t(__builtin_clz(x ^ y) >> 3);
+      }
+    }
+    i += 4;
+  }
+  while (i < n && a[i] == b[i]) ++i;
+  return i;
+}
 
 // True if [offset, offset + len) lies within [0, size) without overflow.
 inline bool FitsWithin(uint64_t offset, uint64_t len, uint64_t size) {

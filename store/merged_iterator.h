@@ -1,22 +1,36 @@
 // Public API: iteration over several tables of a stack as one sorted sequence.
 //
 // Sub-iterators are ordered oldest to newest. For equal keys the newest table wins and the
-// older records are skipped. Three properties keep it fast (LESSONS.md #6, #10, bb2d6be4c1):
-//   * a binary heap of sub-iterator indexes compares records in place, never formatting keys;
+// older records are skipped. What keeps it fast (LESSONS.md #6, #7, #10, bb2d6be4c1):
+//   * a tree of losers over the sub-iterators compares their *keys* in place (the bytes in
+//     each table's key buffer; for logs the key is name || 0 || ~update_index, whose byte
+//     order is the merge order), never formatting or copying a record to compare it;
+//     replacing the winner costs one match per tree level;
+//   * matches compare offset-value codes, not strings: every key in the tree carries the
+//     position where it first differs from a reference key and its byte there. Along the
+//     path a new key climbs, all codes are relative to the key just returned, and the new
+//     key's own code comes for free from the table's prefix compression (the record's
+//     shared prefix with the previous key of that table *is* the returned key's). Two
+//     different codes decide a match with one integer comparison; only equal codes compare
+//     bytes, and then only from after the shared position;
+//   * a key equal to the one just returned gets code 0, so records shadowed by a newer table
+//     are recognised when they reach the top, without another comparison;
+//   * only the record that is returned is decoded (its value, and its name copied to the
+//     caller's record); shadowed records and suppressed tombstones are skipped by key;
 //   * the sub-iterator whose record was just returned is advanced lazily, on the next call,
 //     so a caller that stops after one record (a lookup) reads no record too many;
-//   * once a single sub-iterator is left the heap is bypassed entirely and Next() forwards to
-//     it (the common case: one big base table).
-// Records are swapped out to the caller, never copied; their buffers circulate.
+//   * once a single sub-iterator is left the tree is bypassed entirely and Next() forwards
+//     to it (the common case: one big base table).
+// (Offset-value coding: Conner 1977; Graefe, "Offset-value coding", 2023.)
 #ifndef REFTAB_STORE_MERGED_ITERATOR_H_
 #define REFTAB_STORE_MERGED_ITERATOR_H_
 
-#include <algorithm>
 #include <cstdint>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "format/bytes.h"
 #include "format/record.h"
 #include "format/status.h"
 #include "store/table_reader.h"
@@ -25,25 +39,29 @@ namespace reftab {
 
 namespace internal {
 
-// Ordering of records inside the merge: refs by name; logs by name, then newest first.
-inline int CompareKeys(const RefRecord& a, const RefRecord& b) {
-  return std::string_view(a.refname).compare(b.refname);
-}
-inline int CompareKeys(const LogRecord& a, const LogRecord& b) {
-  int c = std::string_view(a.refname).compare(b.refname);
-  if (c != 0) return c;
-  return a.update_index > b.update_index ? -1 : a.update_index < b.update_index ? 1 : 0;
-}
+// Which of the techniques above are on. Production code uses the defaults; the ablation
+// benchmark (perf/ablate.cc) instantiates the iterator with some of them off.
+struct MergeTechniques {
+  static constexpr bool kSingleChildBypass = true;
+  static constexpr bool kLazyAdvance = true;
+  static constexpr bool kOffsetValueCodes = true;
+};
 
-template <class Sub, class Record>
+template <class Sub, class Record, class Techniques = MergeTechniques>
 class MergedIterator {
  public:
   // `tables` oldest first.
   explicit MergedIterator(const std::vector<const TableReader*>& tables) {
     children_.reserve(tables.size());
-    for (const TableReader* t : tables) children_.push_back(Child{Sub(t), Record()});
+    for (const TableReader* t : tables) children_.push_back(Sub(t));
+    if (children_.size() > 1 && Techniques::kOffsetValueCodes) {
+      for (Sub& c : children_) c.set_track_lcp(true);
+    }
+    code_.assign(children_.size(), kExhausted);
+    tree_.assign(children_.empty() ? 1 : children_.size(), kNone);
   }
   MergedIterator(MergedIterator&&) = default;
+  MergedIterator& operator=(MergedIterator&&) = default;
 
   // Drop deletion records instead of returning them.
   void set_suppress_deletions(bool v) { suppress_deletions_ = v; }
@@ -58,99 +76,203 @@ class MergedIterator {
 
   // Fills `*out` with the next record; false at the end or on error (see status()).
   bool Next(Record* out) {
+    if (single_ != kNone) return NextSingle(out);
     for (;;) {
-      if (!NextRaw(out)) return false;
-      if (!suppress_deletions_ || !out->is_deletion()) return true;
+      if (!status_.ok()) return false;
+      if (pending_ != kNone) {  // lazy advance of the child whose record was consumed
+        uint32_t p = pending_;
+        pending_ = kNone;
+        Advance(p);
+        if (single_ != kNone) return NextSingle(out);
+        if (!status_.ok()) return false;
+      }
+      if (live_ == 0) return false;
+      uint32_t w = tree_[0];
+      pending_ = w;
+      if (code_[w] == kDuplicate) continue;  // an older table's record for a returned key
+      Sub& c = children_[w];
+      if (suppress_deletions_ && c.value_type() == 0) continue;
+      if (!c.ReadValue(out)) {
+        status_ = c.status();
+        return false;
+      }
+      if constexpr (!Techniques::kLazyAdvance) {
+        pending_ = kNone;
+        Advance(w);
+      }
+      return true;
     }
   }
   const Status& status() const { return status_; }
 
  private:
-  struct Child {
-    Sub it;
-    Record rec;
-  };
+  static constexpr uint32_t kNone = ~uint32_t(0);
+  // Codes: smaller means an earlier key, for keys coded against the same reference.
+  static constexpr uint64_t kDuplicate = 0;  // equal to the reference key
+  static constexpr uint64_t kExhausted = ~uint64_t(0);
+  static constexpr uint64_t kMaxOffset = 0xffffffffu;
 
-  // Heap order: smallest key on top; for equal keys the newest (highest index) on top.
-  bool After(uint32_t a, uint32_t b) const {
-    int c = CompareKeys(children_[a].rec, children_[b].rec);
-    return c != 0 ? c > 0 : a < b;
+  // The code of `key` against a smaller-or-equal reference it shares `offset` bytes with.
+  static uint64_t CodeOf(std::string_view key, size_t offset) {
+    if (offset >= key.size()) return kDuplicate;
+    return ((kMaxOffset - offset) << 8) | uint8_t(key[offset]);
   }
-  void Push(uint32_t i) {
-    heap_.push_back(i);
-    std::push_heap(heap_.begin(), heap_.end(), [this](uint32_t a, uint32_t b) { return After(a, b); });
+
+  // A match between child a (parked at a tree node) and child b (climbing), whose codes are
+  // against the same reference. True if a wins (comes first). Afterwards the loser's code is
+  // against the winner. Equal keys: the newer table (higher index) wins and the older record
+  // becomes a duplicate of it.
+  bool ParkedWins(uint32_t a, uint32_t b) {
+    uint64_t ca = code_[a], cb = code_[b];
+    if (ca != cb) return ca < cb;
+    if (ca == kExhausted) return false;
+    if (ca == kDuplicate) return a > b;
+    return Tie(a, b, ca);
   }
-  uint32_t Pop() {
-    std::pop_heap(heap_.begin(), heap_.end(), [this](uint32_t a, uint32_t b) { return After(a, b); });
-    uint32_t i = heap_.back();
-    heap_.pop_back();
-    return i;
+  // Same code: both keys equal the reference up to the code's offset and share the byte
+  // there, so bytes are compared from after it.
+  bool Tie(uint32_t a, uint32_t b, uint64_t code) {
+    std::string_view ka = children_[a].key(), kb = children_[b].key();
+    size_t from = Techniques::kOffsetValueCodes ? size_t(kMaxOffset - (code >> 8)) + 1 : 0;
+    size_t n = ka.size() < kb.size() ? ka.size() : kb.size();
+    if (from > n) from = n;
+    size_t l = from + MismatchAt(reinterpret_cast<const uint8_t*>(ka.data()) + from,
+                                 reinterpret_cast<const uint8_t*>(kb.data()) + from, n - from);
+    bool a_wins;
+    if (l < n) {
+      a_wins = uint8_t(ka[l]) < uint8_t(kb[l]);
+    } else if (ka.size() != kb.size()) {
+      a_wins = ka.size() < kb.size();
+    } else {
+      a_wins = a > b;
+      code_[a_wins ? b : a] = kDuplicate;
+      return a_wins;
+    }
+    if constexpr (Techniques::kOffsetValueCodes) {
+      if (a_wins) {
+        code_[b] = CodeOf(kb, l);
+      } else {
+        code_[a] = CodeOf(ka, l);
+      }
+    }
+    return a_wins;
   }
-  // Reads the child's next record into the heap; records a child's error.
-  void Advance(uint32_t i) {
-    Child& c = children_[i];
-    if (c.it.Next(&c.rec)) {
-      Push(i);
-    } else if (!c.it.status().ok() && status_.ok()) {
-      status_ = c.it.status();
+
+  // Child c's key changed: play its matches again from its leaf to the root.
+  void Replay(uint32_t c) {
+    uint32_t winner = c;
+    const uint32_t n = uint32_t(children_.size());
+    for (uint32_t node = (c + n) >> 1; node > 0; node >>= 1) {
+      uint32_t parked = tree_[node];
+      if (ParkedWins(parked, winner)) {
+        tree_[node] = winner;
+        winner = parked;
+      }
+    }
+    tree_[0] = winner;
+  }
+
+  // Builds the tree: leaf i (tree position n + i) is child i; each inner node keeps the
+  // loser of the match played there, tree_[0] the overall winner. Codes start against the
+  // empty key.
+  void Build() {
+    const uint32_t n = uint32_t(children_.size());
+    tree_.assign(n ? n : 1, kNone);
+    for (uint32_t i = 0; i < n; ++i) {
+      uint32_t winner = i;
+      uint32_t node = (i + n) >> 1;
+      for (; node > 0; node >>= 1) {
+        if (tree_[node] == kNone) {  // first arrival waits for its opponent
+          tree_[node] = winner;
+          break;
+        }
+        if (ParkedWins(tree_[node], winner)) std::swap(tree_[node], winner);
+      }
+      if (node == 0) tree_[0] = winner;
+    }
+    MaybeBypass();
+  }
+
+  void MaybeBypass() {
+    if (Techniques::kSingleChildBypass && live_ == 1 && children_.size() > 1) {
+      single_ = tree_[0];
+      single_fresh_ = true;  // positioned on a record not returned yet
+    } else if (Techniques::kSingleChildBypass && children_.size() == 1 && live_ == 1) {
+      single_ = 0;
+      single_fresh_ = true;
+    }
+  }
+
+  // Reads child c's next key, codes it against the key it replaces (the one just returned
+  // or skipped), and restores the tree.
+  void Advance(uint32_t c) {
+    Sub& it = children_[c];
+    if (it.NextKey()) {
+      code_[c] = Techniques::kOffsetValueCodes ? CodeOf(it.key(), it.lcp()) : 1;
+    } else {
+      code_[c] = kExhausted;
+      --live_;
+      if (!it.status().ok() && status_.ok()) status_ = it.status();
+    }
+    Replay(c);
+    MaybeBypass();
+  }
+
+  // The bypass: one child left, no tree.
+  bool NextSingle(Record* out) {
+    Sub& c = children_[single_];
+    for (;;) {
+      if (!status_.ok()) return false;
+      if (single_fresh_) {
+        single_fresh_ = false;
+        if (code_[single_] == kDuplicate) continue;
+      } else if (!c.NextKey()) {
+        if (!c.status().ok()) status_ = c.status();
+        return false;
+      }
+      if (suppress_deletions_ && c.value_type() == 0) continue;
+      if (!c.ReadValue(out)) {
+        status_ = c.status();
+        return false;
+      }
+      return true;
     }
   }
 
   template <class F>
   Status Reposition(F&& seek) {
-    heap_.clear();
-    single_ = nullptr;
-    pending_ = kNone;
     status_ = Status::Ok();
+    pending_ = kNone;
+    single_ = kNone;
+    single_fresh_ = false;
+    live_ = 0;
     for (uint32_t i = 0; i < children_.size(); ++i) {
-      Status s = seek(children_[i].it);
+      Sub& it = children_[i];
+      code_[i] = kExhausted;
+      Status s = seek(it);
       if (!s.ok()) {
         status_ = s;
         return s;
       }
-      Advance(i);
+      if (it.NextKey()) {
+        code_[i] = Techniques::kOffsetValueCodes ? CodeOf(it.key(), 0) : 1;
+        ++live_;
+      } else if (!it.status().ok()) {
+        status_ = it.status();
+        return status_;
+      }
     }
+    Build();
     return status_;
   }
 
-  bool NextRaw(Record* out) {
-    if (!status_.ok()) return false;
-    if (single_ != nullptr) {  // bypass: one sub-iterator left
-      if (single_->Next(out)) return true;
-      status_ = single_->status();
-      return false;
-    }
-    if (pending_ != kNone) {  // lazy advance of the child whose record was consumed
-      uint32_t p = pending_;
-      pending_ = kNone;
-      Advance(p);
-      if (!status_.ok()) return false;
-    }
-    if (heap_.empty()) return false;
-    if (heap_.size() == 1) {
-      Child& c = children_[heap_[0]];
-      heap_.clear();
-      single_ = &c.it;
-      std::swap(*out, c.rec);
-      return true;
-    }
-    uint32_t top = Pop();
-    // Skip the same key in older tables.
-    while (!heap_.empty() && CompareKeys(children_[heap_.front()].rec, children_[top].rec) == 0) {
-      uint32_t shadowed = Pop();
-      Advance(shadowed);
-      if (!status_.ok()) return false;
-    }
-    std::swap(*out, children_[top].rec);
-    pending_ = top;
-    return true;
-  }
-
-  static constexpr uint32_t kNone = ~uint32_t(0);
-  std::vector<Child> children_;
-  std::vector<uint32_t> heap_;
-  Sub* single_ = nullptr;
-  uint32_t pending_ = kNone;
+  std::vector<Sub> children_;
+  std::vector<uint64_t> code_;  // per child: its key's code (see ParkedWins)
+  std::vector<uint32_t> tree_;  // [0]: winner; [1, n): losers parked at the inner nodes
+  uint32_t live_ = 0;           // children with a current record
+  uint32_t pending_ = kNone;    // child whose returned record is not advanced past yet
+  uint32_t single_ = kNone;     // the bypass child, once only one is left
+  bool single_fresh_ = false;
   bool suppress_deletions_ = false;
   Status status_;
 };

@@ -130,39 +130,17 @@ Status SectionCursor::Seek(std::string_view want) {
     if (!present) return Status::Ok();
     return SeekLinear(start, want);
   }
-  // Top level: up to a few consecutive index blocks, scanned linearly.
-  SectionCursor idx(table_, BlockType::kIndex);
-  Status s = idx.SeekLinear(index_pos, want);
-  for (int depth = 0; s.ok() && depth < kMaxIndexDepth; ++depth) {
-    if (!idx.NextKey()) {
-      if (!idx.status().ok()) break;
-      return Status::Ok();  // every key in the section is smaller than `want`
-    }
-    ByteReader in = idx.it().value();
-    uint64_t pos = in.GetVarint();
-    if (!in.ok()) {
-      idx.FailValue();
-      break;
-    }
-    uint8_t t = PeekBlockType(table_->source(), pos);
-    if (t == uint8_t(type_)) {
-      REFTAB_RETURN_IF_ERROR(Load(pos));
-      if (!it_.Seek(want)) FailValue();
-      return status_;
-    }
-    if (t != uint8_t(BlockType::kIndex)) {
-      return Corrupt("index record points at offset " + std::to_string(pos) +
-                     ", which holds no " + SectionName(type_) + " or index block");
-    }
-    s = idx.Load(pos);
-    if (s.ok() && !idx.it().Seek(want)) idx.FailValue();
-    s = idx.status();
-  }
-  if (!idx.status().ok()) {
-    status_ = idx.status();
+  uint64_t leaf = 0;
+  bool found = false;
+  Status s = table_->DescendIndex(index_pos, type_, want, &leaf, &found);
+  if (!s.ok()) {
+    status_ = std::move(s);
     return status_;
   }
-  return Corrupt(std::string(SectionName(type_)) + " index is nested too deeply (a loop?)");
+  if (!found) return Status::Ok();  // every key in the section is smaller than `want`
+  REFTAB_RETURN_IF_ERROR(Load(leaf));
+  if (!it_.Seek(want)) FailValue();
+  return status_;
 }
 
 }  // namespace internal
@@ -173,19 +151,6 @@ TableRefIterator::TableRefIterator(const TableReader* table)
     : cursor_(table, BlockType::kRef),
       min_update_index_(table->min_update_index()),
       hash_size_(table->hash_size()) {}
-
-bool TableRefIterator::Next(RefRecord* ref) {
-  if (!cursor_.NextKey()) return false;
-  BlockIterator& it = cursor_.it();
-  ref->refname.assign(it.key().data(), it.key().size());
-  ByteReader in = it.value();
-  if (!codec::GetRefValue(in, it.value_type(), min_update_index_, hash_size_, ref)) {
-    cursor_.FailValue();
-    return false;
-  }
-  it.ValueDone(in);
-  return true;
-}
 
 TableLogIterator::TableLogIterator(const TableReader* table)
     : cursor_(table, BlockType::kLog), hash_size_(table->hash_size()) {}
@@ -199,8 +164,7 @@ Status TableLogIterator::SeekAt(std::string_view refname, uint64_t update_index)
   return cursor_.Seek(key_);
 }
 
-bool TableLogIterator::Next(LogRecord* log) {
-  if (!cursor_.NextKey()) return false;
+bool TableLogIterator::ReadValue(LogRecord* log) {
   BlockIterator& it = cursor_.it();
   ByteReader in = it.value();
   if (!codec::SplitLogKey(it.key(), &log->refname, &log->update_index) ||
@@ -299,21 +263,91 @@ uint64_t TableReader::IndexPosition(BlockType section) const {
   return 0;
 }
 
+Status TableReader::DescendIndex(uint64_t pos, BlockType leaf, std::string_view want,
+                                 uint64_t* offset, bool* found) const {
+  *found = false;
+  for (int depth = 0; depth < kMaxIndexDepth;) {
+    if (PeekBlockType(source_, pos) != uint8_t(BlockType::kIndex)) {
+      return Error("block at offset " + std::to_string(pos) + ": expected a index block");
+    }
+    BlockView view;
+    Status s = DecodeBlock(source_, pos, nullptr, nullptr, &view);
+    if (!s.ok()) return std::move(s).WithContext(name());
+    BlockFind f = FindInBlock(view, want, hash_size());
+    if (f.result == BlockFind::kCorrupt) {
+      return Error("block at offset " + std::to_string(pos) + ": malformed index record");
+    }
+    if (f.result == BlockFind::kEnd) {
+      // Every key here is smaller: the level continues in the next index block, if any.
+      uint64_t next = pos + view.full_size;
+      if (PeekBlockType(source_, next) != uint8_t(BlockType::kIndex)) return Status::Ok();
+      pos = next;
+      continue;
+    }
+    ByteReader in(view.data + f.value_pos, view.data + view.restart_off);
+    uint64_t child = in.GetVarint();
+    if (!in.ok()) {
+      return Error("block at offset " + std::to_string(pos) + ": malformed index record");
+    }
+    // The child is probably not in cache: fetch its header and the tail of the block, where
+    // the restart table of a padded block sits, in parallel (FindInBlock reads both next).
+    if (child < source_.table_size) {
+      __builtin_prefetch(source_.data + child);
+      uint64_t tail = child + (source_.block_size ? source_.block_size : 0);
+      if (source_.block_size && tail <= source_.table_size) {
+        __builtin_prefetch(source_.data + tail - 1);
+        __builtin_prefetch(source_.data + tail - 65);
+      }
+    }
+    uint8_t t = PeekBlockType(source_, child);
+    if (t == uint8_t(leaf)) {
+      *offset = child;
+      *found = true;
+      return Status::Ok();
+    }
+    if (t != uint8_t(BlockType::kIndex)) {
+      return Error("index record points at offset " + std::to_string(child) +
+                   ", which holds no " + SectionName(leaf) + " or index block");
+    }
+    pos = child;
+    ++depth;
+  }
+  return Error(std::string(SectionName(leaf)) + " index is nested too deeply (a loop?)");
+}
+
 Status TableReader::ReadRef(std::string_view name, RefRecord* ref, bool* found) const {
   *found = false;
-  internal::SectionCursor cursor(this, BlockType::kRef);
-  REFTAB_RETURN_IF_ERROR(cursor.Seek(name));
-  if (!cursor.NextKey()) return cursor.status();
-  BlockIterator& it = cursor.it();
-  if (it.key() != name) return Status::Ok();
-  ByteReader in = it.value();
-  if (!codec::GetRefValue(in, it.value_type(), min_update_index(), hash_size(), ref)) {
-    cursor.FailValue();
-    return cursor.status();
+  uint64_t pos = 0;
+  if (footer_.ref_index_position != 0) {
+    bool any = false;
+    REFTAB_RETURN_IF_ERROR(DescendIndex(footer_.ref_index_position, BlockType::kRef, name, &pos,
+                                        &any));
+    if (!any) return Status::Ok();
+  } else if (!RefSectionStart(&pos)) {
+    return Status::Ok();
   }
-  ref->refname.assign(name.data(), name.size());
-  *found = true;
-  return Status::Ok();
+  // Without an index (or if the indexed block ends below `name`) walk the ref blocks.
+  for (;;) {
+    BlockView view;
+    Status s = DecodeBlock(source_, pos, nullptr, nullptr, &view);
+    if (!s.ok()) return std::move(s).WithContext(this->name());
+    BlockFind f = FindInBlock(view, name, hash_size());
+    if (f.result == BlockFind::kCorrupt) {
+      return Error("block at offset " + std::to_string(pos) + ": malformed ref record");
+    }
+    if (f.result == BlockFind::kGreater) return Status::Ok();
+    if (f.result == BlockFind::kEqual) {
+      ByteReader in(view.data + f.value_pos, view.data + view.restart_off);
+      if (!codec::GetRefValue(in, f.value_type, min_update_index(), hash_size(), ref)) {
+        return Error("block at offset " + std::to_string(pos) + ": malformed ref record");
+      }
+      ref->refname.assign(name.data(), name.size());
+      *found = true;
+      return Status::Ok();
+    }
+    pos += view.full_size;
+    if (PeekBlockType(source_, pos) != uint8_t(BlockType::kRef)) return Status::Ok();
+  }
 }
 
 static bool RefHasId(const RefRecord& r, const ObjectId& id, size_t hash_size) {

@@ -22,6 +22,7 @@
 #include "format/compression.h"
 #include "format/header.h"
 #include "format/record.h"
+#include "format/record_codec.h"
 #include "format/status.h"
 #include "store/file.h"
 
@@ -49,6 +50,7 @@ class SectionCursor {
     return NextBlock();
   }
   BlockIterator& it() { return it_; }
+  const BlockIterator& it() const { return it_; }
   const Status& status() const { return status_; }
   // Records a malformed value at the current position.
   void FailValue();
@@ -71,6 +73,9 @@ class SectionCursor {
 }  // namespace internal
 
 // Iterates the ref records of one table, tombstones included, in name order.
+//
+// Next() = NextKey() + ReadValue(). The split lets a merge compare the keys of several
+// tables in place and decode only the record it returns.
 class TableRefIterator {
  public:
   explicit TableRefIterator(const TableReader* table);
@@ -78,8 +83,31 @@ class TableRefIterator {
   // Positions before the first ref whose name is >= `name`.
   Status Seek(std::string_view name) { return cursor_.Seek(name); }
   // Fills `*ref` with the next record; false at the end or on error (see status()).
-  bool Next(RefRecord* ref);
+  bool Next(RefRecord* ref) { return NextKey() && ReadValue(ref); }
   const Status& status() const { return cursor_.status(); }
+
+  // Advances to the next record and decodes only its key; false at the end or on error.
+  bool NextKey() { return cursor_.NextKey(); }
+  // The current record's key (its refname) and value type (0: a tombstone). Valid until the
+  // next NextKey().
+  std::string_view key() const { return cursor_.it().key(); }
+  uint8_t value_type() const { return cursor_.it().value_type(); }
+  // See BlockIterator::set_track_lcp(): the common prefix of the key with the previous one.
+  void set_track_lcp(bool on) { cursor_.it().set_track_lcp(on); }
+  uint32_t lcp() const { return cursor_.it().lcp(); }
+  // Fills `*ref` with the current record; false (and status() set) if it is malformed.
+  bool ReadValue(RefRecord* ref) {
+    BlockIterator& it = cursor_.it();
+    std::string_view k = it.key();
+    ref->refname.assign(k.data(), k.size());
+    ByteReader in = it.value();
+    if (!codec::GetRefValue(in, it.value_type(), min_update_index_, hash_size_, ref)) {
+      cursor_.FailValue();
+      return false;
+    }
+    it.ValueDone(in);
+    return true;
+  }
 
  private:
   internal::SectionCursor cursor_;
@@ -96,8 +124,17 @@ class TableLogIterator {
   Status Seek(std::string_view refname);
   // Positions at the entry (refname, update_index) or the first one after it.
   Status SeekAt(std::string_view refname, uint64_t update_index);
-  bool Next(LogRecord* log);
+  bool Next(LogRecord* log) { return NextKey() && ReadValue(log); }
   const Status& status() const { return cursor_.status(); }
+
+  // As for TableRefIterator: the key is refname || 0 || be64(~update_index), so byte order
+  // of keys is (name, newest first).
+  bool NextKey() { return cursor_.NextKey(); }
+  std::string_view key() const { return cursor_.it().key(); }
+  uint8_t value_type() const { return cursor_.it().value_type(); }
+  void set_track_lcp(bool on) { cursor_.it().set_track_lcp(on); }
+  uint32_t lcp() const { return cursor_.it().lcp(); }
+  bool ReadValue(LogRecord* log);
 
  private:
   internal::SectionCursor cursor_;
@@ -142,6 +179,12 @@ class TableReader {
 
   // "<name>: <message>" for a corruption found at a position in this table.
   Status Error(std::string_view what) const;
+
+  // Descends the index of a section from its top level at `index_pos` to the block of type
+  // `leaf` that holds the first key >= want. *found is false when every key is smaller.
+  // Reads keys in place; allocates nothing.
+  Status DescendIndex(uint64_t index_pos, BlockType leaf, std::string_view want,
+                      uint64_t* offset, bool* found) const;
 
  private:
   TableReader(std::unique_ptr<RandomAccessFile> file, const TableFooter& footer);
