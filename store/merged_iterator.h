@@ -58,7 +58,8 @@ class MergedIterator {
       for (Sub& c : children_) c.set_track_lcp(true);
     }
     code_.assign(children_.size(), kExhausted);
-    tree_.assign(children_.empty() ? 1 : children_.size(), kNone);
+    leaf_.assign(children_.size(), 0);
+    tree_.assign(1, kNone);
   }
   MergedIterator(MergedIterator&&) = default;
   MergedIterator& operator=(MergedIterator&&) = default;
@@ -118,20 +119,15 @@ class MergedIterator {
     return ((kMaxOffset - offset) << 8) | uint8_t(key[offset]);
   }
 
-  // A match between child a (parked at a tree node) and child b (climbing), whose codes are
-  // against the same reference. True if a wins (comes first). Afterwards the loser's code is
-  // against the winner. Equal keys: the newer table (higher index) wins and the older record
-  // becomes a duplicate of it.
-  bool ParkedWins(uint32_t a, uint32_t b) {
-    uint64_t ca = code_[a], cb = code_[b];
-    if (ca != cb) return ca < cb;
-    if (ca == kExhausted) return false;
-    if (ca == kDuplicate) return a > b;
-    return Tie(a, b, ca);
-  }
-  // Same code: both keys equal the reference up to the code's offset and share the byte
-  // there, so bytes are compared from after it.
-  bool Tie(uint32_t a, uint32_t b, uint64_t code) {
+  // A match between child a (parked at a tree node) and child b (climbing) whose codes are
+  // both `code`, against the same reference. True if a wins (comes first). Afterwards the
+  // loser's code is against the winner. Equal keys: the newer table (higher index) wins and
+  // the older record becomes a duplicate of it.
+  bool EqualCodes(uint32_t a, uint32_t b, uint64_t code) {
+    if (code == kExhausted) return false;
+    if (code == kDuplicate) return a > b;
+    // Both keys equal the reference up to the code's offset and share the byte there, so
+    // bytes are compared from after it.
     std::string_view ka = children_[a].key(), kb = children_[b].key();
     size_t from = Techniques::kOffsetValueCodes ? size_t(kMaxOffset - (code >> 8)) + 1 : 0;
     size_t n = ka.size() < kb.size() ? ka.size() : kb.size();
@@ -158,60 +154,95 @@ class MergedIterator {
     return a_wins;
   }
 
-  // Child c's key changed: play its matches again from its leaf to the root.
+  // Child c's key changed: play its matches again from its leaf to the root. Different
+  // codes decide a match with one comparison and no branch on its outcome.
   void Replay(uint32_t c) {
+    uint32_t* const tree = tree_.data();
+    const uint64_t* const code = code_.data();
     uint32_t winner = c;
-    const uint32_t n = uint32_t(children_.size());
-    for (uint32_t node = (c + n) >> 1; node > 0; node >>= 1) {
-      uint32_t parked = tree_[node];
-      if (ParkedWins(parked, winner)) {
-        tree_[node] = winner;
-        winner = parked;
+    uint64_t wc = code[c];
+    for (uint32_t node = (leaf_[c] + leaves_) >> 1; node > 0; node >>= 1) {
+      uint32_t parked = tree[node];
+      uint64_t pc = code[parked];
+      bool parked_wins;
+      if (pc != wc) [[likely]] {
+        parked_wins = pc < wc;
+      } else {
+        parked_wins = EqualCodes(parked, winner, pc);
       }
+      tree[node] = parked_wins ? winner : parked;
+      winner = parked_wins ? parked : winner;
+      wc = parked_wins ? pc : wc;
     }
-    tree_[0] = winner;
+    tree[0] = winner;
   }
 
-  // Builds the tree: leaf i (tree position n + i) is child i; each inner node keeps the
-  // loser of the match played there, tree_[0] the overall winner. Codes start against the
-  // empty key.
+  // Builds the tree over the live children: leaf i (tree position n + i) is the i-th live
+  // child; each inner node keeps the loser of the match played there, tree_[0] the overall
+  // winner. All codes must be against one reference key.
   void Build() {
-    const uint32_t n = uint32_t(children_.size());
+    uint32_t n = 0;
+    for (uint32_t c = 0; c < children_.size(); ++c) {
+      if (code_[c] != kExhausted) leaf_[c] = n++;
+    }
+    leaves_ = n;
     tree_.assign(n ? n : 1, kNone);
-    for (uint32_t i = 0; i < n; ++i) {
-      uint32_t winner = i;
-      uint32_t node = (i + n) >> 1;
+    for (uint32_t c = 0; c < children_.size(); ++c) {
+      if (code_[c] == kExhausted) continue;
+      uint32_t winner = c;
+      uint32_t node = (leaf_[c] + n) >> 1;
       for (; node > 0; node >>= 1) {
         if (tree_[node] == kNone) {  // first arrival waits for its opponent
           tree_[node] = winner;
           break;
         }
-        if (ParkedWins(tree_[node], winner)) std::swap(tree_[node], winner);
+        uint32_t parked = tree_[node];
+        bool parked_wins = code_[parked] != code_[winner] ? code_[parked] < code_[winner]
+                                                           : EqualCodes(parked, winner, code_[winner]);
+        if (parked_wins) std::swap(tree_[node], winner);
       }
       if (node == 0) tree_[0] = winner;
     }
+    compact_ = false;
     MaybeBypass();
   }
 
+  // Drops exhausted children from the tree (fewer levels to climb). Called as child c is
+  // about to advance past the key just returned, which becomes the reference of all codes.
+  void Compact(uint32_t c) {
+    std::string_view ref = children_[c].key();
+    for (uint32_t i = 0; i < children_.size(); ++i) {
+      if (code_[i] == kExhausted) continue;
+      if (i == c || !Techniques::kOffsetValueCodes) {
+        code_[i] = i == c ? kDuplicate : 1;
+        continue;
+      }
+      std::string_view k = children_[i].key();
+      size_t n = k.size() < ref.size() ? k.size() : ref.size();
+      code_[i] = CodeOf(k, MismatchAt(reinterpret_cast<const uint8_t*>(k.data()),
+                                      reinterpret_cast<const uint8_t*>(ref.data()), n));
+    }
+    Build();
+  }
+
   void MaybeBypass() {
-    if (Techniques::kSingleChildBypass && live_ == 1 && children_.size() > 1) {
+    if (Techniques::kSingleChildBypass && live_ == 1) {
       single_ = tree_[0];
       single_fresh_ = true;  // positioned on a record not returned yet
-    } else if (Techniques::kSingleChildBypass && children_.size() == 1 && live_ == 1) {
-      single_ = 0;
-      single_fresh_ = true;
     }
   }
 
   // Reads child c's next key, codes it against the key it replaces (the one just returned
   // or skipped), and restores the tree.
   void Advance(uint32_t c) {
+    if (compact_) Compact(c);
     Sub& it = children_[c];
     if (it.NextKey()) {
       code_[c] = Techniques::kOffsetValueCodes ? CodeOf(it.key(), it.lcp()) : 1;
     } else {
       code_[c] = kExhausted;
       --live_;
+      compact_ = live_ > 1;
       if (!it.status().ok() && status_.ok()) status_ = it.status();
     }
     Replay(c);
@@ -246,6 +277,7 @@ class MergedIterator {
     single_ = kNone;
     single_fresh_ = false;
     live_ = 0;
+    compact_ = false;
     for (uint32_t i = 0; i < children_.size(); ++i) {
       Sub& it = children_[i];
       code_[i] = kExhausted;
@@ -267,9 +299,12 @@ class MergedIterator {
   }
 
   std::vector<Sub> children_;
-  std::vector<uint64_t> code_;  // per child: its key's code (see ParkedWins)
+  std::vector<uint64_t> code_;  // per child: its key's code (see EqualCodes)
+  std::vector<uint32_t> leaf_;  // per live child: its leaf number
   std::vector<uint32_t> tree_;  // [0]: winner; [1, n): losers parked at the inner nodes
+  uint32_t leaves_ = 0;         // leaves of the tree (live children at the last Build)
   uint32_t live_ = 0;           // children with a current record
+  bool compact_ = false;        // a child ran out: rebuild without it at the next Advance
   uint32_t pending_ = kNone;    // child whose returned record is not advanced past yet
   uint32_t single_ = kNone;     // the bypass child, once only one is left
   bool single_fresh_ = false;

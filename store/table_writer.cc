@@ -135,6 +135,9 @@ Status TableWriter::FinishSection(uint64_t* index_position) {
                                        [&](Appender& a) { a.PutVarint(e.offset); }));
     }
     REFTAB_RETURN_IF_ERROR(FlushBlock());
+    // Keys so long that each index block holds one record: the next level would be just
+    // as big, forever. Stop here; readers scan the top level's blocks linearly.
+    if (index_.size() >= level.size()) break;
   }
   index_.clear();
   last_key_.clear();
@@ -142,34 +145,72 @@ Status TableWriter::FinishSection(uint64_t* index_position) {
   return Status::Ok();
 }
 
+// Sorts the obj index entries by (id, insertion order): one counting pass on the ids' first
+// two bytes (ids are hashes, so the buckets are small and even), then each bucket by the
+// 8-byte head, the rest of the id and the insertion index. Far fewer memory moves and
+// comparisons than sorting 40-byte (id, offset) records with memcmp.
+void TableWriter::SortObjIds(std::vector<ObjSortKey>* out) const {
+  const size_t n = obj_offsets_.size();
+  std::vector<ObjSortKey> keys(n);
+  std::vector<uint32_t> start(65537, 0);
+  for (size_t i = 0; i < n; ++i) {
+    keys[i] = ObjSortKey{be::Load64(obj_ids_.data() + i * hash_size_), uint32_t(i)};
+    ++start[(keys[i].head >> 48) + 1];
+  }
+  for (size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
+  out->resize(n);
+  std::vector<uint32_t> fill(start.begin(), start.end() - 1);
+  for (const ObjSortKey& k : keys) (*out)[fill[k.head >> 48]++] = k;
+  const uint8_t* ids = obj_ids_.data();
+  const size_t hs = hash_size_;
+  auto less = [ids, hs](const ObjSortKey& a, const ObjSortKey& b) {
+    if (a.head != b.head) return a.head < b.head;
+    int c = std::memcmp(ids + size_t(a.index) * hs + 8, ids + size_t(b.index) * hs + 8, hs - 8);
+    return c != 0 ? c < 0 : a.index < b.index;
+  };
+  for (size_t b = 0; b + 1 < start.size(); ++b) {
+    ObjSortKey* first = out->data() + start[b];
+    ObjSortKey* last = out->data() + start[b + 1];
+    if (last - first < 2) continue;
+    if (last - first <= 16) {  // insertion sort: the usual bucket holds a handful
+      for (ObjSortKey* i = first + 1; i < last; ++i) {
+        ObjSortKey k = *i;
+        ObjSortKey* j = i;
+        for (; j > first && less(k, j[-1]); --j) *j = j[-1];
+        *j = k;
+      }
+    } else {
+      std::sort(first, last, less);
+    }
+  }
+}
+
 Status TableWriter::WriteObjSection() {
   // Sort (id, block offset) pairs; offsets of one id come out ascending and deduplicated.
-  std::sort(obj_ids_.begin(), obj_ids_.end(), [this](const ObjEntry& a, const ObjEntry& b) {
-    int c = std::memcmp(a.id.data(), b.id.data(), hash_size_);
-    return c < 0 || (c == 0 && a.offset < b.offset);
-  });
-  // obj_id_len: one more than the longest prefix shared by adjacent ids, at least 2.
+  std::vector<ObjSortKey> sorted;
+  SortObjIds(&sorted);
+  const uint8_t* ids = obj_ids_.data();
+  auto id_at = [&](size_t i) { return ids + size_t(sorted[i].index) * hash_size_; };
+  // obj_id_len: one more than the longest prefix shared by adjacent distinct ids, at least 2.
   size_t common_max = 1;
-  for (size_t i = 1; i < obj_ids_.size(); ++i) {
-    const uint8_t* a = obj_ids_[i - 1].id.data();
-    const uint8_t* b = obj_ids_[i].id.data();
-    size_t n = 0;
-    while (n < hash_size_ && a[n] == b[n]) ++n;
+  for (size_t i = 1; i < sorted.size(); ++i) {
+    uint64_t x = sorted[i - 1].head ^ sorted[i].head;
+    size_t n = x != 0 ? size_t(__builtin_clzll(x) >> 3)
+                      : 8 + MismatchAt(id_at(i - 1) + 8, id_at(i) + 8, hash_size_ - 8);
     if (n < hash_size_ && n > common_max) common_max = n;
   }
   size_t id_len = std::min(common_max + 1, hash_size_);
   stats_.footer.obj_id_len = uint8_t(id_len);
-  for (size_t i = 0; i < obj_ids_.size();) {
+  for (size_t i = 0; i < sorted.size();) {
     size_t j = i;
     positions_.clear();
-    while (j < obj_ids_.size() &&
-           std::memcmp(obj_ids_[j].id.data(), obj_ids_[i].id.data(), hash_size_) == 0) {
-      if (positions_.empty() || positions_.back() != obj_ids_[j].offset) {
-        positions_.push_back(obj_ids_[j].offset);
-      }
+    while (j < sorted.size() && sorted[j].head == sorted[i].head &&
+           std::memcmp(id_at(j), id_at(i), hash_size_) == 0) {
+      uint64_t offset = obj_offsets_[sorted[j].index];
+      if (positions_.empty() || positions_.back() != offset) positions_.push_back(offset);
       ++j;
     }
-    std::string_view key(reinterpret_cast<const char*>(obj_ids_[i].id.data()), id_len);
+    std::string_view key(reinterpret_cast<const char*>(id_at(i)), id_len);
     size_t count = positions_.size();
     if (!block_open_) StartBlock(BlockType::kObj);
     auto encode = [&](Appender& a) { codec::PutObjValue(a, positions_.data(), count); };
@@ -190,6 +231,8 @@ Status TableWriter::WriteObjSection() {
   }
   obj_ids_.clear();
   obj_ids_.shrink_to_fit();
+  obj_offsets_.clear();
+  obj_offsets_.shrink_to_fit();
   return FinishSection(&stats_.footer.obj_index_position);
 }
 
@@ -202,6 +245,7 @@ Status TableWriter::FinishPublicSection() {
     REFTAB_RETURN_IF_ERROR(WriteObjSection());
   }
   obj_ids_.clear();
+  obj_offsets_.clear();
   return Status::Ok();
 }
 
@@ -231,9 +275,9 @@ Status TableWriter::AddRef(const RefRecord& ref) {
   if (opts_.index_objects) {
     // After the add, block_start_ is the block that holds the record.
     if (ref.value_type == RefValueType::kVal1 || ref.value_type == RefValueType::kVal2) {
-      obj_ids_.push_back(ObjEntry{ref.value, block_start_});
+      AddObjId(ref.value);
     }
-    if (ref.value_type == RefValueType::kVal2) obj_ids_.push_back(ObjEntry{ref.peeled, block_start_});
+    if (ref.value_type == RefValueType::kVal2) AddObjId(ref.peeled);
   }
   return Status::Ok();
 }

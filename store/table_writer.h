@@ -72,9 +72,11 @@ class TableWriter {
     std::string last_key;
     uint64_t offset;
   };
-  struct ObjEntry {
-    ObjectId id;
-    uint64_t offset;
+  // The obj index input, kept compact: ids back to back (hash_size bytes each) and the
+  // offset of the ref block each came from, in insertion order (so offsets ascend).
+  struct ObjSortKey {
+    uint64_t head;  // the id's first 8 bytes, big-endian: most comparisons end here
+    uint32_t index;  // into obj_ids_ / obj_offsets_
   };
 
   uint64_t next_offset() const { return written_ + pending_padding_; }
@@ -108,7 +110,14 @@ class TableWriter {
   uint64_t ref_blocks_ = 0, obj_blocks_ = 0, log_blocks_ = 0;
 
   std::vector<IndexEntry> index_;
-  std::vector<ObjEntry> obj_ids_;
+  void AddObjId(const ObjectId& id) {
+    obj_ids_.insert(obj_ids_.end(), id.data(), id.data() + hash_size_);
+    obj_offsets_.push_back(block_start_);
+  }
+  void SortObjIds(std::vector<ObjSortKey>* keys) const;
+
+  std::vector<uint8_t> obj_ids_;
+  std::vector<uint64_t> obj_offsets_;
   std::string last_key_;  // order check within a section
   std::string scratch_key_;
   std::string scratch_message_;

@@ -50,7 +50,10 @@ embed_installed() {
 }
 step embed_installed
 
-step setup build-asan --buildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false
+# g++ 12's -Wmaybe-uninitialized reports false positives inside libstdc++ under -fsanitize
+# (GCC documents the interaction); the release and clang builds keep it.
+step setup build-asan --buildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false \
+  -Dcpp_args=-Wno-maybe-uninitialized
 step ninja -C build-asan -j "$JOBS"
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
   step meson test -C build-asan --num-processes "$JOBS" --print-errorlogs --no-suite slow --no-suite cli

@@ -9,6 +9,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -110,9 +111,9 @@ void WalkBlocks(const TableReader& t, ErrorChecker& check) {
 }
 
 // Runs every read path over `bytes`; returns whether the table opened.
-bool Exercise(const std::string& name, const std::string& bytes, const Probes& probes) {
+bool Exercise(const std::string& name, std::string bytes, const Probes& probes) {
   ErrorChecker check(name);
-  auto table = TableReader::OpenBytes(name, bytes);
+  auto table = TableReader::OpenBytes(name, std::move(bytes));
   if (!table.ok()) {
     check.Check(table.status(), "Open");
     return false;
@@ -133,29 +134,31 @@ RefRecord MakeRef(std::mt19937_64& rng, const std::string& name, size_t hs) {
   return r;
 }
 
-// Refs and logs with short names, so that 256-byte blocks hold several records and the
-// table gets a multi-level ref index, an obj section and several log blocks.
+// Refs and logs with short names in 160-byte blocks: the table gets a multi-level ref
+// index, an obj section with an index and several log blocks, in about 8 KiB.
 std::string WriteSmallBlockTable(HashId hash, bool unpadded) {
   size_t hs = HashSize(hash);
   std::mt19937_64 rng(unpadded ? 2 : 1);
   std::vector<RefRecord> refs;
   refs.push_back(MakeRef(rng, "HEAD", hs));
-  for (int i = 0; i < 300; ++i) {
+  for (int i = 0; i < 80; ++i) {
     refs.push_back(MakeRef(rng, "refs/heads/topic-" + std::to_string(1000 + i), hs));
   }
-  for (int i = 0; i < 20; ++i) refs.push_back(MakeRef(rng, "refs/tags/v" + std::to_string(i), hs));
+  for (int i = 0; i < 8; ++i) refs.push_back(MakeRef(rng, "refs/tags/v" + std::to_string(i), hs));
   std::sort(refs.begin(), refs.end(),
             [](const RefRecord& a, const RefRecord& b) { return a.refname < b.refname; });
   std::vector<LogRecord> logs;
   for (const char* name : {"HEAD", "refs/heads/topic-1000", "refs/heads/topic-1001"}) {
     for (uint64_t index = 9; index >= 1; --index) {
       LogRecord l = testutil::RandomLog(rng, name, index, hs);
+      l.name = "C";
+      l.email = "c@x";
       l.message = "m" + std::to_string(index) + "\n";
       logs.push_back(l);
     }
   }
   WriteOptions opts;
-  opts.block_size = 256;
+  opts.block_size = 160;
   opts.restart_interval = 1;  // no prefix compression: bigger index records, more levels
   opts.hash_id = hash;
   opts.unpadded = unpadded;
@@ -186,14 +189,14 @@ std::string LoadSample(const std::string& sample) {
 
 Probes ProbesFor(const std::string& bytes) {
   Probes p;
-  p.names = {"", "HEAD", "refs/heads/main", "refs/heads/topic-1075", "refs/tags/v2.0", "refs/zzz"};
+  p.names = {"", "HEAD", "refs/heads/topic-1075", "refs/zzz"};
   auto table = TableReader::OpenBytes("probe", bytes);
   if (!table.ok()) return p;
   TableRefIterator it(table->get());
   if (!it.SeekToFirst().ok()) return p;
   RefRecord r;
   for (size_t n = 0; it.Next(&r); ++n) {
-    if (n % 25 == 1) p.names.push_back(r.refname);
+    if (n % 40 == 1) p.names.push_back(r.refname);
     if (n % 10 == 0 && r.value_type == RefValueType::kVal1) p.ids.push_back(r.value);
     if (n % 10 == 0 && r.value_type == RefValueType::kVal2) p.ids.push_back(r.peeled);
   }
@@ -249,7 +252,7 @@ TEST_P(TableCorruptionTest, EveryHeaderAndFooterByteChangeIsRejected) {
     for (int x : {0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0xff, 0x5a}) {
       std::string bad = good_;
       bad[pos] = char(uint8_t(bad[pos]) ^ x);
-      EXPECT_FALSE(Exercise(name_, bad, probes_)) << "byte " << pos << " ^ " << x;
+      EXPECT_FALSE(Exercise(name_, std::move(bad), probes_)) << "byte " << pos << " ^ " << x;
       if (HasFailure()) return;
     }
   }
@@ -261,7 +264,7 @@ TEST_P(TableCorruptionTest, RandomBodyFlipsNeverCrash) {
   size_t body_end = good_.size() - footer_size_;
   ASSERT_LT(body_begin, body_end);
   size_t opened = 0;
-  const int kCases = 1500;
+  const int kCases = 600;
   for (int c = 0; c < kCases; ++c) {
     std::string bad = good_;
     int flips = 1 + int(rng() % 3);
@@ -271,7 +274,7 @@ TEST_P(TableCorruptionTest, RandomBodyFlipsNeverCrash) {
       bad[pos] = char(uint8_t(bad[pos]) ^ x);
     }
     SCOPED_TRACE("case " + std::to_string(c));
-    if (Exercise(name_, bad, probes_)) ++opened;
+    if (Exercise(name_, std::move(bad), probes_)) ++opened;
     if (HasFailure()) return;
   }
   // Body bytes are not checksummed, so damaged tables still open; their reads must cope.

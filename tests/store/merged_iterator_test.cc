@@ -340,7 +340,7 @@ TEST_P(MergedIteratorModelTest, MatchesReferenceMerge) {
   const HashId hash = std::get<0>(GetParam());
   const uint32_t block_size = std::get<1>(GetParam());
   const size_t hs = HashSize(hash);
-  for (uint64_t seed = 1; seed <= 60; ++seed) {
+  for (uint64_t seed = 1; seed <= 30; ++seed) {
     std::mt19937_64 rng(seed * 7919 + block_size);
     std::vector<std::string> pool;
     for (int i = 0; i < 120; ++i) pool.push_back(testutil::RandomRefName(rng));
@@ -390,7 +390,7 @@ TEST_P(MergedIteratorModelTest, MatchesReferenceMerge) {
       ASSERT_EQ(Drain(it, hs), want_refs("", suppress)) << "seed " << seed;
       // Seeks to present names, absent names and prefixes, each followed by a partial scan,
       // on the same (re-seekable) iterator.
-      for (int s = 0; s < 30; ++s) {
+      for (int s = 0; s < 20; ++s) {
         std::string target = pool[rng() % pool.size()];
         if (rng() % 3 == 0) target += "\x01";
         if (rng() % 3 == 0) target.resize(rng() % (target.size() + 1));

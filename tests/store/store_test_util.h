@@ -63,6 +63,31 @@ inline Status Del(Stack& s, const std::string& name) {
 // The live refs of the current snapshot as "name value" lines.
 inline std::string LiveRefs(const Stack& s) { return testutil::DumpRefs(*s.snapshot(), false); }
 
+// Parses git's table file name, 0x<min:12 hex>-0x<max:12 hex>-<random:8 hex>.ref (lower case).
+inline bool ParseTableName(const std::string& n, uint64_t* min, uint64_t* max) {
+  if (n.size() != 42 || n.compare(0, 2, "0x") != 0 || n[14] != '-' || n.compare(15, 2, "0x") != 0 ||
+      n[29] != '-' || n.compare(38, 4, ".ref") != 0) {
+    return false;
+  }
+  auto hex = [&](size_t pos, size_t len, uint64_t* out) {
+    uint64_t v = 0;
+    for (size_t i = pos; i < pos + len; ++i) {
+      char c = n[i];
+      if (c >= '0' && c <= '9') {
+        v = v * 16 + uint64_t(c - '0');
+      } else if (c >= 'a' && c <= 'f') {
+        v = v * 16 + uint64_t(c - 'a' + 10);
+      } else {
+        return false;
+      }
+    }
+    *out = v;
+    return true;
+  };
+  uint64_t random = 0;
+  return hex(2, 12, min) && hex(17, 12, max) && hex(30, 8, &random);
+}
+
 inline std::vector<std::string> Without(std::vector<std::string> v, const std::string& x) {
   v.erase(std::remove(v.begin(), v.end(), x), v.end());
   return v;
