@@ -1,8 +1,8 @@
 // reftab for-each-ref [--format=FORMAT] [--count=N] [PATTERN...]
 //
 // Lists the refs under refs/ in name order, like `git for-each-ref`: root refs such as HEAD
-// are not shown, and a symref that does not resolve to an object id is skipped with git's
-// "warning: ignoring broken ref". A PATTERN matches a ref that equals it or starts with it
+// are not shown, and a symref that does not resolve to an object id is skipped (silently, as
+// git's ref iteration skips broken refs). A PATTERN matches a ref that equals it or starts with it
 // followed by '/' (or when the pattern itself ends in '/'), or, for a pattern with wildcards,
 // that matches it as fnmatch(3) with FNM_PATHNAME (so '*' stops at '/'; git's '**' is not
 // special here).
@@ -15,8 +15,11 @@
 //
 // %(objecttype) is inferred, since reftab reads no objects: git stores a peeled id (value
 // type 2) exactly when the ref points at an annotated tag, so such refs print "tag" and all
-// others "commit". That is right for branches and tags; a ref pointing straight at a tree or
-// a blob would print "commit" where git prints "tree" or "blob".
+// others "commit". That is right for branches and for tags written by git; a ref pointing
+// straight at a tree or a blob, or an annotated tag written without its peeled id (reftab's
+// update-ref cannot peel), prints "commit" where git prints "tree", "blob" or "tag".
+// %(refname:short) follows current git (refs/remotes/origin/HEAD -> "origin"); git before
+// 2.41 printed "origin/HEAD" there.
 //
 // The listing seeks to the longest literal prefix the patterns share and stops after it, so
 // `for-each-ref refs/tags/` reads only the tags. Output is formatted into one buffer and
@@ -287,11 +290,7 @@ int CmdForEachRef(const GlobalOptions& g, const Args& args) {
       bool found = false;
       s = Resolve(*snap, rec.target, &resolved, &found);
       if (!s.ok()) break;
-      if (!found) {
-        out.Flush();
-        std::fprintf(stderr, "warning: ignoring broken ref %s\n", rec.refname.c_str());
-        continue;
-      }
+      if (!found) continue;  // git's ref iteration skips broken refs silently
       obj = &resolved;
     }
     std::string& b = out.buf();

@@ -126,7 +126,7 @@ class BlockIterator {
 
   // Decodes the next record's key into key() and leaves value_type() and value() ready.
   // Returns false at the end of the block or on corruption (then error() is true).
-  bool NextKey() {
+  REFTAB_HOT_INLINE bool NextKey() {
     if (peeked_) {
       peeked_ = false;
       return true;
@@ -171,7 +171,7 @@ class BlockIterator {
   static constexpr uint32_t kMinKeyCap = 128 + 16 + kKeySlack;
   static constexpr uint32_t kFastTail = 2 + kKeySlack;
 
-  bool DecodeKey() {
+  REFTAB_HOT_INLINE bool DecodeKey() {
     // next_ == value_: the caller did not read the current value (a merge skipping a
     // shadowed record); step over it first.
     if (next_ == value_ && !SkipUnreadValue()) return false;

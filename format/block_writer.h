@@ -78,9 +78,8 @@ class BlockWriter {
 
   static size_t CommonPrefix(std::string_view a, std::string_view b) {
     size_t n = a.size() < b.size() ? a.size() : b.size();
-    size_t i = 0;
-    while (i < n && a[i] == b[i]) ++i;
-    return i;
+    return MismatchAt(reinterpret_cast<const uint8_t*>(a.data()),
+                      reinterpret_cast<const uint8_t*>(b.data()), n);
   }
 
  private:

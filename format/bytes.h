@@ -16,6 +16,16 @@
 #include <string>
 #include <string_view>
 
+// The per-record helpers of the hot loops (varints, key decoding, value decoding, the
+// iterators' Next) are defined in headers so they inline into the caller's loop, also
+// across the shared library boundary. perf/ builds a variant with -DREFTAB_ABLATE_NOINLINE
+// that keeps them out of line, to measure what inlining is worth (perf/RESULTS.md).
+#ifdef REFTAB_ABLATE_NOINLINE
+#define REFTAB_HOT_INLINE [[gnu::noinline]] inline
+#else
+#define REFTAB_HOT_INLINE inline
+#endif
+
 namespace reftab {
 
 namespace be {
@@ -192,7 +202,7 @@ class ByteReader {
 // Raw-pointer varint read for hot loops that track their own position: reads the varint at
 // *p (p < end required for success), advances *p, and returns false on truncation or
 // overflow. The one-byte case is inline; longer ones go through ByteReader.
-inline bool GetVarintAt(const uint8_t** p, const uint8_t* end, uint64_t* v) {
+REFTAB_HOT_INLINE bool GetVarintAt(const uint8_t** p, const uint8_t* end, uint64_t* v) {
   const uint8_t* q = *p;
   if (end - q >= std::ptrdiff_t(kMaxVarintLen)) {  // room for any varint: no bounds checks
     uint64_t c = *q++;
@@ -214,7 +224,7 @@ slow:
 }
 
 // Length of the common prefix of a[0, n) and b[0, n), eight bytes at a time.
-inline size_t MismatchAt(const uint8_t* a, const uint8_t* b, size_t n) {
+REFTAB_HOT_INLINE size_t MismatchAt(const uint8_t* a, const uint8_t* b, size_t n) {
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {
     uint64_t x, y;

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "format/record_codec.h"
+#include "store/trace.h"
 
 namespace reftab {
 namespace {
@@ -50,6 +51,8 @@ Status SectionCursor::Load(uint64_t offset) {
   if (type_ == BlockType::kLog && !inflater_) inflater_ = std::make_unique<Inflater>();
   BlockView view;
   Status s = DecodeBlock(src, offset, inflater_.get(), &log_buf_, &view);
+  REFTAB_TRACE(trace::kBlock, "%s: %s block at %llu: %s", table_->name().c_str(),
+               SectionName(type_), (unsigned long long)offset, s.ok() ? "read" : s.message().c_str());
   if (!s.ok()) {
     active_ = false;
     if (status_.ok()) status_ = std::move(s).WithContext(table_->name());
@@ -227,6 +230,14 @@ Result<std::unique_ptr<TableReader>> TableReader::Open(std::unique_ptr<RandomAcc
     return Status::Corruption(name + ": footer: obj_id_len " + std::to_string(f.obj_id_len) +
                               " is longer than the hash");
   }
+  REFTAB_TRACE(trace::kInfo,
+               "%s: opened, %llu bytes, version %d, block size %u, update indexes %llu..%llu, "
+               "ref index at %llu, obj at %llu, log at %llu",
+               name.c_str(), (unsigned long long)size, int(f.header.version),
+               unsigned(f.header.block_size), (unsigned long long)f.header.min_update_index,
+               (unsigned long long)f.header.max_update_index,
+               (unsigned long long)f.ref_index_position, (unsigned long long)f.obj_position,
+               (unsigned long long)f.log_position);
   return std::unique_ptr<TableReader>(new TableReader(std::move(file), f));
 }
 
@@ -272,6 +283,9 @@ Status TableReader::DescendIndex(uint64_t pos, BlockType leaf, std::string_view 
     }
     BlockView view;
     Status s = DecodeBlock(source_, pos, nullptr, nullptr, &view);
+    REFTAB_TRACE(trace::kBlock, "%s: index block at %llu (descending to a %s block): %s",
+                 name().c_str(), (unsigned long long)pos, SectionName(leaf),
+                 s.ok() ? "read" : s.message().c_str());
     if (!s.ok()) return std::move(s).WithContext(name());
     BlockFind f = FindInBlock(view, want, hash_size());
     if (f.result == BlockFind::kCorrupt) {
@@ -330,6 +344,8 @@ Status TableReader::ReadRef(std::string_view name, RefRecord* ref, bool* found) 
   for (;;) {
     BlockView view;
     Status s = DecodeBlock(source_, pos, nullptr, nullptr, &view);
+    REFTAB_TRACE(trace::kBlock, "%s: ref block at %llu (lookup): %s", this->name().c_str(),
+                 (unsigned long long)pos, s.ok() ? "read" : s.message().c_str());
     if (!s.ok()) return std::move(s).WithContext(this->name());
     BlockFind f = FindInBlock(view, name, hash_size());
     if (f.result == BlockFind::kCorrupt) {

@@ -44,7 +44,7 @@ class SectionCursor {
   // there is one.
   Status Seek(std::string_view want);
   // Advances to the next record and decodes its key; false at the end or on error.
-  bool NextKey() {
+  REFTAB_HOT_INLINE bool NextKey() {
     if (!active_) return false;
     if (it_.NextKey()) return true;
     return NextBlock();
@@ -83,11 +83,11 @@ class TableRefIterator {
   // Positions before the first ref whose name is >= `name`.
   Status Seek(std::string_view name) { return cursor_.Seek(name); }
   // Fills `*ref` with the next record; false at the end or on error (see status()).
-  bool Next(RefRecord* ref) { return NextKey() && ReadValue(ref); }
+  REFTAB_HOT_INLINE bool Next(RefRecord* ref) { return NextKey() && ReadValue(ref); }
   const Status& status() const { return cursor_.status(); }
 
   // Advances to the next record and decodes only its key; false at the end or on error.
-  bool NextKey() { return cursor_.NextKey(); }
+  REFTAB_HOT_INLINE bool NextKey() { return cursor_.NextKey(); }
   // The current record's key (its refname) and value type (0: a tombstone). Valid until the
   // next NextKey().
   std::string_view key() const { return cursor_.it().key(); }
@@ -96,7 +96,7 @@ class TableRefIterator {
   void set_track_lcp(bool on) { cursor_.it().set_track_lcp(on); }
   uint32_t lcp() const { return cursor_.it().lcp(); }
   // Fills `*ref` with the current record; false (and status() set) if it is malformed.
-  bool ReadValue(RefRecord* ref) {
+  REFTAB_HOT_INLINE bool ReadValue(RefRecord* ref) {
     BlockIterator& it = cursor_.it();
     std::string_view k = it.key();
     ref->refname.assign(k.data(), k.size());
