@@ -10,6 +10,7 @@
 #include <map>
 
 #include "store/stack.h"
+#include "store/trace.h"
 
 namespace reftab {
 namespace {
@@ -72,8 +73,18 @@ Status Stack::AutoCompact() {
     sizes.push_back(PolicySize(t->file_size(), VersionForHash(snapshot_->hash_id())));
   }
   std::optional<Segment> seg = SuggestCompaction(sizes, options_.geometric_factor);
-  if (!seg) return Status::Ok();
+  if (!seg) {
+    REFTAB_TRACE(trace::kInfo, "%s: auto-compaction: %zu tables already geometric (factor %u)",
+                 dir_.c_str(), sizes.size(), unsigned(options_.geometric_factor));
+    return Status::Ok();
+  }
+  REFTAB_TRACE(trace::kInfo, "%s: auto-compaction: merging tables %zu..%zu of %zu",
+               dir_.c_str(), size_t(seg->start), size_t(seg->end - 1), sizes.size());
   Status s = CompactSegment(seg->start, seg->end - 1, /*best_effort=*/true, CompactionOptions{});
+  if (!s.ok()) {
+    REFTAB_TRACE(trace::kInfo, "%s: auto-compaction skipped: %s", dir_.c_str(),
+                 s.message().c_str());
+  }
   // Losing a race against another writer is fine: the next write compacts again.
   if (s.code() == Code::kLockHeld || s.code() == Code::kOutdated) return Status::Ok();
   return s;
@@ -95,7 +106,11 @@ Status Stack::CompactSegment(size_t first, size_t last, bool best_effort,
       continue;
     }
     // Best effort: settle for the newer tables already locked, if there are two.
-    if (best_effort && s.code() == Code::kLockHeld && last + 1 - locked_from >= 2) break;
+    if (best_effort && s.code() == Code::kLockHeld && last + 1 - locked_from >= 2) {
+      REFTAB_TRACE(trace::kInfo, "%s: %s is locked; compacting only tables %zu..%zu",
+                   dir_.c_str(), names_[i].c_str(), locked_from, last);
+      break;
+    }
     return s;
   }
   first = locked_from;
@@ -104,6 +119,8 @@ Status Stack::CompactSegment(size_t first, size_t last, bool best_effort,
   std::vector<const TableReader*> tables;
   for (size_t i = first; i <= last; ++i) tables.push_back(snap->tables()[i].get());
   const bool to_base = first == 0;
+  REFTAB_TRACE(trace::kInfo, "%s: compacting tables %zu..%zu of %zu%s", dir_.c_str(), first, last,
+               names_.size(), to_base ? " (down to the base: tombstones dropped)" : "");
 
   // 2. Let other writers append while we merge.
   list_lock->reset();
@@ -167,6 +184,9 @@ Status Stack::CompactSegment(size_t first, size_t last, bool best_effort,
   if (!new_name.empty()) new_names.push_back(new_name);
   new_names.insert(new_names.end(), at + long(range.size()), names_.end());
   s = WriteNewList(relock->get(), new_names);
+  REFTAB_TRACE(trace::kInfo, "%s: compaction %s: %zu table(s) -> %s", dir_.c_str(),
+               s.ok() ? "committed" : "failed", range.size(),
+               new_name.empty() ? "(nothing left)" : new_name.c_str());
   if (!(*relock)->committed()) {
     drop_new();
     return s;

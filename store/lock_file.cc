@@ -3,6 +3,8 @@
 #include <chrono>
 #include <thread>
 
+#include "store/trace.h"
+
 namespace reftab {
 
 std::string DirName(const std::string& path) {
@@ -25,10 +27,17 @@ Result<std::unique_ptr<LockFile>> LockFile::Acquire(FileSystem* fs, const std::s
   // git's backoff: sleep multiplier * (0.75 .. 1.25) ms, multiplier 1, 4, 9, 16 ... <= 1000.
   for (int64_t n = 1;; ++n) {
     auto file = fs->Create(path + ".lock", /*exclusive=*/true);
-    if (file.ok()) return std::unique_ptr<LockFile>(new LockFile(fs, path, std::move(*file)));
+    if (file.ok()) {
+      REFTAB_TRACE(trace::kDebug, "%s.lock: taken (attempt %lld)", path.c_str(), (long long)n);
+      return std::unique_ptr<LockFile>(new LockFile(fs, path, std::move(*file)));
+    }
     if (file.status().code() != Code::kLockHeld) return file.status();
     int64_t waited = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+    REFTAB_TRACE(trace::kDebug, "%s.lock: held by someone else, waited %lld ms", path.c_str(),
+                 (long long)waited);
     if (timeout_ms >= 0 && waited >= timeout_ms) {
+      REFTAB_TRACE(trace::kError, "%s.lock: gave up after %lld ms", path.c_str(),
+                   (long long)waited);
       return Status::LockHeld("unable to lock " + path + ": " + path +
                               ".lock exists (another process is writing, or one crashed "
                               "and left it behind)");
@@ -53,12 +62,14 @@ Status LockFile::Commit(std::string_view contents, Durability durability) {
   }
   held_ = false;
   committed_ = true;
+  REFTAB_TRACE(trace::kDebug, "%s: committed (%zu bytes)", path_.c_str(), contents.size());
   if (durability == Durability::kFull) return fs_->SyncDir(DirName(path_));
   return Status::Ok();
 }
 
 void LockFile::Rollback() {
   if (!held_) return;
+  REFTAB_TRACE(trace::kDebug, "%s: lock released without commit", lock_path_.c_str());
   held_ = false;
   if (file_) (void)file_->Close();
   (void)fs_->Remove(lock_path_);

@@ -7,6 +7,8 @@
 #include <thread>
 #include <cstring>
 
+#include "store/trace.h"
+
 namespace reftab {
 
 // ------------------------------------------------------------------ Snapshot
@@ -103,7 +105,11 @@ Status Stack::TryLoad(const std::vector<std::string>& names) {
       auto file = fs_->OpenRead(dir_ + "/" + name);
       if (!file.ok()) return file.status();
       auto opened = TableReader::Open(std::move(*file));
-      if (!opened.ok()) return opened.status();
+      if (!opened.ok()) {
+        REFTAB_TRACE(trace::kError, "%s/%s: %s", dir_.c_str(), name.c_str(),
+                     opened.status().message().c_str());
+        return opened.status();
+      }
       table = std::shared_ptr<const TableReader>(std::move(*opened));
     }
     if (!hash) hash = table->hash_id();
@@ -130,15 +136,20 @@ Status Stack::Reload() {
     if (s.ok()) {
       list_pin_ = std::move(pin);
       list_info_ = info;
+      REFTAB_TRACE(trace::kInfo, "%s: loaded tables.list: %zu table(s), attempt %d", dir_.c_str(),
+                   names_.size(), tries);
       return s;
     }
     if (s.code() != Code::kNotFound) return s;
+    REFTAB_TRACE(trace::kDebug, "%s: reload attempt %d: %s", dir_.c_str(), tries,
+                 s.message().c_str());
     // A listed table is missing: if the list changed meanwhile a compaction replaced it, so
     // try again; if not, the stack is really broken.
     std::vector<std::string> after;
     std::unique_ptr<PinnedFile> pin_after;
     REFTAB_RETURN_IF_ERROR(ReadList(&after, &pin_after, &info));
     if (after == names) return s;
+    REFTAB_TRACE(trace::kDebug, "%s: tables.list changed meanwhile, retrying", dir_.c_str());
     if (tries >= 3 && Clock::now() >= deadline) {
       return Status::NotFound(dir_ + ": tables kept disappearing while reloading (" + s.message() +
                               ")");
@@ -151,7 +162,10 @@ Status Stack::Reload() {
 bool Stack::IsUpToDate() {
   auto info = fs_->Stat(ListPath());
   if (!info.ok()) return info.status().code() == Code::kNotFound && names_.empty();
-  return list_pin_ && info->dev == list_info_.dev && info->ino == list_info_.ino;
+  bool same = list_pin_ && info->dev == list_info_.dev && info->ino == list_info_.ino;
+  REFTAB_TRACE(trace::kDebug, "%s: tables.list %s", dir_.c_str(),
+               same ? "unchanged" : "replaced, reloading");
+  return same;
 }
 
 Status Stack::ReloadIfChanged() { return IsUpToDate() ? Status::Ok() : Reload(); }
