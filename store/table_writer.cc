@@ -145,72 +145,94 @@ Status TableWriter::FinishSection(uint64_t* index_position) {
   return Status::Ok();
 }
 
-// Sorts the obj index entries by (id, insertion order): one counting pass on the ids' first
-// two bytes (ids are hashes, so the buckets are small and even), then each bucket by the
-// 8-byte head, the rest of the id and the insertion index. Far fewer memory moves and
-// comparisons than sorting 40-byte (id, offset) records with memcmp.
-void TableWriter::SortObjIds(std::vector<ObjSortKey>* out) const {
-  const size_t n = obj_offsets_.size();
-  std::vector<ObjSortKey> keys(n);
-  std::vector<uint32_t> start(65537, 0);
-  for (size_t i = 0; i < n; ++i) {
-    keys[i] = ObjSortKey{be::Load64(obj_ids_.data() + i * hash_size_), uint32_t(i)};
-    ++start[(keys[i].head >> 48) + 1];
-  }
-  for (size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
-  out->resize(n);
-  std::vector<uint32_t> fill(start.begin(), start.end() - 1);
-  for (const ObjSortKey& k : keys) (*out)[fill[k.head >> 48]++] = k;
-  const uint8_t* ids = obj_ids_.data();
-  const size_t hs = hash_size_;
-  auto less = [ids, hs](const ObjSortKey& a, const ObjSortKey& b) {
+// Sorts the obj index keys by (id, insertion order) with two radix passes on the ids' first
+// two bytes, most significant first: 256 buckets per pass keep every scatter's write streams
+// in cache (a single 65536-bucket pass writes at random). Ids are hashes, so the buckets
+// of the second pass hold a handful of keys, finished by insertion sort on the full id.
+void TableWriter::SortObjIds(std::vector<ObjSortKey>* sorted) {
+  const size_t n = obj_keys_.size();
+  const uint8_t* tails = obj_tails_.data();
+  const size_t tail_size = hash_size_ - 8;
+  auto less = [tails, tail_size](const ObjSortKey& a, const ObjSortKey& b) {
     if (a.head != b.head) return a.head < b.head;
-    int c = std::memcmp(ids + size_t(a.index) * hs + 8, ids + size_t(b.index) * hs + 8, hs - 8);
+    int c = std::memcmp(tails + size_t(a.index) * tail_size, tails + size_t(b.index) * tail_size,
+                        tail_size);
     return c != 0 ? c < 0 : a.index < b.index;
   };
-  for (size_t b = 0; b + 1 < start.size(); ++b) {
-    ObjSortKey* first = out->data() + start[b];
-    ObjSortKey* last = out->data() + start[b + 1];
-    if (last - first < 2) continue;
-    if (last - first <= 16) {  // insertion sort: the usual bucket holds a handful
-      for (ObjSortKey* i = first + 1; i < last; ++i) {
-        ObjSortKey k = *i;
-        ObjSortKey* j = i;
-        for (; j > first && less(k, j[-1]); --j) *j = j[-1];
-        *j = k;
+  // Pass 1: by the first byte, obj_keys_ -> *sorted (stable, so insertion order is kept).
+  sorted->resize(n);
+  ObjSortKey* out = sorted->data();
+  size_t count[257] = {};
+  for (const ObjSortKey& k : obj_keys_) ++count[(k.head >> 56) + 1];
+  for (size_t b = 1; b < 257; ++b) count[b] += count[b - 1];
+  size_t fill[256];
+  std::copy(count, count + 256, fill);
+  for (const ObjSortKey& k : obj_keys_) out[fill[k.head >> 56]++] = k;
+  // Pass 2: each first-byte bucket by the second byte, back into obj_keys_, then sort the
+  // small buckets; obj_keys_ ends up sorted and is swapped into *sorted.
+  ObjSortKey* back = obj_keys_.data();
+  for (size_t b = 0; b < 256; ++b) {
+    size_t lo = count[b], hi = count[b + 1];
+    if (hi - lo < 2) {
+      if (hi > lo) back[lo] = out[lo];
+      continue;
+    }
+    size_t c2[257] = {};
+    for (size_t i = lo; i < hi; ++i) ++c2[((out[i].head >> 48) & 0xff) + 1];
+    for (size_t d = 1; d < 257; ++d) c2[d] += c2[d - 1];
+    size_t f2[256];
+    for (size_t d = 0; d < 256; ++d) f2[d] = lo + c2[d];
+    for (size_t i = lo; i < hi; ++i) back[f2[(out[i].head >> 48) & 0xff]++] = out[i];
+    for (size_t d = 0; d < 256; ++d) {
+      ObjSortKey* first = back + lo + c2[d];
+      ObjSortKey* last = back + lo + c2[d + 1];
+      if (last - first < 2) continue;
+      if (last - first <= 32) {
+        for (ObjSortKey* i = first + 1; i < last; ++i) {
+          ObjSortKey k = *i;
+          ObjSortKey* j = i;
+          for (; j > first && less(k, j[-1]); --j) *j = j[-1];
+          *j = k;
+        }
+      } else {
+        std::sort(first, last, less);
       }
-    } else {
-      std::sort(first, last, less);
     }
   }
+  sorted->swap(obj_keys_);
 }
 
 Status TableWriter::WriteObjSection() {
-  // Sort (id, block offset) pairs; offsets of one id come out ascending and deduplicated.
+  // Sort (id, block) keys; blocks of one id come out ascending and deduplicated.
   std::vector<ObjSortKey> sorted;
   SortObjIds(&sorted);
-  const uint8_t* ids = obj_ids_.data();
-  auto id_at = [&](size_t i) { return ids + size_t(sorted[i].index) * hash_size_; };
+  const size_t tail_size = hash_size_ - 8;
+  const uint8_t* tails = obj_tails_.data();
+  auto tail_at = [&](size_t i) { return tails + size_t(sorted[i].index) * tail_size; };
   // obj_id_len: one more than the longest prefix shared by adjacent distinct ids, at least 2.
+  // Only equal heads (a shared id, or a rare 8-byte collision) read the tails.
   size_t common_max = 1;
   for (size_t i = 1; i < sorted.size(); ++i) {
     uint64_t x = sorted[i - 1].head ^ sorted[i].head;
     size_t n = x != 0 ? size_t(__builtin_clzll(x) >> 3)
-                      : 8 + MismatchAt(id_at(i - 1) + 8, id_at(i) + 8, hash_size_ - 8);
+                      : 8 + MismatchAt(tail_at(i - 1), tail_at(i), tail_size);
     if (n < hash_size_ && n > common_max) common_max = n;
   }
   size_t id_len = std::min(common_max + 1, hash_size_);
   stats_.footer.obj_id_len = uint8_t(id_len);
+  uint8_t key_bytes[kMaxHashSize];
   for (size_t i = 0; i < sorted.size();) {
     size_t j = i;
     positions_.clear();
     while (j < sorted.size() && sorted[j].head == sorted[i].head &&
-           std::memcmp(id_at(j), id_at(i), hash_size_) == 0) {
-      uint64_t offset = obj_offsets_[sorted[j].index];
+           (j == i || std::memcmp(tail_at(j), tail_at(i), tail_size) == 0)) {
+      uint64_t offset = obj_block_offsets_[sorted[j].block];
       if (positions_.empty() || positions_.back() != offset) positions_.push_back(offset);
       ++j;
     }
-    std::string_view key(reinterpret_cast<const char*>(id_at(i)), id_len);
+    be::Store64(key_bytes, sorted[i].head);
+    if (id_len > 8) std::memcpy(key_bytes + 8, tail_at(i), id_len - 8);
+    std::string_view key(reinterpret_cast<const char*>(key_bytes), id_len);
     size_t count = positions_.size();
     if (!block_open_) StartBlock(BlockType::kObj);
     auto encode = [&](Appender& a) { codec::PutObjValue(a, positions_.data(), count); };
@@ -229,11 +251,14 @@ Status TableWriter::WriteObjSection() {
     ++stats_.obj_records;
     i = j;
   }
-  obj_ids_.clear();
-  obj_ids_.shrink_to_fit();
-  obj_offsets_.clear();
-  obj_offsets_.shrink_to_fit();
+  ClearObjIds();
   return FinishSection(&stats_.footer.obj_index_position);
+}
+
+void TableWriter::ClearObjIds() {
+  std::vector<ObjSortKey>().swap(obj_keys_);
+  std::vector<uint8_t>().swap(obj_tails_);
+  std::vector<uint64_t>().swap(obj_block_offsets_);
 }
 
 Status TableWriter::FinishPublicSection() {
@@ -244,8 +269,7 @@ Status TableWriter::FinishPublicSection() {
   if (opts_.index_objects && stats_.footer.ref_index_position != 0) {
     REFTAB_RETURN_IF_ERROR(WriteObjSection());
   }
-  obj_ids_.clear();
-  obj_offsets_.clear();
+  ClearObjIds();
   return Status::Ok();
 }
 

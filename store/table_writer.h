@@ -72,11 +72,14 @@ class TableWriter {
     std::string last_key;
     uint64_t offset;
   };
-  // The obj index input, kept compact: ids back to back (hash_size bytes each) and the
-  // offset of the ref block each came from, in insertion order (so offsets ascend).
+  // The obj index input, one 16-byte key per id in insertion order (so blocks ascend),
+  // plus the ids' remaining bytes back to back in obj_tails_. The keys carry everything the
+  // obj section needs when the ids' first 8 bytes differ (as they do for hashes), so
+  // sorting moves only them and the sorted pass reads no id at random.
   struct ObjSortKey {
-    uint64_t head;  // the id's first 8 bytes, big-endian: most comparisons end here
-    uint32_t index;  // into obj_ids_ / obj_offsets_
+    uint64_t head;   // the id's first 8 bytes, big-endian: most comparisons end here
+    uint32_t block;  // into obj_block_offsets_
+    uint32_t index;  // insertion order; the id's tail is at obj_tails_[index * (hash_size - 8)]
   };
 
   uint64_t next_offset() const { return written_ + pending_padding_; }
@@ -111,13 +114,20 @@ class TableWriter {
 
   std::vector<IndexEntry> index_;
   void AddObjId(const ObjectId& id) {
-    obj_ids_.insert(obj_ids_.end(), id.data(), id.data() + hash_size_);
-    obj_offsets_.push_back(block_start_);
+    if (obj_block_offsets_.empty() || obj_block_offsets_.back() != block_start_) {
+      obj_block_offsets_.push_back(block_start_);
+    }
+    obj_keys_.push_back(ObjSortKey{be::Load64(id.data()),
+                                   uint32_t(obj_block_offsets_.size() - 1),
+                                   uint32_t(obj_keys_.size())});
+    obj_tails_.insert(obj_tails_.end(), id.data() + 8, id.data() + hash_size_);
   }
-  void SortObjIds(std::vector<ObjSortKey>* keys) const;
+  void SortObjIds(std::vector<ObjSortKey>* sorted);
+  void ClearObjIds();
 
-  std::vector<uint8_t> obj_ids_;
-  std::vector<uint64_t> obj_offsets_;
+  std::vector<ObjSortKey> obj_keys_;
+  std::vector<uint8_t> obj_tails_;
+  std::vector<uint64_t> obj_block_offsets_;
   std::string last_key_;  // order check within a section
   std::string scratch_key_;
   std::string scratch_message_;
