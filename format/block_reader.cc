@@ -17,6 +17,23 @@ uint8_t PeekBlockType(const BlockSource& src, uint64_t offset) {
   return IsBlockType(t) ? t : 0;
 }
 
+void PrefetchBlockKeys(const BlockSource& src, uint64_t offset) {
+  uint64_t header_off = offset == 0 ? src.header_size : 0;
+  if (!FitsWithin(offset, header_off + kBlockHeaderSize, src.table_size)) return;
+  const uint8_t* p = src.data + offset;
+  uint32_t block_len = be::Load24(p + header_off + 1);
+  if (block_len < header_off + kBlockHeaderSize + 2 || !FitsWithin(offset, block_len, src.table_size)) {
+    return;
+  }
+  uint32_t restarts = be::Load16(p + block_len - 2);
+  if (restarts == 0 || restarts > 32 || 3 * uint64_t(restarts) + 2 > block_len) return;
+  const uint8_t* table = p + block_len - 2 - 3 * restarts;
+  for (uint32_t i = 0; i < restarts; ++i) {
+    uint32_t off = be::Load24(table + 3 * i);
+    if (off < block_len) __builtin_prefetch(p + off);
+  }
+}
+
 Status DecodeBlock(const BlockSource& src, uint64_t offset, Inflater* inflater,
                    std::vector<uint8_t>* log_buf, BlockView* out) {
   uint32_t header_off = offset == 0 ? src.header_size : 0;

@@ -53,6 +53,11 @@ struct BlockSource {
 // block type). Cheap: callers check the type before decoding (LESSONS.md #5).
 uint8_t PeekBlockType(const BlockSource& src, uint64_t offset);
 
+// Asks the CPU to fetch the lines a FindInBlock on the (uncompressed) block at `offset`
+// will read first: its restart keys. A hint only: a malformed block is left for the real
+// read to report.
+void PrefetchBlockKeys(const BlockSource& src, uint64_t offset);
+
 // Decodes the block at `offset`. Log blocks are inflated into `*log_buf` using `inflater`.
 // Errors name the offset and the problem.
 Status DecodeBlock(const BlockSource& src, uint64_t offset, Inflater* inflater,

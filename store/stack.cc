@@ -27,13 +27,38 @@ uint64_t Snapshot::max_update_index() const {
 
 Status Snapshot::ReadRef(std::string_view name, RefRecord* ref, bool* found) const {
   *found = false;
-  for (size_t i = tables_.size(); i-- > 0;) {
-    bool here = false;
-    REFTAB_RETURN_IF_ERROR(tables_[i]->ReadRef(name, ref, &here));
-    if (here) {
-      *found = !ref->is_deletion();
-      return Status::Ok();
+  const size_t n = tables_.size();
+  bool here = false;
+  if (n == 1) {  // the common case: one table after compaction
+    REFTAB_RETURN_IF_ERROR(raw_[0]->ReadRef(name, ref, &here));
+    *found = here && !ref->is_deletion();
+    return Status::Ok();
+  }
+  // Several tables: most do not hold `name`; their filters (TableReader::RefMayExist) say
+  // so with one cache line each once built. The ref block of each remaining table is most
+  // likely not in cache: locate them all first (index blocks are small and stay cached) so
+  // that their fetches overlap, then read newest first and stop at the first table that
+  // has the name.
+  // A stack deeper than kBatch is handled kBatch tables at a time.
+  constexpr size_t kBatch = 16;
+  uint64_t pos[kBatch];
+  for (size_t end = n; end > 0;) {
+    size_t begin = end > kBatch ? end - kBatch : 0;
+    for (size_t i = end; i-- > begin;) {
+      uint64_t& at = pos[end - 1 - i];
+      at = TableReader::kNoBlock;
+      if (raw_[i]->RefMayExist(name)) REFTAB_RETURN_IF_ERROR(raw_[i]->LocateRef(name, &at));
     }
+    for (size_t i = end; i-- > begin;) {
+      uint64_t at = pos[end - 1 - i];
+      if (at == TableReader::kNoBlock) continue;
+      REFTAB_RETURN_IF_ERROR(raw_[i]->ReadRefAt(at, name, ref, &here));
+      if (here) {
+        *found = !ref->is_deletion();
+        return Status::Ok();
+      }
+    }
+    end = begin;
   }
   return Status::Ok();
 }

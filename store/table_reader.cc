@@ -330,16 +330,34 @@ Status TableReader::DescendIndex(uint64_t pos, BlockType leaf, std::string_view 
 }
 
 Status TableReader::ReadRef(std::string_view name, RefRecord* ref, bool* found) const {
-  *found = false;
   uint64_t pos = 0;
-  if (footer_.ref_index_position != 0) {
-    bool any = false;
-    REFTAB_RETURN_IF_ERROR(DescendIndex(footer_.ref_index_position, BlockType::kRef, name, &pos,
-                                        &any));
-    if (!any) return Status::Ok();
-  } else if (!RefSectionStart(&pos)) {
+  REFTAB_RETURN_IF_ERROR(LocateRef(name, &pos));
+  if (pos == kNoBlock) {
+    *found = false;
     return Status::Ok();
   }
+  return ReadRefAt(pos, name, ref, found);
+}
+
+Status TableReader::LocateRef(std::string_view name, uint64_t* pos) const {
+  *pos = kNoBlock;
+  uint64_t at = 0;
+  if (footer_.ref_index_position != 0) {
+    bool any = false;
+    REFTAB_RETURN_IF_ERROR(DescendIndex(footer_.ref_index_position, BlockType::kRef, name, &at,
+                                        &any));
+    if (!any) return Status::Ok();
+  } else if (!RefSectionStart(&at)) {
+    return Status::Ok();
+  }
+  PrefetchBlockKeys(source_, at);
+  *pos = at;
+  return Status::Ok();
+}
+
+Status TableReader::ReadRefAt(uint64_t pos, std::string_view name, RefRecord* ref,
+                              bool* found) const {
+  *found = false;
   // Without an index (or if the indexed block ends below `name`) walk the ref blocks.
   for (;;) {
     BlockView view;
@@ -443,6 +461,58 @@ Status TableReader::ForEachBlock(const std::function<Status(const BlockView&)>& 
     off += view.full_size;
   }
   return Status::Ok();
+}
+
+}  // namespace reftab
+
+namespace reftab {
+
+bool TableReader::RefMayExist(std::string_view name) const {
+  if (const RefFilter* f = ref_filter_.load(std::memory_order_acquire)) return f->MayContain(name);
+  // A plain load and store, not an atomic increment: a lost count between threads only
+  // delays the build a little, and a locked instruction per table per lookup would not.
+  uint64_t queries = filter_queries_.load(std::memory_order_relaxed) + 1;
+  filter_queries_.store(queries, std::memory_order_relaxed);
+  if (queries < 16 + file_size() / 1024 || filter_failed_.load(std::memory_order_relaxed)) {
+    return true;
+  }
+  std::unique_lock<std::mutex> lock(filter_mu_, std::try_to_lock);
+  if (!lock.owns_lock()) return true;  // another thread is building it
+  if (!ref_filter_.load(std::memory_order_acquire) && !BuildRefFilter()) return true;
+  return ref_filter_.load(std::memory_order_acquire)->MayContain(name);
+}
+
+size_t TableReader::ref_filter_bytes() const {
+  const RefFilter* f = ref_filter_.load(std::memory_order_acquire);
+  return f ? f->memory_bytes() : 0;
+}
+
+bool TableReader::BuildRefFilter() const {
+  // Ref records take 25 bytes or more with an object id, 4 as tombstones; size for 16 so
+  // that ordinary tables get ~15 bits per name (about 0.1% false positives).
+  uint64_t ref_bytes = footer_.ref_index_position ? footer_.ref_index_position
+                       : footer_.obj_position     ? footer_.obj_position
+                       : footer_.log_position     ? footer_.log_position
+                                                  : source_.table_size;
+  auto filter = std::make_unique<RefFilter>(ref_bytes / 16 + 1);
+  TableRefIterator it(this);
+  bool ok = it.SeekToFirst().ok();
+  uint64_t n = 0;
+  while (ok && it.NextKey()) {
+    filter->Add(it.key());
+    ++n;
+  }
+  if (!ok || !it.status().ok()) {
+    filter_failed_.store(true, std::memory_order_relaxed);
+    REFTAB_TRACE(trace::kInfo, "%s: no lookup filter (the ref section does not read cleanly)",
+                 name().c_str());
+    return false;
+  }
+  REFTAB_TRACE(trace::kInfo, "%s: lookup filter built: %llu refs, %zu bytes", name().c_str(),
+               (unsigned long long)n, filter->memory_bytes());
+  ref_filter_owner_ = std::move(filter);
+  ref_filter_.store(ref_filter_owner_.get(), std::memory_order_release);
+  return true;
 }
 
 }  // namespace reftab

@@ -11,9 +11,11 @@
 #ifndef REFTAB_STORE_TABLE_READER_H_
 #define REFTAB_STORE_TABLE_READER_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +27,7 @@
 #include "format/record_codec.h"
 #include "format/status.h"
 #include "store/file.h"
+#include "store/ref_filter.h"
 
 namespace reftab {
 
@@ -170,6 +173,25 @@ class TableReader {
   // counts as found (callers treat it as "deleted here").
   Status ReadRef(std::string_view name, RefRecord* ref, bool* found) const;
 
+  // ReadRef in two halves, so that a stack can overlap the memory latency of its tables:
+  // LocateRef descends the index to the ref block that may hold `name` and asks the CPU to
+  // fetch that block's header, restart table and restart keys (*pos = kNoBlock: the table
+  // cannot hold `name`); ReadRefAt finishes the lookup there. ReadRef is the two in a row.
+  static constexpr uint64_t kNoBlock = ~uint64_t(0);
+  Status LocateRef(std::string_view name, uint64_t* pos) const;
+  Status ReadRefAt(uint64_t pos, std::string_view name, RefRecord* ref, bool* found) const;
+
+  // For exact lookups across a stack: false if this table certainly holds no record (value
+  // or tombstone) for `name`, true if it may. The answer comes from a RefFilter
+  // (store/ref_filter.h) that the table builds once lookups have shown it pays: after about
+  // one query per KiB of table, the cost of the build (one pass over the ref keys) is
+  // matched by the searches it saves. Until then, and if the build fails (a corrupt table:
+  // the lookup itself reports it), the answer is true. Thread-safe; building never blocks
+  // a concurrent caller.
+  bool RefMayExist(std::string_view name) const;
+  // The filter's size in bytes (0 while it is not built), for memory reports.
+  size_t ref_filter_bytes() const;
+
   // Appends every ref whose value or peeled value equals `id` (tombstones never match).
   // Uses the obj index when present, otherwise scans.
   Status RefsFor(const ObjectId& id, std::vector<RefRecord>* out) const;
@@ -189,10 +211,19 @@ class TableReader {
  private:
   TableReader(std::unique_ptr<RandomAccessFile> file, const TableFooter& footer);
   Status ScanRefsFor(const ObjectId& id, std::vector<RefRecord>* out) const;
+  bool BuildRefFilter() const;
 
   std::unique_ptr<RandomAccessFile> file_;
   TableFooter footer_;
   BlockSource source_;
+
+  // RefMayExist's lazily built filter: published once through ref_filter_ (owned by
+  // ref_filter_owner_, written under filter_mu_).
+  mutable std::atomic<const RefFilter*> ref_filter_{nullptr};
+  mutable std::unique_ptr<RefFilter> ref_filter_owner_;
+  mutable std::mutex filter_mu_;
+  mutable std::atomic<uint64_t> filter_queries_{0};
+  mutable std::atomic<bool> filter_failed_{false};
 };
 
 }  // namespace reftab

@@ -1,0 +1,132 @@
+// The exact-lookup filter (store/ref_filter.h) and its use by TableReader::RefMayExist and
+// Snapshot::ReadRef: no false negatives ever (a present name, value or tombstone, is always
+// "may exist"), few false positives, and stack lookups that answer exactly as a
+// table-by-table search does, before and after the filters are built.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "store/ref_filter.h"
+#include "store/stack.h"
+#include "store/table_reader.h"
+#include "tests/testutil/random_refs.h"
+#include "tests/testutil/store_util.h"
+
+namespace reftab {
+namespace {
+
+std::string Name(const char* kind, int i) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "refs/%s/topic-%06d", kind, i);
+  return buf;
+}
+
+TEST(RefFilterTest, NoFalseNegativesAndFewFalsePositives) {
+  RefFilter f(100000);
+  for (int i = 0; i < 100000; ++i) f.Add(Name("heads", i));
+  for (int i = 0; i < 100000; ++i) ASSERT_TRUE(f.MayContain(Name("heads", i))) << i;
+  int false_positives = 0;
+  for (int i = 0; i < 100000; ++i) false_positives += f.MayContain(Name("tags", i));
+  // 10 bits per name in 256-bit blocks with 8 probes: about 1%.
+  EXPECT_LT(false_positives, 2500);
+  EXPECT_GT(f.memory_bytes(), 100000u * 10 / 8 - 64);
+}
+
+TEST(RefFilterTest, EmptyFilterRejectsEverythingAndTinyFilterStillWorks) {
+  RefFilter empty(0);
+  EXPECT_FALSE(empty.MayContain("refs/heads/main"));
+  RefFilter tiny(1);
+  tiny.Add("refs/heads/main");
+  tiny.Add("");
+  EXPECT_TRUE(tiny.MayContain("refs/heads/main"));
+  EXPECT_TRUE(tiny.MayContain(""));
+}
+
+RefRecord Ref(const std::string& name, uint64_t ui, bool tombstone) {
+  RefRecord r;
+  r.refname = name;
+  r.update_index = ui;
+  r.value_type = tombstone ? RefValueType::kDeletion : RefValueType::kVal1;
+  if (!tombstone) r.value = testutil::TestId(ui * 1000003 + name.size(), 20);
+  return r;
+}
+
+std::shared_ptr<const TableReader> Table(const std::vector<RefRecord>& refs, uint64_t ui) {
+  WriteOptions o;
+  std::string name = "table";
+  name += std::to_string(ui);
+  auto t = TableReader::OpenBytes(name, testutil::WriteTableToString(o, ui, ui, refs, {}));
+  EXPECT_TRUE(t.ok()) << t.status().ToString();
+  return std::shared_ptr<const TableReader>(std::move(*t));
+}
+
+TEST(RefMayExistTest, TableBuildsItsFilterAfterEnoughQueriesAndNeverMissesANameItHolds) {
+  std::vector<RefRecord> refs;
+  for (int i = 0; i < 5000; i += 2) refs.push_back(Ref(Name("heads", i), 1, i % 10 == 0));
+  auto t = Table(refs, 1);
+  EXPECT_EQ(t->ref_filter_bytes(), 0u);
+  // Before the build every answer is "may exist"; afterwards absent names are mostly "no".
+  size_t rejected = 0;
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 5000; ++i) {
+      bool may = t->RefMayExist(Name("heads", i));
+      if (i % 2 == 0) {
+        ASSERT_TRUE(may) << "present name rejected: " << Name("heads", i);
+      }
+      if (!may) ++rejected;
+    }
+  }
+  EXPECT_GT(t->ref_filter_bytes(), 0u);
+  EXPECT_GT(rejected, 2u * 2500u * 9 / 10);  // the last two rounds, at least 90% of absent names
+}
+
+TEST(RefMayExistTest, StackLookupsAgreeWithATableByTableSearch) {
+  std::mt19937_64 rng(7);
+  // Six overlapping tables, newer ones overriding and deleting older names.
+  std::vector<std::shared_ptr<const TableReader>> tables;
+  std::map<std::string, RefRecord> model;  // newest record per name
+  for (uint64_t ui = 1; ui <= 6; ++ui) {
+    std::map<std::string, RefRecord> t;
+    for (int k = 0; k < 800; ++k) {
+      int i = int(rng() % 3000);
+      const char* kind = rng() % 4 ? "heads" : "tags";
+      std::string name = Name(kind, i);
+      t[name] = Ref(name, ui, rng() % 7 == 0);
+    }
+    std::vector<RefRecord> refs;
+    for (const auto& [name, r] : t) {
+      refs.push_back(r);
+      model[name] = r;
+    }
+    tables.push_back(Table(refs, ui));
+  }
+  Snapshot snap(tables, HashId::kSha1);
+  for (int round = 0; round < 4; ++round) {  // filters get built during the first rounds
+    for (int i = 0; i < 3000; ++i) {
+      for (const char* kind : {"heads", "tags"}) {
+        std::string name = Name(kind, i);
+        RefRecord r;
+        bool found = false;
+        ASSERT_TRUE(snap.ReadRef(name, &r, &found).ok());
+        auto it = model.find(name);
+        bool want = it != model.end() && !it->second.is_deletion();
+        ASSERT_EQ(found, want) << name << " round " << round;
+        if (want) {
+          EXPECT_EQ(r.update_index, it->second.update_index) << name;
+          EXPECT_TRUE(testutil::SameRef(r, it->second, 20)) << name;
+        }
+      }
+    }
+  }
+  size_t built = 0;
+  for (const auto& t : tables) built += t->ref_filter_bytes() > 0;
+  EXPECT_EQ(built, tables.size());
+}
+
+}  // namespace
+}  // namespace reftab
