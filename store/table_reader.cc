@@ -343,10 +343,16 @@ Status TableReader::LocateRef(std::string_view name, uint64_t* pos) const {
   *pos = kNoBlock;
   uint64_t at = 0;
   if (footer_.ref_index_position != 0) {
-    bool any = false;
-    REFTAB_RETURN_IF_ERROR(DescendIndex(footer_.ref_index_position, BlockType::kRef, name, &at,
-                                        &any));
-    if (!any) return Status::Ok();
+    const RefBlockIndex* flat = ref_block_index_.load(std::memory_order_acquire);
+    if (!flat) flat = MaybeBuildRefBlockIndex();
+    if (flat) {
+      if (!flat->Find(name, &at)) return Status::Ok();
+    } else {
+      bool any = false;
+      REFTAB_RETURN_IF_ERROR(DescendIndex(footer_.ref_index_position, BlockType::kRef, name,
+                                          &at, &any));
+      if (!any) return Status::Ok();
+    }
   } else if (!RefSectionStart(&at)) {
     return Status::Ok();
   }
@@ -513,6 +519,81 @@ bool TableReader::BuildRefFilter() const {
   ref_filter_owner_ = std::move(filter);
   ref_filter_.store(ref_filter_owner_.get(), std::memory_order_release);
   return true;
+}
+
+}  // namespace reftab
+
+namespace reftab {
+
+size_t TableReader::ref_block_index_bytes() const {
+  const RefBlockIndex* f = ref_block_index_.load(std::memory_order_acquire);
+  return f ? f->memory_bytes() : 0;
+}
+
+const RefBlockIndex* TableReader::MaybeBuildRefBlockIndex() const {
+  uint64_t queries = locate_queries_.load(std::memory_order_relaxed) + 1;
+  locate_queries_.store(queries, std::memory_order_relaxed);
+  if (queries < 16 + file_size() / 32768 ||
+      ref_block_index_failed_.load(std::memory_order_relaxed)) {
+    return nullptr;
+  }
+  std::unique_lock<std::mutex> lock(filter_mu_, std::try_to_lock);
+  if (!lock.owns_lock()) return nullptr;  // another thread is building one of them
+  if (const RefBlockIndex* built = ref_block_index_.load(std::memory_order_acquire)) return built;
+  auto flat = std::make_unique<RefBlockIndex>();
+  // The top level may span several consecutive index blocks; each record points at a ref
+  // block (leaf level) or at an index block of the level below.
+  // A hostile index could point many records at one subtree: every record visited costs
+  // one unit of a budget that a well-formed table (records of 3 bytes or more) never
+  // exhausts.
+  bool ok = true;
+  uint64_t pos = footer_.ref_index_position;
+  uint64_t budget = source_.table_size / 3 + 1;
+  do {
+    BlockView view;
+    ok = DecodeBlock(source_, pos, nullptr, nullptr, &view).ok() &&
+         AddIndexLevel(pos, 0, &budget, flat.get());
+    pos += view.full_size;
+  } while (ok && PeekBlockType(source_, pos) == uint8_t(BlockType::kIndex));
+  if (!ok || flat->blocks() == 0) {
+    ref_block_index_failed_.store(true, std::memory_order_relaxed);
+    REFTAB_TRACE(trace::kInfo, "%s: ref index not flattened (it does not read cleanly)",
+                 name().c_str());
+    return nullptr;
+  }
+  flat->ShrinkToFit();
+  REFTAB_TRACE(trace::kInfo, "%s: ref index flattened: %zu ref blocks, %zu bytes", name().c_str(),
+               flat->blocks(), flat->memory_bytes());
+  ref_block_index_owner_ = std::move(flat);
+  ref_block_index_.store(ref_block_index_owner_.get(), std::memory_order_release);
+  return ref_block_index_owner_.get();
+}
+
+// Appends the ref blocks below the index block at `pos`, in key order.
+bool TableReader::AddIndexLevel(uint64_t pos, int depth, uint64_t* budget,
+                                RefBlockIndex* out) const {
+  if (depth >= kMaxIndexDepth || PeekBlockType(source_, pos) != uint8_t(BlockType::kIndex)) {
+    return false;
+  }
+  BlockView view;
+  if (!DecodeBlock(source_, pos, nullptr, nullptr, &view).ok()) return false;
+  BlockIterator it;
+  it.Init(view, hash_size());
+  while (it.NextKey()) {
+    if ((*budget)-- == 0) return false;
+    ByteReader in = it.value();
+    uint64_t child = in.GetVarint();
+    if (!in.ok()) return false;
+    it.ValueDone(in);
+    uint8_t type = PeekBlockType(source_, child);
+    if (type == uint8_t(BlockType::kRef)) {
+      if (!out->Add(it.key(), child)) return false;
+    } else if (type != uint8_t(BlockType::kIndex) ||
+               !AddIndexLevel(child, depth + 1, budget, out)) {
+      return false;
+    }
+  }
+  return !it.error();
 }
 
 }  // namespace reftab

@@ -27,6 +27,7 @@
 #include "format/record_codec.h"
 #include "format/status.h"
 #include "store/file.h"
+#include "store/ref_block_index.h"
 #include "store/ref_filter.h"
 
 namespace reftab {
@@ -191,6 +192,9 @@ class TableReader {
   bool RefMayExist(std::string_view name) const;
   // The filter's size in bytes (0 while it is not built), for memory reports.
   size_t ref_filter_bytes() const;
+  // The same for the flattened ref index that LocateRef switches to after about one lookup
+  // per 32 KiB of table (store/ref_block_index.h).
+  size_t ref_block_index_bytes() const;
 
   // Appends every ref whose value or peeled value equals `id` (tombstones never match).
   // Uses the obj index when present, otherwise scans.
@@ -212,6 +216,8 @@ class TableReader {
   TableReader(std::unique_ptr<RandomAccessFile> file, const TableFooter& footer);
   Status ScanRefsFor(const ObjectId& id, std::vector<RefRecord>* out) const;
   bool BuildRefFilter() const;
+  const RefBlockIndex* MaybeBuildRefBlockIndex() const;
+  bool AddIndexLevel(uint64_t pos, int depth, uint64_t* budget, RefBlockIndex* out) const;
 
   std::unique_ptr<RandomAccessFile> file_;
   TableFooter footer_;
@@ -224,6 +230,11 @@ class TableReader {
   mutable std::mutex filter_mu_;
   mutable std::atomic<uint64_t> filter_queries_{0};
   mutable std::atomic<bool> filter_failed_{false};
+  // LocateRef's flattened index, built and published the same way (under filter_mu_).
+  mutable std::atomic<const RefBlockIndex*> ref_block_index_{nullptr};
+  mutable std::unique_ptr<RefBlockIndex> ref_block_index_owner_;
+  mutable std::atomic<uint64_t> locate_queries_{0};
+  mutable std::atomic<bool> ref_block_index_failed_{false};
 };
 
 }  // namespace reftab
