@@ -29,8 +29,7 @@ void RefFilter::Add(std::string_view name) {
   for (int i = 0; i < 8; ++i) block[i] |= uint32_t(1) << ((x * kSalt[i]) >> 27);
 }
 
-bool RefFilter::MayContain(std::string_view name) const {
-  uint64_t h = Hash(name);
+bool RefFilter::MayContainHash(uint64_t h) const {
   const uint32_t* block = BlockFor(h);
   uint32_t x = uint32_t(h);
   uint32_t miss = 0;

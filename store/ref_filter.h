@@ -23,12 +23,15 @@ class RefFilter {
   // A filter sized for about `expected_names` names.
   explicit RefFilter(uint64_t expected_names);
 
+  // The hash Add and MayContain use: a caller probing several filters computes it once.
+  static uint64_t Hash(std::string_view name);
+
   void Add(std::string_view name);
-  bool MayContain(std::string_view name) const;
+  bool MayContain(std::string_view name) const { return MayContainHash(Hash(name)); }
+  bool MayContainHash(uint64_t hash) const;
   size_t memory_bytes() const { return words_.size() * sizeof(uint32_t); }
 
  private:
-  static uint64_t Hash(std::string_view name);
   const uint32_t* BlockFor(uint64_t h) const {
     return words_.data() + 8 * (((h >> 32) * blocks_) >> 32);
   }

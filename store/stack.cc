@@ -42,12 +42,13 @@ Status Snapshot::ReadRef(std::string_view name, RefRecord* ref, bool* found) con
   // A stack deeper than kBatch is handled kBatch tables at a time.
   constexpr size_t kBatch = 16;
   uint64_t pos[kBatch];
+  const uint64_t hash = RefFilter::Hash(name);
   for (size_t end = n; end > 0;) {
     size_t begin = end > kBatch ? end - kBatch : 0;
     for (size_t i = end; i-- > begin;) {
       uint64_t& at = pos[end - 1 - i];
       at = TableReader::kNoBlock;
-      if (raw_[i]->RefMayExist(name)) REFTAB_RETURN_IF_ERROR(raw_[i]->LocateRef(name, &at));
+      if (raw_[i]->RefMayExist(hash)) REFTAB_RETURN_IF_ERROR(raw_[i]->LocateRef(name, &at));
     }
     for (size_t i = end; i-- > begin;) {
       uint64_t at = pos[end - 1 - i];

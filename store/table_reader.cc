@@ -473,19 +473,22 @@ Status TableReader::ForEachBlock(const std::function<Status(const BlockView&)>& 
 
 namespace reftab {
 
-bool TableReader::RefMayExist(std::string_view name) const {
-  if (const RefFilter* f = ref_filter_.load(std::memory_order_acquire)) return f->MayContain(name);
+bool TableReader::RefMayExist(uint64_t hash) const {
+  if (const RefFilter* f = ref_filter_.load(std::memory_order_acquire)) {
+    return f->MayContainHash(hash);
+  }
   // A plain load and store, not an atomic increment: a lost count between threads only
   // delays the build a little, and a locked instruction per table per lookup would not.
   uint64_t queries = filter_queries_.load(std::memory_order_relaxed) + 1;
   filter_queries_.store(queries, std::memory_order_relaxed);
-  if (queries < 16 + file_size() / 1024 || filter_failed_.load(std::memory_order_relaxed)) {
+  if (queries < 16 + file_size() / 1024 || filter_failed_.load(std::memory_order_relaxed) ||
+      !accelerators_.load(std::memory_order_relaxed)) {
     return true;
   }
   std::unique_lock<std::mutex> lock(filter_mu_, std::try_to_lock);
   if (!lock.owns_lock()) return true;  // another thread is building it
   if (!ref_filter_.load(std::memory_order_acquire) && !BuildRefFilter()) return true;
-  return ref_filter_.load(std::memory_order_acquire)->MayContain(name);
+  return ref_filter_.load(std::memory_order_acquire)->MayContainHash(hash);
 }
 
 size_t TableReader::ref_filter_bytes() const {
@@ -534,7 +537,8 @@ const RefBlockIndex* TableReader::MaybeBuildRefBlockIndex() const {
   uint64_t queries = locate_queries_.load(std::memory_order_relaxed) + 1;
   locate_queries_.store(queries, std::memory_order_relaxed);
   if (queries < 16 + file_size() / 32768 ||
-      ref_block_index_failed_.load(std::memory_order_relaxed)) {
+      ref_block_index_failed_.load(std::memory_order_relaxed) ||
+      !accelerators_.load(std::memory_order_relaxed)) {
     return nullptr;
   }
   std::unique_lock<std::mutex> lock(filter_mu_, std::try_to_lock);

@@ -189,12 +189,18 @@ class TableReader {
   // matched by the searches it saves. Until then, and if the build fails (a corrupt table:
   // the lookup itself reports it), the answer is true. Thread-safe; building never blocks
   // a concurrent caller.
-  bool RefMayExist(std::string_view name) const;
+  // Takes the name as RefFilter::Hash(name), computed once for all tables of a stack.
+  bool RefMayExist(uint64_t name_hash) const;
   // The filter's size in bytes (0 while it is not built), for memory reports.
   size_t ref_filter_bytes() const;
   // The same for the flattened ref index that LocateRef switches to after about one lookup
   // per 32 KiB of table (store/ref_block_index.h).
   size_t ref_block_index_bytes() const;
+  // Whether the filter and the flattened index may be built (default: yes). Answers never
+  // depend on it, only speed and memory; perf/ablate.cc switches it off to measure them.
+  void set_lookup_accelerators(bool on) const {
+    accelerators_.store(on, std::memory_order_relaxed);
+  }
 
   // Appends every ref whose value or peeled value equals `id` (tombstones never match).
   // Uses the obj index when present, otherwise scans.
@@ -235,6 +241,7 @@ class TableReader {
   mutable std::unique_ptr<RefBlockIndex> ref_block_index_owner_;
   mutable std::atomic<uint64_t> locate_queries_{0};
   mutable std::atomic<bool> ref_block_index_failed_{false};
+  mutable std::atomic<bool> accelerators_{true};
 };
 
 }  // namespace reftab
