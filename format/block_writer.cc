@@ -10,6 +10,7 @@ void BlockWriter::Start(BlockType type, std::string_view file_header) {
   if (!file_header.empty()) std::memcpy(buf_.data(), file_header.data(), file_header.size());
   next_ = header_off_ + uint32_t(kBlockHeaderSize);
   entries_ = 0;
+  until_restart_ = 0;
   restarts_.clear();
   last_key_.clear();
 }

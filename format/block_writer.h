@@ -40,7 +40,7 @@ class BlockWriter {
   template <class EncodeValue>
   AddResult Add(std::string_view key, uint8_t value_type, size_t max_value_size,
                 EncodeValue&& encode_value) {
-    size_t prefix = (entries_ % restart_interval_ == 0) ? 0 : CommonPrefix(last_key_, key);
+    size_t prefix = until_restart_ == 0 ? 0 : CommonPrefix(last_key_, key);
     bool is_restart = prefix == 0;
     size_t suffix = key.size() - prefix;
     EnsureCapacity(next_ + 2 * kMaxVarintLen + suffix + max_value_size);
@@ -60,6 +60,8 @@ class BlockWriter {
     if (is_restart) restarts_.push_back(next_);
     next_ += uint32_t(len);
     ++entries_;
+    // entries_ % restart_interval_, without a division per record.
+    until_restart_ = until_restart_ == 0 ? restart_interval_ - 1 : until_restart_ - 1;
     // Keep only the changed tail of the key: the shared prefix is already in place.
     last_key_.resize(prefix);
     last_key_.append(key.data() + prefix, suffix);
@@ -93,6 +95,7 @@ class BlockWriter {
   uint32_t header_off_ = 0;
   uint32_t next_ = 0;
   uint32_t entries_ = 0;
+  uint32_t until_restart_ = 0;  // records until the next forced restart point
   std::vector<uint8_t> buf_;
   std::vector<uint32_t> restarts_;
   std::string last_key_;

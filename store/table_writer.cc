@@ -88,6 +88,7 @@ Status TableWriter::FlushBlock() {
   BlockType type = block_.type();
   std::string_view raw = block_.Finish();
   index_.push_back(IndexEntry{block_.last_key(), block_start_});
+  if (type == BlockType::kRef) last_key_ = block_.last_key();  // AddRef's order check
   if (type == BlockType::kRef) ++ref_blocks_;
   if (type == BlockType::kObj && obj_blocks_++ == 0) stats_.footer.obj_position = block_start_;
   if (type == BlockType::kLog && log_blocks_++ == 0) stats_.footer.log_position = block_start_;
@@ -284,12 +285,15 @@ Status TableWriter::AddRef(const RefRecord& ref) {
   if (section_open_ && section_type_ != BlockType::kRef) {
     return Status::InvalidArgument("refs must be added before logs");
   }
-  if (section_open_ && std::string_view(ref.refname) <= std::string_view(last_key_)) {
+  // The previous ref is the block writer's last key while the block has records, and the
+  // copy FlushBlock keeps across a block boundary: one copy per block, not per record.
+  std::string_view prev =
+      block_open_ && block_.entries() > 0 ? std::string_view(block_.last_key()) : last_key_;
+  if (section_open_ && std::string_view(ref.refname) <= prev) {
     return Status::InvalidArgument("ref " + ref.refname + " is not in strictly increasing order");
   }
   section_open_ = true;
   section_type_ = BlockType::kRef;
-  last_key_.assign(ref.refname);
   uint64_t min = header_.min_update_index;
   Status s = AddRecord(BlockType::kRef, ref.refname, uint8_t(ref.value_type),
                        codec::RefValueMaxSize(ref, hash_size_),
