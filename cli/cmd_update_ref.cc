@@ -9,12 +9,12 @@
 // 129, as git does. --stdin speaks git's language (update, create, delete, verify,
 // symref-update/-create/-delete/-verify, option no-deref, start, prepare, commit, abort).
 #include <cstdio>
-#include <iostream>
 #include <iterator>
 #include <map>
 
 #include "cli/commands.h"
 #include "cli/identity.h"
+#include "cli/input.h"
 #include "cli/stack_access.h"
 
 namespace reftab::cli {
@@ -173,8 +173,8 @@ class StdinReader {
   explicit StdinReader(bool nul) : nul_(nul) {}
   bool Next(std::vector<std::string>* words, size_t nul_fields_for_cmd(const std::string&)) {
     words->clear();
-    std::string line;
-    if (!std::getline(std::cin, line, nul_ ? '\0' : '\n')) return false;
+    if (!in_.Next(nul_ ? '\0' : '\n', &line_)) return false;
+    const std::string& line = line_;
     size_t pos = 0;
     while (pos <= line.size()) {
       size_t sp = line.find(' ', pos);
@@ -189,15 +189,19 @@ class StdinReader {
       size_t extra = nul_fields_for_cmd((*words)[0]);
       for (size_t i = 0; i < extra; ++i) {
         std::string field;
-        if (!std::getline(std::cin, field, '\0')) break;
-        words->push_back(field);
+        if (!in_.Next('\0', &field)) break;
+        words->push_back(std::move(field));
       }
     }
     return true;
   }
 
+  bool failed() const { return in_.failed(); }
+
  private:
   bool nul_;
+  InputReader in_;
+  std::string line_;
 };
 
 size_t NulFields(const std::string& cmd) {
@@ -300,6 +304,7 @@ int RunStdin(Session& session, bool nul) {
     }
     session.Add(std::move(c));
   }
+  if (reader.failed()) return Fatal("could not read standard input");
   if (explicit_tx) return kExitOk;  // an explicit transaction without commit is aborted
   Status s = session.Commit();
   return s.ok() ? kExitOk : Fatal(s.message());

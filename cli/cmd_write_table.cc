@@ -10,10 +10,10 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <iostream>
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/input.h"
 #include "cli/jsonl.h"
 #include "store/table_writer.h"
 
@@ -27,10 +27,10 @@ struct Input {
   std::vector<LogRecord> logs;
 };
 
-Status ReadInput(std::istream& in, std::optional<HashId> hash_flag, Input* input) {
+Status ReadInput(InputReader& in, std::optional<HashId> hash_flag, Input* input) {
   std::string line;
   uint64_t line_no = 0;
-  while (std::getline(in, line)) {
+  while (in.Next('\n', &line)) {
     ++line_no;
     if (line.empty()) continue;
     auto where = [&] { return "stdin line " + std::to_string(line_no); };
@@ -57,7 +57,7 @@ Status ReadInput(std::istream& in, std::optional<HashId> hash_flag, Input* input
         break;
     }
   }
-  if (in.bad()) return Status::IoError("reading standard input failed");
+  if (in.failed()) return Status::IoError("reading standard input failed");
   return Status::Ok();
 }
 
@@ -131,7 +131,8 @@ int CmdWriteTable(const GlobalOptions&, const Args& args) {
 
   Input input;
   std::ios::sync_with_stdio(false);
-  Status s = ReadInput(std::cin, hash, &input);
+  InputReader stdin_reader;
+  Status s = ReadInput(stdin_reader, hash, &input);
   if (!s.ok()) return Fail(s);
   s = SortAndCheck(&input);
   if (!s.ok()) return Fail(s);

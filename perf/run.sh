@@ -92,7 +92,7 @@ NAME=refs/heads/feature/user-2000/topic-100
   -n "for-each-ref refs/tags/, one table" "$REFTAB --stack $ONE for-each-ref --format=%(refname) refs/tags/" \
   -n "for-each-ref refs/tags/, 9-table stack" "$REFTAB --stack $STACK for-each-ref --format=%(refname) refs/tags/"
 W=$SCRATCH/w
-"${HF[@]}" --runs "$(( RUNS < 10 ? RUNS : 10 ))" \
+hyperfine -N --warmup 1 --style basic --runs "$(( RUNS < 10 ? RUNS : 10 ))" \
   --export-json "$OUT/cli-write.json" --export-markdown "$OUT/cli-write.md" \
   --prepare "rm -rf $W && mkdir -p $W" \
   -n "update-ref --stdin, 1M creates" "bash -c '$REFTAB --stack $W update-ref --stdin < $DATA/update-stdin.txt'" \
