@@ -92,12 +92,16 @@ NAME=refs/heads/feature/user-2000/topic-100
   -n "for-each-ref refs/tags/, one table" "$REFTAB --stack $ONE for-each-ref --format=%(refname) refs/tags/" \
   -n "for-each-ref refs/tags/, 9-table stack" "$REFTAB --stack $STACK for-each-ref --format=%(refname) refs/tags/"
 W=$SCRATCH/w
+# One --prepare per command, run before each timing run: an empty stack for the writes, a
+# fresh copy of the 9-table stack for the compaction (the copy is not timed).
 hyperfine -N --warmup 1 --style basic --runs "$(( RUNS < 10 ? RUNS : 10 ))" \
   --export-json "$OUT/cli-write.json" --export-markdown "$OUT/cli-write.md" \
-  --prepare "rm -rf $W && mkdir -p $W" \
+  --prepare "bash -c 'rm -rf $W && mkdir -p $W'" \
+  --prepare "bash -c 'rm -rf $W && mkdir -p $W'" \
+  --prepare "bash -c 'rm -rf $W && mkdir -p $W && cp $STACK/* $W/'" \
   -n "update-ref --stdin, 1M creates" "bash -c '$REFTAB --stack $W update-ref --stdin < $DATA/update-stdin.txt'" \
   -n "write-table from jsonl, 1M refs" "bash -c '$REFTAB write-table $W/t.ref < $DATA/refs.jsonl'" \
-  -n "compact the 9-table stack" "bash -c 'cp $STACK/* $W/ && $REFTAB --stack $W compact'"
+  -n "compact the 9-table stack" "$REFTAB --stack $W compact"
 rm -rf "$W"
 
 # ---------------------------------------------------------------- 4. ablations, variants
