@@ -25,7 +25,7 @@ if [[ $QUICK == 1 ]]; then REPS=5 RUNS=5 ABLATE_REPS=3; else REPS=15 RUNS=20 ABL
 mkdir -p "$OUT"
 # The compiled variants are not built by default; build them (and anything stale) now.
 ninja -C "$BUILD" cli/reftab perf/reftab-bench perf/reftab-ablate \
-  perf/reftab-bench-notrace perf/reftab-bench-noinline >/dev/null
+  perf/reftab-bench-static perf/reftab-bench-notrace perf/reftab-bench-noinline >/dev/null
 for b in "$REFTAB" "$BENCH" "$ABLATE"; do
   [[ -x $b ]] || { echo "run.sh: missing $b (build first: ninja -C $BUILD)" >&2; exit 1; }
 done

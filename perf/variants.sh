@@ -12,7 +12,8 @@ set -euo pipefail
 BUILD=$1
 DATA=$2
 REPS=${3:-9}
-B=$BUILD/perf/reftab-bench
+B=$BUILD/perf/reftab-bench-static  # the production code, statically linked like the variants
+V=$BUILD/perf/reftab-bench
 ONE=$DATA/one
 STACK=$DATA/stack
 unset REFTAB_TRACE
@@ -26,9 +27,9 @@ compare() {
   local a=() b=()
   for ((i = 0; i < REPS; i++)); do
     if ((i % 2 == 0)); then
-      a+=("$("$B" "$@" | ns)"); b+=("$("$B-$variant" "$@" | ns)")
+      a+=("$("$B" "$@" | ns)"); b+=("$("$V-$variant" "$@" | ns)")
     else
-      b+=("$("$B-$variant" "$@" | ns)"); a+=("$("$B" "$@" | ns)")
+      b+=("$("$V-$variant" "$@" | ns)"); a+=("$("$B" "$@" | ns)")
     fi
   done
   local ma mb
@@ -66,11 +67,11 @@ if command -v valgrind >/dev/null; then
     valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
       sed -n 's/.*Collected : \([0-9]*\).*/\1/p; s/.*refs: *\([0-9,]*\).*/\1/p' | tr -d , | tail -1
   }
-  cg() {  # cg LABEL OPS ARGS...
+  cg() {  # cg LABEL OPS ARGS...   (VARIANT=noinline|notrace, default noinline)
     local label=$1 ops=$2; shift 2
     local a b
     a=$(ir "$B" "$@")
-    b=$(ir "$B-noinline" "$@")
+    b=$(ir "$V-${VARIANT:-noinline}" "$@")
     printf '| %-34s | %8.1f | %8.1f | %6.3f |\n' "$label" "$(echo "$a / $ops" | bc -l)" \
       "$(echo "$b / $ops" | bc -l)" "$(echo "$b / $a" | bc -l)"
   }
@@ -78,6 +79,15 @@ if command -v valgrind >/dev/null; then
   cg "scan, 9-table stack (per ref)" 1000002 scan "$STACK" 1
   cg "lookup, one table (per lookup)" 20000 lookup "$ONE" "$DATA/scratch/names20k.txt" 1
   cg "lookup, 9-table stack (per lookup)" 20000 lookup "$STACK" "$DATA/scratch/names20k.txt" 1
+  echo
+  echo "### Tracing: instructions per op, compiled in (off at run time) vs compiled out"
+  echo
+  echo "| workload | compiled in | compiled out | out/in |"
+  echo "|---|---|---|---|"
+  VARIANT=notrace cg "scan, one table (per ref)" 1000002 scan "$ONE" 1
+  VARIANT=notrace cg "scan, 9-table stack (per ref)" 1000002 scan "$STACK" 1
+  VARIANT=notrace cg "lookup, one table (per lookup)" 20000 lookup "$ONE" "$DATA/scratch/names20k.txt" 1
+  VARIANT=notrace cg "lookup, 9-table stack (per lookup)" 20000 lookup "$STACK" "$DATA/scratch/names20k.txt" 1
   echo
   echo "(whole-process counts divided by the ops: process start, opening the stack and reading"
   echo "the names are included, which adds a few percent to the lookup rows)"
