@@ -12,6 +12,7 @@
 #include "cli/bench_dataset.h"
 #include "cli/commands.h"
 #include "format/record.h"
+#include "store/file.h"
 #include "store/table_writer.h"
 
 namespace reftab::cli {

@@ -34,15 +34,12 @@ class CheckedAppender {
     if (n) std::memcpy(p_, data, n);
     p_ += n;
   }
+  // The encoding is the library's (Appender); only the bounds check is per field.
   void PutVarint(uint64_t v) {
     uint8_t buf[kMaxVarintLen];
-    size_t pos = kMaxVarintLen - 1;
-    buf[pos] = uint8_t(v & 0x7f);
-    while ((v >>= 7) != 0) {
-      --v;
-      buf[--pos] = uint8_t(0x80 | (v & 0x7f));
-    }
-    PutBytes(buf + pos, kMaxVarintLen - pos);
+    Appender a(buf);
+    a.PutVarint(v);
+    PutBytes(buf, size_t(a.pos() - buf));
   }
 
  private:

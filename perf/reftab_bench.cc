@@ -119,40 +119,6 @@ Status ReadLines(const char* path, bool want_ids, Lines* out) {
   return Status::Ok();
 }
 
-// Collects appends into 1 MiB chunks (as cli::BufferedSink), so the write mode measures the
-// writer and not one write(2) per 4 KiB block.
-class BufferedSink final : public WritableFile {
- public:
-  explicit BufferedSink(std::unique_ptr<WritableFile> file) : file_(std::move(file)) {
-    buf_.reserve(kChunk);
-  }
-  Status Append(std::string_view data) override {
-    if (buf_.size() + data.size() > kChunk) REFTAB_RETURN_IF_ERROR(Flush());
-    if (data.size() >= kChunk) return file_->Append(data);
-    buf_.append(data);
-    return Status::Ok();
-  }
-  Status Sync() override {
-    REFTAB_RETURN_IF_ERROR(Flush());
-    return file_->Sync();
-  }
-  Status Close() override {
-    REFTAB_RETURN_IF_ERROR(Flush());
-    return file_->Close();
-  }
-
- private:
-  static constexpr size_t kChunk = size_t(1) << 20;
-  Status Flush() {
-    if (buf_.empty()) return Status::Ok();
-    Status s = file_->Append(buf_);
-    buf_.clear();
-    return s;
-  }
-  std::unique_ptr<WritableFile> file_;
-  std::string buf_;
-};
-
 Result<std::shared_ptr<const Snapshot>> OpenSnapshot(const char* dir) {
   auto stack = Stack::Open(dir, StackOptions{});
   if (!stack.ok()) return stack.status();

@@ -54,6 +54,42 @@ class StringSink final : public WritableFile {
   std::string* out_;
 };
 
+// A WritableFile that collects appends in a large buffer and hands them to `file` in chunks
+// of `chunk` bytes, so writing a table costs a few dozen write calls instead of one per
+// block. Close() flushes and closes `file`.
+class BufferedSink final : public WritableFile {
+ public:
+  explicit BufferedSink(std::unique_ptr<WritableFile> file, size_t chunk = size_t(1) << 20)
+      : file_(std::move(file)), chunk_(chunk) {
+    buf_.reserve(chunk_);
+  }
+  Status Append(std::string_view data) override {
+    if (buf_.size() + data.size() > chunk_) REFTAB_RETURN_IF_ERROR(FlushBuffer());
+    if (data.size() >= chunk_) return file_->Append(data);
+    buf_.append(data);
+    return Status::Ok();
+  }
+  Status Sync() override {
+    REFTAB_RETURN_IF_ERROR(FlushBuffer());
+    return file_->Sync();
+  }
+  Status Close() override {
+    REFTAB_RETURN_IF_ERROR(FlushBuffer());
+    return file_->Close();
+  }
+
+ private:
+  Status FlushBuffer() {
+    if (buf_.empty()) return Status::Ok();
+    Status s = file_->Append(buf_);
+    buf_.clear();
+    return s;
+  }
+  std::unique_ptr<WritableFile> file_;
+  size_t chunk_;
+  std::string buf_;
+};
+
 struct FileInfo {
   uint64_t size = 0;
   uint64_t dev = 0;

@@ -477,14 +477,7 @@ bool TableReader::RefMayExist(uint64_t hash) const {
   if (const RefFilter* f = ref_filter_.load(std::memory_order_acquire)) {
     return f->MayContainHash(hash);
   }
-  // A plain load and store, not an atomic increment: a lost count between threads only
-  // delays the build a little, and a locked instruction per table per lookup would not.
-  uint64_t queries = filter_queries_.load(std::memory_order_relaxed) + 1;
-  filter_queries_.store(queries, std::memory_order_relaxed);
-  if (queries < 16 + file_size() / 1024 || filter_failed_.load(std::memory_order_relaxed) ||
-      !accelerators_.load(std::memory_order_relaxed)) {
-    return true;
-  }
+  if (!DueForBuild(&filter_queries_, 1024, filter_failed_)) return true;
   std::unique_lock<std::mutex> lock(filter_mu_, std::try_to_lock);
   if (!lock.owns_lock()) return true;  // another thread is building it
   if (!ref_filter_.load(std::memory_order_acquire) && !BuildRefFilter()) return true;
@@ -533,14 +526,18 @@ size_t TableReader::ref_block_index_bytes() const {
   return f ? f->memory_bytes() : 0;
 }
 
+bool TableReader::DueForBuild(std::atomic<uint64_t>* queries, uint64_t bytes_per_query,
+                              const std::atomic<bool>& failed) const {
+  // A plain load and store, not an atomic increment: a lost count between threads only
+  // delays the build a little, and a locked instruction per table per lookup would not.
+  uint64_t n = queries->load(std::memory_order_relaxed) + 1;
+  queries->store(n, std::memory_order_relaxed);
+  return n >= 16 + file_size() / bytes_per_query && !failed.load(std::memory_order_relaxed) &&
+         accelerators_.load(std::memory_order_relaxed);
+}
+
 const RefBlockIndex* TableReader::MaybeBuildRefBlockIndex() const {
-  uint64_t queries = locate_queries_.load(std::memory_order_relaxed) + 1;
-  locate_queries_.store(queries, std::memory_order_relaxed);
-  if (queries < 16 + file_size() / 32768 ||
-      ref_block_index_failed_.load(std::memory_order_relaxed) ||
-      !accelerators_.load(std::memory_order_relaxed)) {
-    return nullptr;
-  }
+  if (!DueForBuild(&locate_queries_, 32768, ref_block_index_failed_)) return nullptr;
   std::unique_lock<std::mutex> lock(filter_mu_, std::try_to_lock);
   if (!lock.owns_lock()) return nullptr;  // another thread is building one of them
   if (const RefBlockIndex* built = ref_block_index_.load(std::memory_order_acquire)) return built;
@@ -554,10 +551,9 @@ const RefBlockIndex* TableReader::MaybeBuildRefBlockIndex() const {
   uint64_t pos = footer_.ref_index_position;
   uint64_t budget = source_.table_size / 3 + 1;
   do {
-    BlockView view;
-    ok = DecodeBlock(source_, pos, nullptr, nullptr, &view).ok() &&
-         AddIndexLevel(pos, 0, &budget, flat.get());
-    pos += view.full_size;
+    uint64_t block_size = 0;
+    ok = AddIndexLevel(pos, 0, &budget, flat.get(), &block_size);
+    pos += block_size;
   } while (ok && PeekBlockType(source_, pos) == uint8_t(BlockType::kIndex));
   if (!ok || flat->blocks() == 0) {
     ref_block_index_failed_.store(true, std::memory_order_relaxed);
@@ -573,14 +569,16 @@ const RefBlockIndex* TableReader::MaybeBuildRefBlockIndex() const {
   return ref_block_index_owner_.get();
 }
 
-// Appends the ref blocks below the index block at `pos`, in key order.
-bool TableReader::AddIndexLevel(uint64_t pos, int depth, uint64_t* budget,
-                                RefBlockIndex* out) const {
+// Appends the ref blocks below the index block at `pos`, in key order; *block_size (if
+// given) receives that block's size, for a caller stepping along one level.
+bool TableReader::AddIndexLevel(uint64_t pos, int depth, uint64_t* budget, RefBlockIndex* out,
+                                uint64_t* block_size) const {
   if (depth >= kMaxIndexDepth || PeekBlockType(source_, pos) != uint8_t(BlockType::kIndex)) {
     return false;
   }
   BlockView view;
   if (!DecodeBlock(source_, pos, nullptr, nullptr, &view).ok()) return false;
+  if (block_size != nullptr) *block_size = view.full_size;
   BlockIterator it;
   it.Init(view, hash_size());
   while (it.NextKey()) {

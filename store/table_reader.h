@@ -223,7 +223,12 @@ class TableReader {
   Status ScanRefsFor(const ObjectId& id, std::vector<RefRecord>* out) const;
   bool BuildRefFilter() const;
   const RefBlockIndex* MaybeBuildRefBlockIndex() const;
-  bool AddIndexLevel(uint64_t pos, int depth, uint64_t* budget, RefBlockIndex* out) const;
+  bool AddIndexLevel(uint64_t pos, int depth, uint64_t* budget, RefBlockIndex* out,
+                     uint64_t* block_size = nullptr) const;
+  // Counts one more query toward a lazily built lookup aid; true once there have been about
+  // one per `bytes_per_query` of table and building is allowed and has not failed.
+  bool DueForBuild(std::atomic<uint64_t>* queries, uint64_t bytes_per_query,
+                   const std::atomic<bool>& failed) const;
 
   std::unique_ptr<RandomAccessFile> file_;
   TableFooter footer_;
