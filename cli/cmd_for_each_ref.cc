@@ -190,8 +190,12 @@ Status Resolve(const Snapshot& snap, std::string_view name, RefRecord* rec, bool
 // the shortest form that no other rev-parse rule would resolve to an existing ref.
 Status ShortName(const Snapshot& snap, const std::string& refname, std::string* out) {
   static constexpr std::string_view kRules[][2] = {
-      {"", ""},           {"refs/", ""},         {"refs/tags/", ""},
-      {"refs/heads/", ""}, {"refs/remotes/", ""}, {"refs/remotes/", "/HEAD"},
+      {"", ""},
+      {"refs/", ""},
+      {"refs/tags/", ""},
+      {"refs/heads/", ""},
+      {"refs/remotes/", ""},
+      {"refs/remotes/", "/HEAD"},
   };
   constexpr int kRuleCount = 6;
   RefRecord scratch;

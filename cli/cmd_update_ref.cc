@@ -35,9 +35,9 @@ enum class Op { kUpdate, kDelete, kVerify };
 struct Command {
   Op op;
   std::string refname;
-  RefValue value;                     // kUpdate
-  std::optional<RefValue> expected;   // old value to check
-  bool no_deref = false;              // operate on the symref itself
+  RefValue value;                    // kUpdate
+  std::optional<RefValue> expected;  // old value to check
+  bool no_deref = false;             // operate on the symref itself
 };
 
 class Session {
@@ -69,7 +69,8 @@ class Session {
     RefRecord rec;
     bool found = false;
     if (!Resolve(s, &rec, &found, nullptr).ok() || !found) return false;
-    if (rec.value_type != RefValueType::kVal1 && rec.value_type != RefValueType::kVal2) return false;
+    if (rec.value_type != RefValueType::kVal1 && rec.value_type != RefValueType::kVal2)
+      return false;
     *out = RefValue::Id(rec.value);
     return true;
   }
@@ -95,7 +96,8 @@ class Session {
           std::optional<LogInfo> log;
           if (WantsLog(name)) log = ident_;
           tx.Update(name, c.value, c.expected, log);
-          if (!via.empty() && WantsLog(via)) REFTAB_RETURN_IF_ERROR(LogThroughSymref(via, name, c, &txs));
+          if (!via.empty() && WantsLog(via))
+            REFTAB_RETURN_IF_ERROR(LogThroughSymref(via, name, c, &txs));
           break;
         }
       }
@@ -230,7 +232,8 @@ int RunStdin(Session& session, bool nul) {
     c.no_deref = no_deref;
     if (cmd == "start" || cmd == "prepare" || cmd == "commit" || cmd == "abort") {
       if (cmd == "start") {
-        if (!session.empty() || explicit_tx) return Fatal("start: cannot start a transaction twice");
+        if (!session.empty() || explicit_tx)
+          return Fatal("start: cannot start a transaction twice");
         explicit_tx = true;
       } else if (cmd == "prepare") {
         prepared = true;
@@ -270,7 +273,8 @@ int RunStdin(Session& session, bool nul) {
       if (w.size() > 2 && !(nul && arg(2).empty())) {
         RefValue old;
         if (!value(cmd, "old-oid", arg(2), &old)) return kExitFatal;
-        if (c.op == Op::kDelete && !old.exists()) return Fatal("delete " + c.refname + ": zero <old-oid>");
+        if (c.op == Op::kDelete && !old.exists())
+          return Fatal("delete " + c.refname + ": zero <old-oid>");
         c.expected = old;
       } else if (c.op == Op::kVerify) {
         c.expected = RefValue::Absent();
@@ -339,18 +343,26 @@ int CmdUpdateRef(const GlobalOptions& g, const Args& args) {
       pos.insert(pos.end(), args.begin() + long(i) + 1, args.end());
       break;
     } else if (!a.empty() && a[0] == '-') {
-      std::fprintf(stderr, "error: unknown option `%s'\nusage: reftab update-ref [<options>] -d <refname> [<old-oid>]\n   or: reftab update-ref [<options>] <refname> <new-oid> [<old-oid>]\n   or: reftab update-ref [<options>] --stdin [-z]\n", a.c_str());
+      std::fprintf(stderr,
+                   "error: unknown option `%s'\nusage: reftab update-ref [<options>] -d <refname> "
+                   "[<old-oid>]\n   or: reftab update-ref [<options>] <refname> <new-oid> "
+                   "[<old-oid>]\n   or: reftab update-ref [<options>] --stdin [-z]\n",
+                   a.c_str());
       return kExitGitUsage;
     } else {
       pos.push_back(a);
     }
   }
   auto usage = [] {
-    std::fprintf(stderr, "usage: reftab update-ref [<options>] -d <refname> [<old-oid>]\n   or: reftab update-ref [<options>] <refname> <new-oid> [<old-oid>]\n   or: reftab update-ref [<options>] --stdin [-z]\n");
+    std::fprintf(stderr,
+                 "usage: reftab update-ref [<options>] -d <refname> [<old-oid>]\n   or: reftab "
+                 "update-ref [<options>] <refname> <new-oid> [<old-oid>]\n   or: reftab update-ref "
+                 "[<options>] --stdin [-z]\n");
     return kExitGitUsage;
   };
-  if (stdin_mode ? (!pos.empty() || del) : (nul || pos.empty() || pos.size() > (del ? 2u : 3u) ||
-                                            (!del && pos.size() < 2))) {
+  if (stdin_mode
+          ? (!pos.empty() || del)
+          : (nul || pos.empty() || pos.size() > (del ? 2u : 3u) || (!del && pos.size() < 2))) {
     return usage();
   }
   auto opened = OpenStore(g);
@@ -371,7 +383,8 @@ int CmdUpdateRef(const GlobalOptions& g, const Args& args) {
   }
   if (pos.size() > old_at) {
     RefValue old;
-    if (!session.ParseValue(pos[old_at], &old)) return Fatal(pos[old_at] + ": not a valid old SHA1");
+    if (!session.ParseValue(pos[old_at], &old))
+      return Fatal(pos[old_at] + ": not a valid old SHA1");
     c.expected = old;
   }
   session.Add(std::move(c));

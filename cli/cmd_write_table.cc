@@ -76,7 +76,8 @@ Status SortAndCheck(Input* input) {
     return a.update_index > b.update_index;
   });
   for (size_t i = 1; i < logs.size(); ++i) {
-    if (logs[i].refname == logs[i - 1].refname && logs[i].update_index == logs[i - 1].update_index) {
+    if (logs[i].refname == logs[i - 1].refname &&
+        logs[i].update_index == logs[i - 1].update_index) {
       return Status::InvalidArgument("log " + logs[i].refname + " at update index " +
                                      std::to_string(logs[i].update_index) + " appears twice");
     }
@@ -138,9 +139,10 @@ int CmdWriteTable(const GlobalOptions&, const Args& args) {
   if (!s.ok()) return Fail(s);
 
   opts.hash_id = hash.value_or(input.header.hash_id);
-  opts.block_size = uint32_t(block_size.value_or(input.have_header ? input.header.block_size
-                                                                   : kDefaultBlockSize));
-  if (block_size && *block_size > kMaxBlockSize) return Usage("write-table", "--block-size too large");
+  opts.block_size = uint32_t(
+      block_size.value_or(input.have_header ? input.header.block_size : kDefaultBlockSize));
+  if (block_size && *block_size > kMaxBlockSize)
+    return Usage("write-table", "--block-size too large");
   if (restart_interval && *restart_interval > kMaxRestarts) {
     return Usage("write-table", "--restart-interval too large");
   }
@@ -149,8 +151,10 @@ int CmdWriteTable(const GlobalOptions&, const Args& args) {
 
   // Without a header or flags, the limits span the records' update indexes.
   uint64_t lo = UINT64_MAX, hi = 0;
-  for (const auto& r : input.refs) lo = std::min(lo, r.update_index), hi = std::max(hi, r.update_index);
-  for (const auto& l : input.logs) lo = std::min(lo, l.update_index), hi = std::max(hi, l.update_index);
+  for (const auto& r : input.refs)
+    lo = std::min(lo, r.update_index), hi = std::max(hi, r.update_index);
+  for (const auto& l : input.logs)
+    lo = std::min(lo, l.update_index), hi = std::max(hi, l.update_index);
   if (lo == UINT64_MAX) lo = hi = 1;
   uint64_t min = min_ui.value_or(input.have_header ? input.header.min_update_index : lo);
   uint64_t max = max_ui.value_or(input.have_header ? input.header.max_update_index : hi);

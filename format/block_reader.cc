@@ -22,7 +22,8 @@ void PrefetchBlockKeys(const BlockSource& src, uint64_t offset) {
   if (!FitsWithin(offset, header_off + kBlockHeaderSize, src.table_size)) return;
   const uint8_t* p = src.data + offset;
   uint32_t block_len = be::Load24(p + header_off + 1);
-  if (block_len < header_off + kBlockHeaderSize + 2 || !FitsWithin(offset, block_len, src.table_size)) {
+  if (block_len < header_off + kBlockHeaderSize + 2 ||
+      !FitsWithin(offset, block_len, src.table_size)) {
     return;
   }
   uint32_t restarts = be::Load16(p + block_len - 2);
@@ -53,7 +54,8 @@ Status DecodeBlock(const BlockSource& src, uint64_t offset, Inflater* inflater,
   b.block_len = block_len;
   b.offset = offset;
   if (b.type == BlockType::kLog) {
-    if (inflater == nullptr || log_buf == nullptr) return BlockError(offset, "unexpected log block");
+    if (inflater == nullptr || log_buf == nullptr)
+      return BlockError(offset, "unexpected log block");
     // Inflate everything after the block header; the uncompressed header bytes are copied
     // in front so that offsets inside the block work unchanged.
     size_t prefix = header_off + kBlockHeaderSize;
@@ -67,8 +69,8 @@ Status DecodeBlock(const BlockSource& src, uint64_t offset, Inflater* inflater,
     b.full_size = prefix + consumed;
   } else {
     if (!FitsWithin(offset, block_len, src.table_size)) {
-      return BlockError(offset, "block_len " + std::to_string(block_len) +
-                                    " runs past the end of the table");
+      return BlockError(
+          offset, "block_len " + std::to_string(block_len) + " runs past the end of the table");
     }
     b.data = p;
     if (src.block_size == 0) {
@@ -111,9 +113,7 @@ bool SkipValue(ByteReader& in, BlockType type, uint8_t value_type, size_t hash_s
       for (uint64_t i = 0; i < count; ++i) in.GetVarint();
       return in.ok();
     }
-    case BlockType::kIndex:
-      in.GetVarint();
-      return in.ok();
+    case BlockType::kIndex: in.GetVarint(); return in.ok();
   }
   return false;
 }
@@ -220,8 +220,7 @@ bool BlockIterator::Seek(std::string_view want) {
 }
 
 // Restart point `i`'s key, in place; false if the restart offset or record is malformed.
-static inline bool RestartKeyAt(const BlockView& b, uint32_t i, const uint8_t** key,
-                                size_t* len) {
+static inline bool RestartKeyAt(const BlockView& b, uint32_t i, const uint8_t** key, size_t* len) {
   uint32_t off = be::Load24(b.data + b.restart_off + 3 * i);
   if (off < b.header_off + kBlockHeaderSize || off >= b.restart_off) return false;
   const uint8_t* p = b.data + off;

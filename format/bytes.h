@@ -36,9 +36,7 @@ inline uint32_t Load24(const uint8_t* p) {
 inline uint32_t Load32(const uint8_t* p) {
   return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | p[3];
 }
-inline uint64_t Load64(const uint8_t* p) {
-  return (uint64_t(Load32(p)) << 32) | Load32(p + 4);
-}
+inline uint64_t Load64(const uint8_t* p) { return (uint64_t(Load32(p)) << 32) | Load32(p + 4); }
 inline void Store16(uint8_t* p, uint16_t v) {
   p[0] = uint8_t(v >> 8);
   p[1] = uint8_t(v);

@@ -43,11 +43,10 @@ inline void PutRefValue(Appender& a, const RefRecord& r, uint64_t min_update_ind
 }
 // Decodes the value of a ref record with `value_type` into `r` (all fields but refname).
 REFTAB_HOT_INLINE bool GetRefValue(ByteReader& in, uint8_t value_type, uint64_t min_update_index,
-                        size_t hash_size, RefRecord* r) {
+                                   size_t hash_size, RefRecord* r) {
   // Fast path, the common record of a scan: a one-byte update index delta and one SHA-1,
   // copied with a fixed-size move.
-  if (value_type == 1 && hash_size == kSha1Size && in.remaining() > kSha1Size &&
-      *in.pos() < 0x80) {
+  if (value_type == 1 && hash_size == kSha1Size && in.remaining() > kSha1Size && *in.pos() < 0x80) {
     const uint8_t* p = in.GetBytes(1 + kSha1Size);
     r->update_index = min_update_index + p[0];
     r->value_type = RefValueType::kVal1;
@@ -102,8 +101,7 @@ inline bool SplitLogKey(std::string_view key, std::string* refname, uint64_t* up
   return true;
 }
 inline size_t LogValueMaxSize(const LogRecord& r, size_t hash_size) {
-  return 2 * hash_size + 4 * kMaxVarintLen + 2 + r.name.size() + r.email.size() +
-         r.message.size();
+  return 2 * hash_size + 4 * kMaxVarintLen + 2 + r.name.size() + r.email.size() + r.message.size();
 }
 void PutLogValue(Appender& a, const LogRecord& r, size_t hash_size);
 // Decodes a log value (all fields but refname and update_index).

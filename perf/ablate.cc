@@ -81,8 +81,9 @@ bool Compare(const char* technique, const char* workload, uint64_t ops, const Va
       const Variant& v = first_on ? on : off;
       auto t0 = Clock::now();
       uint64_t c = v.run();
-      double ns = double(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0)
-                             .count()) / double(ops);
+      double ns =
+          double(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count()) /
+          double(ops);
       (first_on ? t_on : t_off).push_back(ns);
       same = same && c == (first_on ? check_on : check_off);
     }
@@ -229,10 +230,10 @@ int Main(int argc, char** argv) {
   }
   const size_t refs = input.ends.size();
   bool ok = true;
-  std::printf("reftab-ablate: %s, %d reps per variant, median ns per op\n\n", dir.c_str(),
-              g_reps);
-  std::printf("| technique     | workload                           | on                 "
-              " ns/op | off                           ns/op | off/on | check |\n");
+  std::printf("reftab-ablate: %s, %d reps per variant, median ns per op\n\n", dir.c_str(), g_reps);
+  std::printf(
+      "| technique     | workload                           | on                 "
+      " ns/op | off                           ns/op | off/on | check |\n");
   std::printf("|---|---|---|---|---|---|\n");
 
   // ---- appender: encode every ref of IN.txt into 4 KiB ref blocks.
@@ -324,16 +325,18 @@ int Main(int argc, char** argv) {
                   {"bypass", [&] { return ScanMerged<internal::MergeTechniques>(one); }},
                   {"no bypass", [&] { return ScanMerged<NoBypass>(one); }});
 
-    std::vector<std::string> some(names.begin(), names.begin() + std::min<size_t>(20000, names.size()));
+    std::vector<std::string> some(names.begin(),
+                                  names.begin() + std::min<size_t>(20000, names.size()));
     ok &= Compare("lazy-advance", "seek+next lookups, 9-table stack", some.size(),
                   {"lazy", [&] { return SeekNextLookups<internal::MergeTechniques>(stack, some); }},
                   {"eager", [&] { return SeekNextLookups<EagerAdvance>(stack, some); }});
     ok &= Compare("lazy-advance", "scan 9-table stack", refs + 1,
                   {"lazy", [&] { return ScanMerged<internal::MergeTechniques>(stack); }},
                   {"eager", [&] { return ScanMerged<EagerAdvance>(stack); }});
-    ok &= Compare("ovc", "scan 9-table stack", refs + 1,
-                  {"offset-value codes", [&] { return ScanMerged<internal::MergeTechniques>(stack); }},
-                  {"string compares", [&] { return ScanMerged<NoCodes>(stack); }});
+    ok &= Compare(
+        "ovc", "scan 9-table stack", refs + 1,
+        {"offset-value codes", [&] { return ScanMerged<internal::MergeTechniques>(stack); }},
+        {"string compares", [&] { return ScanMerged<NoCodes>(stack); }});
   }
 
   // ---- in-place key decoding: walk every ref block of the single table.
@@ -419,17 +422,15 @@ int Main(int argc, char** argv) {
     };
     ok &= Compare("lookup", "100k lookups, one table", names.size(),
                   {"ReadRef", [&] { return fast(*one_tables); }},
-                  {"seek+next, reused iterator", [&] {
-                     return SeekNextLookups<internal::MergeTechniques>(one, names);
-                   }});
+                  {"seek+next, reused iterator",
+                   [&] { return SeekNextLookups<internal::MergeTechniques>(one, names); }});
     ok &= Compare("lookup", "100k lookups, one table", names.size(),
                   {"ReadRef", [&] { return fast(*one_tables); }},
                   {"seek+next, new iterator", [&] { return fresh_iterator(one); }});
     ok &= Compare("lookup", "100k lookups, 9-table stack", names.size(),
                   {"ReadRef", [&] { return fast(*stack_tables); }},
-                  {"seek+next, reused iterator", [&] {
-                     return SeekNextLookups<internal::MergeTechniques>(stack, names);
-                   }});
+                  {"seek+next, reused iterator",
+                   [&] { return SeekNextLookups<internal::MergeTechniques>(stack, names); }});
     ok &= Compare("lookup", "100k lookups, 9-table stack", names.size(),
                   {"ReadRef", [&] { return fast(*stack_tables); }},
                   {"seek+next, new iterator", [&] { return fresh_iterator(stack); }});

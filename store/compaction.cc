@@ -78,8 +78,8 @@ Status Stack::AutoCompact() {
                  dir_.c_str(), sizes.size(), unsigned(options_.geometric_factor));
     return Status::Ok();
   }
-  REFTAB_TRACE(trace::kInfo, "%s: auto-compaction: merging tables %zu..%zu of %zu",
-               dir_.c_str(), size_t(seg->start), size_t(seg->end - 1), sizes.size());
+  REFTAB_TRACE(trace::kInfo, "%s: auto-compaction: merging tables %zu..%zu of %zu", dir_.c_str(),
+               size_t(seg->start), size_t(seg->end - 1), sizes.size());
   Status s = CompactSegment(seg->start, seg->end - 1, /*best_effort=*/true, CompactionOptions{});
   if (!s.ok()) {
     REFTAB_TRACE(trace::kInfo, "%s: auto-compaction skipped: %s", dir_.c_str(),
@@ -107,8 +107,8 @@ Status Stack::CompactSegment(size_t first, size_t last, bool best_effort,
     }
     // Best effort: settle for the newer tables already locked, if there are two.
     if (best_effort && s.code() == Code::kLockHeld && last + 1 - locked_from >= 2) {
-      REFTAB_TRACE(trace::kInfo, "%s: %s is locked; compacting only tables %zu..%zu",
-                   dir_.c_str(), names_[i].c_str(), locked_from, last);
+      REFTAB_TRACE(trace::kInfo, "%s: %s is locked; compacting only tables %zu..%zu", dir_.c_str(),
+                   names_[i].c_str(), locked_from, last);
       break;
     }
     return s;
@@ -132,34 +132,37 @@ Status Stack::CompactSegment(size_t first, size_t last, bool best_effort,
     max = std::max(max, t->max_update_index());
   }
   std::string new_name;
-  Status s = WriteTable(min, max, [&](TableWriter& w) -> Status {
-    MergedRefIterator refs(tables);
-    refs.set_suppress_deletions(to_base);
-    REFTAB_RETURN_IF_ERROR(refs.SeekToFirst());
-    RefRecord r;
-    while (refs.Next(&r)) REFTAB_RETURN_IF_ERROR(w.AddRef(r));
-    REFTAB_RETURN_IF_ERROR(refs.status());
-    MergedLogIterator logs(tables);
-    logs.set_suppress_deletions(to_base);
-    REFTAB_RETURN_IF_ERROR(logs.SeekToFirst());
-    LogRecord l;
-    std::string current_ref;
-    size_t kept_for_ref = 0;
-    while (logs.Next(&l)) {
-      if (to_base && l.value_type == LogValueType::kUpdate) {
-        if (l.refname != current_ref) {
-          current_ref = l.refname;
-          kept_for_ref = 0;
+  Status s = WriteTable(
+      min, max,
+      [&](TableWriter& w) -> Status {
+        MergedRefIterator refs(tables);
+        refs.set_suppress_deletions(to_base);
+        REFTAB_RETURN_IF_ERROR(refs.SeekToFirst());
+        RefRecord r;
+        while (refs.Next(&r)) REFTAB_RETURN_IF_ERROR(w.AddRef(r));
+        REFTAB_RETURN_IF_ERROR(refs.status());
+        MergedLogIterator logs(tables);
+        logs.set_suppress_deletions(to_base);
+        REFTAB_RETURN_IF_ERROR(logs.SeekToFirst());
+        LogRecord l;
+        std::string current_ref;
+        size_t kept_for_ref = 0;
+        while (logs.Next(&l)) {
+          if (to_base && l.value_type == LogValueType::kUpdate) {
+            if (l.refname != current_ref) {
+              current_ref = l.refname;
+              kept_for_ref = 0;
+            }
+            if (options.expire_logs_before && l.time < *options.expire_logs_before) continue;
+            if (options.max_logs_per_ref && kept_for_ref >= *options.max_logs_per_ref) continue;
+            ++kept_for_ref;
+          }
+          if (l.value_type == LogValueType::kUpdate) NormalizeMessage(&l.message);
+          REFTAB_RETURN_IF_ERROR(w.AddLog(l));
         }
-        if (options.expire_logs_before && l.time < *options.expire_logs_before) continue;
-        if (options.max_logs_per_ref && kept_for_ref >= *options.max_logs_per_ref) continue;
-        ++kept_for_ref;
-      }
-      if (l.value_type == LogValueType::kUpdate) NormalizeMessage(&l.message);
-      REFTAB_RETURN_IF_ERROR(w.AddLog(l));
-    }
-    return logs.status();
-  }, &new_name);
+        return logs.status();
+      },
+      &new_name);
   if (!s.ok()) return s;
 
   // 4. Splice the new table into the list as it is now.

@@ -108,13 +108,11 @@ class FileSystem {
   virtual ~FileSystem() = default;
   virtual Result<std::unique_ptr<RandomAccessFile>> OpenRead(const std::string& path) = 0;
   // Creates `path`; with `exclusive`, fails with kLockHeld if it exists (O_EXCL).
-  virtual Result<std::unique_ptr<WritableFile>> Create(const std::string& path,
-                                                       bool exclusive) = 0;
+  virtual Result<std::unique_ptr<WritableFile>> Create(const std::string& path, bool exclusive) = 0;
   virtual Result<std::string> ReadFile(const std::string& path) = 0;
   // Reads `path` and keeps it open; fills its contents and identity.
   virtual Result<std::unique_ptr<PinnedFile>> ReadPinned(const std::string& path,
-                                                          std::string* contents,
-                                                          FileInfo* info) = 0;
+                                                         std::string* contents, FileInfo* info) = 0;
   virtual Status Rename(const std::string& from, const std::string& to) = 0;
   virtual Status Remove(const std::string& path) = 0;
   virtual Result<std::vector<std::string>> ListDir(const std::string& dir) = 0;

@@ -32,7 +32,8 @@ Result<std::unique_ptr<LockFile>> LockFile::Acquire(FileSystem* fs, const std::s
       return std::unique_ptr<LockFile>(new LockFile(fs, path, std::move(*file)));
     }
     if (file.status().code() != Code::kLockHeld) return file.status();
-    int64_t waited = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+    int64_t waited =
+        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
     REFTAB_TRACE(trace::kDebug, "%s.lock: held by someone else, waited %lld ms", path.c_str(),
                  (long long)waited);
     if (timeout_ms >= 0 && waited >= timeout_ms) {

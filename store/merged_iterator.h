@@ -197,8 +197,9 @@ class MergedIterator {
           break;
         }
         uint32_t parked = tree_[node];
-        bool parked_wins = code_[parked] != code_[winner] ? code_[parked] < code_[winner]
-                                                           : EqualCodes(parked, winner, code_[winner]);
+        bool parked_wins = code_[parked] != code_[winner]
+                               ? code_[parked] < code_[winner]
+                               : EqualCodes(parked, winner, code_[winner]);
         if (parked_wins) std::swap(tree_[node], winner);
       }
       if (node == 0) tree_[0] = winner;

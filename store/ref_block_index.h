@@ -59,8 +59,8 @@ class RefBlockIndex {
     return std::string_view(keys_.data() + begin, ends_[i] - begin);
   }
 
-  std::string keys_;              // every last key, back to back
-  std::vector<uint32_t> ends_;    // end of key i in keys_
+  std::string keys_;               // every last key, back to back
+  std::vector<uint32_t> ends_;     // end of key i in keys_
   std::vector<uint64_t> offsets_;  // file offset of block i
 };
 

@@ -4,8 +4,8 @@
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
-#include <thread>
 #include <cstring>
+#include <thread>
 
 #include "store/trace.h"
 
@@ -373,19 +373,23 @@ Status Stack::CommitTransaction(Transaction* tx) {
     return a.update_index > b.update_index;
   });
   for (size_t i = 1; i < logs.size(); ++i) {
-    if (logs[i].refname == logs[i - 1].refname && logs[i].update_index == logs[i - 1].update_index) {
-      return Status::InvalidArgument("two reflog entries for " + logs[i].refname + " at update index " +
-                                     std::to_string(logs[i].update_index));
+    if (logs[i].refname == logs[i - 1].refname &&
+        logs[i].update_index == logs[i - 1].update_index) {
+      return Status::InvalidArgument("two reflog entries for " + logs[i].refname +
+                                     " at update index " + std::to_string(logs[i].update_index));
     }
   }
   if (refs.empty() && logs.empty()) return Status::Ok();  // nothing changes: no table
 
   std::string name;
-  Status s = WriteTable(next, next, [&](TableWriter& w) -> Status {
-    for (const RefRecord& r : refs) REFTAB_RETURN_IF_ERROR(w.AddRef(r));
-    for (const LogRecord& l : logs) REFTAB_RETURN_IF_ERROR(w.AddLog(l));
-    return Status::Ok();
-  }, &name);
+  Status s = WriteTable(
+      next, next,
+      [&](TableWriter& w) -> Status {
+        for (const RefRecord& r : refs) REFTAB_RETURN_IF_ERROR(w.AddRef(r));
+        for (const LogRecord& l : logs) REFTAB_RETURN_IF_ERROR(w.AddLog(l));
+        return Status::Ok();
+      },
+      &name);
   if (!s.ok()) return s;
   if (name.empty()) return Status::Ok();
   std::vector<std::string> new_names = names_;

@@ -37,8 +37,8 @@ Status SectionCursor::Corrupt(std::string_view what) {
 void SectionCursor::FailValue() {
   const BlockView& b = it_.block();
   it_.Fail();
-  (void)Corrupt("block at offset " + std::to_string(b.offset) + ": malformed " + SectionName(type_) +
-          " record");
+  (void)Corrupt("block at offset " + std::to_string(b.offset) + ": malformed " +
+                SectionName(type_) + " record");
 }
 
 Status SectionCursor::Load(uint64_t offset) {
@@ -52,7 +52,8 @@ Status SectionCursor::Load(uint64_t offset) {
   BlockView view;
   Status s = DecodeBlock(src, offset, inflater_.get(), &log_buf_, &view);
   REFTAB_TRACE(trace::kBlock, "%s: %s block at %llu: %s", table_->name().c_str(),
-               SectionName(type_), (unsigned long long)offset, s.ok() ? "read" : s.message().c_str());
+               SectionName(type_), (unsigned long long)offset,
+               s.ok() ? "read" : s.message().c_str());
   if (!s.ok()) {
     active_ = false;
     if (status_.ok()) status_ = std::move(s).WithContext(table_->name());
@@ -158,9 +159,7 @@ TableRefIterator::TableRefIterator(const TableReader* table)
 TableLogIterator::TableLogIterator(const TableReader* table)
     : cursor_(table, BlockType::kLog), hash_size_(table->hash_size()) {}
 
-Status TableLogIterator::Seek(std::string_view refname) {
-  return SeekAt(refname, ~uint64_t(0));
-}
+Status TableLogIterator::Seek(std::string_view refname) { return SeekAt(refname, ~uint64_t(0)); }
 
 Status TableLogIterator::SeekAt(std::string_view refname, uint64_t update_index) {
   codec::PutLogKey(&key_, refname, update_index);
@@ -218,11 +217,13 @@ Result<std::unique_ptr<TableReader>> TableReader::Open(std::unique_ptr<RandomAcc
   if (f.ref_index_position >= table_size && f.ref_index_position) {
     return bad_pos(f.ref_index_position, "ref_index_position");
   }
-  if (f.obj_position >= table_size && f.obj_position) return bad_pos(f.obj_position, "obj_position");
+  if (f.obj_position >= table_size && f.obj_position)
+    return bad_pos(f.obj_position, "obj_position");
   if (f.obj_index_position >= table_size && f.obj_index_position) {
     return bad_pos(f.obj_index_position, "obj_index_position");
   }
-  if (f.log_position >= table_size && f.log_position) return bad_pos(f.log_position, "log_position");
+  if (f.log_position >= table_size && f.log_position)
+    return bad_pos(f.log_position, "log_position");
   if (f.log_index_position >= table_size && f.log_index_position) {
     return bad_pos(f.log_index_position, "log_index_position");
   }
@@ -320,8 +321,8 @@ Status TableReader::DescendIndex(uint64_t pos, BlockType leaf, std::string_view 
       return Status::Ok();
     }
     if (t != uint8_t(BlockType::kIndex)) {
-      return Error("index record points at offset " + std::to_string(child) +
-                   ", which holds no " + SectionName(leaf) + " or index block");
+      return Error("index record points at offset " + std::to_string(child) + ", which holds no " +
+                   SectionName(leaf) + " or index block");
     }
     pos = child;
     ++depth;
@@ -349,8 +350,8 @@ Status TableReader::LocateRef(std::string_view name, uint64_t* pos) const {
       if (!flat->Find(name, &at)) return Status::Ok();
     } else {
       bool any = false;
-      REFTAB_RETURN_IF_ERROR(DescendIndex(footer_.ref_index_position, BlockType::kRef, name,
-                                          &at, &any));
+      REFTAB_RETURN_IF_ERROR(
+          DescendIndex(footer_.ref_index_position, BlockType::kRef, name, &at, &any));
       if (!any) return Status::Ok();
     }
   } else if (!RefSectionStart(&at)) {

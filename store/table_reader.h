@@ -215,8 +215,8 @@ class TableReader {
   // Descends the index of a section from its top level at `index_pos` to the block of type
   // `leaf` that holds the first key >= want. *found is false when every key is smaller.
   // Reads keys in place; allocates nothing.
-  Status DescendIndex(uint64_t index_pos, BlockType leaf, std::string_view want,
-                      uint64_t* offset, bool* found) const;
+  Status DescendIndex(uint64_t index_pos, BlockType leaf, std::string_view want, uint64_t* offset,
+                      bool* found) const;
 
  private:
   TableReader(std::unique_ptr<RandomAccessFile> file, const TableFooter& footer);

@@ -131,8 +131,7 @@ Status TableWriter::FinishSection(uint64_t* index_position) {
     std::vector<IndexEntry> level;
     level.swap(index_);
     for (const IndexEntry& e : level) {
-      REFTAB_RETURN_IF_ERROR(AddRecord(BlockType::kIndex, e.last_key, 0,
-                                       codec::IndexValueMaxSize(),
+      REFTAB_RETURN_IF_ERROR(AddRecord(BlockType::kIndex, e.last_key, 0, codec::IndexValueMaxSize(),
                                        [&](Appender& a) { a.PutVarint(e.offset); }));
     }
     REFTAB_RETURN_IF_ERROR(FlushBlock());
@@ -237,7 +236,8 @@ Status TableWriter::WriteObjSection() {
     size_t count = positions_.size();
     if (!block_open_) StartBlock(BlockType::kObj);
     auto encode = [&](Appender& a) { codec::PutObjValue(a, positions_.data(), count); };
-    AddResult r = block_.Add(key, codec::ObjValueType(count), codec::ObjValueMaxSize(count), encode);
+    AddResult r =
+        block_.Add(key, codec::ObjValueType(count), codec::ObjValueMaxSize(count), encode);
     if (r == AddResult::kFull) {
       REFTAB_RETURN_IF_ERROR(FlushBlock());
       StartBlock(BlockType::kObj);
@@ -279,7 +279,8 @@ Status TableWriter::AddRef(const RefRecord& ref) {
   if (!limits_set_) return Status::InvalidArgument("SetLimits must be called first");
   if (ref.update_index < header_.min_update_index || ref.update_index > header_.max_update_index) {
     return Status::InvalidArgument("ref " + ref.refname + ": update index " +
-                                   std::to_string(ref.update_index) + " outside the table's limits");
+                                   std::to_string(ref.update_index) +
+                                   " outside the table's limits");
   }
   if (ref.refname.empty()) return Status::InvalidArgument("empty refname");
   if (section_open_ && section_type_ != BlockType::kRef) {
@@ -321,7 +322,8 @@ Status TableWriter::AddLog(const LogRecord& log) {
   LogRecord cleaned;
   if (log.value_type == LogValueType::kUpdate) {
     if (log.update_index > header_.max_update_index) {
-      return Status::InvalidArgument("log " + log.refname + ": update index above the table's maximum");
+      return Status::InvalidArgument("log " + log.refname +
+                                     ": update index above the table's maximum");
     }
     if (!opts_.exact_log_message) {
       std::string_view m = log.message;

@@ -26,10 +26,10 @@
 namespace reftab {
 
 struct WriteOptions {
-  uint32_t block_size = kDefaultBlockSize;  // 64 .. 16777215
+  uint32_t block_size = kDefaultBlockSize;              // 64 .. 16777215
   uint32_t restart_interval = kDefaultRestartInterval;  // 1 .. 65535
-  bool index_objects = true;  // write the obj section (only when the ref section has an index)
-  bool unpadded = false;      // no NUL padding between blocks (header still has block_size)
+  bool index_objects = true;       // write the obj section (only when the ref section has an index)
+  bool unpadded = false;           // no NUL padding between blocks (header still has block_size)
   HashId hash_id = HashId::kSha1;  // SHA-1 -> version 1, SHA-256 -> version 2
   // false (git's default): a log message loses its trailing newlines, must then be a single
   // line, and gets exactly one newline appended. true: messages are stored as given.
@@ -117,8 +117,7 @@ class TableWriter {
     if (obj_block_offsets_.empty() || obj_block_offsets_.back() != block_start_) {
       obj_block_offsets_.push_back(block_start_);
     }
-    obj_keys_.push_back(ObjSortKey{be::Load64(id.data()),
-                                   uint32_t(obj_block_offsets_.size() - 1),
+    obj_keys_.push_back(ObjSortKey{be::Load64(id.data()), uint32_t(obj_block_offsets_.size() - 1),
                                    uint32_t(obj_keys_.size())});
     obj_tails_.insert(obj_tails_.end(), id.data() + 8, id.data() + hash_size_);
   }

@@ -50,8 +50,7 @@ inline const int g_level = LevelFromEnvironment();
 
 // Formats and writes one trace line. Cold and out of line by design.
 [[gnu::cold, gnu::noinline, gnu::format(printf, 4, 5)]] inline void Emit(int level,
-                                                                         const char* file,
-                                                                         int line,
+                                                                         const char* file, int line,
                                                                          const char* fmt, ...) {
   char buf[1024];
   int n = std::snprintf(buf, sizeof buf, "reftab trace[%d] %s:%d: ", level, file, line);
@@ -69,13 +68,13 @@ inline const int g_level = LevelFromEnvironment();
 }  // namespace reftab::trace
 
 // `level` must be a constant expression (one of trace::Level).
-#define REFTAB_TRACE(level, ...)                                                    \
-  do {                                                                              \
-    if constexpr ((level) <= REFTAB_TRACE_MAX_LEVEL) {                              \
-      if (__builtin_expect((level) <= ::reftab::trace::g_level, 0)) {               \
-        ::reftab::trace::Emit((level), __FILE__, __LINE__, __VA_ARGS__);            \
-      }                                                                             \
-    }                                                                               \
+#define REFTAB_TRACE(level, ...)                                         \
+  do {                                                                   \
+    if constexpr ((level) <= REFTAB_TRACE_MAX_LEVEL) {                   \
+      if (__builtin_expect((level) <= ::reftab::trace::g_level, 0)) {    \
+        ::reftab::trace::Emit((level), __FILE__, __LINE__, __VA_ARGS__); \
+      }                                                                  \
+    }                                                                    \
   } while (0)
 
 #endif  // REFTAB_STORE_TRACE_H_

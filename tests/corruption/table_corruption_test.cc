@@ -3,6 +3,8 @@
 // damaged copy, opening, scanning, seeking, looking up and walking the blocks must either
 // succeed or fail with kCorruption and a message that names the table (and, for block
 // errors, the offset) -- never crash, hang or trip a sanitizer.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
@@ -11,8 +13,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "store/table_reader.h"
 #include "store/table_writer.h"

@@ -2,6 +2,8 @@
 // with many combinations of block size, restart interval, padding, obj index and hash, then
 // every read path (scan, seek, prefix scan, ReadRef, RefsFor, log seeks) is compared with a
 // std::map holding the same records.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -9,8 +11,6 @@
 #include <random>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "format/record_codec.h"
 #include "store/table_reader.h"
@@ -74,9 +74,7 @@ struct Model {
 
 // Space for one record in an empty first block: header, block header, one restart, count,
 // and some slack for the varints that the size estimates below do not count exactly.
-size_t RecordBudget(const ModelCase& c) {
-  return c.block_size - 28 - 4 - 5 - 16;
-}
+size_t RecordBudget(const ModelCase& c) { return c.block_size - 28 - 4 - 5 - 16; }
 
 size_t RefSizeBound(const RefRecord& r, size_t hs) {
   return r.refname.size() + 2 * hs + r.target.size() + 8;
@@ -161,9 +159,7 @@ void BuildModel(const ModelCase& c, uint64_t seed, Model* m) {
 
 // The step that visits about `wanted` of `n` elements: the read paths are checked on a
 // sample, the full scan and ReadRef on everything.
-size_t StepFor(size_t n, size_t wanted) {
-  return std::max<size_t>(1, n / wanted);
-}
+size_t StepFor(size_t n, size_t wanted) { return std::max<size_t>(1, n / wanted); }
 
 uint64_t SeedOf(const ModelCase& c) {
   return uint64_t(c.block_size) * 1000 + c.restart_interval * 10 + (c.hash == HashId::kSha256);

@@ -1,10 +1,10 @@
 // TableWriter's multi-level index (FORMAT.md §10.2) when index records are so long that
 // every index block holds a single record: a new level then has as many entries as the
 // one below, and adding levels "until few enough blocks remain" would never end.
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "store/table_reader.h"
 #include "store/table_writer.h"

@@ -2,6 +2,8 @@
 // tombstones returned or suppressed, Seek and re-Seek, logs newest first, the single-child
 // bypass, many tombstones below the caller's range, and Snapshot::ReadRef. Random stacks are
 // compared with a reference merge (std::map folded oldest to newest).
+#include "store/merged_iterator.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,7 +16,6 @@
 #include <tuple>
 #include <vector>
 
-#include "store/merged_iterator.h"
 #include "store/stack.h"
 #include "store/table_reader.h"
 #include "tests/testutil/random_refs.h"
@@ -71,7 +72,8 @@ class Tables {
   explicit Tables(HashId hash = HashId::kSha1, uint32_t block_size = 4096)
       : hash_(hash), block_size_(block_size) {}
 
-  void Add(uint64_t min, uint64_t max, std::vector<RefRecord> refs, std::vector<LogRecord> logs = {}) {
+  void Add(uint64_t min, uint64_t max, std::vector<RefRecord> refs,
+           std::vector<LogRecord> logs = {}) {
     std::sort(refs.begin(), refs.end(),
               [](const RefRecord& a, const RefRecord& b) { return a.refname < b.refname; });
     std::sort(logs.begin(), logs.end(), [](const LogRecord& a, const LogRecord& b) {
@@ -172,7 +174,8 @@ TEST(MergedIteratorTest, SeekPositionsAtFirstKeyNotBelowTarget) {
                   Val("refs/tags/x", 1, 3)})},
       {"refs/heads/a", Lines({Val("refs/heads/b", 1, 1), Val("refs/heads/c", 2, 4),
                               Tomb("refs/heads/d", 2), Val("refs/tags/x", 1, 3)})},
-      {"refs/heads/c", Lines({Val("refs/heads/c", 2, 4), Tomb("refs/heads/d", 2), Val("refs/tags/x", 1, 3)})},
+      {"refs/heads/c",
+       Lines({Val("refs/heads/c", 2, 4), Tomb("refs/heads/d", 2), Val("refs/tags/x", 1, 3)})},
       {"refs/heads/cc", Lines({Tomb("refs/heads/d", 2), Val("refs/tags/x", 1, 3)})},
       {"refs/heads/d", Lines({Tomb("refs/heads/d", 2), Val("refs/tags/x", 1, 3)})},
       {"refs/tags/", Lines({Val("refs/tags/x", 1, 3)})},
@@ -197,16 +200,18 @@ TEST(MergedIteratorTest, SeekPositionsAtFirstKeyNotBelowTarget) {
 
 TEST(MergedIteratorTest, LogsMergeByNameThenNewestFirstWithTombstones) {
   Tables t;
-  t.Add(1, 2, {}, {Log("refs/heads/a", 1, 1), Log("refs/heads/a", 2, 2), Log("refs/heads/b", 1, 3)});
-  t.Add(3, 3, {}, {Log("refs/heads/a", 3, 4), Log("refs/heads/a", 2, 5), LogTomb("refs/heads/b", 1)});
+  t.Add(1, 2, {},
+        {Log("refs/heads/a", 1, 1), Log("refs/heads/a", 2, 2), Log("refs/heads/b", 1, 3)});
+  t.Add(3, 3, {},
+        {Log("refs/heads/a", 3, 4), Log("refs/heads/a", 2, 5), LogTomb("refs/heads/b", 1)});
   {
     MergedLogIterator it(t.raw());
     ASSERT_TRUE(it.SeekToFirst().ok());
-    EXPECT_EQ(DrainLogs(it, 20),
-              (std::vector<std::string>{FormatLog(Log("refs/heads/a", 3, 4), 20),
-                                        FormatLog(Log("refs/heads/a", 2, 5), 20),
-                                        FormatLog(Log("refs/heads/a", 1, 1), 20),
-                                        FormatLog(LogTomb("refs/heads/b", 1), 20)}));
+    EXPECT_EQ(
+        DrainLogs(it, 20),
+        (std::vector<std::string>{
+            FormatLog(Log("refs/heads/a", 3, 4), 20), FormatLog(Log("refs/heads/a", 2, 5), 20),
+            FormatLog(Log("refs/heads/a", 1, 1), 20), FormatLog(LogTomb("refs/heads/b", 1), 20)}));
   }
   {
     MergedLogIterator it(t.raw());

@@ -2,6 +2,8 @@
 // Snapshot::ReadRef: no false negatives ever (a present name, value or tombstone, is always
 // "may exist"), few false positives, and stack lookups that answer exactly as a
 // table-by-table search does, before and after the filters are built.
+#include "store/ref_filter.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -11,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "store/ref_filter.h"
 #include "store/stack.h"
 #include "store/table_reader.h"
 #include "tests/testutil/random_refs.h"

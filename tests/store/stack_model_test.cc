@@ -107,7 +107,8 @@ RefRecord ToRecord(const std::string& name, const ModelRef& r) {
   rec.refname = name;
   rec.update_index = r.update_index;
   rec.value_type = r.value.type;
-  if (r.value.type == RefValueType::kVal1 || r.value.type == RefValueType::kVal2) rec.value = r.value.id;
+  if (r.value.type == RefValueType::kVal1 || r.value.type == RefValueType::kVal2)
+    rec.value = r.value.id;
   if (r.value.type == RefValueType::kVal2) rec.peeled = r.value.peeled;
   if (r.value.type == RefValueType::kSymref) rec.target = r.value.target;
   return rec;
@@ -216,7 +217,8 @@ TxOutcome Simulate(const Model& m, const TxPlan& plan, size_t hs) {
       }
     } else {
       LogRecord n = r.log;
-      ModelLog e{n.old_id, n.new_id, n.name, n.email, n.time, n.tz_offset, NormalizedMessage(n.message)};
+      ModelLog e{
+          n.old_id, n.new_id, n.name, n.email, n.time, n.tz_offset, NormalizedMessage(n.message)};
       a.logs[r.log.refname][ui] = e;
     }
   }
@@ -270,8 +272,17 @@ class StackModelTest : public ::testing::TestWithParam<ModelParam> {
              "refs/tags/\xc3\xbcnicode",
              "refs/tags/\x80raw"};
     for (int i = 0; i < 20; ++i) pool_.push_back("refs/heads/many/" + std::to_string(1000 + i));
-    absent_ = {"", "A", "refs", "refs/", "refs/heads", "refs/heads/", "refs/heads/a/", "refs/zzz",
-               "refs/heads/mai", "refs/heads/mainx", "\xff"};
+    absent_ = {"",
+               "A",
+               "refs",
+               "refs/",
+               "refs/heads",
+               "refs/heads/",
+               "refs/heads/a/",
+               "refs/zzz",
+               "refs/heads/mai",
+               "refs/heads/mainx",
+               "\xff"};
     primary_ = storetest::OpenOrDie(tmp_.path(), opts_);
     other_ = storetest::OpenOrDie(tmp_.path(), opts_);
     ASSERT_TRUE(primary_ && other_);
@@ -283,7 +294,8 @@ class StackModelTest : public ::testing::TestWithParam<ModelParam> {
   RefValue RandomValue() {
     uint64_t r = Rand(10);
     if (r < 7) return RefValue::Id(testutil::TestId(rng_(), hs_));
-    if (r < 8) return RefValue::Peeled(testutil::TestId(rng_(), hs_), testutil::TestId(rng_(), hs_));
+    if (r < 8)
+      return RefValue::Peeled(testutil::TestId(rng_(), hs_), testutil::TestId(rng_(), hs_));
     return RefValue::Symref(AnyName());
   }
 
@@ -308,8 +320,8 @@ class StackModelTest : public ::testing::TestWithParam<ModelParam> {
 
   LogInfo RandomLogInfo() {
     static const int16_t kTz[] = {0, 530, -800, 1400, -1200, 100, -330, 945};
-    static const char* const kMsg[] = {"commit: x", "reset: moving to HEAD\n", "", "branch: Created\n\n",
-                                       "update by \xc3\xbc"};
+    static const char* const kMsg[] = {"commit: x", "reset: moving to HEAD\n", "",
+                                       "branch: Created\n\n", "update by \xc3\xbc"};
     LogInfo l;
     l.name = Rand(2) ? "C O Mitter" : "J\xc3\xbcrgen";
     l.email = Rand(5) ? "committer@example.com" : "";
@@ -458,17 +470,20 @@ class StackModelTest : public ::testing::TestWithParam<ModelParam> {
     for (const std::string& name : pool_) lookup(name);
     for (const std::string& name : absent_) lookup(name);
     // Prefix scans, as callers do them: seek, suppress tombstones, stop past the prefix.
-    for (const char* prefix : {"", "HEAD", "refs/", "refs/heads/", "refs/heads/a", "refs/heads/a/",
-                               "refs/heads/feature/", "refs/heads/many/10", "refs/tags/", "refs/zz"}) {
+    for (const char* prefix :
+         {"", "HEAD", "refs/", "refs/heads/", "refs/heads/a", "refs/heads/a/",
+          "refs/heads/feature/", "refs/heads/many/10", "refs/tags/", "refs/zz"}) {
       std::string want, got;
-      for (auto it = m.refs.lower_bound(prefix); it != m.refs.end() && testutil::StartsWith(it->first, prefix); ++it) {
+      for (auto it = m.refs.lower_bound(prefix);
+           it != m.refs.end() && testutil::StartsWith(it->first, prefix); ++it) {
         want += FormatRef(ToRecord(it->first, it->second), hs_) + "\n";
       }
       MergedRefIterator it = snap->NewRefIterator();
       it.set_suppress_deletions(true);
       ASSERT_TRUE(it.Seek(prefix).ok());
       RefRecord r;
-      while (it.Next(&r) && testutil::StartsWith(r.refname, prefix)) got += FormatRef(r, hs_) + "\n";
+      while (it.Next(&r) && testutil::StartsWith(r.refname, prefix))
+        got += FormatRef(r, hs_) + "\n";
       ASSERT_TRUE(it.status().ok());
       ASSERT_EQ(got, want) << "prefix " << prefix;
     }
@@ -506,7 +521,8 @@ class StackModelTest : public ::testing::TestWithParam<ModelParam> {
 
   std::vector<std::pair<uint64_t, uint64_t>> Ranges(const Stack& s) {
     std::vector<std::pair<uint64_t, uint64_t>> out;
-    for (const auto& t : s.snapshot()->tables()) out.emplace_back(t->min_update_index(), t->max_update_index());
+    for (const auto& t : s.snapshot()->tables())
+      out.emplace_back(t->min_update_index(), t->max_update_index());
     return out;
   }
 
@@ -645,8 +661,9 @@ TEST_P(StackModelTest, RandomOperationsMatchTheModel) {
   EXPECT_GT(noops, 0u);
   EXPECT_GT(compactions, 30u);
   RecordProperty("commits", int(commits));
-  std::printf("commits=%zu conflicts=%zu invalid=%zu noops=%zu compactions=%zu emptied=%zu tables=%zu\n",
-              commits, conflicts, invalid, noops, compactions, emptied, primary_->names().size());
+  std::printf(
+      "commits=%zu conflicts=%zu invalid=%zu noops=%zu compactions=%zu emptied=%zu tables=%zu\n",
+      commits, conflicts, invalid, noops, compactions, emptied, primary_->names().size());
 }
 
 std::vector<ModelParam> Params() {
@@ -659,11 +676,13 @@ std::vector<ModelParam> Params() {
   return out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Seeds, StackModelTest, ::testing::ValuesIn(Params()), [](const auto& info) {
-  return std::string(info.param.hash == HashId::kSha256 ? "Sha256" : "Sha1") +
-         (info.param.auto_compact ? "AutoCompact" : "NoAutoCompact") + "Seed" +
-         std::to_string(info.param.seed);
-});
+INSTANTIATE_TEST_SUITE_P(Seeds, StackModelTest, ::testing::ValuesIn(Params()),
+                         [](const auto& info) {
+                           return std::string(info.param.hash == HashId::kSha256 ? "Sha256"
+                                                                                 : "Sha1") +
+                                  (info.param.auto_compact ? "AutoCompact" : "NoAutoCompact") +
+                                  "Seed" + std::to_string(info.param.seed);
+                         });
 
 }  // namespace
 }  // namespace reftab

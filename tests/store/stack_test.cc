@@ -3,6 +3,8 @@
 // reloading (missing tables, the up-to-date check, reuse of open tables, snapshots that
 // outlive compactions), locking (timeouts, locked tables, Clean), durability (fsync counts
 // through the FileSystem seam), and races made deterministic with the seam's hook.
+#include "store/stack.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -11,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "store/stack.h"
 #include "store/table_reader.h"
 #include "tests/store/store_test_util.h"
 #include "tests/testutil/fault_fs.h"
@@ -41,7 +42,8 @@ using testutil::WriteFileOrDie;
 
 std::vector<std::pair<uint64_t, uint64_t>> Ranges(const Stack& s) {
   std::vector<std::pair<uint64_t, uint64_t>> out;
-  for (const auto& t : s.snapshot()->tables()) out.emplace_back(t->min_update_index(), t->max_update_index());
+  for (const auto& t : s.snapshot()->tables())
+    out.emplace_back(t->min_update_index(), t->max_update_index());
   return out;
 }
 
@@ -180,22 +182,25 @@ TEST(StackTest, FailedExpectationReturnsConflictAndChangesNothing) {
     std::function<void(Transaction&)> fill;
   };
   const std::vector<Case> cases = {
-      {"update with wrong old", [](Transaction& tx) {
+      {"update with wrong old",
+       [](Transaction& tx) {
          tx.Update("refs/heads/a", IdValue(5));
          tx.Update("refs/heads/main", IdValue(2), IdValue(3));
        }},
-      {"create that exists", [](Transaction& tx) {
-         tx.Update("refs/heads/main", IdValue(2), RefValue::Absent());
-       }},
-      {"delete of missing with expected value", [](Transaction& tx) {
+      {"create that exists",
+       [](Transaction& tx) { tx.Update("refs/heads/main", IdValue(2), RefValue::Absent()); }},
+      {"delete of missing with expected value",
+       [](Transaction& tx) {
          tx.Update("refs/heads/a", IdValue(5));
          tx.Delete("refs/heads/missing", IdValue(1));
        }},
-      {"verify fails", [](Transaction& tx) {
+      {"verify fails",
+       [](Transaction& tx) {
          tx.Update("refs/heads/z", IdValue(5));
          tx.Verify("refs/heads/main", RefValue::Absent());
        }},
-      {"verify symref", [](Transaction& tx) {
+      {"verify symref",
+       [](Transaction& tx) {
          tx.Update("refs/heads/z", IdValue(5));
          tx.Verify("refs/heads/main", RefValue::Symref("refs/heads/other"));
        }},
@@ -252,28 +257,29 @@ TEST(StackTest, ReflogFollowsUpdatesAndDeletionRemovesIt) {
   ASSERT_TRUE(Put(*s, "refs/heads/main", 2).ok());
   {
     Transaction tx = s->NewTransaction();
-    tx.Update("HEAD", RefValue::Symref("refs/heads/main"), RefValue::Absent(), TestLog(7, "sym\n\n"));
+    tx.Update("HEAD", RefValue::Symref("refs/heads/main"), RefValue::Absent(),
+              TestLog(7, "sym\n\n"));
     ASSERT_TRUE(tx.Commit().ok());
   }
   std::string logs = testutil::DumpLogs(*s->snapshot(), false);
   // The symref's entry logs the referent's id; messages get exactly one newline.
   EXPECT_EQ(logs,
-            testutil::FormatLog(LogRecord{"HEAD", 3, LogValueType::kUpdate, ObjectId{},
-                                          testutil::TestId(2, 20), "C O Mitter",
-                                          "committer@example.com", 7, -800, "sym\n"},
-                                20) +
+            testutil::FormatLog(
+                LogRecord{"HEAD", 3, LogValueType::kUpdate, ObjectId{}, testutil::TestId(2, 20),
+                          "C O Mitter", "committer@example.com", 7, -800, "sym\n"},
+                20) +
                 "\n" +
-                testutil::FormatLog(LogRecord{"refs/heads/main", 2, LogValueType::kUpdate,
-                                              testutil::TestId(1, 20), testutil::TestId(2, 20),
-                                              "C O Mitter", "committer@example.com", 1700000002,
-                                              -800, "set refs/heads/main\n"},
-                                    20) +
+                testutil::FormatLog(
+                    LogRecord{"refs/heads/main", 2, LogValueType::kUpdate, testutil::TestId(1, 20),
+                              testutil::TestId(2, 20), "C O Mitter", "committer@example.com",
+                              1700000002, -800, "set refs/heads/main\n"},
+                    20) +
                 "\n" +
-                testutil::FormatLog(LogRecord{"refs/heads/main", 1, LogValueType::kUpdate,
-                                              ObjectId{}, testutil::TestId(1, 20), "C O Mitter",
-                                              "committer@example.com", 1700000001, -800,
-                                              "set refs/heads/main\n"},
-                                    20) +
+                testutil::FormatLog(
+                    LogRecord{"refs/heads/main", 1, LogValueType::kUpdate, ObjectId{},
+                              testutil::TestId(1, 20), "C O Mitter", "committer@example.com",
+                              1700000001, -800, "set refs/heads/main\n"},
+                    20) +
                 "\n");
   ASSERT_TRUE(Del(*s, "refs/heads/main").ok());
   // One log tombstone per deleted entry, keyed by that entry's update index.
@@ -301,7 +307,8 @@ TEST(StackTest, CompactRangeKeepsTombstonesUnlessItStartsAtTheBase) {
   EXPECT_EQ(LiveRefs(*s), live);
   ASSERT_TRUE(s->CompactRange(0, 1).ok());
   ASSERT_EQ(s->names().size(), 1u);
-  for (const RefRecord& r : TableRefs(tmp.path() + "/" + s->names()[0])) EXPECT_FALSE(r.is_deletion());
+  for (const RefRecord& r : TableRefs(tmp.path() + "/" + s->names()[0]))
+    EXPECT_FALSE(r.is_deletion());
   EXPECT_EQ(LiveRefs(*s), live);
   EXPECT_EQ(testutil::DumpLogs(*s->snapshot(), true).find("delete"), std::string::npos)
       << "log tombstones go at the base too";
@@ -341,7 +348,8 @@ TEST(StackTest, ReflogExpiryAppliesOnlyWhenCompactingToTheBase) {
   auto s = OpenOrDie(tmp.path(), TestOptions());
   for (uint64_t i = 1; i <= 6; ++i) {
     Transaction tx = s->NewTransaction();
-    tx.Update("refs/heads/main", IdValue(i), std::nullopt, TestLog(1000 * i, "m" + std::to_string(i)));
+    tx.Update("refs/heads/main", IdValue(i), std::nullopt,
+              TestLog(1000 * i, "m" + std::to_string(i)));
     tx.Update("refs/heads/side", IdValue(100 + i), std::nullopt, TestLog(1000 * i, "s"));
     ASSERT_TRUE(tx.Commit().ok());
   }
@@ -398,7 +406,8 @@ TEST(StackTest, Sha256StacksWriteVersion2AndRejectOtherHashes) {
 TEST(StackTest, MissingTableFailsReloadWithNotFoundNamingIt) {
   TempDir tmp;
   auto s = OpenOrDie(tmp.path(), TestOptions());
-  for (uint64_t i = 1; i <= 2; ++i) ASSERT_TRUE(Put(*s, "refs/heads/b" + std::to_string(i), i).ok());
+  for (uint64_t i = 1; i <= 2; ++i)
+    ASSERT_TRUE(Put(*s, "refs/heads/b" + std::to_string(i), i).ok());
   auto early = OpenOrDie(tmp.path(), TestOptions());  // has tables 1 and 2 open
   ASSERT_TRUE(Put(*s, "refs/heads/b3", 3).ok());
   std::string missing = s->names()[2];
@@ -451,12 +460,14 @@ TEST(StackTest, UpToDateCheckIsOneStatAndReloadReusesOpenTables) {
   o.fs = &fs;
   auto a = OpenOrDie(tmp.path(), o);
   auto b = OpenOrDie(tmp.path(), TestOptions());
-  for (uint64_t i = 1; i <= 3; ++i) ASSERT_TRUE(Put(*b, "refs/heads/b" + std::to_string(i), i).ok());
+  for (uint64_t i = 1; i <= 3; ++i)
+    ASSERT_TRUE(Put(*b, "refs/heads/b" + std::to_string(i), i).ok());
   ASSERT_TRUE(a->Reload().ok());
   fs.Reset();
   EXPECT_TRUE(a->IsUpToDate());
   EXPECT_EQ(fs.count(FsOp::kStat), 1u);
-  EXPECT_EQ(fs.count(FsOp::kReadPinned) + fs.count(FsOp::kReadFile) + fs.count(FsOp::kOpenRead), 0u);
+  EXPECT_EQ(fs.count(FsOp::kReadPinned) + fs.count(FsOp::kReadFile) + fs.count(FsOp::kOpenRead),
+            0u);
   ASSERT_TRUE(Put(*b, "refs/heads/b4", 4).ok());
   fs.Reset();
   ASSERT_TRUE(a->ReloadIfChanged().ok());
@@ -467,7 +478,8 @@ TEST(StackTest, UpToDateCheckIsOneStatAndReloadReusesOpenTables) {
 TEST(StackTest, SnapshotStaysReadableAfterItsTablesAreCompactedAway) {
   TempDir tmp;
   auto a = OpenOrDie(tmp.path(), TestOptions());
-  for (uint64_t i = 1; i <= 5; ++i) ASSERT_TRUE(Put(*a, "refs/heads/b" + std::to_string(i), i).ok());
+  for (uint64_t i = 1; i <= 5; ++i)
+    ASSERT_TRUE(Put(*a, "refs/heads/b" + std::to_string(i), i).ok());
   ASSERT_TRUE(Del(*a, "refs/heads/b3").ok());
   std::shared_ptr<const Snapshot> snap = a->snapshot();
   std::vector<std::string> old_names = a->names();
@@ -492,7 +504,8 @@ TEST(StackTest, ReloadRetriesWhenACompactionReplacesTablesMidway) {
   TempDir tmp;
   {
     auto w = OpenOrDie(tmp.path(), TestOptions());
-    for (uint64_t i = 1; i <= 4; ++i) ASSERT_TRUE(Put(*w, "refs/heads/b" + std::to_string(i), i).ok());
+    for (uint64_t i = 1; i <= 4; ++i)
+      ASSERT_TRUE(Put(*w, "refs/heads/b" + std::to_string(i), i).ok());
   }
   auto compactor = OpenOrDie(tmp.path(), TestOptions());
   FaultInjectingFileSystem fs;
@@ -631,7 +644,8 @@ TEST(StackLockTest, LockedTablesMakeAutoCompactionSkipButWritesSucceed) {
 TEST(StackLockTest, CleanRemovesOnlyUnreferencedOldTables) {
   TempDir tmp;
   auto s = OpenOrDie(tmp.path(), TestOptions());
-  for (uint64_t i = 1; i <= 3; ++i) ASSERT_TRUE(Put(*s, "refs/heads/b" + std::to_string(i), i).ok());
+  for (uint64_t i = 1; i <= 3; ++i)
+    ASSERT_TRUE(Put(*s, "refs/heads/b" + std::to_string(i), i).ok());
   const std::string d = tmp.path() + "/";
   std::string table_bytes = ReadFileOr(d + s->names()[0]);
   // Left behind by a crashed compaction: an unlisted table within the stack's range.
@@ -661,7 +675,8 @@ TEST(StackLockTest, CleanRemovesOnlyUnreferencedOldTables) {
   EXPECT_EQ(ListDirSorted(tmp.path()), storetest::Without(before, stale));
   EXPECT_EQ(LiveRefs(*s), refs);
   // Once the stack reaches the newer table's index, it is stale too.
-  for (uint64_t i = 4; i <= 9; ++i) ASSERT_TRUE(Put(*s, "refs/heads/b" + std::to_string(i), i).ok());
+  for (uint64_t i = 4; i <= 9; ++i)
+    ASSERT_TRUE(Put(*s, "refs/heads/b" + std::to_string(i), i).ok());
   ASSERT_TRUE(s->Clean().ok());
   EXPECT_FALSE(testutil::FileExists(d + newer));
   for (const std::string& f : others) EXPECT_TRUE(testutil::FileExists(d + f)) << f;
@@ -680,7 +695,8 @@ SyncCounts CountSyncs(Durability d, const std::function<Status(Stack&)>& op) {
   TempDir tmp;
   {
     auto w = OpenOrDie(tmp.path(), TestOptions());
-    for (uint64_t i = 1; i <= 3; ++i) EXPECT_TRUE(Put(*w, "refs/heads/b" + std::to_string(i), i).ok());
+    for (uint64_t i = 1; i <= 3; ++i)
+      EXPECT_TRUE(Put(*w, "refs/heads/b" + std::to_string(i), i).ok());
   }
   FaultInjectingFileSystem fs;
   fs.set_perform_syncs(false);
@@ -715,7 +731,8 @@ TEST(DurabilityTest, GitSyncsTheNewTableAndTheListButNotTheDirectory) {
       if (e.op == FsOp::kSync) synced.push_back(e.path);
     }
     ASSERT_EQ(synced.size(), 2u);
-    EXPECT_NE(synced[0].find(".temp."), std::string::npos) << "the table, before its rename: " << synced[0];
+    EXPECT_NE(synced[0].find(".temp."), std::string::npos)
+        << "the table, before its rename: " << synced[0];
     EXPECT_TRUE(EndsWith(synced[1], "/tables.list.lock")) << synced[1];
     // Each file is synced before it is renamed into place.
     for (size_t i = 0; i < c.events.size(); ++i) {
@@ -736,11 +753,13 @@ TEST(DurabilityTest, FullAlsoSyncsTheDirectoryAfterTheListRename) {
     EXPECT_GE(c.dir_syncs, 1u);
     long list_rename = -1;
     for (size_t i = 0; i < c.events.size(); ++i) {
-      if (c.events[i].op == FsOp::kRename && EndsWith(c.events[i].to, "/tables.list")) list_rename = long(i);
+      if (c.events[i].op == FsOp::kRename && EndsWith(c.events[i].to, "/tables.list"))
+        list_rename = long(i);
     }
     ASSERT_GE(list_rename, 0);
     bool dir_synced = false;
-    for (size_t i = size_t(list_rename) + 1; i < c.events.size(); ++i) dir_synced |= c.events[i].op == FsOp::kSyncDir;
+    for (size_t i = size_t(list_rename) + 1; i < c.events.size(); ++i)
+      dir_synced |= c.events[i].op == FsOp::kSyncDir;
     EXPECT_TRUE(dir_synced);
   }
 }
@@ -775,7 +794,8 @@ class StackRaceTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto w = OpenOrDie(tmp_.path(), TestOptions());
-    for (uint64_t i = 1; i <= 5; ++i) ASSERT_TRUE(Put(*w, "refs/heads/b" + std::to_string(i), i).ok());
+    for (uint64_t i = 1; i <= 5; ++i)
+      ASSERT_TRUE(Put(*w, "refs/heads/b" + std::to_string(i), i).ok());
     ASSERT_TRUE(Del(*w, "refs/heads/b2").ok());
     other_ = OpenOrDie(tmp_.path(), TestOptions());
     StackOptions o = TestOptions();
@@ -852,7 +872,8 @@ TEST_F(StackRaceTest, ReaderDuringCompactionSeesOneConsistentSnapshot) {
   ASSERT_TRUE(main_->CompactAll().ok());
   EXPECT_EQ(seen, before_.merged);
   EXPECT_EQ(testutil::DumpSnapshot(*snap, true), before_.merged) << "an old snapshot is unaffected";
-  EXPECT_EQ(testutil::DumpSnapshot(*main_->snapshot(), false), testutil::DumpSnapshot(*snap, false));
+  EXPECT_EQ(testutil::DumpSnapshot(*main_->snapshot(), false),
+            testutil::DumpSnapshot(*snap, false));
 }
 
 TEST_F(StackRaceTest, CleanDuringTransactionCannotTakeTheLock) {
@@ -864,7 +885,8 @@ TEST_F(StackRaceTest, CleanDuringTransactionCannotTakeTheLock) {
   ASSERT_TRUE(Put(*main_, "refs/heads/new", 7).ok());
   ASSERT_TRUE(fired_);
   EXPECT_EQ(inner.code(), Code::kLockHeld);
-  EXPECT_NE(LiveRefs(*OpenOrDie(tmp_.path(), TestOptions())).find("refs/heads/new"), std::string::npos);
+  EXPECT_NE(LiveRefs(*OpenOrDie(tmp_.path(), TestOptions())).find("refs/heads/new"),
+            std::string::npos);
 }
 
 // BUG (store/compaction.cc, Stack::CompactSegment step 3): the merged table is renamed to its

@@ -33,7 +33,9 @@ inline std::unique_ptr<Stack> OpenOrDie(const std::string& dir, const StackOptio
   return std::move(*s);
 }
 
-inline RefValue IdValue(uint64_t n, size_t hs = 20) { return RefValue::Id(testutil::TestId(n, hs)); }
+inline RefValue IdValue(uint64_t n, size_t hs = 20) {
+  return RefValue::Id(testutil::TestId(n, hs));
+}
 
 inline LogInfo TestLog(uint64_t time, const std::string& message) {
   LogInfo l;
