@@ -1,0 +1,34 @@
+// Running a child process from a test: argv (no shell, so any bytes reach it unchanged), extra
+// environment, standard input; captures standard output, standard error and the exit status.
+// Also finds a reftable-capable git for the tests that compare with the real thing.
+#ifndef REFTAB_TESTS_TESTUTIL_PROCESS_H_
+#define REFTAB_TESTS_TESTUTIL_PROCESS_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace reftab::testing {
+
+struct ProcessResult {
+  int exit_code = -1;  // 128 + signal number when killed by a signal
+  std::string out;
+  std::string err;
+};
+
+struct ProcessOptions {
+  std::string cwd;                         // empty: the test's own
+  std::map<std::string, std::string> env;  // set on top of the test's environment
+  std::string input;                       // written to standard input
+};
+
+ProcessResult RunProcess(const std::vector<std::string>& argv, const ProcessOptions& options = {});
+
+// A git that can create reftable repositories: $REFTAB_GIT, else `git` on PATH if it is at
+// least 2.45. nullopt when there is none; `why` then says what was looked at.
+std::optional<std::string> FindReftableGit(std::string* why);
+
+}  // namespace reftab::testing
+
+#endif  // REFTAB_TESTS_TESTUTIL_PROCESS_H_
