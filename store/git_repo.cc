@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <optional>
 
 namespace reftab {
 namespace {
@@ -14,95 +15,107 @@ std::string Lower(std::string_view s) {
 }
 
 std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
-// A config value: strips comments outside quotes, removes quotes, handles \" \\ \n \t.
-std::string ConfigValue(std::string_view raw) {
-  std::string out;
-  bool quoted = false;
-  for (size_t i = 0; i < raw.size(); ++i) {
-    char c = raw[i];
-    if (c == '"') {
-      quoted = !quoted;
-    } else if (!quoted && (c == '#' || c == ';')) {
-      break;
-    } else if (c == '\\' && i + 1 < raw.size()) {
-      char e = raw[++i];
-      out.push_back(e == 'n' ? '\n' : e == 't' ? '\t' : e);
-    } else {
-      out.push_back(c);
-    }
+std::string Dirname(const std::string& path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string Basename(const std::string& path) {
+  std::string p = path;
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  size_t slash = p.rfind('/');
+  return slash == std::string::npos ? p : p.substr(slash + 1);
+}
+
+std::string ReadCommonDir(FileSystem* fs, const std::string& git_dir) {
+  auto commondir = fs->ReadFile(git_dir + "/commondir");
+  if (!commondir.ok()) return git_dir;
+  std::string c(Trim(*commondir));
+  while (!c.empty() && c.back() == '\n') c.pop_back();
+  return !c.empty() && c[0] == '/' ? c : git_dir + "/" + c;
+}
+
+// The work tree as the layout shows it (for includeIf "worktree:"): a linked worktree's
+// $GIT_DIR/gitdir names its ".git" file; a main ".git" directory sits in its work tree.
+// core.worktree is not consulted.
+std::optional<std::string> LayoutWorkTree(FileSystem* fs, const std::string& git_dir, bool linked) {
+  if (linked) {
+    auto gitdir = fs->ReadFile(git_dir + "/gitdir");
+    if (!gitdir.ok()) return std::nullopt;
+    std::string target(Trim(*gitdir));
+    while (!target.empty() && target.back() == '\n') target.pop_back();
+    if (target.empty()) return std::nullopt;
+    return Dirname(target);
   }
-  return std::string(Trim(out));
+  if (Basename(git_dir) == ".git") return Dirname(git_dir);
+  return std::nullopt;
+}
+
+// HEAD's target for includeIf "onbranch:", read before the config is known: tables describe
+// themselves, so default options read them. A HEAD that cannot be read is no branch.
+std::function<Result<std::optional<std::string>>()> HeadTargetReader(FileSystem* fs,
+                                                                     std::string git_dir) {
+  return [fs, git_dir]() -> Result<std::optional<std::string>> {
+    StackOptions opts;
+    opts.fs = fs;
+    auto stack = Stack::Open(git_dir + "/reftable", opts);
+    if (!stack.ok()) return std::optional<std::string>();
+    RefRecord head;
+    bool found = false;
+    if (!(*stack)->snapshot()->ReadRef("HEAD", &head, &found).ok() || !found ||
+        head.value_type != RefValueType::kSymref) {
+      return std::optional<std::string>();
+    }
+    return std::optional<std::string>(head.target);
+  };
+}
+
+// What every git command checks before doing anything: core.bare (each entry anywhere),
+// the repository format version and object format (the repository's own file).
+Status CheckRepositoryFormat(const GitConfig& cfg, const std::string& local_file) {
+  for (const ConfigEntry* e : cfg.All("core.bare")) REFTAB_RETURN_IF_ERROR(ConfigBool(*e).status());
+  for (const ConfigEntry* e : cfg.All("core.repositoryformatversion")) {
+    if (e->file == local_file) REFTAB_RETURN_IF_ERROR(ConfigInt(*e).status());
+  }
+  return Status::Ok();
+}
+
+Result<HashId> ObjectFormat(const GitConfig& cfg) {
+  const ConfigEntry* e = cfg.Last("extensions.objectformat");
+  if (!e) return HashId::kSha1;
+  std::string format = Lower(e->value.value_or(""));
+  if (format == "sha1") return HashId::kSha1;
+  if (format == "sha256") return HashId::kSha256;
+  // git prints "error: invalid value for 'extensions.objectformat': '<v>'" first.
+  return Status::InvalidArgument("bad config line " + std::to_string(e->line) + " in file " +
+                                 e->file);
+}
+
+// The write settings into `opts`, checked as git's writers check them: the shared
+// repository mode first, then every reftable.* / core.logAllRefUpdates entry in order.
+Status ApplyWriteSettings(const GitConfig& cfg, StackOptions* opts, uint32_t* file_mode,
+                          LogRefUpdates* log_refs) {
+  REFTAB_ASSIGN_OR_RETURN(*file_mode, SharedFilePermissions(cfg, CurrentUmask()));
+  REFTAB_ASSIGN_OR_RETURN(ReftableSettings s, ReadReftableSettings(cfg));
+  if (s.block_size > 0) opts->write_options.block_size = s.block_size;
+  if (s.restart_interval > 0) opts->write_options.restart_interval = s.restart_interval;
+  opts->write_options.index_objects = s.index_objects;
+  if (s.geometric_factor > 0) opts->geometric_factor = s.geometric_factor;
+  opts->lock_timeout_ms = s.lock_timeout_ms;
+  *log_refs = s.log_all_ref_updates;
+  // Below git's limits but still refused: block sizes under 64 cannot hold a record.
+  return ValidateWriteOptions(opts->write_options).WithContext("reftable config");
 }
 
 }  // namespace
-
-GitConfig GitConfig::Parse(std::string_view text) {
-  GitConfig cfg;
-  std::string section;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string_view::npos) nl = text.size();
-    std::string_view line = Trim(text.substr(pos, nl - pos));
-    pos = nl + 1;
-    if (line.empty() || line[0] == '#' || line[0] == ';') continue;
-    if (line[0] == '[') {
-      size_t close = line.find(']');
-      std::string_view inner = line.substr(1, close == std::string_view::npos ? line.size() - 1 : close - 1);
-      size_t q = inner.find('"');
-      if (q == std::string_view::npos) {
-        section = Lower(Trim(inner));  // [section] or the old [section.sub] form
-      } else {
-        std::string_view sub = inner.substr(q + 1);
-        if (!sub.empty() && sub.back() == '"') sub.remove_suffix(1);
-        section = Lower(Trim(inner.substr(0, q))) + "." + std::string(sub);
-      }
-      line = close == std::string_view::npos ? std::string_view() : Trim(line.substr(close + 1));
-      if (line.empty()) continue;
-    }
-    size_t eq = line.find('=');
-    std::string key = Lower(Trim(line.substr(0, eq)));
-    std::string value = eq == std::string_view::npos ? "true" : ConfigValue(line.substr(eq + 1));
-    cfg.values_[section + "." + key] = value;
-  }
-  return cfg;
-}
-
-std::optional<std::string> GitConfig::Get(std::string_view key) const {
-  auto it = values_.find(key);
-  if (it == values_.end()) return std::nullopt;
-  return it->second;
-}
-
-bool GitConfig::GetBool(std::string_view key, bool fallback) const {
-  auto v = Get(key);
-  if (!v) return fallback;
-  std::string s = Lower(*v);
-  if (s == "true" || s == "yes" || s == "on" || s == "1") return true;
-  if (s == "false" || s == "no" || s == "off" || s == "0" || s.empty()) return false;
-  return fallback;
-}
-
-int64_t GitConfig::GetInt(std::string_view key, int64_t fallback) const {
-  auto v = Get(key);
-  if (!v || v->empty()) return fallback;
-  const char* begin = v->c_str();
-  char* end = nullptr;
-  errno = 0;
-  long long n = std::strtoll(begin, &end, 0);
-  if (end == begin || errno != 0) return fallback;
-  std::string rest = Lower(std::string_view(end));
-  if (rest == "k") n *= 1024;
-  else if (rest == "m") n *= 1024 * 1024;
-  else if (rest == "g") n *= 1024LL * 1024 * 1024;
-  else if (!rest.empty()) return fallback;
-  return n;
-}
 
 bool IsPerWorktreeRef(std::string_view name) {
   for (std::string_view p : {"refs/bisect/", "refs/worktree/", "refs/rewritten/"}) {
@@ -110,44 +123,48 @@ bool IsPerWorktreeRef(std::string_view name) {
   }
   if (name.substr(0, 5) == "refs/" || name.empty()) return false;
   for (char c : name) {
-    if (!(std::isupper(uint8_t(c)) || std::isdigit(uint8_t(c)) || c == '_' || c == '-')) return false;
+    if (!(std::isupper(uint8_t(c)) || std::isdigit(uint8_t(c)) || c == '_' || c == '-'))
+      return false;
   }
   return true;
 }
 
-Result<std::unique_ptr<GitRepo>> GitRepo::Open(const std::string& git_dir, StackOptions base) {
+Result<std::unique_ptr<GitRepo>> GitRepo::Open(const std::string& git_dir, StackOptions base,
+                                               GitRepoAccess access) {
   FileSystem* fs = base.fs ? base.fs : PosixFileSystem();
   std::unique_ptr<GitRepo> repo(new GitRepo());
   repo->git_dir_ = git_dir;
-  repo->common_dir_ = git_dir;
-  auto commondir = fs->ReadFile(git_dir + "/commondir");
-  if (commondir.ok()) {
-    std::string c(Trim(*commondir));
-    while (!c.empty() && c.back() == '\n') c.pop_back();
-    repo->common_dir_ = !c.empty() && c[0] == '/' ? c : git_dir + "/" + c;
-  }
-  auto text = fs->ReadFile(repo->common_dir_ + "/config");
-  if (text.ok()) repo->config_ = GitConfig::Parse(*text);
+  repo->common_dir_ = ReadCommonDir(fs, git_dir);
+  const bool linked = repo->common_dir_ != git_dir;
+
+  GitConfigRepository where;
+  where.common_dir = repo->common_dir_;
+  where.git_dir = git_dir;
+  where.work_tree = LayoutWorkTree(fs, git_dir, linked);
+  where.head_target = HeadTargetReader(fs, git_dir);
+  REFTAB_ASSIGN_OR_RETURN(repo->config_, LoadGitConfig(where, GitConfigEnvironment::FromProcess()));
   const GitConfig& cfg = repo->config_;
-  std::string format = Lower(cfg.Get("extensions.objectformat").value_or("sha1"));
-  if (format != "sha1" && format != "sha256") {
-    return Status::InvalidArgument(repo->common_dir_ + "/config: unknown extensions.objectFormat '" +
-                                   format + "'");
+  REFTAB_RETURN_IF_ERROR(CheckRepositoryFormat(cfg, repo->common_dir_ + "/config"));
+  REFTAB_ASSIGN_OR_RETURN(HashId hash, ObjectFormat(cfg));
+  base.hash_id = hash;
+
+  StackOptions configured = base;
+  repo->file_mode_ = 0666 & ~CurrentUmask();
+  Status settings =
+      ApplyWriteSettings(cfg, &configured, &repo->file_mode_, &repo->log_all_ref_updates_);
+  if (settings.ok()) {
+    base = configured;
+  } else if (access == GitRepoAccess::kReadWrite) {
+    return settings;
+  } else {
+    repo->write_settings_status_ = settings;
+    repo->file_mode_ = 0666 & ~CurrentUmask();
   }
-  base.hash_id = format == "sha256" ? HashId::kSha256 : HashId::kSha1;
-  if (int64_t v = cfg.GetInt("reftable.blocksize", 0); v > 0) base.write_options.block_size = uint32_t(v);
-  if (int64_t v = cfg.GetInt("reftable.restartinterval", 0); v > 0) {
-    base.write_options.restart_interval = uint32_t(v);
-  }
-  base.write_options.index_objects = cfg.GetBool("reftable.indexobjects", base.write_options.index_objects);
-  if (int64_t v = cfg.GetInt("reftable.geometricfactor", 0); v > 0) base.geometric_factor = uint32_t(v);
-  base.lock_timeout_ms = cfg.GetInt("reftable.locktimeout", base.lock_timeout_ms);
-  REFTAB_RETURN_IF_ERROR(ValidateWriteOptions(base.write_options).WithContext("reftable config"));
 
   auto main = Stack::Open(repo->common_dir_ + "/reftable", base);
   if (!main.ok()) return main.status();
   repo->main_ = std::move(*main);
-  if (repo->common_dir_ != git_dir) {
+  if (linked) {
     auto wt = Stack::Open(git_dir + "/reftable", base);
     if (!wt.ok()) return wt.status();
     repo->worktree_ = std::move(*wt);
@@ -163,7 +180,8 @@ Status GitRepo::ReadRef(std::string_view refname, RefRecord* ref, bool* found) {
   return StackFor(refname).snapshot()->ReadRef(refname, ref, found);
 }
 
-Status GitRepo::ForEachRef(std::string_view prefix, const std::function<bool(const RefRecord&)>& fn) {
+Status GitRepo::ForEachRef(std::string_view prefix,
+                           const std::function<bool(const RefRecord&)>& fn) {
   // Two sorted sources: the main stack without per-worktree names, and the worktree's stack.
   auto main_snap = main_->snapshot();
   MergedRefIterator a = main_snap->NewRefIterator();
@@ -176,7 +194,9 @@ Status GitRepo::ForEachRef(std::string_view prefix, const std::function<bool(con
     b->set_suppress_deletions(true);
     REFTAB_RETURN_IF_ERROR(b->Seek(prefix));
   }
-  auto in_prefix = [&](const RefRecord& r) { return std::string_view(r.refname).substr(0, prefix.size()) == prefix; };
+  auto in_prefix = [&](const RefRecord& r) {
+    return std::string_view(r.refname).substr(0, prefix.size()) == prefix;
+  };
   RefRecord ra, rb;
   auto next_a = [&] {
     while (a.Next(&ra)) {

@@ -6,49 +6,57 @@
 #define REFTAB_STORE_GIT_REPO_H_
 
 #include <functional>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "format/status.h"
+#include "store/git_config.h"
 #include "store/stack.h"
 
 namespace reftab {
-
-// The few git config values reftab reads. Keys are "section.name" in lower case
-// ("reftable.blocksize"); subsections keep their case ("remote.origin.url").
-class GitConfig {
- public:
-  // Parses git's config syntax (sections, key = value, comments, quoted values).
-  static GitConfig Parse(std::string_view text);
-  std::optional<std::string> Get(std::string_view key) const;
-  // git's boolean spellings; `fallback` when unset or unrecognised.
-  bool GetBool(std::string_view key, bool fallback) const;
-  // A number with git's k/m/g suffixes; `fallback` when unset or malformed.
-  int64_t GetInt(std::string_view key, int64_t fallback) const;
-
- private:
-  std::map<std::string, std::string, std::less<>> values_;
-};
 
 // True for names that live in a worktree's own stack: root refs (HEAD, ORIG_HEAD, ... — upper
 // case, digits and '_' outside refs/) and refs/bisect/, refs/worktree/, refs/rewritten/.
 bool IsPerWorktreeRef(std::string_view refname);
 
+// What the opener intends. git reads its write settings (reftable.*, core.logAllRefUpdates,
+// core.sharedRepository) only when it first writes: `git for-each-ref` and `git refs verify`
+// work in a repository whose reftable.blockSize is "abc", `git update-ref` and `git pack-refs`
+// die. kReadOnly mirrors the readers, kReadWrite the writers.
+enum class GitRepoAccess : uint8_t { kReadWrite, kReadOnly };
+
 class GitRepo {
  public:
   // Opens the repository whose git directory is `git_dir` (a `.git` directory, a bare
-  // repository, or a linked worktree's `.git/worktrees/<id>`). `base` supplies options the
-  // config does not set (fs, durability); the object format, block size, restart interval,
-  // index objects, geometric factor and lock timeout come from the config when present.
-  static Result<std::unique_ptr<GitRepo>> Open(const std::string& git_dir, StackOptions base);
+  // repository, or a linked worktree's `.git/worktrees/<id>`). The config is read as git
+  // reads it (every level, includes; store/git_config.h) from this process's environment.
+  // `base` supplies options the config does not set (fs, durability); the object format,
+  // block size, restart interval, index objects, geometric factor and lock timeout come from
+  // the config when present.
+  //
+  // Fails, with git's message minus its "fatal: " (print "fatal: " + message, exit 128), where
+  // every git command dies: a syntax error, an include too deep, a bad core.bare or
+  // core.repositoryformatversion, an unknown extensions.objectFormat. With kReadWrite also
+  // where git's writers die (a malformed or out-of-range write setting); with kReadOnly such
+  // a problem is kept in write_settings_status() and the stacks use `base` for those values.
+  static Result<std::unique_ptr<GitRepo>> Open(const std::string& git_dir, StackOptions base,
+                                               GitRepoAccess access = GitRepoAccess::kReadWrite);
 
   const std::string& git_dir() const { return git_dir_; }
   const std::string& common_dir() const { return common_dir_; }
   const GitConfig& config() const { return config_; }
   bool bare() const { return config_.GetBool("core.bare", false); }
+  // OK, or why git's writers would refuse this repository's write settings (see Open).
+  const Status& write_settings_status() const { return write_settings_status_; }
+  // The permission bits git gives every file its reftable backend creates here (tables,
+  // tables.list): core.sharedRepository applied to 0666 & ~umask, the umask taken when the
+  // repository was opened (git's calc_shared_perm). Writers chmod new files to it before
+  // renaming them into place, as git does; 0666 & ~umask when the setting is bad (kReadOnly).
+  uint32_t file_mode() const { return file_mode_; }
+  // core.logAllRefUpdates as git's reftable backend reads it (kUnset when absent).
+  LogRefUpdates log_all_ref_updates() const { return log_all_ref_updates_; }
   Stack& main_stack() { return *main_; }
   // The linked worktree's own stack, or nullptr in the main worktree.
   Stack* worktree_stack() { return worktree_.get(); }
@@ -66,6 +74,9 @@ class GitRepo {
   std::string git_dir_;
   std::string common_dir_;
   GitConfig config_;
+  Status write_settings_status_;
+  uint32_t file_mode_ = 0644;
+  LogRefUpdates log_all_ref_updates_ = LogRefUpdates::kUnset;
   std::unique_ptr<Stack> main_;
   std::unique_ptr<Stack> worktree_;
 };

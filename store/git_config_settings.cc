@@ -1,0 +1,125 @@
+// What git derives from its config for the reftable backend (store/git_config.h): the write
+// settings with git's range checks, and the permission bits of created files
+// (core.sharedRepository applied to the umask).
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include "store/git_config.h"
+
+namespace reftab {
+namespace {
+
+constexpr uint64_t kMaxBlockSize = 16777215;  // what a 24-bit block length can hold
+constexpr uint64_t kMaxRestartInterval = 65535;
+constexpr uint64_t kMaxGeometricFactor = 255;
+
+Status ApplyReftableEntry(const ConfigEntry& e, ReftableSettings* s) {
+  if (e.key == "reftable.blocksize") {
+    REFTAB_ASSIGN_OR_RETURN(uint64_t v, ConfigUlong(e));
+    if (v > kMaxBlockSize) return Status::InvalidArgument("reftable block size cannot exceed 16MB");
+    s->block_size = uint32_t(v);
+  } else if (e.key == "reftable.restartinterval") {
+    REFTAB_ASSIGN_OR_RETURN(uint64_t v, ConfigUlong(e));
+    // git's wording ("block size") for the restart interval's limit, kept as git prints it.
+    if (v > kMaxRestartInterval) {
+      return Status::InvalidArgument("reftable block size cannot exceed 65535");
+    }
+    s->restart_interval = uint32_t(v);
+  } else if (e.key == "reftable.indexobjects") {
+    REFTAB_ASSIGN_OR_RETURN(s->index_objects, ConfigBool(e));
+  } else if (e.key == "reftable.geometricfactor") {
+    REFTAB_ASSIGN_OR_RETURN(uint64_t v, ConfigUlong(e));
+    if (v > kMaxGeometricFactor) {
+      return Status::InvalidArgument("reftable geometric factor cannot exceed 255");
+    }
+    s->geometric_factor = uint32_t(v);
+  } else if (e.key == "reftable.locktimeout") {
+    REFTAB_ASSIGN_OR_RETURN(int64_t v, ConfigInt64(e));
+    if (v < 0 && v != -1) {
+      return Status::InvalidArgument(
+          "reftable lock timeout does not support negative values other than -1");
+    }
+    s->lock_timeout_ms = v;
+  } else if (e.key == "core.logallrefupdates") {
+    if (e.value && !strcasecmp(e.value->c_str(), "always")) {
+      s->log_all_ref_updates = LogRefUpdates::kAlways;
+    } else {
+      REFTAB_ASSIGN_OR_RETURN(bool on, ConfigBool(e));
+      s->log_all_ref_updates = on ? LogRefUpdates::kNormal : LogRefUpdates::kNone;
+    }
+  }
+  return Status::Ok();
+}
+
+// git_config_perm over one value.
+Result<int> ParsePerm(const ConfigEntry& e) {
+  constexpr int kGroup = 0660, kEverybody = 0664;
+  if (!e.value) return kGroup;
+  const std::string& v = *e.value;
+  if (v == "umask") return 0;
+  if (v == "group") return kGroup;
+  if (v == "all" || v == "world" || v == "everybody") return kEverybody;
+  char* end = nullptr;
+  const int mode = int(std::strtol(v.c_str(), &end, 8));
+  if (*end != '\0') {
+    REFTAB_ASSIGN_OR_RETURN(bool on, ConfigBool(e));
+    return on ? kGroup : 0;
+  }
+  if (mode == 0) return 0;
+  if (mode == 1) return kGroup;  // the old numeric spellings
+  if (mode == 2) return kEverybody;
+  if ((mode & 0600) != 0600) {
+    char octal[16];
+    std::snprintf(octal, sizeof octal, "%.3o", unsigned(mode));
+    return Status::InvalidArgument(
+        std::string("problem with core.sharedRepository filemode value (0") + octal +
+        ").\nThe owner of files must always have read and write "
+        "permissions.");
+  }
+  return -(mode & 0666);  // others never get write permission through an explicit mode
+}
+
+}  // namespace
+
+Result<ReftableSettings> ReadReftableSettings(const GitConfig& config) {
+  ReftableSettings s;
+  for (const ConfigEntry& e : config.entries()) REFTAB_RETURN_IF_ERROR(ApplyReftableEntry(e, &s));
+  return s;
+}
+
+Result<int> SharedRepositorySetting(const GitConfig& config) {
+  const ConfigEntry* e = config.Last("core.sharedrepository");
+  if (!e) return 0;
+  return ParsePerm(*e);
+}
+
+uint32_t ApplySharedRepository(int shared, uint32_t mode) {
+  uint32_t tweak = uint32_t(shared < 0 ? -shared : shared);
+  if (!(mode & S_IWUSR)) tweak &= ~0222u;
+  if (mode & S_IXUSR) tweak |= (tweak & 0444) >> 2;  // readable means searchable
+  return shared < 0 ? (mode & ~0777u) | tweak : mode | tweak;
+}
+
+Result<uint32_t> SharedFilePermissions(const GitConfig& config, uint32_t umask) {
+  REFTAB_ASSIGN_OR_RETURN(int shared, SharedRepositorySetting(config));
+  return ApplySharedRepository(shared, 0666 & ~umask);
+}
+
+uint32_t CurrentUmask() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.compare(0, 6, "Umask:") == 0)
+      return uint32_t(std::strtoul(line.c_str() + 6, nullptr, 8));
+  }
+  mode_t mask = ::umask(0);
+  ::umask(mask);
+  return uint32_t(mask);
+}
+
+}  // namespace reftab
