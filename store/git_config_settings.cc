@@ -81,7 +81,7 @@ Result<int> ParsePerm(const ConfigEntry& e) {
         ").\nThe owner of files must always have read and write "
         "permissions.");
   }
-  return -(mode & 0666);  // others never get write permission through an explicit mode
+  return -(mode & 0666);  // execute bits are derived per file (ApplySharedRepository)
 }
 
 }  // namespace
