@@ -78,6 +78,18 @@ std::function<Result<std::optional<std::string>>()> HeadTargetReader(FileSystem*
   };
 }
 
+// Every level of the config as this repository's git would read it, from this process's
+// environment.
+Result<GitConfig> LoadRepositoryConfig(FileSystem* fs, const std::string& git_dir,
+                                       const std::string& common_dir) {
+  GitConfigRepository where;
+  where.common_dir = common_dir;
+  where.git_dir = git_dir;
+  where.work_tree = LayoutWorkTree(fs, git_dir, common_dir != git_dir);
+  where.head_target = HeadTargetReader(fs, git_dir);
+  return LoadGitConfig(where, GitConfigEnvironment::FromProcess());
+}
+
 // What every git command checks before doing anything: core.bare (each entry anywhere),
 // the repository format version and object format (the repository's own file).
 Status CheckRepositoryFormat(const GitConfig& cfg, const std::string& local_file) {
@@ -101,9 +113,9 @@ Result<HashId> ObjectFormat(const GitConfig& cfg) {
 
 // The write settings into `opts`, checked as git's writers check them: the shared
 // repository mode first, then every reftable.* / core.logAllRefUpdates entry in order.
-Status ApplyWriteSettings(const GitConfig& cfg, StackOptions* opts, uint32_t* file_mode,
-                          LogRefUpdates* log_refs) {
-  REFTAB_ASSIGN_OR_RETURN(*file_mode, SharedFilePermissions(cfg, CurrentUmask()));
+Status ApplyWriteSettings(const GitConfig& cfg, uint32_t umask, StackOptions* opts,
+                          uint32_t* file_mode, LogRefUpdates* log_refs) {
+  REFTAB_ASSIGN_OR_RETURN(*file_mode, SharedFilePermissions(cfg, umask));
   REFTAB_ASSIGN_OR_RETURN(ReftableSettings s, ReadReftableSettings(cfg));
   if (s.block_size > 0) opts->write_options.block_size = s.block_size;
   if (s.restart_interval > 0) opts->write_options.restart_interval = s.restart_interval;
@@ -137,28 +149,25 @@ Result<std::unique_ptr<GitRepo>> GitRepo::Open(const std::string& git_dir, Stack
   repo->common_dir_ = ReadCommonDir(fs, git_dir);
   const bool linked = repo->common_dir_ != git_dir;
 
-  GitConfigRepository where;
-  where.common_dir = repo->common_dir_;
-  where.git_dir = git_dir;
-  where.work_tree = LayoutWorkTree(fs, git_dir, linked);
-  where.head_target = HeadTargetReader(fs, git_dir);
-  REFTAB_ASSIGN_OR_RETURN(repo->config_, LoadGitConfig(where, GitConfigEnvironment::FromProcess()));
+  REFTAB_ASSIGN_OR_RETURN(repo->config_, LoadRepositoryConfig(fs, git_dir, repo->common_dir_));
   const GitConfig& cfg = repo->config_;
   REFTAB_RETURN_IF_ERROR(CheckRepositoryFormat(cfg, repo->common_dir_ + "/config"));
   REFTAB_ASSIGN_OR_RETURN(HashId hash, ObjectFormat(cfg));
   base.hash_id = hash;
 
+  const uint32_t umask = CurrentUmask();
   StackOptions configured = base;
-  repo->file_mode_ = 0666 & ~CurrentUmask();
   Status settings =
-      ApplyWriteSettings(cfg, &configured, &repo->file_mode_, &repo->log_all_ref_updates_);
+      ApplyWriteSettings(cfg, umask, &configured, &repo->file_mode_, &repo->log_all_ref_updates_);
   if (settings.ok()) {
     base = configured;
   } else if (access == GitRepoAccess::kReadWrite) {
     return settings;
   } else {
+    // Readers go on with git's defaults; a writer must not (write_settings_status()).
     repo->write_settings_status_ = settings;
-    repo->file_mode_ = 0666 & ~CurrentUmask();
+    repo->file_mode_ = 0666 & ~umask;
+    repo->log_all_ref_updates_ = LogRefUpdates::kUnset;
   }
 
   auto main = Stack::Open(repo->common_dir_ + "/reftable", base);
