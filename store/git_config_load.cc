@@ -188,24 +188,26 @@ class Loader {
   }
 
   Status LoadCommandLine() {
-    Status s = CommandLineCount();
-    if (s.ok()) s = CommandLineParameters();
-    // git prints the detail as an error line, then dies with this.
-    if (s.code() == Code::kInvalidArgument && !StartsWith(s.message(), "exceeded maximum")) {
-      return Status::InvalidArgument("unable to parse command-line config");
-    }
-    return s;
+    REFTAB_RETURN_IF_ERROR(CommandLineCount());
+    return CommandLineParameters();
+  }
+
+  // What git dies with after an error line naming the problem (bogus count, missing key,
+  // invalid key, bad format, a refused include); an included file's own errors pass as they are.
+  static Status Unparsable() {
+    return Status::InvalidArgument("unable to parse command-line config");
   }
 
   Status AddCommandLine(const std::string& key, std::optional<std::string> value) {
-    REFTAB_ASSIGN_OR_RETURN(std::string k, CommandLineKey(key));
+    Result<std::string> k = CommandLineKey(key);
+    if (!k.ok()) return Unparsable();
     ConfigEntry e;
-    e.key = std::move(k);
+    e.key = std::move(*k);
     e.value = std::move(value);
     e.scope = ConfigScope::kCommand;
     bool rejected = false;
     REFTAB_RETURN_IF_ERROR(OnEntry(std::move(e), &rejected));
-    return rejected ? Status::InvalidArgument("command-line entry refused") : Status::Ok();
+    return rejected ? Unparsable() : Status::Ok();
   }
 
   // GIT_CONFIG_COUNT with GIT_CONFIG_KEY_<n> / GIT_CONFIG_VALUE_<n>.
@@ -214,15 +216,14 @@ class Loader {
     if (!count) return Status::Ok();
     char* end = nullptr;
     unsigned long n = std::strtoul(count->c_str(), &end, 10);
-    if (*end) return Status::InvalidArgument("bogus count in GIT_CONFIG_COUNT");
-    if (n > INT_MAX) return Status::InvalidArgument("too many entries in GIT_CONFIG_COUNT");
+    if (*end || n > INT_MAX) return Unparsable();  // bogus count, too many entries
     for (unsigned long i = 0; i < n; ++i) {
       const std::string kname = "GIT_CONFIG_KEY_" + std::to_string(i);
       const std::string vname = "GIT_CONFIG_VALUE_" + std::to_string(i);
       std::optional<std::string> key = Env(kname.c_str());
-      if (!key) return Status::InvalidArgument("missing config key " + kname);
+      if (!key) return Unparsable();  // missing config key
       std::optional<std::string> value = Env(vname.c_str());
-      if (!value) return Status::InvalidArgument("missing config value " + vname);
+      if (!value) return Unparsable();  // missing config value
       REFTAB_RETURN_IF_ERROR(AddCommandLine(*key, std::move(*value)));
     }
     return Status::Ok();
@@ -234,7 +235,7 @@ class Loader {
     std::optional<std::string> env = Env("GIT_CONFIG_PARAMETERS");
     if (!env) return Status::Ok();
     const std::string& s = *env;
-    const Status bogus = Status::InvalidArgument("bogus format in GIT_CONFIG_PARAMETERS");
+    const Status bogus = Unparsable();  // bogus format in GIT_CONFIG_PARAMETERS
     size_t pos = 0;
     while (pos < s.size()) {
       std::optional<std::string> word = Dequote(s, &pos);

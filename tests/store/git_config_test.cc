@@ -390,7 +390,14 @@ TEST_F(GitConfigLoadTest, CommandLineErrors) {
     auto vars = BaseVars();
     for (const auto& [k, v] : extra) vars[k] = v;
     EXPECT_EQ(Load(vars).status().message(), message) << extra.begin()->second;
-  }
+  }  // An absolute include from the command line is read; its own errors are its own.
+  WriteFileOrDie(tmp_.path() + "/bad", "[x\n");
+  WriteFileOrDie(tmp_.path() + "/good", "[x]\n\ty = 1\n");
+  auto vars = BaseVars();
+  vars["GIT_CONFIG_PARAMETERS"] = "'include.path'='" + tmp_.path() + "/good'";
+  EXPECT_EQ(Load(vars)->Get("x.y"), std::optional<std::string>("1"));
+  vars["GIT_CONFIG_PARAMETERS"] = "'include.path'='" + tmp_.path() + "/bad'";
+  EXPECT_EQ(Load(vars).status().message(), "bad config line 1 in file " + tmp_.path() + "/bad");
 }
 
 TEST_F(GitConfigLoadTest, IncludesRelativeNestedAndHome) {
@@ -672,6 +679,12 @@ TEST_F(GitAgreesTest, ConfigValues) {
        {},
        {},
        ""},
+      {"[A.B.C]\n\tK = v\n[x \"\"]\n\ty = 1\n[x \"s p\"]z=\"q;#\" ; c\n[t]\n\tb = a\\bc\n"
+       "\tn = a\\nb\n\tlast = end\\",
+       {},
+       {},
+       ""},
+      {"[a]k=1\n\n\t  \n# c\n; c\n[a] [b] k = 2\n[c]k=\"\"\n[d]\n\tk = \" lead\"\n", {}, {}, ""},
       {"[include]\n\tpath = inc/one\n[a]\n\tafter = 1\n[include]\n\tpath = missing\n",
        {{".git/inc/one", "[a]\n\tone = 1\n[include]\n\tpath = two\n"},
         {".git/inc/two", "[a]\n\ttwo = 2\n[include]\n\tpath = ~/three\n"},
