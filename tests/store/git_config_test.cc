@@ -763,6 +763,38 @@ TEST_F(GitAgreesTest, ConfigValues) {
   }
 }
 
+// In a linked worktree: gitdir: sees .git/worktrees/<id>, onbranch: the worktree's HEAD,
+// config.worktree the worktree's own file; GitRepo::Open reads what git reads there.
+TEST_F(GitAgreesTest, LinkedWorktreeConfig) {
+  std::string dir = Repo(
+      "[extensions]\n\tworktreeConfig = true\n"
+      "[includeIf \"onbranch:side\"]\n\tpath = ../../side.inc\n"
+      "[includeIf \"onbranch:main\"]\n\tpath = ../../main.inc\n"
+      "[includeIf \"gitdir:**/worktrees/**\"]\n\tpath = ../../linked.inc\n");
+  ASSERT_EQ(Git(dir, {"worktree", "add", "-q", "../wtree", "-b", "side"}).exit_code, 0);
+  WriteFileOrDie(tmp_.path() + "/side.inc", "[a]\n\tside = 1\n");
+  WriteFileOrDie(tmp_.path() + "/main.inc", "[a]\n\tmain = 1\n");
+  WriteFileOrDie(tmp_.path() + "/linked.inc", "[a]\n\tlinked = 1\n");
+  WriteFileOrDie(dir + "/.git/config.worktree", "[a]\n\tlevel = main-worktree\n");
+  WriteFileOrDie(dir + "/.git/worktrees/wtree/config.worktree", "[a]\n\tlevel = linked\n");
+  for (const std::string& at : {dir, tmp_.path() + "/wtree"}) {
+    SCOPED_TRACE(at);
+    testing::ProcessResult git = Git(at, {"config", "--list", "-z"});
+    ASSERT_EQ(git.exit_code, 0) << git.err;
+    const std::string g = at == dir ? dir + "/.git" : dir + "/.git/worktrees/wtree";
+    auto repo = GitRepo::Open(g, StackOptions());
+    ASSERT_TRUE(repo.ok()) << repo.status().message();
+    EXPECT_EQ(ListLines((*repo)->config()), GitListLines(git.out));
+    Count(ListLines((*repo)->config()) == GitListLines(git.out));
+    const bool linked = at != dir;
+    EXPECT_EQ((*repo)->config().Get("a.side").has_value(), linked);
+    EXPECT_EQ((*repo)->config().Get("a.linked").has_value(), linked);
+    EXPECT_EQ((*repo)->config().Get("a.main").has_value(), !linked);
+    EXPECT_EQ((*repo)->config().Get("a.level"),
+              std::optional<std::string>(linked ? "linked" : "main-worktree"));
+  }
+}
+
 // git's stderr ends with "fatal: " + our message (an "error:" line may come first).
 bool SameFatal(const std::string& git_err, const std::string& ours) {
   const std::string want = "fatal: " + ours + "\n";
