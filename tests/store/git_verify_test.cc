@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <sstream>
@@ -208,6 +209,42 @@ TEST(GitVerifyTest, LinkedWorktreeStacks) {
   };
   EXPECT_EQ(Lines(*repo), want) << "symrefs resolve through the worktree's view";
   EXPECT_EQ(Lines(*Open(g)), want) << "the main worktree checks every linked worktree too";
+}
+
+// `reftab verify` runs these checks for a git repository only, prints git's lines on stderr
+// and fails on an error; a bare --stack is a generic sorted store and keeps any names.
+TEST(GitVerifyCliTest, GitRepositoriesOnly) {
+  const char* cli = std::getenv("REFTAB_CLI");
+  if (!cli) GTEST_SKIP() << "REFTAB_CLI is not set (run through meson test)";
+  TempDir tmp("verifycli");
+  std::string g = MakeGitDir(tmp);
+  {
+    auto repo = Open(g);
+    ASSERT_TRUE(Plant(repo->main_stack(), {{"HEAD", RefValue::Symref("refs/heads/main")},
+                                           {"refs/heads/main", RefValue::Id(Oid(2))}})
+                    .ok());
+  }
+  testing::ProcessResult clean = testing::RunProcess({cli, "--git-dir", g, "verify"});
+  EXPECT_EQ(clean.exit_code, 0) << clean.err;
+  EXPECT_EQ(clean.out.rfind("ok: ", 0), 0u) << clean.out;
+  EXPECT_EQ(clean.err, "");
+  {
+    auto repo = Open(g);
+    ASSERT_TRUE(Plant(repo->main_stack(), {{"refs/heads/a..b", RefValue::Id(Oid(2))},
+                                           {"refs/heads/d", RefValue::Symref("refs/heads/gone")}})
+                    .ok());
+  }
+  testing::ProcessResult bad = testing::RunProcess({cli, "--git-dir", g, "verify"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.out, "");
+  EXPECT_EQ(bad.err,
+            "error: refs/heads/a..b: badRefName: invalid refname format\n"
+            "warning: refs/heads/d: danglingSymref: points to missing ref 'refs/heads/gone'\n");
+  testing::ProcessResult stack = testing::RunProcess({cli, "--stack", g + "/reftable", "verify"});
+  EXPECT_EQ(stack.exit_code, 0) << stack.err;
+  EXPECT_EQ(stack.err, "");
+  testing::ProcessResult usage = testing::RunProcess({cli, "--git-dir", g, "verify", "--bogus"});
+  EXPECT_EQ(usage.exit_code, 2);
 }
 
 // ---------------------------------------------------------------------------------------------
