@@ -1,7 +1,7 @@
 // reftab-ablate [--dir DATASET] [--reps N] [--only WORD]
 //
 // Every speed technique of the library, measured on and off side by side in one process on
-// the benchmark dataset (reftab gen; default ${REFTAB_BENCH_DIR:-/tmp/reftab-bench}). The
+// the benchmark dataset (reftab-bench gen; default ${REFTAB_BENCH_DIR:-/tmp/reftab-bench}). The
 // two variants of a technique run alternately, rep after rep, so that the noise of a shared
 // machine hits both alike; each line reports the median ns per op of both and their ratio.
 // Before timing, every pair is checked to produce the same result (bytes, keys or records).
@@ -216,8 +216,8 @@ int Main(int argc, char** argv) {
   auto one_tables = OpenTables(dir + "/one");
   auto stack_tables = OpenTables(dir + "/stack");
   if (!one_tables.ok() || !stack_tables.ok()) {
-    std::fprintf(stderr, "reftab-ablate: no dataset in %s (run `reftab gen %s`)\n", dir.c_str(),
-                 dir.c_str());
+    std::fprintf(stderr, "reftab-ablate: no dataset in %s (run `reftab-bench gen %s`)\n",
+                 dir.c_str(), dir.c_str());
     return 1;
   }
   const std::vector<const TableReader*> one = Raw(*one_tables), stack = Raw(*stack_tables);
