@@ -2,7 +2,7 @@
 # perf/dataset.sh BUILDDIR DATA: makes the benchmark dataset (perf/bench_dataset.h) once.
 #
 # With $GIT (a reftable-capable git) the refs name real objects: git fast-import writes
-# 1,020,001 small blobs into DATA/objects.git, and `reftab-bench gen --ids` takes their ids,
+# 1,020,001 small commits into DATA/objects.git, and `reftab-bench gen --ids` takes their ids,
 # so that git's commands (show-ref, update-ref check that objects exist) run on the same
 # refs. DATA/git-one and DATA/git-stack are then git repositories whose .git/reftable holds
 # the dataset's tables, with objects.git as their alternate object store.
@@ -19,7 +19,7 @@ DATA=$2
 BENCH=$BUILD/perf/reftab-bench
 GIT=${GIT:-}
 GITBENCH=${GITBENCH:-}
-STAMP="dataset v2 git=${GIT:+yes} gitbench=${GITBENCH:+yes}"
+STAMP="dataset v3 git=${GIT:+yes} gitbench=${GITBENCH:+yes}"
 if [[ $(cat "$DATA/.complete" 2>/dev/null) == "$STAMP" ]]; then
   exit 0
 fi
@@ -28,23 +28,27 @@ rm -rf "$DATA/one" "$DATA/stack" "$DATA/gen" "$DATA/git-one" "$DATA/git-stack" "
 mkdir -p "$DATA"
 IDS=()
 if [[ -n $GIT ]]; then
-  if [[ ! -f $DATA/objects.git/ids.txt ]]; then
-    echo "dataset: git fast-import: 1,020,001 blobs into $DATA/objects.git"
+  if [[ $(cat "$DATA/objects.git/made-by" 2>/dev/null) != "commits v1" ]]; then
+    echo "dataset: git fast-import: 1,020,001 commits into $DATA/objects.git"
     rm -rf "$DATA/objects.git"
     "$GIT" init -q --bare "$DATA/objects.git"
+    # Commits, since git refuses a ref under refs/heads/ that names anything else.
     awk 'BEGIN { for (i = 1; i <= 1020001; i++) { s = "reftab-bench object " i "\n";
-                 printf "blob\nmark :%d\ndata %d\n%s\n", i, length(s), s } }' |
+                 printf "commit refs/heads/objects\nmark :%d\n", i;
+                 printf "committer C O Mitter <committer@example.com> 1700000000 +0000\n";
+                 printf "data %d\n%s\n", length(s), s } }' |
       "$GIT" --git-dir="$DATA/objects.git" fast-import --quiet \
         --export-marks="$DATA/objects.git/marks"
     sort -t: -k2 -n "$DATA/objects.git/marks" | awk '{ print $2 }' >"$DATA/objects.git/ids.tmp"
     mv "$DATA/objects.git/ids.tmp" "$DATA/objects.git/ids.txt"
+    echo "commits v1" >"$DATA/objects.git/made-by"
   fi
   IDS=(--ids "$DATA/objects.git/ids.txt")
 fi
 "$BENCH" gen "$DATA/gen" "${IDS[@]}"
 mv "$DATA/gen/IN.txt" "$DATA/gen/NAMES.txt" "$DATA/"
 {
-  echo "refs: reftab-bench gen${GIT:+ --ids (ids of blobs written by git fast-import)}"
+  echo "refs: reftab-bench gen${GIT:+ --ids (ids of commits written by git fast-import)}"
   if [[ -n $GITBENCH ]]; then
     for layout in one stack; do
       "$GITBENCH" rewrite "$DATA/gen/$layout" "$DATA/$layout"

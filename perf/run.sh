@@ -13,7 +13,8 @@
 #   5. peak memory of a scan and of writing 1M refs (/usr/bin/time -v);
 #   6. results/summary.md and results/chart.png (gnuplot, if installed).
 # Without git (no driver, no git command) everything still runs and says what was skipped.
-# Also run by `meson test -C BUILDDIR --benchmark`. Set QUICK=1 for fewer repetitions.
+# Also run by `meson test -C BUILDDIR --benchmark`. Set QUICK=1 for fewer repetitions,
+# COMPARE_ONLY=1 for sections 1-3 and 6 only.
 # The machine this was written on is a noisy 2-core VM: every comparison that matters is
 # made within one run (alternating drivers, or one hyperfine invocation), medians only.
 set -euo pipefail
@@ -238,6 +239,9 @@ hyperfine -N --warmup 1 --style basic --runs "$(( RUNS < 10 ? RUNS : 10 ))" \
 rm -rf "$W"
 
 # ---------------------------------------------------------------- 4. ablations, variants
+if [[ ${COMPARE_ONLY:-0} == 1 ]]; then
+  skipped "ablations, compiled variants and memory skipped (COMPARE_ONLY=1)"
+else
 log "ablations (reftab-ablate, $ABLATE_REPS reps per variant)"
 "$ABLATE" --dir "$DATA" --reps "$ABLATE_REPS" | tee "$OUT/ablate.md"
 log "compiled variants"
@@ -263,6 +267,8 @@ echo "(the table file is $(stat -c %s "$ONE_TABLE") bytes; a scan maps it, so it
   "count as file-backed RSS, not heap)" | tee -a "$MEM_TXT"
 REFTAB_BENCH_MEM=1 "$BENCH" scan "$ONE" 1 2>&1 >/dev/null | tee -a "$MEM_TXT"
 rm -f "$SCRATCH/m.ref" "$SCRATCH/time.txt"
+
+fi  # COMPARE_ONLY
 
 # ---------------------------------------------------------------- 6. summary and chart
 log "summary"
