@@ -154,20 +154,32 @@ fi
 rm -f "$SCRATCH/bench.ref" "$SCRATCH/cli.ref" "$SCRATCH/git.ref" "$SCRATCH/w.ref"
 
 # Instruction counts do not depend on the machine's load: one rep of each driver under
-# callgrind (the count includes process start, reading the input and opening the stack,
-# which the same run with `true` as the loop would show; they are small next to the loop).
+# callgrind, less the same driver's count for the same set-up doing (almost) nothing: process
+# start, opening the stack, and a prefix scan that finds no ref or a single lookup.
 if command -v valgrind >/dev/null && [[ -n $GITBENCH ]]; then
-  log "instructions per op (callgrind, one rep)"
+  log "instructions per op (callgrind, one rep, set-up subtracted)"
   head -20000 "$NAMES" >"$SCRATCH/names20k.txt"
+  head -1 "$NAMES" >"$SCRATCH/names1.txt"
   ir() {  # ir BINARY ARGS...: total instructions
-    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
-      sed -n 's/.*Collected : \([0-9]*\).*/\1/p' | tail -1
+    REFTAB_BENCH_REPS=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 \
+      >/dev/null | sed -n 's/.*Collected : \([0-9]*\).*/\1/p' | tail -1
   }
-  cg() {  # cg LABEL OPS ARGS...
+  net() {  # net BINARY MODE DIR ARGS...: instructions of the run less those of its set-up
+    local b=$1 mode=$2 dir=$3; shift 3
+    local all base
+    all=$(ir "$b" "$mode" "$dir" "$@")
+    if [[ $mode == lookup ]]; then
+      base=$(ir "$b" lookup "$dir" "$SCRATCH/names1.txt" 1)
+    else
+      base=$(ir "$b" prefix "$dir" refs/~none 1)
+    fi
+    echo $((all - base))
+  }
+  cg() {  # cg LABEL OPS MODE DIR ARGS...
     local label=$1 ops=$2; shift 2
     local a b
-    a=$(REFTAB_BENCH_REPS=1 ir "$BENCH" "$@")
-    b=$(REFTAB_BENCH_REPS=1 ir "$GITBENCH" "$@")
+    a=$(net "$BENCH" "$@")
+    b=$(net "$GITBENCH" "$@")
     printf '%-14s reftab %10.1f  git %10.1f  git/reftab %6.2fx  instructions/op  (%s)\n' "$label" \
       "$(echo "$a / $ops" | bc -l)" "$(echo "$b / $ops" | bc -l)" "$(echo "$b / $a" | bc -l)" \
       "$*" | tee -a "$OUT/callgrind.txt"
@@ -175,6 +187,7 @@ if command -v valgrind >/dev/null && [[ -n $GITBENCH ]]; then
   cg scan-one 1000002 scan "$ONE" 1
   cg scan-stack 1000002 scan "$STACK" 1
   cg prefix-one 200000 prefix "$ONE" refs/tags/ 1
+  cg prefix-stack 200000 prefix "$STACK" refs/tags/ 1
   cg lookup-one 20000 lookup "$ONE" "$SCRATCH/names20k.txt" 1
   cg lookup-stack 20000 lookup "$STACK" "$SCRATCH/names20k.txt" 1
 fi

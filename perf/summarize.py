@@ -84,7 +84,7 @@ def callgrind(out):
     if not os.path.exists(path):
         return []
     lines = [
-        "### Instructions per op (callgrind, one rep of each driver, process included)",
+        "### Instructions per op (callgrind, one rep of each driver, set-up subtracted)",
         "",
         "| workload | git | reftab | git/reftab |",
         "|---|---|---|---|",
