@@ -24,10 +24,6 @@ constexpr const char kHelp[] =
     "  compact [--auto]  merge the stack's tables (all, or git's geometric auto-compaction)\n"
     "  for-each-ref [--format=FORMAT] [PATTERN...]\n"
     "                    list refs like `git for-each-ref` (%(refname), %(objectname), ...)\n"
-    "  gen OUTDIR        write the 1,000,001-ref benchmark dataset (perf/RESULTS.md)\n"
-    "  verify [--strict] [FILE.ref...]\n"
-    "                    deep consistency check of tables or of the stack (and, in a git\n"
-    "                    repository, of its refs as `git refs verify` checks them)\n"
     "  demo [--refs N] [--dir DIR] [--keep]\n"
     "                    write 100,000 refs, look some up, list, and time it\n"
     "\n"
@@ -47,7 +43,6 @@ constexpr Command kCommands[] = {
     {"compact", reftab::cli::CmdCompact},
     {"verify", reftab::cli::CmdVerify},
     {"for-each-ref", reftab::cli::CmdForEachRef},
-    {"gen", reftab::cli::CmdGen},
     {"demo", reftab::cli::CmdDemo},
 };
 

@@ -1,7 +1,7 @@
 // reftab-ablate [--dir DATASET] [--reps N] [--only WORD]
 //
 // Every speed technique of the library, measured on and off side by side in one process on
-// the benchmark dataset (reftab gen; default ${REFTAB_BENCH_DIR:-/tmp/reftab-bench}). The
+// the benchmark dataset (reftab-bench gen; default ${REFTAB_BENCH_DIR:-/tmp/reftab-bench}). The
 // two variants of a technique run alternately, rep after rep, so that the noise of a shared
 // machine hits both alike; each line reports the median ns per op of both and their ratio.
 // Before timing, every pair is checked to produce the same result (bytes, keys or records).
@@ -28,6 +28,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "format/block_writer.h"
@@ -35,6 +36,7 @@
 #include "perf/naive.h"
 #include "store/merged_iterator.h"
 #include "store/stack.h"
+#include "store/table_reader_ablation.h"
 #include "store/table_writer.h"
 
 namespace reftab {
@@ -42,15 +44,30 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-struct NoBypass : internal::MergeTechniques {
-  static constexpr bool kSingleChildBypass = false;
+// The merged iterator's techniques, switched off one at a time: a sub-iterator type of our
+// own (the table iterator under another name, the same code) and the technique set the
+// iterator uses for it.
+enum class Off { kNothing, kBypass, kLazyAdvance, kOffsetValueCodes };
+template <Off off>
+struct RefsWithout : TableRefIterator {
+  using TableRefIterator::TableRefIterator;
 };
-struct EagerAdvance : internal::MergeTechniques {
-  static constexpr bool kLazyAdvance = false;
+
+}  // namespace
+
+template <Off off>
+struct internal::MergeTechniques<RefsWithout<off>> {
+  static constexpr bool kSingleChildBypass = off != Off::kBypass;
+  static constexpr bool kLazyAdvance = off != Off::kLazyAdvance;
+  static constexpr bool kOffsetValueCodes = off != Off::kOffsetValueCodes;
 };
-struct NoCodes : internal::MergeTechniques {
-  static constexpr bool kOffsetValueCodes = false;
-};
+
+namespace {
+
+// Off::kNothing is the production iterator itself.
+template <Off off>
+using MergedWithout = std::conditional_t<off == Off::kNothing, MergedRefIterator,
+                                         internal::MergedIterator<RefsWithout<off>, RefRecord>>;
 
 // One timed variant: runs the workload once and returns a checksum; `ops` per run.
 struct Variant {
@@ -145,10 +162,10 @@ std::vector<const TableReader*> Raw(const std::vector<std::shared_ptr<const Tabl
   return raw;
 }
 
-// Full scan through a merged iterator with the given techniques.
-template <class Techniques>
+// Full scan through a merged iterator with one technique off (or none).
+template <Off off>
 uint64_t ScanMerged(const std::vector<const TableReader*>& tables) {
-  internal::MergedIterator<TableRefIterator, RefRecord, Techniques> it(tables);
+  MergedWithout<off> it(tables);
   Status s = it.SeekToFirst();
   RefRecord r;
   uint64_t n = 0, check = 0;
@@ -178,10 +195,10 @@ uint64_t SnapshotLookups(const std::vector<std::shared_ptr<const TableReader>>& 
 }
 
 // Exact lookups as seek-and-next through one reused merged iterator.
-template <class Techniques>
+template <Off off>
 uint64_t SeekNextLookups(const std::vector<const TableReader*>& tables,
                          const std::vector<std::string>& names) {
-  internal::MergedIterator<TableRefIterator, RefRecord, Techniques> it(tables);
+  MergedWithout<off> it(tables);
   it.set_suppress_deletions(true);
   RefRecord r;
   uint64_t found = 0, check = 0;
@@ -216,8 +233,8 @@ int Main(int argc, char** argv) {
   auto one_tables = OpenTables(dir + "/one");
   auto stack_tables = OpenTables(dir + "/stack");
   if (!one_tables.ok() || !stack_tables.ok()) {
-    std::fprintf(stderr, "reftab-ablate: no dataset in %s (run `reftab gen %s`)\n", dir.c_str(),
-                 dir.c_str());
+    std::fprintf(stderr, "reftab-ablate: no dataset in %s (run `reftab-bench gen %s`)\n",
+                 dir.c_str(), dir.c_str());
     return 1;
   }
   const std::vector<const TableReader*> one = Raw(*one_tables), stack = Raw(*stack_tables);
@@ -319,24 +336,23 @@ int Main(int argc, char** argv) {
     for (const auto& s : small) base_plus.push_back(s.get());
     const uint64_t base_refs = refs + 1 + 100;
     ok &= Compare("bypass", "scan base table + 2 small tables", base_refs,
-                  {"bypass", [&] { return ScanMerged<internal::MergeTechniques>(base_plus); }},
-                  {"no bypass", [&] { return ScanMerged<NoBypass>(base_plus); }});
+                  {"bypass", [&] { return ScanMerged<Off::kNothing>(base_plus); }},
+                  {"no bypass", [&] { return ScanMerged<Off::kBypass>(base_plus); }});
     ok &= Compare("bypass", "scan one table", refs + 1,
-                  {"bypass", [&] { return ScanMerged<internal::MergeTechniques>(one); }},
-                  {"no bypass", [&] { return ScanMerged<NoBypass>(one); }});
+                  {"bypass", [&] { return ScanMerged<Off::kNothing>(one); }},
+                  {"no bypass", [&] { return ScanMerged<Off::kBypass>(one); }});
 
     std::vector<std::string> some(names.begin(),
                                   names.begin() + std::min<size_t>(20000, names.size()));
     ok &= Compare("lazy-advance", "seek+next lookups, 9-table stack", some.size(),
-                  {"lazy", [&] { return SeekNextLookups<internal::MergeTechniques>(stack, some); }},
-                  {"eager", [&] { return SeekNextLookups<EagerAdvance>(stack, some); }});
+                  {"lazy", [&] { return SeekNextLookups<Off::kNothing>(stack, some); }},
+                  {"eager", [&] { return SeekNextLookups<Off::kLazyAdvance>(stack, some); }});
     ok &= Compare("lazy-advance", "scan 9-table stack", refs + 1,
-                  {"lazy", [&] { return ScanMerged<internal::MergeTechniques>(stack); }},
-                  {"eager", [&] { return ScanMerged<EagerAdvance>(stack); }});
-    ok &= Compare(
-        "ovc", "scan 9-table stack", refs + 1,
-        {"offset-value codes", [&] { return ScanMerged<internal::MergeTechniques>(stack); }},
-        {"string compares", [&] { return ScanMerged<NoCodes>(stack); }});
+                  {"lazy", [&] { return ScanMerged<Off::kNothing>(stack); }},
+                  {"eager", [&] { return ScanMerged<Off::kLazyAdvance>(stack); }});
+    ok &= Compare("ovc", "scan 9-table stack", refs + 1,
+                  {"offset-value codes", [&] { return ScanMerged<Off::kNothing>(stack); }},
+                  {"string compares", [&] { return ScanMerged<Off::kOffsetValueCodes>(stack); }});
   }
 
   // ---- in-place key decoding: walk every ref block of the single table.
@@ -420,17 +436,17 @@ int Main(int argc, char** argv) {
       }
       return found * 1000003 + check;
     };
-    ok &= Compare("lookup", "100k lookups, one table", names.size(),
-                  {"ReadRef", [&] { return fast(*one_tables); }},
-                  {"seek+next, reused iterator",
-                   [&] { return SeekNextLookups<internal::MergeTechniques>(one, names); }});
+    ok &= Compare(
+        "lookup", "100k lookups, one table", names.size(),
+        {"ReadRef", [&] { return fast(*one_tables); }},
+        {"seek+next, reused iterator", [&] { return SeekNextLookups<Off::kNothing>(one, names); }});
     ok &= Compare("lookup", "100k lookups, one table", names.size(),
                   {"ReadRef", [&] { return fast(*one_tables); }},
                   {"seek+next, new iterator", [&] { return fresh_iterator(one); }});
     ok &= Compare("lookup", "100k lookups, 9-table stack", names.size(),
                   {"ReadRef", [&] { return fast(*stack_tables); }},
                   {"seek+next, reused iterator",
-                   [&] { return SeekNextLookups<internal::MergeTechniques>(stack, names); }});
+                   [&] { return SeekNextLookups<Off::kNothing>(stack, names); }});
     ok &= Compare("lookup", "100k lookups, 9-table stack", names.size(),
                   {"ReadRef", [&] { return fast(*stack_tables); }},
                   {"seek+next, new iterator", [&] { return fresh_iterator(stack); }});
@@ -442,8 +458,8 @@ int Main(int argc, char** argv) {
     auto plain_one = OpenTables(dir + "/one");
     auto plain_stack = OpenTables(dir + "/stack");
     if (!plain_one.ok() || !plain_stack.ok()) return 1;
-    for (const auto& t : *plain_one) t->set_lookup_accelerators(false);
-    for (const auto& t : *plain_stack) t->set_lookup_accelerators(false);
+    for (const auto& t : *plain_one) internal::TableReaderAblation::SetLookupAids(*t, false);
+    for (const auto& t : *plain_stack) internal::TableReaderAblation::SetLookupAids(*t, false);
     auto lookups = [&](const std::vector<std::shared_ptr<const TableReader>>& tables) {
       return SnapshotLookups(tables, names);
     };

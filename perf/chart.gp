@@ -1,10 +1,10 @@
-# perf/chart.gp: git vs reftab, in-process ns per op (log scale), with the issue's targets.
+# perf/chart.gp: git vs reftab, in-process ns per op (log scale), with issue 8's targets.
 # gnuplot -e "datafile='perf/results/chart.dat'; outfile='perf/results/chart.png'" perf/chart.gp
 if (!exists("datafile")) datafile = 'perf/results/chart.dat'
 if (!exists("outfile")) outfile = 'perf/results/chart.png'
 set terminal pngcairo size 1000,520 noenhanced font ",10"
 set output outfile
-set title "reftab vs git's reftable library on the 1M-ref dataset of issue 4 (ns per op, log scale; lower is better)"
+set title "reftab vs git's reftable library, same run, same tables (1M refs; ns per op, log scale; lower is better)"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
@@ -15,6 +15,6 @@ set ylabel "ns per op"
 set grid ytics
 set key top left
 set xtics rotate by -20
-plot datafile using 2:xtic(1) title "git (issue 4)" lc rgb "#b0b0b0", \
+plot datafile using 2:xtic(1) title "git (same run)" lc rgb "#b0b0b0", \
      '' using 3 title "reftab (median)" lc rgb "#2a7ab0", \
      '' using 4 title "target" lc rgb "#e0a030" fs pattern 4

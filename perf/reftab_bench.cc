@@ -6,7 +6,7 @@
 //   reftab-bench scan DIR [reps]                iterate every ref of the stack in DIR
 //   reftab-bench lookup DIR NAMES.txt [reps]    exact lookup of every name in NAMES.txt
 //   reftab-bench prefix DIR PREFIX [reps]       seek to PREFIX, iterate while it matches
-//   reftab-bench gen OUTDIR                     write the dataset (see cli/bench_dataset.h)
+//   reftab-bench gen OUTDIR [--ids FILE] [-q]   write the dataset (see perf/bench_dataset.h)
 //
 // Each timed mode prints one line on stdout:
 //   <mode> n=<ops> best_ns_per_op=<x> median_ns_per_op=<y>
@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#ifndef REFTAB_BENCH_NO_GEN  // the variant builds (perf/meson.build) link no CLI code
-#include "cli/bench_dataset.h"
+#ifndef REFTAB_BENCH_NO_GEN  // the variant builds (perf/meson.build) link no generator
+#include "perf/bench_dataset.h"
 #endif
 #include "format/record.h"
 #include "store/stack.h"
@@ -47,7 +47,7 @@ int Usage() {
       "       reftab-bench scan DIR [reps]\n"
       "       reftab-bench lookup DIR NAMES.txt [reps]\n"
       "       reftab-bench prefix DIR PREFIX [reps]\n"
-      "       reftab-bench gen OUTDIR\n",
+      "       reftab-bench gen OUTDIR [--ids FILE] [-q]\n",
       stderr);
   return 2;
 }
@@ -261,6 +261,28 @@ int Prefix(int argc, char** argv) {
   return 0;
 }
 
+#ifndef REFTAB_BENCH_NO_GEN
+int Gen(int argc, char** argv) {
+  perf::BenchDatasetOptions options;
+  std::string outdir;
+  for (int i = 2; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a == "--ids" && i + 1 < argc) {
+      options.ids_file = argv[++i];
+    } else if (a == "-q" || a == "--quiet") {
+      options.verbose = false;
+    } else if (a.empty() || a[0] == '-' || !outdir.empty()) {
+      return Usage();
+    } else {
+      outdir = a;
+    }
+  }
+  if (outdir.empty()) return Usage();
+  Status s = perf::GenerateBenchDataset(outdir, options);
+  return s.ok() ? 0 : Die(s.message());
+}
+#endif
+
 }  // namespace
 }  // namespace reftab
 
@@ -273,11 +295,7 @@ int main(int argc, char** argv) {
   if (mode == "lookup") return Lookup(argc, argv);
   if (mode == "prefix") return Prefix(argc, argv);
 #ifndef REFTAB_BENCH_NO_GEN
-  if (mode == "gen") {
-    if (argc != 3) return Usage();
-    Status s = cli::GenerateBenchDataset(argv[2], /*verbose=*/true);
-    return s.ok() ? 0 : Die(s.message());
-  }
+  if (mode == "gen") return Gen(argc, argv);
 #endif
   return Usage();
 }

@@ -1,27 +1,38 @@
 #!/usr/bin/env bash
-# perf/run.sh [BUILDDIR] [RESULTS]: the benchmark suite of issue 4.
+# perf/run.sh [BUILDDIR] [RESULTS] [GIT]: the benchmark suite (issues 4 and 8), with git as a
+# peer in every scenario when git is there.
 #
-#   1. generates the dataset once (reftab gen) into ${REFTAB_BENCH_DIR:-/tmp/reftab-bench};
-#   2. in-process figures: reftab-bench on both layouts, as ratios to git's figures;
-#   3. CLI scenarios with hyperfine (lookup, full listing, prefix listing, writing 1M refs,
-#      compaction of the 9-table stack), exported as JSON and Markdown;
+#   1. makes the dataset once into ${REFTAB_BENCH_DIR:-/tmp/reftab-bench} (dataset.sh);
+#   2. in-process figures: reftab-bench and, when built (-Dgit_peer=GIT_TREE),
+#      git-reftable-bench (git's reftable library) on the same tables, run alternately
+#      (A B A B ...), medians and ratios git/reftab; with valgrind, instruction counts too;
+#   3. CLI scenarios with hyperfine, each reftab command paired with the same git command
+#      when a reftable-capable git is given (GIT argument or $REFTAB_GIT);
 #   4. the ablations (reftab-ablate) and the compiled variants (tracing compiled in but off
 #      vs compiled out; hot helpers inlined vs out of line);
 #   5. peak memory of a scan and of writing 1M refs (/usr/bin/time -v);
 #   6. results/summary.md and results/chart.png (gnuplot, if installed).
-# Also run by `meson test -C BUILDDIR --benchmark`. Set QUICK=1 for fewer repetitions.
+# Without git (no driver, no git command) everything still runs and says what was skipped.
+# Also run by `meson test -C BUILDDIR --benchmark`. Set QUICK=1 for fewer repetitions,
+# COMPARE_ONLY=1 for sections 1-3 and 6 only.
 # The machine this was written on is a noisy 2-core VM: every comparison that matters is
-# made within one run (alternating variants, or one hyperfine invocation), medians only.
+# made within one run (alternating drivers, or one hyperfine invocation), medians only.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=$(cd "${1:-$HERE/../build}" && pwd)
 OUT=${2:-$HERE/results}
+GIT=${3:-${REFTAB_GIT:-}}
 DATA=${REFTAB_BENCH_DIR:-/tmp/reftab-bench}
 REFTAB=$BUILD/cli/reftab
 BENCH=$BUILD/perf/reftab-bench
+GITBENCH=$BUILD/perf/git-reftable-bench
 ABLATE=$BUILD/perf/reftab-ablate
 QUICK=${QUICK:-0}
-if [[ $QUICK == 1 ]]; then REPS=5 RUNS=5 ABLATE_REPS=3; else REPS=15 RUNS=20 ABLATE_REPS=9; fi
+if [[ $QUICK == 1 ]]; then
+  REPS=5 RUNS=5 ABLATE_REPS=3 ALT=3 INNER=3
+else
+  REPS=15 RUNS=20 ABLATE_REPS=9 ALT=5 INNER=5
+fi
 mkdir -p "$OUT"
 # The compiled variants are not built by default; build them (and anything stale) now.
 ninja -C "$BUILD" cli/reftab perf/reftab-bench perf/reftab-ablate \
@@ -30,46 +41,101 @@ for b in "$REFTAB" "$BENCH" "$ABLATE"; do
   [[ -x $b ]] || { echo "run.sh: missing $b (build first: ninja -C $BUILD)" >&2; exit 1; }
 done
 log() { printf '\n== %s\n' "$*"; }
+rm -f "$OUT/git-bench.txt" "$OUT/pairs.txt" "$OUT/callgrind.txt" "$OUT/skipped.txt"
+skipped() { echo "$*" | tee -a "$OUT/skipped.txt"; }
 
 # ---------------------------------------------------------------- 1. dataset
-STAMP="reftab-gen v1"
-if [[ $(cat "$DATA/.complete" 2>/dev/null) != "$STAMP" ]]; then
-  log "generating the dataset in $DATA"
-  rm -rf "$DATA"
-  "$REFTAB" gen "$DATA"
-  echo "$STAMP" >"$DATA/.complete"
+[[ -x $GITBENCH ]] || GITBENCH=
+if [[ -n $GIT ]]; then
+  PROBE=$(mktemp -d)
+  if ! "$GIT" init -q --ref-format=reftable "$PROBE/r" 2>/dev/null; then
+    echo "run.sh: $GIT cannot make reftable repositories (git >= 2.45 needed): not using it" >&2
+    GIT=
+  fi
+  rm -rf "$PROBE"
 fi
+# git's commands read config and write reflogs: make both tools see the same, fixed setup.
+mkdir -p "$DATA/home"
+export GIT_CONFIG_NOSYSTEM=1 HOME=$DATA/home GIT_COMMITTER_NAME="C O Mitter" \
+  GIT_COMMITTER_EMAIL=committer@example.com GIT_COMMITTER_DATE="1700000000 +0000" \
+  GIT_AUTHOR_NAME="A U Thor" GIT_AUTHOR_EMAIL=author@example.com \
+  GIT_AUTHOR_DATE="1700000000 +0000"
+log "dataset in $DATA"
+GIT="$GIT" GITBENCH="$GITBENCH" bash "$HERE/dataset.sh" "$BUILD" "$DATA"
 ONE=$DATA/one
 STACK=$DATA/stack
 ONE_TABLE=$ONE/$(head -1 "$ONE/tables.list")
 SCRATCH=$DATA/scratch
 mkdir -p "$SCRATCH"
-# Inputs of the write scenarios, derived once: jsonl for write-table, git's --stdin language.
+cat "$DATA/made-by.txt" | tee "$OUT/dataset.txt"
+# Inputs of the write scenarios, derived once: jsonl for write-table, git's --stdin language
+# (980,000 creates: every ref but refs/heads/main and the 20,000 annotated tags).
 [[ -f $DATA/refs.jsonl ]] || "$REFTAB" dump "$ONE_TABLE" >"$DATA/refs.jsonl"
 [[ -f $DATA/update-stdin.txt ]] ||
-  awk '{ print "create " $2 " " $1 }' "$DATA/IN.txt" >"$DATA/update-stdin.txt"
+  awk '$2 != "refs/heads/main" && $2 !~ /^refs\/tags\/v[0-9]+\.[0-9]+\.[0-9]*0$/ {
+         print "create " $2 " " $1 }' "$DATA/IN.txt" >"$DATA/update-stdin.txt"
 
 # ---------------------------------------------------------------- 2. in-process figures
-log "in-process: reftab-bench ($REPS reps each, medians)"
+median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 BENCH_TXT=$OUT/bench.txt
+GIT_TXT=$OUT/git-bench.txt
 : >"$BENCH_TXT"
-bench() {  # bench LABEL ARGS...: one reftab-bench line, prefixed with a label
+[[ -n $GITBENCH ]] && : >"$GIT_TXT"
+if [[ -n $GITBENCH ]]; then
+  log "in-process: reftab-bench and git-reftable-bench alternately ($ALT x $INNER reps each)"
+else
+  log "in-process: reftab-bench ($ALT x $INNER reps)"
+  skipped "in-process comparison with git skipped: git-reftable-bench not built" \
+    "(meson configure -Dgit_peer=GIT_BUILD_TREE)"
+fi
+# pair LABEL ARGS...: ALT runs of each driver, alternating which goes first; each run reports
+# its median over INNER reps; the line shows the median of those medians.
+pair() {
   local label=$1; shift
-  local line
-  line=$(REFTAB_BENCH_REPS=$REPS "$BENCH" "$@")
-  printf '%-14s %s\n' "$label" "$line" | tee -a "$BENCH_TXT"
+  local a=() b=() la lb i
+  for ((i = 0; i < ALT; i++)); do
+    if ((i % 2 == 0)) || [[ -z $GITBENCH ]]; then
+      la=$(REFTAB_BENCH_REPS=$INNER "$BENCH" "$@"); a+=("$la")
+      [[ -n $GITBENCH ]] && { lb=$(REFTAB_BENCH_REPS=$INNER "$GITBENCH" "$@"); b+=("$lb"); }
+    else
+      lb=$(REFTAB_BENCH_REPS=$INNER "$GITBENCH" "$@"); b+=("$lb")
+      la=$(REFTAB_BENCH_REPS=$INNER "$BENCH" "$@"); a+=("$la")
+    fi
+  done
+  report() {  # report FILE LINES...: "<label> <mode> n=N best_ns_per_op=B median_ns_per_op=M"
+    local file=$1; shift
+    local mode n best med
+    mode=${1%% *}
+    n=$(printf '%s\n' "$@" | sed -n '1s/.* n=\([0-9]*\).*/\1/p')
+    best=$(printf '%s\n' "$@" | sed 's/.*best_ns_per_op=\([0-9.]*\).*/\1/' | sort -g | head -1)
+    med=$(printf '%s\n' "$@" | sed 's/.*median_ns_per_op=\([0-9.]*\).*/\1/' | median)
+    printf '%-14s %s n=%s best_ns_per_op=%s median_ns_per_op=%s\n' "$label" "$mode" "$n" "$best" \
+      "$med" >>"$file"
+    echo "$med"
+  }
+  local ma mb
+  ma=$(report "$BENCH_TXT" "${a[@]}")
+  if [[ -n $GITBENCH ]]; then
+    mb=$(report "$GIT_TXT" "${b[@]}")
+    printf '%-14s reftab %10.2f  git %10.2f  git/reftab %6.2fx   (%s)\n' "$label" "$ma" "$mb" \
+      "$(echo "$mb / $ma" | bc -l)" "$*" | tee -a "$OUT/pairs.txt"
+  else
+    printf '%-14s reftab %10.2f   (%s)\n' "$label" "$ma" "$*"
+  fi
 }
-bench scan-one scan "$ONE" "$REPS"
-bench scan-stack scan "$STACK" "$REPS"
-bench lookup-one lookup "$ONE" "$DATA/NAMES.txt" "$REPS"
-bench lookup-stack lookup "$STACK" "$DATA/NAMES.txt" "$REPS"
-bench prefix-one prefix "$ONE" refs/tags/ "$REPS"
-bench prefix-stack prefix "$STACK" refs/tags/ "$REPS"
-bench write-obj write "$DATA/IN.txt" "$SCRATCH/w.ref"
-bench write-noobj write "$DATA/IN.txt" "$SCRATCH/w.ref" noobj
+NAMES=$DATA/NAMES.txt
+pair scan-one scan "$ONE"
+pair scan-stack scan "$STACK"
+pair lookup-one lookup "$ONE" "$NAMES"
+pair lookup-stack lookup "$STACK" "$NAMES"
+pair prefix-one prefix "$ONE" refs/tags/
+pair prefix-stack prefix "$STACK" refs/tags/
+pair write-obj write "$DATA/IN.txt" "$SCRATCH/w.ref"
+pair write-noobj write "$DATA/IN.txt" "$SCRATCH/w.ref" noobj
 # The write mode must produce git's bytes: the same input through the CLI writer (whose
-# output the contract checks compare with git's) must give the same file.
-"$BENCH" write "$DATA/IN.txt" "$SCRATCH/bench.ref" >/dev/null
+# output the contract checks compare with git's) and through git's library must give the
+# same file.
+REFTAB_BENCH_REPS=1 "$BENCH" write "$DATA/IN.txt" "$SCRATCH/bench.ref" >/dev/null
 awk '{ printf "{\"type\":\"ref\",\"name\":\"%s\",\"update_index\":1,\"value_type\":1,\"value\":\"%s\"}\n", $2, $1 }' \
   "$DATA/IN.txt" | "$REFTAB" write-table --min-update-index 1 --max-update-index 1 "$SCRATCH/cli.ref" 2>/dev/null &&
   if cmp -s "$SCRATCH/bench.ref" "$SCRATCH/cli.ref"; then
@@ -77,34 +143,118 @@ awk '{ printf "{\"type\":\"ref\",\"name\":\"%s\",\"update_index\":1,\"value_type
   else
     echo "write: WARNING reftab-bench output differs from reftab write-table's" | tee -a "$BENCH_TXT"
   fi
-rm -f "$SCRATCH/bench.ref" "$SCRATCH/cli.ref" "$SCRATCH/w.ref"
+if [[ -n $GITBENCH ]]; then
+  REFTAB_BENCH_REPS=1 "$GITBENCH" write "$DATA/IN.txt" "$SCRATCH/git.ref" >/dev/null
+  if cmp -s "$SCRATCH/bench.ref" "$SCRATCH/git.ref"; then
+    echo "write: reftab-bench output is byte-identical to git-reftable-bench's" | tee -a "$BENCH_TXT"
+  else
+    echo "write: WARNING reftab-bench output differs from git-reftable-bench's" | tee -a "$BENCH_TXT"
+  fi
+fi
+rm -f "$SCRATCH/bench.ref" "$SCRATCH/cli.ref" "$SCRATCH/git.ref" "$SCRATCH/w.ref"
+
+# Instruction counts do not depend on the machine's load: one rep of each driver under
+# callgrind, less the same driver's count for the same set-up doing (almost) nothing: process
+# start, opening the stack, and a prefix scan that finds no ref or a single lookup.
+if command -v valgrind >/dev/null && [[ -n $GITBENCH ]]; then
+  log "instructions per op (callgrind, one rep, set-up subtracted)"
+  head -20000 "$NAMES" >"$SCRATCH/names20k.txt"
+  head -1 "$NAMES" >"$SCRATCH/names1.txt"
+  ir() {  # ir BINARY ARGS...: total instructions
+    REFTAB_BENCH_REPS=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 \
+      >/dev/null | sed -n 's/.*Collected : \([0-9]*\).*/\1/p' | tail -1
+  }
+  net() {  # net BINARY MODE DIR ARGS...: instructions of the run less those of its set-up
+    local b=$1 mode=$2 dir=$3; shift 3
+    local all base
+    all=$(ir "$b" "$mode" "$dir" "$@")
+    if [[ $mode == lookup ]]; then
+      base=$(ir "$b" lookup "$dir" "$SCRATCH/names1.txt" 1)
+    else
+      base=$(ir "$b" prefix "$dir" refs/~none 1)
+    fi
+    echo $((all - base))
+  }
+  cg() {  # cg LABEL OPS MODE DIR ARGS...
+    local label=$1 ops=$2; shift 2
+    local a b
+    a=$(net "$BENCH" "$@")
+    b=$(net "$GITBENCH" "$@")
+    printf '%-14s reftab %10.1f  git %10.1f  git/reftab %6.2fx  instructions/op  (%s)\n' "$label" \
+      "$(echo "$a / $ops" | bc -l)" "$(echo "$b / $ops" | bc -l)" "$(echo "$b / $a" | bc -l)" \
+      "$*" | tee -a "$OUT/callgrind.txt"
+  }
+  cg scan-one 1000002 scan "$ONE" 1
+  cg scan-stack 1000002 scan "$STACK" 1
+  cg prefix-one 200000 prefix "$ONE" refs/tags/ 1
+  cg prefix-stack 200000 prefix "$STACK" refs/tags/ 1
+  cg lookup-one 20000 lookup "$ONE" "$SCRATCH/names20k.txt" 1
+  cg lookup-stack 20000 lookup "$STACK" "$SCRATCH/names20k.txt" 1
+fi
 
 # ---------------------------------------------------------------- 3. CLI scenarios
-log "CLI scenarios (hyperfine, $RUNS runs, -N)"
 HF=(hyperfine -N --warmup 2 --min-runs "$RUNS" --style basic)
 NAME=refs/heads/feature/user-2000/topic-100
-"${HF[@]}" --export-json "$OUT/cli-lookup.json" --export-markdown "$OUT/cli-lookup.md" \
-  -n "show-ref --verify, one table" "$REFTAB --stack $ONE show-ref --verify $NAME" \
-  -n "show-ref --verify, 9-table stack" "$REFTAB --stack $STACK show-ref --verify $NAME"
-"${HF[@]}" --export-json "$OUT/cli-list.json" --export-markdown "$OUT/cli-list.md" \
-  -n "for-each-ref, one table" "$REFTAB --stack $ONE for-each-ref --format=%(refname)" \
-  -n "for-each-ref, 9-table stack" "$REFTAB --stack $STACK for-each-ref --format=%(refname)" \
-  -n "for-each-ref refs/tags/, one table" "$REFTAB --stack $ONE for-each-ref --format=%(refname) refs/tags/" \
-  -n "for-each-ref refs/tags/, 9-table stack" "$REFTAB --stack $STACK for-each-ref --format=%(refname) refs/tags/"
+if [[ -n $GIT ]]; then
+  log "CLI scenarios (hyperfine, $RUNS runs, -N), reftab and $GIT on the same repositories"
+  # The dataset's repositories (dataset.sh): the tables of one/ and stack/ as .git/reftable,
+  # the objects they name in an alternate object store.
+  R1=$DATA/git-one/.git R9=$DATA/git-stack/.git
+else
+  log "CLI scenarios (hyperfine, $RUNS runs, -N), reftab only"
+  skipped "CLI comparison with git skipped: no reftable-capable git (REFTAB_GIT or run.sh's" \
+    "third argument)"
+  R1=$ONE R9=$STACK
+fi
+# cmds NAME ARGS: hyperfine's -n NAME CMD for reftab and, with git, for git (same arguments).
+cmds() {
+  local name=$1 repo=$2; shift 2
+  if [[ -n $GIT ]]; then
+    printf '%s\0' -n "reftab $name" "$REFTAB --git-dir $repo $*" -n "git $name" "$GIT --git-dir=$repo $*"
+  else
+    printf '%s\0' -n "reftab $name" "$REFTAB --stack $repo $*"
+  fi
+}
+mapfile -d '' LOOKUP < <(cmds "show-ref --verify, one table" "$R1" show-ref --verify "$NAME"
+  cmds "show-ref --verify, 9-table stack" "$R9" show-ref --verify "$NAME")
+"${HF[@]}" --export-json "$OUT/cli-lookup.json" --export-markdown "$OUT/cli-lookup.md" "${LOOKUP[@]}"
+mapfile -d '' LIST < <(cmds "for-each-ref, one table" "$R1" "for-each-ref --format=%(refname)"
+  cmds "for-each-ref, 9-table stack" "$R9" "for-each-ref --format=%(refname)"
+  cmds "for-each-ref refs/tags/, one table" "$R1" "for-each-ref --format=%(refname) refs/tags/"
+  cmds "for-each-ref refs/tags/, 9-table stack" "$R9" "for-each-ref --format=%(refname) refs/tags/")
+"${HF[@]}" --export-json "$OUT/cli-list.json" --export-markdown "$OUT/cli-list.md" "${LIST[@]}"
+# One --prepare per command, run before each timing run (not timed): an empty repository (or
+# stack) for the writes, a fresh copy of the 9-table stack for the compaction.
 W=$SCRATCH/w
-# One --prepare per command, run before each timing run: an empty stack for the writes, a
-# fresh copy of the 9-table stack for the compaction (the copy is not timed).
+if [[ -n $GIT ]]; then
+  ALTS=$DATA/objects.git/objects
+  EMPTY="bash -c 'rm -rf $W && $GIT init -q --ref-format=reftable $W && echo $ALTS > $W/.git/objects/info/alternates'"
+  STACKED="bash -c 'rm -rf $W && $GIT init -q --ref-format=reftable $W && echo $ALTS > $W/.git/objects/info/alternates && rm -f $W/.git/reftable/* && cp $STACK/* $W/.git/reftable/'"
+  WRITES=(--prepare "$EMPTY" -n "reftab update-ref --stdin, 980k creates"
+    "bash -c '$REFTAB --git-dir $W/.git update-ref --stdin < $DATA/update-stdin.txt'"
+    --prepare "$EMPTY" -n "git update-ref --stdin, 980k creates"
+    "bash -c '$GIT --git-dir=$W/.git update-ref --stdin < $DATA/update-stdin.txt'"
+    --prepare "$EMPTY" -n "reftab write-table from jsonl, 1M refs"
+    "bash -c '$REFTAB write-table $W/t.ref < $DATA/refs.jsonl'"
+    --prepare "$STACKED" -n "reftab compact the 9-table stack" "$REFTAB --git-dir $W/.git compact"
+    --prepare "$STACKED" -n "git compact the 9-table stack" "$GIT --git-dir=$W/.git pack-refs --all")
+else
+  EMPTY="bash -c 'rm -rf $W && mkdir -p $W'"
+  STACKED="bash -c 'rm -rf $W && mkdir -p $W && cp $STACK/* $W/'"
+  WRITES=(--prepare "$EMPTY" -n "reftab update-ref --stdin, 980k creates"
+    "bash -c '$REFTAB --stack $W update-ref --stdin < $DATA/update-stdin.txt'"
+    --prepare "$EMPTY" -n "reftab write-table from jsonl, 1M refs"
+    "bash -c '$REFTAB write-table $W/t.ref < $DATA/refs.jsonl'"
+    --prepare "$STACKED" -n "reftab compact the 9-table stack" "$REFTAB --stack $W compact")
+fi
 hyperfine -N --warmup 1 --style basic --runs "$(( RUNS < 10 ? RUNS : 10 ))" \
-  --export-json "$OUT/cli-write.json" --export-markdown "$OUT/cli-write.md" \
-  --prepare "bash -c 'rm -rf $W && mkdir -p $W'" \
-  --prepare "bash -c 'rm -rf $W && mkdir -p $W'" \
-  --prepare "bash -c 'rm -rf $W && mkdir -p $W && cp $STACK/* $W/'" \
-  -n "update-ref --stdin, 1M creates" "bash -c '$REFTAB --stack $W update-ref --stdin < $DATA/update-stdin.txt'" \
-  -n "write-table from jsonl, 1M refs" "bash -c '$REFTAB write-table $W/t.ref < $DATA/refs.jsonl'" \
-  -n "compact the 9-table stack" "$REFTAB --stack $W compact"
+  --export-json "$OUT/cli-write.json" --export-markdown "$OUT/cli-write.md" "${WRITES[@]}"
 rm -rf "$W"
 
 # ---------------------------------------------------------------- 4. ablations, variants
+if [[ ${COMPARE_ONLY:-0} == 1 ]]; then
+  skipped "ablations, compiled variants and memory skipped (COMPARE_ONLY=1)"
+else
 log "ablations (reftab-ablate, $ABLATE_REPS reps per variant)"
 "$ABLATE" --dir "$DATA" --reps "$ABLATE_REPS" | tee "$OUT/ablate.md"
 log "compiled variants"
@@ -131,9 +281,12 @@ echo "(the table file is $(stat -c %s "$ONE_TABLE") bytes; a scan maps it, so it
 REFTAB_BENCH_MEM=1 "$BENCH" scan "$ONE" 1 2>&1 >/dev/null | tee -a "$MEM_TXT"
 rm -f "$SCRATCH/m.ref" "$SCRATCH/time.txt"
 
+fi  # COMPARE_ONLY
+
 # ---------------------------------------------------------------- 6. summary and chart
 log "summary"
 python3 "$HERE/summarize.py" "$OUT" | tee "$OUT/summary.md"
+[[ -f $OUT/skipped.txt ]] && cat "$OUT/skipped.txt"
 if command -v gnuplot >/dev/null; then
   gnuplot -e "datafile='$OUT/chart.dat'; outfile='$OUT/chart.png'" "$HERE/chart.gp" &&
     echo "chart: $OUT/chart.png"

@@ -1,86 +1,144 @@
 #!/usr/bin/env python3
-"""perf/summarize.py RESULTS: the summary table of perf/run.sh, as ratios to git.
+"""perf/summarize.py RESULTS: the summary tables of perf/run.sh, reftab beside git.
 
-Reads bench.txt (reftab-bench lines), cli-*.json (hyperfine), and prints Markdown; writes
-chart.dat for chart.gp. git's figures are the ones issue 4 states (git's reftable library
-driven in-process, and git's CLI, on a machine like ours): git 2.39 here has no reftable
-support, so they cannot be measured side by side here.
+Reads what run.sh wrote into RESULTS: bench.txt and git-bench.txt (the two in-process
+drivers, run alternately on the same tables), callgrind.txt (instruction counts), cli-*.json
+(hyperfine; each reftab command paired with the same git command), dataset.txt and
+skipped.txt. Prints Markdown and writes chart.dat for chart.gp. Every git figure is measured
+in the same run; when git was not there the git columns say so. Targets: issue 8.
 """
 import json
 import os
 import re
 import sys
 
-# operation -> (git ns/op, target speed-up)
-GIT_INPROCESS = {
-    "scan-one": ("full scan, one table (per ref)", 48, 5),
-    "scan-stack": ("full scan, 9-table stack (per ref)", 140, 8),
-    "lookup-one": ("exact lookup, one table", 2200, 5),
-    "lookup-stack": ("exact lookup, 9-table stack", 13800, 8),
-    "prefix-one": ("prefix scan refs/tags/, one table (per ref)", 54, 5),
-    "prefix-stack": ("prefix scan refs/tags/, 9-table stack (per ref)", None, None),
-    "write-obj": ("write 1M refs, obj index (per ref)", 304, 6),
-    "write-noobj": ("write 1M refs, no obj index (per ref)", 131, 5),
+# label -> (operation, target ratio git/reftab)
+IN_PROCESS = {
+    "scan-one": ("scan, one table (ns per ref)", 5),
+    "scan-stack": ("scan, 9-table stack (ns per ref)", 8),
+    "prefix-one": ("prefix `refs/tags/`, one table (ns per ref)", 5),
+    "prefix-stack": ("prefix `refs/tags/`, 9-table stack (ns per ref)", None),
+    "lookup-one": ("exact lookup, one table (ns, 100k names)", 8),
+    "lookup-stack": ("exact lookup, 9-table stack (ns, 100k names)", 25),
+    "write-obj": ("write 1M refs, obj index (ns per ref)", 6),
+    "write-noobj": ("write 1M refs, no obj index (ns per ref)", 5),
 }
-# hyperfine command name -> (git ms, target speed-up)
-GIT_CLI = {
-    "show-ref --verify, one table": (1.08, 1.5),
-    "show-ref --verify, 9-table stack": (1.26, 1.5),
-    "for-each-ref, one table": (333, 5),
-    "for-each-ref, 9-table stack": (447, 5),
-    "for-each-ref refs/tags/, one table": (67, 5),
-    "for-each-ref refs/tags/, 9-table stack": (87, 5),
+# hyperfine name (without the "reftab " / "git " in front) -> target ratio
+CLI = {
+    "show-ref --verify, one table": 1.5,
+    "show-ref --verify, 9-table stack": 1.5,
+    "for-each-ref, one table": 15,
+    "for-each-ref, 9-table stack": 12,
+    "for-each-ref refs/tags/, one table": None,
+    "for-each-ref refs/tags/, 9-table stack": None,
+    "update-ref --stdin, 980k creates": 4,
+    "compact the 9-table stack": 4,
+    "write-table from jsonl, 1M refs": None,
 }
+LINE = re.compile(r"(\S+)\s+\S+ n=(\d+) best_ns_per_op=([\d.]+) median_ns_per_op=([\d.]+)")
 
 
-def main(out):
-    lines = []
-    chart = []
-    bench = os.path.join(out, "bench.txt")
-    if os.path.exists(bench):
-        lines += [
-            "### In-process (reftab-bench, median ns per op)",
-            "",
-            "| operation | git | reftab | speed-up | target | met |",
-            "|---|---|---|---|---|---|",
-        ]
-        for line in open(bench):
-            m = re.match(r"(\S+)\s+\S+ n=(\d+) best_ns_per_op=([\d.]+) median_ns_per_op=([\d.]+)", line)
-            if not m or m.group(1) not in GIT_INPROCESS:
-                continue
-            label, git, target = GIT_INPROCESS[m.group(1)]
-            ours = float(m.group(4))
-            if git is None:
-                lines.append(f"| {label} | - | {ours:.1f} | - | - | - |")
-                continue
-            speedup = git / ours
-            met = "yes" if speedup >= target else "no"
-            lines.append(f"| {label} | {git} | {ours:.1f} | {speedup:.1f}x | {target}x | {met} |")
-            chart.append((m.group(1), git, ours, git / target))
-        lines.append("")
-    cli_rows = []
+def read_bench(path):
+    out = {}
+    if os.path.exists(path):
+        for line in open(path):
+            m = LINE.match(line)
+            if m:
+                out[m.group(1)] = float(m.group(4))
+    return out
+
+
+def verdict(ratio, target):
+    if ratio is None or target is None:
+        return "-", "-"
+    return f"{target}x", "yes" if ratio >= target else "no"
+
+
+def in_process(out, chart):
+    ours = read_bench(os.path.join(out, "bench.txt"))
+    git = read_bench(os.path.join(out, "git-bench.txt"))
+    if not ours:
+        return []
+    lines = [
+        "### In-process (reftab-bench / git-reftable-bench, alternating; median ns per op)",
+        "",
+        "| operation | git | reftab | git/reftab | target | met |",
+        "|---|---|---|---|---|---|",
+    ]
+    for label, (what, target) in IN_PROCESS.items():
+        if label not in ours:
+            continue
+        g = git.get(label)
+        ratio = g / ours[label] if g else None
+        t, met = verdict(ratio, target)
+        gs = f"{g:,.1f}" if g else "skipped"
+        rs = f"{ratio:.2f}x" if ratio else "-"
+        lines.append(f"| {what} | {gs} | {ours[label]:,.1f} | {rs} | {t} | {met} |")
+        if g and target:
+            chart.append((label, g, ours[label], g / target))
+    return lines + [""]
+
+
+def callgrind(out):
+    path = os.path.join(out, "callgrind.txt")
+    if not os.path.exists(path):
+        return []
+    lines = [
+        "### Instructions per op (callgrind, one rep of each driver, set-up subtracted)",
+        "",
+        "| workload | git | reftab | git/reftab |",
+        "|---|---|---|---|",
+    ]
+    pat = re.compile(r"(\S+)\s+reftab\s+([\d.]+)\s+git\s+([\d.]+)\s+git/reftab\s+([\d.]+)x")
+    for line in open(path):
+        m = pat.match(line)
+        if m:
+            lines.append(f"| {m.group(1)} | {float(m.group(3)):,.0f} | {float(m.group(2)):,.0f} "
+                         f"| {float(m.group(4)):.2f}x |")
+    return lines + [""]
+
+
+def cli(out):
+    rows = {}
+    order = []
     for name in ("cli-lookup.json", "cli-list.json", "cli-write.json"):
         path = os.path.join(out, name)
         if not os.path.exists(path):
             continue
         for r in json.load(open(path))["results"]:
-            cli_rows.append((r["command"], r["median"] * 1000, r["stddev"] * 1000 if r.get("stddev") else 0))
-    if cli_rows:
-        lines += [
-            "### CLI (hyperfine, median ms)",
-            "",
-            "| command | git | reftab | speed-up | target | met |",
-            "|---|---|---|---|---|---|",
-        ]
-        for cmd, ms, sd in cli_rows:
-            if cmd in GIT_CLI:
-                git, target = GIT_CLI[cmd]
-                speedup = git / ms
-                met = "yes" if speedup >= target else "no"
-                lines.append(f"| {cmd} | {git} | {ms:.2f} ± {sd:.2f} | {speedup:.1f}x | {target}x | {met} |")
-            else:
-                lines.append(f"| {cmd} | - | {ms:.1f} ± {sd:.1f} | - | - | - |")
-        lines.append("")
+            tool, _, what = r["command"].partition(" ")
+            if what not in order:
+                order.append(what)
+            rows.setdefault(what, {})[tool] = (r["median"] * 1000, (r.get("stddev") or 0) * 1000)
+    if not rows:
+        return []
+    lines = [
+        "### CLI (hyperfine, median ms ± stddev)",
+        "",
+        "| command | git | reftab | git/reftab | target | met |",
+        "|---|---|---|---|---|---|",
+    ]
+    for what in order:
+        ours = rows[what].get("reftab")
+        git = rows[what].get("git")
+        if not ours:
+            continue
+        ratio = git[0] / ours[0] if git else None
+        t, met = verdict(ratio, CLI.get(what))
+        gs = f"{git[0]:.2f} ± {git[1]:.2f}" if git else "skipped" if CLI.get(what) else "-"
+        rs = f"{ratio:.2f}x" if ratio else "-"
+        lines.append(f"| {what} | {gs} | {ours[0]:.2f} ± {ours[1]:.2f} | {rs} | {t} | {met} |")
+    return lines + [""]
+
+
+def main(out):
+    chart = []
+    lines = []
+    for name in ("dataset.txt", "skipped.txt"):
+        path = os.path.join(out, name)
+        if os.path.exists(path):
+            lines += [f"    {l.rstrip()}" for l in open(path)] + [""]
+    lines += in_process(out, chart) + callgrind(out) + cli(out)
     with open(os.path.join(out, "chart.dat"), "w") as f:
         f.write("# operation git_ns reftab_ns target_ns\n")
         for op, git, ours, target in chart:

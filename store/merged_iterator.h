@@ -39,16 +39,19 @@ namespace reftab {
 
 namespace internal {
 
-// Which of the techniques above are on. Production code uses the defaults; the ablation
-// benchmark (perf/ablate.cc) instantiates the iterator with some of them off.
+// The techniques above: all on, whatever the sub-iterator. (A template only so that
+// perf/ablate.cc can switch one off for a wrapper sub-iterator type of its own.)
+template <class Sub>
 struct MergeTechniques {
   static constexpr bool kSingleChildBypass = true;
   static constexpr bool kLazyAdvance = true;
   static constexpr bool kOffsetValueCodes = true;
 };
 
-template <class Sub, class Record, class Techniques = MergeTechniques>
+template <class Sub, class Record>
 class MergedIterator {
+  using Techniques = MergeTechniques<Sub>;
+
  public:
   // `tables` oldest first.
   explicit MergedIterator(const std::vector<const TableReader*>& tables) {

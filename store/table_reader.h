@@ -36,6 +36,8 @@ class TableReader;
 
 namespace internal {
 
+struct TableReaderAblation;  // store/table_reader_ablation.h, not installed
+
 // Walks the records of one section (refs, objs, logs, or an index level), moving from block
 // to block while the next block has the section's type.
 class SectionCursor {
@@ -196,11 +198,6 @@ class TableReader {
   // The same for the flattened ref index that LocateRef switches to after about one lookup
   // per 32 KiB of table (store/ref_block_index.h).
   size_t ref_block_index_bytes() const;
-  // Whether the filter and the flattened index may be built (default: yes). Answers never
-  // depend on it, only speed and memory; perf/ablate.cc switches it off to measure them.
-  void set_lookup_accelerators(bool on) const {
-    accelerators_.store(on, std::memory_order_relaxed);
-  }
 
   // Appends every ref whose value or peeled value equals `id` (tombstones never match).
   // Uses the obj index when present, otherwise scans.
@@ -246,7 +243,10 @@ class TableReader {
   mutable std::unique_ptr<RefBlockIndex> ref_block_index_owner_;
   mutable std::atomic<uint64_t> locate_queries_{0};
   mutable std::atomic<bool> ref_block_index_failed_{false};
+  // Whether the filter and the flattened index may be built: always, but for a measurement
+  // of what they bring (internal::TableReaderAblation).
   mutable std::atomic<bool> accelerators_{true};
+  friend struct internal::TableReaderAblation;
 };
 
 }  // namespace reftab

@@ -1,4 +1,4 @@
-// The benchmark dataset of issue 4 ("Speed"), shared by `reftab gen` and `reftab-bench gen`.
+// The benchmark dataset of issue 4 ("Speed"), written by `reftab-bench gen`.
 //
 // 1,000,001 refs under refs/ plus HEAD, generated deterministically (fixed seeds, our own
 // PRNG and shuffle, so every standard library produces the same bytes):
@@ -16,19 +16,32 @@
 // OUTDIR/NAMES.txt 100,000 of those lines sampled without replacement (fixed seed), in random
 //                 order: the names `reftab-bench lookup` looks up.
 // Table files are named like git's: 0x<min:012x>-0x<max:012x>-<random:08x>.ref.
-#ifndef REFTAB_CLI_BENCH_DATASET_H_
-#define REFTAB_CLI_BENCH_DATASET_H_
+//
+// The object ids come from a fixed-seed generator, or from a file (one 40-hex id per line,
+// taken in generation order: each ref's value, then an annotated tag's peeled id; 1,020,001
+// ids). perf/run.sh passes the ids of objects it made in a git repository, so that git's
+// commands, which check that a ref's object exists, can run on the same refs.
+#ifndef REFTAB_PERF_BENCH_DATASET_H_
+#define REFTAB_PERF_BENCH_DATASET_H_
 
 #include <string>
 
 #include "format/status.h"
 
-namespace reftab::cli {
+namespace reftab::perf {
+
+// How many object ids the dataset takes (the length of an ids file).
+inline constexpr size_t kBenchDatasetIds = 1020001;
+
+struct BenchDatasetOptions {
+  std::string ids_file;  // empty: generated ids
+  bool verbose = true;   // progress lines on stderr
+};
 
 // Writes the dataset into `outdir` (created if missing; files of the same names are
-// replaced). Progress lines go to stderr when `verbose`.
-Status GenerateBenchDataset(const std::string& outdir, bool verbose);
+// replaced).
+Status GenerateBenchDataset(const std::string& outdir, const BenchDatasetOptions& options);
 
-}  // namespace reftab::cli
+}  // namespace reftab::perf
 
-#endif  // REFTAB_CLI_BENCH_DATASET_H_
+#endif  // REFTAB_PERF_BENCH_DATASET_H_

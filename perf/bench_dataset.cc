@@ -1,21 +1,21 @@
-// reftab gen OUTDIR
-// Writes the benchmark dataset (see bench_dataset.h): both layouts as reftable directories
-// with tables.list, plus IN.txt and NAMES.txt. Deterministic: the same bytes on every run.
+// The benchmark dataset (see bench_dataset.h): both layouts as reftable directories with
+// tables.list, plus IN.txt and NAMES.txt. Deterministic: the same bytes on every run.
+#include "perf/bench_dataset.h"
+
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <vector>
 
-#include "cli/bench_dataset.h"
-#include "cli/commands.h"
 #include "format/record.h"
 #include "store/file.h"
 #include "store/table_writer.h"
 
-namespace reftab::cli {
+namespace reftab::perf {
 namespace {
 
 // splitmix64: tiny, fast and fully specified, so the dataset does not depend on the
@@ -50,6 +50,35 @@ constexpr uint64_t kSampleSeed = 0x524546544142534dull;   // "REFTABSM"
 constexpr uint64_t kNameSeed = 0x524546544142544eull;     // "REFTABTN"
 constexpr size_t kSampleNames = 100000;
 constexpr int kTransactions = 6;
+
+// The object ids in generation order: from the generator, or from an ids file.
+class IdSource {
+ public:
+  Status Load(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) return Status::NotFound(path + ": cannot open");
+    std::string line;
+    while (std::getline(in, line)) {
+      ObjectId id{};
+      if (!ParseHexId(line, kSha1Size, &id)) {
+        return Status::InvalidArgument(path + ":" + std::to_string(file_.size() + 1) +
+                                       ": expected a 40-hex object id");
+      }
+      file_.push_back(id);
+    }
+    if (file_.size() < kBenchDatasetIds) {
+      return Status::InvalidArgument(path + ": " + std::to_string(file_.size()) + " ids, " +
+                                     std::to_string(kBenchDatasetIds) + " needed");
+    }
+    return Status::Ok();
+  }
+  ObjectId Next() { return file_.empty() ? rng_.Id() : file_[next_++]; }
+
+ private:
+  Rng rng_{kIdSeed};
+  std::vector<ObjectId> file_;
+  size_t next_ = 0;
+};
 
 void Log(bool verbose, const char* fmt, const char* a, double ms) {
   if (verbose) std::fprintf(stderr, fmt, a, ms);
@@ -111,21 +140,23 @@ void AppendLine(const RefRecord& r, std::string* out) {
 
 }  // namespace
 
-Status GenerateBenchDataset(const std::string& outdir, bool verbose) {
+Status GenerateBenchDataset(const std::string& outdir, const BenchDatasetOptions& options) {
   using Clock = std::chrono::steady_clock;
+  const bool verbose = options.verbose;
   auto t0 = Clock::now();
   auto ms = [&] { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); };
 
   // ---- the refs, in generation order (which fixes the object ids).
-  Rng ids(kIdSeed);
+  IdSource ids;
+  if (!options.ids_file.empty()) REFTAB_RETURN_IF_ERROR(ids.Load(options.ids_file));
   std::vector<RefRecord> refs;
   refs.reserve(1000002);
   auto add = [&](std::string name, RefValueType type) -> RefRecord& {
     RefRecord& r = refs.emplace_back();
     r.refname = std::move(name);
     r.value_type = type;
-    if (type == RefValueType::kVal1 || type == RefValueType::kVal2) r.value = ids.Id();
-    if (type == RefValueType::kVal2) r.peeled = ids.Id();
+    if (type == RefValueType::kVal1 || type == RefValueType::kVal2) r.value = ids.Next();
+    if (type == RefValueType::kVal2) r.peeled = ids.Next();
     return r;
   };
   add("HEAD", RefValueType::kSymref).target = "refs/heads/main";
@@ -211,23 +242,4 @@ Status GenerateBenchDataset(const std::string& outdir, bool verbose) {
   return Status::Ok();
 }
 
-int CmdGen(const GlobalOptions&, const Args& args) {
-  bool quiet = false;
-  std::string outdir;
-  for (const std::string& a : args) {
-    if (a == "-q" || a == "--quiet") {
-      quiet = true;
-    } else if (!a.empty() && a[0] == '-') {
-      return Usage("gen", "unknown option " + a);
-    } else if (outdir.empty()) {
-      outdir = a;
-    } else {
-      return Usage("gen", "more than one output folder given");
-    }
-  }
-  if (outdir.empty()) return Usage("gen", "missing OUTDIR");
-  Status s = GenerateBenchDataset(outdir, !quiet);
-  return s.ok() ? kExitOk : Fail(s);
-}
-
-}  // namespace reftab::cli
+}  // namespace reftab::perf

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# perf/dataset.sh BUILDDIR DATA: makes the benchmark dataset (perf/bench_dataset.h) once.
+#
+# With $GIT (a reftable-capable git) the refs name real objects: git fast-import writes
+# 1,020,001 small commits into DATA/objects.git, and `reftab-bench gen --ids` takes their ids,
+# so that git's commands (show-ref, update-ref check that objects exist) run on the same
+# refs. DATA/git-one and DATA/git-stack are then git repositories whose .git/reftable holds
+# the dataset's tables, with objects.git as their alternate object store.
+# With $GITBENCH (git-reftable-bench) the tables themselves are written by git's reftable
+# library: reftab-bench gen writes them, git-reftable-bench rewrite writes each again with
+# git's writer (same records, update indexes and file names), and those are the tables both
+# drivers read. Whether reftab's and git's bytes were identical goes to DATA/made-by.txt.
+# (Why not with `git update-ref --stdin`: the 20,000 annotated tags would need real tag
+# objects, git writes reflogs and auto-compacts between the transactions, and the one-table
+# layout would carry update indexes 1..9; the library writes exactly the layout of gen.)
+set -euo pipefail
+BUILD=$1
+DATA=$2
+BENCH=$BUILD/perf/reftab-bench
+GIT=${GIT:-}
+GITBENCH=${GITBENCH:-}
+STAMP="dataset v3 git=${GIT:+yes} gitbench=${GITBENCH:+yes}"
+if [[ $(cat "$DATA/.complete" 2>/dev/null) == "$STAMP" ]]; then
+  exit 0
+fi
+rm -rf "$DATA/one" "$DATA/stack" "$DATA/gen" "$DATA/git-one" "$DATA/git-stack" "$DATA"/*.txt \
+  "$DATA/refs.jsonl" "$DATA/.complete"
+mkdir -p "$DATA"
+IDS=()
+if [[ -n $GIT ]]; then
+  if [[ $(cat "$DATA/objects.git/made-by" 2>/dev/null) != "commits v1" ]]; then
+    echo "dataset: git fast-import: 1,020,001 commits into $DATA/objects.git"
+    rm -rf "$DATA/objects.git"
+    "$GIT" init -q --bare "$DATA/objects.git"
+    # Commits, since git refuses a ref under refs/heads/ that names anything else.
+    awk 'BEGIN { for (i = 1; i <= 1020001; i++) { s = "reftab-bench object " i "\n";
+                 printf "commit refs/heads/objects\nmark :%d\n", i;
+                 printf "committer C O Mitter <committer@example.com> 1700000000 +0000\n";
+                 printf "data %d\n%s\n", length(s), s } }' |
+      "$GIT" --git-dir="$DATA/objects.git" fast-import --quiet \
+        --export-marks="$DATA/objects.git/marks"
+    sort -t: -k2 -n "$DATA/objects.git/marks" | awk '{ print $2 }' >"$DATA/objects.git/ids.tmp"
+    mv "$DATA/objects.git/ids.tmp" "$DATA/objects.git/ids.txt"
+    echo "commits v1" >"$DATA/objects.git/made-by"
+  fi
+  IDS=(--ids "$DATA/objects.git/ids.txt")
+fi
+"$BENCH" gen "$DATA/gen" "${IDS[@]}"
+mv "$DATA/gen/IN.txt" "$DATA/gen/NAMES.txt" "$DATA/"
+{
+  echo "refs: reftab-bench gen${GIT:+ --ids (ids of commits written by git fast-import)}"
+  if [[ -n $GITBENCH ]]; then
+    for layout in one stack; do
+      "$GITBENCH" rewrite "$DATA/gen/$layout" "$DATA/$layout"
+      same=yes
+      for f in "$DATA/gen/$layout"/*; do
+        cmp -s "$f" "$DATA/$layout/${f##*/}" || same=no
+      done
+      echo "tables of $layout/: written by git's reftable library (git-reftable-bench rewrite);" \
+        "byte-identical to reftab's: $same"
+    done
+  else
+    mv "$DATA/gen/one" "$DATA/gen/stack" "$DATA/"
+    echo "tables: written by reftab (no git-reftable-bench)"
+  fi
+} >"$DATA/made-by.txt"
+rm -rf "$DATA/gen"
+if [[ -n $GIT ]]; then
+  for layout in one stack; do
+    repo=$DATA/git-$layout
+    "$GIT" init -q --ref-format=reftable "$repo"
+    echo "$DATA/objects.git/objects" >"$repo/.git/objects/info/alternates"
+    rm -f "$repo/.git/reftable/"*
+    cp "$DATA/$layout/"* "$repo/.git/reftable/"
+  done
+  echo "git repositories: git-one/, git-stack/ (the same tables; objects.git as alternate)" \
+    >>"$DATA/made-by.txt"
+fi
+echo "$STAMP" >"$DATA/.complete"
