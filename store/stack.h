@@ -29,6 +29,8 @@
 
 namespace reftab {
 
+class TempTable;  // store/temp_table.h
+
 struct StackOptions {
   FileSystem* fs = nullptr;  // nullptr: the operating system's
   // The stack's object format. Unset: taken from the first table (SHA-1 if there is none).
@@ -38,7 +40,7 @@ struct StackOptions {
   // follows the stack's; messages are normalized as git does unless exact_log_message.
   WriteOptions write_options;
   // How long a writer waits for tables.list.lock: git's reftable.lockTimeout (0: try once,
-  // negative: forever).
+  // negative: forever), counted as git counts it (see LockFile::Acquire).
   int64_t lock_timeout_ms = 100;
   Durability durability = Durability::kGit;
   // Geometric auto-compaction after every committed transaction (git's default), and its
@@ -51,7 +53,7 @@ struct StackOptions {
 // reaches the base table (otherwise an older table could still hold them).
 struct CompactionOptions {
   std::optional<uint64_t> expire_logs_before;  // drop entries whose time is older
-  std::optional<size_t> max_logs_per_ref;       // keep only the newest N entries of each ref
+  std::optional<size_t> max_logs_per_ref;      // keep only the newest N entries of each ref
 };
 
 class Snapshot {
@@ -126,6 +128,8 @@ class Stack {
 
  private:
   friend class Transaction;
+  struct NewRecords;      // what a transaction writes (stack.cc)
+  struct CompactionPlan;  // a compaction in progress (compaction.cc)
   Stack(std::string dir, const StackOptions& options);
   Status ReadList(std::vector<std::string>* names, std::unique_ptr<PinnedFile>* pin,
                   FileInfo* info);
@@ -133,14 +137,35 @@ class Stack {
   std::string ListPath() const { return dir_ + "/tables.list"; }
   std::string TableName(uint64_t min, uint64_t max);
   WriteOptions TableWriteOptions() const;
-  // Writes a table through `fill` into a temporary file and renames it to its final name;
-  // *name is left empty if the table would be empty (nothing is written then).
-  Status WriteTable(uint64_t min, uint64_t max, const std::function<Status(TableWriter&)>& fill,
-                    std::string* name);
+  Result<std::unique_ptr<LockFile>> LockList();
+
+  // Writing tables (stack.cc). A table is written under a temporary name through `fill`
+  // (*out is left null if it came out empty); Publish() gives it its final `name` and writes
+  // `list`, which names it, both under `lock`; if the list is not replaced, the table is
+  // removed again. Without a table, Publish() only writes the list.
+  Status WriteTempTable(uint64_t min, uint64_t max, const std::function<Status(TableWriter&)>& fill,
+                        std::unique_ptr<TempTable>* out);
+  Status Publish(LockFile* lock, std::unique_ptr<TempTable> table, const std::string& name,
+                 const std::vector<std::string>& list);
+  Status WriteNewList(LockFile* lock, const std::vector<std::string>& names);
+
+  // Transactions (stack.cc), the steps of CommitTransaction.
   Status CommitTransaction(Transaction* tx);
+  Status CollectUpdates(const Transaction& tx, const Snapshot& snap, uint64_t next,
+                        NewRecords* out) const;
+  Status CollectItem(const Transaction::Item& item, const Snapshot& snap, uint64_t next,
+                     NewRecords* out) const;
+  Status WriteTransactionTable(LockFile* lock, const NewRecords& records, uint64_t next);
+  Status FinishCommit(std::unique_ptr<LockFile> lock, Status committed);
+
+  // Compaction (compaction.cc), the steps of CompactSegment.
   Status CompactSegment(size_t first, size_t last, bool best_effort,
                         const CompactionOptions& options);
-  Status WriteNewList(LockFile* lock, const std::vector<std::string>& names);
+  Status LockRange(size_t first, size_t last, bool best_effort, CompactionPlan* plan);
+  Status MergeRange(const CompactionPlan& plan, const CompactionOptions& options,
+                    std::unique_ptr<TempTable>* out);
+  Status SpliceRange(CompactionPlan* plan, std::unique_ptr<TempTable> table);
+  Status DropMerged(const CompactionPlan& plan);
 
   std::string dir_;
   StackOptions options_;
