@@ -23,7 +23,7 @@ namespace {
 // Table locks held during a compaction; removed on every exit path.
 class TableLocks {
  public:
-  explicit TableLocks(FileSystem* fs) : fs_(fs) {}
+  TableLocks(FileSystem* fs, std::optional<uint32_t> mode) : fs_(fs), mode_(mode) {}
   ~TableLocks() {
     for (const std::string& p : paths_) (void)fs_->Remove(p);
   }
@@ -33,11 +33,13 @@ class TableLocks {
     if (!f.ok()) return f.status();
     (void)(*f)->Close();  // keep the file, not the descriptor
     paths_.push_back(path + ".lock");
+    if (mode_) return fs_->Chmod(path + ".lock", *mode_);
     return Status::Ok();
   }
 
  private:
   FileSystem* fs_;
+  std::optional<uint32_t> mode_;
   std::vector<std::string> paths_;
 };
 
@@ -143,7 +145,7 @@ Status WriteMerged(TableWriter& w, const std::vector<const TableReader*>& tables
 
 // The range being compacted, and the locks held on it.
 struct Stack::CompactionPlan {
-  explicit CompactionPlan(FileSystem* fs) : table_locks(fs) {}
+  explicit CompactionPlan(FileSystem* fs, std::optional<uint32_t> mode) : table_locks(fs, mode) {}
   std::unique_ptr<LockFile> list_lock;   // held in steps 1 and 4 only
   TableLocks table_locks;                // held throughout
   std::vector<std::string> range;        // names of the merged tables, oldest first
@@ -229,7 +231,7 @@ Status Stack::DropMerged(const CompactionPlan& plan) {
 
 Status Stack::CompactSegment(size_t first, size_t last, bool best_effort,
                              const CompactionOptions& options) {
-  CompactionPlan plan(fs_);
+  CompactionPlan plan(fs_, options_.file_mode);
   REFTAB_RETURN_IF_ERROR(LockRange(first, last, best_effort, &plan));
   plan.list_lock.reset();  // step 2: let other writers append while we merge
   std::unique_ptr<TempTable> table;

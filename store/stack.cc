@@ -213,14 +213,14 @@ WriteOptions Stack::TableWriteOptions() const {
 }
 
 Result<std::unique_ptr<LockFile>> Stack::LockList() {
-  return LockFile::Acquire(fs_, ListPath(), options_.lock_timeout_ms);
+  return LockFile::Acquire(fs_, ListPath(), options_.lock_timeout_ms, options_.file_mode);
 }
 
 Status Stack::WriteTempTable(uint64_t min, uint64_t max,
                              const std::function<Status(TableWriter&)>& fill,
                              std::unique_ptr<TempTable>* out) {
   out->reset();
-  auto table = TempTable::Create(fs_, dir_, TableName(min, max), std::nullopt, &rng_);
+  auto table = TempTable::Create(fs_, dir_, TableName(min, max), options_.file_mode, &rng_);
   if (!table.ok()) return table.status();
   TableWriter writer(TableWriteOptions(), (*table)->file());
   Status s = writer.SetLimits(min, max);

@@ -43,6 +43,11 @@ struct StackOptions {
   // negative: forever), counted as git counts it (see LockFile::Acquire).
   int64_t lock_timeout_ms = 100;
   Durability durability = Durability::kGit;
+  // Permission bits for every file the stack creates: tables (set on the temporary file,
+  // which keeps them when renamed), lock files and, through its lock file, tables.list.
+  // Set with chmod after creation, so the umask does not apply (git does the same for
+  // core.sharedRepository). Unset: what open(2) gives, 0666 minus the umask.
+  std::optional<uint32_t> file_mode;
   // Geometric auto-compaction after every committed transaction (git's default), and its
   // factor (reftable.geometricFactor; 0 means 2).
   bool auto_compact = true;
