@@ -11,6 +11,7 @@
 // list names: exactly what a concurrent clean (ours or git's) deletes as a crashed
 // writer's, after which step 4 would publish a list naming a missing file.
 #include <algorithm>
+#include <chrono>
 #include <map>
 
 #include "store/stack.h"
@@ -27,9 +28,12 @@ class TableLocks {
   ~TableLocks() {
     for (const std::string& p : paths_) (void)fs_->Remove(p);
   }
-  // Creates `path`.lock; kLockHeld if it exists.
+  // Creates `path`.lock; kLockHeld, saying what the file is, if it exists.
   Status Take(const std::string& path) {
     auto f = fs_->Create(path + ".lock", /*exclusive=*/true);
+    if (!f.ok() && f.status().code() == Code::kLockHeld) {
+      return LockHeldError(path, "process is compacting this table");
+    }
     if (!f.ok()) return f.status();
     (void)(*f)->Close();  // keep the file, not the descriptor
     paths_.push_back(path + ".lock");
@@ -243,22 +247,84 @@ Status Stack::CompactSegment(size_t first, size_t last, bool best_effort,
   return s.ok() ? dropped : s;  // a failed directory sync, after the list was replaced
 }
 
+// ------------------------------------------------------------------ clean
+
+namespace {
+
+bool EndsWith(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+// An unlisted table: a crashed writer's, unless it is newer than the stack (then it may be
+// a transaction about to be listed) or not a table at all (then leave it alone).
+void Stack::CleanTable(const std::string& name, uint64_t max_update_index) {
+  if (std::find(names_.begin(), names_.end(), name) != names_.end()) return;
+  auto file = fs_->OpenRead(dir_ + "/" + name);
+  if (!file.ok()) return;
+  auto table = TableReader::Open(std::move(*file));
+  if (!table.ok() || (*table)->max_update_index() > max_update_index) return;
+  REFTAB_TRACE(trace::kInfo, "%s: clean: removing unlisted table %s", dir_.c_str(), name.c_str());
+  (void)fs_->Remove(dir_ + "/" + name);
+}
+
+// A temporary table: removed only if it is old (a git writer holds no lock, but keeps
+// writing to its file) and nobody holds its advisory lock (a reftab writer holds it until
+// the rename). The lock is kept while removing, so no reftab writer can be in between.
+void Stack::CleanTempTable(const std::string& name, int64_t now_ns) {
+  const std::string path = dir_ + "/" + name;
+  auto info = fs_->Stat(path);
+  if (!info.ok()) return;
+  const int64_t age_s = (now_ns - info->mtime_ns) / 1000000000;
+  if (age_s < kStaleTempTableAgeSeconds) return;
+  auto owner = fs_->TryLock(path);
+  if (!owner.ok()) {
+    REFTAB_TRACE(trace::kInfo, "%s: clean: keeping %s (%lld s old): %s", dir_.c_str(), name.c_str(),
+                 (long long)age_s, owner.status().message().c_str());
+    return;
+  }
+  REFTAB_TRACE(trace::kInfo, "%s: clean: removing abandoned temporary table %s (%lld s old)",
+               dir_.c_str(), name.c_str(), (long long)age_s);
+  (void)fs_->Remove(path);
+}
+
+// <table>.ref.lock: compactions lock only listed tables, and only while they hold
+// tables.list.lock, and a table leaves the list only through the compaction that locked
+// it. So the lock of an unlisted table belongs to a compaction that is done with it (or
+// was killed): removing it cannot let two compactions take one table.
+void Stack::CleanTableLock(const std::string& name) {
+  const std::string table = name.substr(0, name.size() - 5);  // without ".lock"
+  if (!IsTableName(table)) return;  // not a table's lock: not ours to judge
+  if (std::find(names_.begin(), names_.end(), table) != names_.end()) return;
+  REFTAB_TRACE(trace::kInfo, "%s: clean: removing the lock of unlisted table %s", dir_.c_str(),
+               table.c_str());
+  (void)fs_->Remove(dir_ + "/" + name);
+}
+
 Status Stack::Clean() {
   auto lock = LockList();
   if (!lock.ok()) return lock.status();
-  REFTAB_RETURN_IF_ERROR(Reload());
+  REFTAB_RETURN_IF_ERROR(ReloadIfChanged());
   auto entries = fs_->ListDir(dir_);
   if (!entries.ok()) return entries.status();
-  uint64_t max = snapshot_->max_update_index();
+  const uint64_t max = snapshot_->max_update_index();
+  const int64_t now_ns = NowNs();
   for (const std::string& e : *entries) {
-    if (e.size() < 5 || e.compare(e.size() - 4, 4, ".ref") != 0) continue;
-    if (std::find(names_.begin(), names_.end(), e) != names_.end()) continue;
-    auto file = fs_->OpenRead(dir_ + "/" + e);
-    if (!file.ok()) continue;
-    auto table = TableReader::Open(std::move(*file));
-    // An unparsable file may be a table being written right now: leave it alone.
-    if (!table.ok() || (*table)->max_update_index() > max) continue;
-    (void)fs_->Remove(dir_ + "/" + e);
+    if (IsTempTableName(e)) {
+      CleanTempTable(e, now_ns);
+    } else if (EndsWith(e, ".ref.lock")) {
+      CleanTableLock(e);
+    } else if (EndsWith(e, ".ref")) {
+      CleanTable(e, max);
+    }
   }
   return Status::Ok();
 }

@@ -124,9 +124,24 @@ class Stack {
   // skipping tables that other processes have locked. Does nothing when compaction is
   // disabled in the options.
   Status AutoCompact();
-  // Removes *.ref files in the directory that the list does not name and whose
-  // max_update_index is not beyond the stack's (left behind by crashed writers).
+  // Removes what killed writers leave behind, holding tables.list.lock:
+  //  * *.ref files the list does not name whose max_update_index is not beyond the stack's
+  //    (a newer one may be a transaction about to be listed);
+  //  * temporary tables (<table>.temp.*) that no live process owns: our writers hold an
+  //    advisory lock on theirs, and git's, which hold none, keep writing to theirs, so a
+  //    file is removed only if nobody holds its lock and it was not modified for
+  //    kStaleTempTableAgeSeconds;
+  //  * the lock of a table the list no longer names (<table>.ref.lock): only a compaction
+  //    that already replaced the table can hold it, and it no longer needs it.
+  // The lock of a listed table is never removed: a running compaction may hold it.
   Status Clean();
+  // How long a temporary table must go unmodified before Clean() may remove it. A live
+  // writer modifies its file at every block; after the last one it only syncs, closes and
+  // waits for tables.list.lock (reftable.lockTimeout, 100 ms by default) before renaming it.
+  // Removing a live git writer's file anyway would make that write fail, never lose data
+  // (no list names a temporary file); the age only keeps that from happening to a writer
+  // that is merely slow, suspended or waiting long for the lock.
+  static constexpr int64_t kStaleTempTableAgeSeconds = 15 * 60;
   // The outcome of the last auto-compaction run after a commit (its errors never fail the
   // commit itself).
   const Status& last_auto_compaction() const { return last_auto_compaction_; }
@@ -171,6 +186,11 @@ class Stack {
                     std::unique_ptr<TempTable>* out);
   Status SpliceRange(CompactionPlan* plan, std::unique_ptr<TempTable> table);
   Status DropMerged(const CompactionPlan& plan);
+
+  // Clean (compaction.cc).
+  void CleanTable(const std::string& name, uint64_t max_update_index);
+  void CleanTempTable(const std::string& name, int64_t now_ns);
+  void CleanTableLock(const std::string& name);
 
   std::string dir_;
   StackOptions options_;

@@ -660,7 +660,8 @@ TEST(StackLockTest, CleanRemovesOnlyUnreferencedOldTables) {
   r.value = testutil::TestId(9, 20);
   const std::string newer = "0x000000000009-0x000000000009-12345678.ref";
   WriteFileOrDie(d + newer, testutil::WriteTableToString(wo, 9, 9, {r}, {}));
-  // Files that are not tables, or not ours to judge.
+  // Files that are not tables, or not ours to judge: the lock of something that is not a
+  // table, a temporary table too young to be abandoned.
   const std::vector<std::string> others = {"0x000000000001-0x000000000001-cafe0000.log",
                                            "garbage.ref", "notes.txt", "x.ref.lock",
                                            "0x000000000004-0x000000000004-00000000.temp.abcdef"};
