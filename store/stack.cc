@@ -70,6 +70,39 @@ MergedLogIterator Snapshot::NewLogIterator() const { return MergedLogIterator(ra
 
 // ------------------------------------------------------------------ tables.list
 
+namespace {
+
+// `s` with every byte that is not printable ASCII escaped (\r, \n, \t, \xHH), so that an
+// error message shows exactly what a name holds.
+std::string Escaped(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    const auto b = uint8_t(c);
+    if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\\') {
+      out += "\\\\";
+    } else if (b < 0x20 || b >= 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", unsigned(b));
+      out += buf;
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+bool HasControlByte(std::string_view s) {
+  return std::any_of(s.begin(), s.end(), [](char c) { return uint8_t(c) < 0x20 || c == 0x7f; });
+}
+
+}  // namespace
+
 Status ParseTablesList(std::string_view contents, std::vector<std::string>* names) {
   names->clear();
   if (contents.empty()) return Status::Ok();
@@ -77,14 +110,17 @@ Status ParseTablesList(std::string_view contents, std::vector<std::string>* name
     return Status::Corruption("tables.list: last line does not end in a newline");
   }
   size_t pos = 0;
-  while (pos < contents.size()) {
+  for (size_t line_no = 1; pos < contents.size(); ++line_no) {
     size_t nl = contents.find('\n', pos);
     std::string_view line = contents.substr(pos, nl - pos);
     pos = nl + 1;
     if (line.empty()) continue;
     if (line == "." || line == ".." || line.find('/') != std::string_view::npos ||
-        line.find('\0') != std::string_view::npos) {
-      return Status::Corruption("tables.list: bad table name '" + std::string(line) + "'");
+        HasControlByte(line)) {
+      std::string why = "tables.list: line " + std::to_string(line_no) + ": bad table name '" +
+                        Escaped(line) + "'";
+      if (line.back() == '\r') why += " (the line ends in CRLF; tables.list uses LF line ends)";
+      return Status::Corruption(why);
     }
     names->emplace_back(line);
   }

@@ -86,6 +86,40 @@ TEST(TablesListTest, ParsesNamesAndRejectsBadLists) {
   EXPECT_EQ(ParseTablesList("..\n", &names).code(), Code::kCorruption);
 }
 
+// A list with CRLF line ends (edited on Windows, or by a tool that converts): the error names
+// the line and shows the carriage return, which would otherwise be invisible in a terminal.
+TEST(TablesListTest, CrlfListNamesTheEscapedNameAndTheLineEnding) {
+  std::vector<std::string> names;
+  Status s = ParseTablesList("a.ref\r\nb.ref\r\n", &names);
+  EXPECT_EQ(s.code(), Code::kCorruption);
+  EXPECT_NE(s.message().find("line 1: bad table name 'a.ref\\r'"), std::string::npos)
+      << s.message();
+  EXPECT_NE(s.message().find("CRLF"), std::string::npos) << s.message();
+  EXPECT_EQ(s.message().find('\r'), std::string::npos) << "no raw carriage return";
+  // Other control bytes are escaped too, and the line is the right one.
+  s = ParseTablesList("a.ref\nb\x01\x7f\xff.ref\n", &names);
+  EXPECT_EQ(s.code(), Code::kCorruption);
+  EXPECT_NE(s.message().find("line 2: bad table name 'b\\x01\\x7f\\xff.ref'"), std::string::npos)
+      << s.message();
+  EXPECT_EQ(s.message().find("CRLF"), std::string::npos) << s.message();
+}
+
+TEST(StackTest, CrlfTablesListFailsToOpenSayingSo) {
+  TempDir tmp;
+  {
+    auto w = OpenOrDie(tmp.path(), TestOptions());
+    ASSERT_TRUE(Put(*w, "refs/heads/main", 1).ok());
+  }
+  std::string list = ReadFileOr(tmp.path() + "/tables.list");
+  WriteFileOrDie(tmp.path() + "/tables.list", list.substr(0, list.size() - 1) + "\r\n");
+  auto r = Stack::Open(tmp.path(), TestOptions());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kCorruption);
+  EXPECT_NE(r.status().ToString().find(".ref\\r' (the line ends in CRLF"), std::string::npos)
+      << r.status().ToString();
+  EXPECT_NE(r.status().ToString().find(tmp.path()), std::string::npos) << "names the stack";
+}
+
 TEST(StackTest, MissingOrEmptyTablesListIsAnEmptyStack) {
   TempDir tmp;
   auto s = OpenOrDie(tmp.path(), TestOptions());
