@@ -39,6 +39,29 @@ std::string ConfigValue(std::string_view raw) {
   return std::string(Trim(out));
 }
 
+// Whether git's core.fsync asks for refs to be synced. The value is a comma-separated list
+// of components added to git's default set ("-name" removes one, "none" empties the set).
+// The default set leaves refs out, so refs are synced exactly when a name that is not
+// negated matches a component that includes them (reference, committed, added, all); a
+// name matches every component it is a prefix of, as in git.
+bool FsyncsRefs(const std::optional<std::string>& value) {
+  if (!value) return false;
+  constexpr std::string_view kWithRefs[] = {"reference", "committed", "added", "all"};
+  std::string_view rest = *value;
+  while (!rest.empty()) {
+    size_t start = rest.find_first_not_of(", \t\n\r");
+    if (start == std::string_view::npos) break;
+    rest.remove_prefix(start);
+    std::string_view token = rest.substr(0, rest.find(','));
+    rest.remove_prefix(token.size());
+    if (token.empty() || token[0] == '-') continue;
+    for (std::string_view name : kWithRefs) {
+      if (name.substr(0, token.size()) == token) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 GitConfig GitConfig::Parse(std::string_view text) {
@@ -142,6 +165,11 @@ Result<std::unique_ptr<GitRepo>> GitRepo::Open(const std::string& git_dir, Stack
   base.write_options.index_objects = cfg.GetBool("reftable.indexobjects", base.write_options.index_objects);
   if (int64_t v = cfg.GetInt("reftable.geometricfactor", 0); v > 0) base.geometric_factor = uint32_t(v);
   base.lock_timeout_ms = cfg.GetInt("reftable.locktimeout", base.lock_timeout_ms);
+  // Sync tables and tables.list exactly when git would; kFull, reftab's own stronger mode,
+  // is kept whenever a caller asks for it.
+  if (base.durability != Durability::kFull) {
+    base.durability = FsyncsRefs(cfg.Get("core.fsync")) ? Durability::kGit : Durability::kNone;
+  }
   REFTAB_RETURN_IF_ERROR(ValidateWriteOptions(base.write_options).WithContext("reftable config"));
 
   auto main = Stack::Open(repo->common_dir_ + "/reftable", base);

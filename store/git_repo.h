@@ -41,8 +41,10 @@ class GitRepo {
  public:
   // Opens the repository whose git directory is `git_dir` (a `.git` directory, a bare
   // repository, or a linked worktree's `.git/worktrees/<id>`). `base` supplies options the
-  // config does not set (fs, durability); the object format, block size, restart interval,
-  // index objects, geometric factor and lock timeout come from the config when present.
+  // config does not set (fs); the object format, block size, restart interval, index
+  // objects, geometric factor and lock timeout come from the config when present. Tables
+  // and tables.list are synced as git syncs refs: only when core.fsync includes them
+  // (kGit), which git's default does not (kNone); a `base.durability` of kFull is kept.
   static Result<std::unique_ptr<GitRepo>> Open(const std::string& git_dir, StackOptions base);
 
   const std::string& git_dir() const { return git_dir_; }
