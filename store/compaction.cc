@@ -1,15 +1,21 @@
 // Compaction: merging a range of a stack's tables into one (FORMAT.md §18), holding the locks
-// that keep concurrent appends and compactions safe:
+// that keep concurrent appends, compactions and cleans safe, in the order git uses:
 //   1. lock tables.list, reload, lock every table in the range (<name>.lock, newest first);
 //   2. release tables.list so other writers can append while the merge runs;
-//   3. merge into a temporary table;
-//   4. lock tables.list again, re-read it, find the range again (other compactions may have
-//      changed the list around it), rename the new table into place, write the new list;
+//   3. merge into a temporary table (<name>.temp.XXXXXX), which no clean removes;
+//   4. lock tables.list again, reload, find the range again (other compactions may have
+//      changed the list around it), and only now rename the new table into place, right
+//      before writing the list that names it (removing it again if that fails);
 //   5. reload, delete the merged tables, drop the table locks.
+// Renaming in step 3 instead would leave, while tables.list is unlocked, a table that no
+// list names: exactly what a concurrent clean (ours or git's) deletes as a crashed
+// writer's, after which step 4 would publish a list naming a missing file.
 #include <algorithm>
+#include <chrono>
 #include <map>
 
 #include "store/stack.h"
+#include "store/temp_table.h"
 #include "store/trace.h"
 
 namespace reftab {
@@ -18,21 +24,26 @@ namespace {
 // Table locks held during a compaction; removed on every exit path.
 class TableLocks {
  public:
-  explicit TableLocks(FileSystem* fs) : fs_(fs) {}
+  TableLocks(FileSystem* fs, std::optional<uint32_t> mode) : fs_(fs), mode_(mode) {}
   ~TableLocks() {
     for (const std::string& p : paths_) (void)fs_->Remove(p);
   }
-  // Creates `path`.lock; kLockHeld if it exists.
+  // Creates `path`.lock; kLockHeld, saying what the file is, if it exists.
   Status Take(const std::string& path) {
     auto f = fs_->Create(path + ".lock", /*exclusive=*/true);
+    if (!f.ok() && f.status().code() == Code::kLockHeld) {
+      return LockHeldError(path, "process is compacting this table");
+    }
     if (!f.ok()) return f.status();
     (void)(*f)->Close();  // keep the file, not the descriptor
     paths_.push_back(path + ".lock");
+    if (mode_) return fs_->Chmod(path + ".lock", *mode_);
     return Status::Ok();
   }
 
  private:
   FileSystem* fs_;
+  std::optional<uint32_t> mode_;
   std::vector<std::string> paths_;
 };
 
@@ -90,134 +101,230 @@ Status Stack::AutoCompact() {
   return s;
 }
 
-Status Stack::CompactSegment(size_t first, size_t last, bool best_effort,
-                             const CompactionOptions& options) {
-  // 1. Lock the list and the tables of the range, newest first.
-  auto list_lock = LockFile::Acquire(fs_, ListPath(), options_.lock_timeout_ms);
+namespace {
+
+// The update indexes the merge of `tables` covers.
+void UpdateRange(const std::vector<const TableReader*>& tables, uint64_t* min, uint64_t* max) {
+  *min = tables.front()->min_update_index();
+  *max = tables.front()->max_update_index();
+  for (const TableReader* t : tables) {
+    *min = std::min(*min, t->min_update_index());
+    *max = std::max(*max, t->max_update_index());
+  }
+}
+
+// Writes the merge of `tables` (oldest first). Tombstones and deleted reflog entries can
+// only go when nothing older remains to be shadowed (`to_base`); so can expired entries.
+Status WriteMerged(TableWriter& w, const std::vector<const TableReader*>& tables, bool to_base,
+                   const CompactionOptions& options) {
+  MergedRefIterator refs(tables);
+  refs.set_suppress_deletions(to_base);
+  REFTAB_RETURN_IF_ERROR(refs.SeekToFirst());
+  RefRecord r;
+  while (refs.Next(&r)) REFTAB_RETURN_IF_ERROR(w.AddRef(r));
+  REFTAB_RETURN_IF_ERROR(refs.status());
+  MergedLogIterator logs(tables);
+  logs.set_suppress_deletions(to_base);
+  REFTAB_RETURN_IF_ERROR(logs.SeekToFirst());
+  LogRecord l;
+  std::string current_ref;
+  size_t kept_for_ref = 0;
+  while (logs.Next(&l)) {
+    if (to_base && l.value_type == LogValueType::kUpdate) {
+      if (l.refname != current_ref) {
+        current_ref = l.refname;
+        kept_for_ref = 0;
+      }
+      if (options.expire_logs_before && l.time < *options.expire_logs_before) continue;
+      if (options.max_logs_per_ref && kept_for_ref >= *options.max_logs_per_ref) continue;
+      ++kept_for_ref;
+    }
+    if (l.value_type == LogValueType::kUpdate) NormalizeMessage(&l.message);
+    REFTAB_RETURN_IF_ERROR(w.AddLog(l));
+  }
+  return logs.status();
+}
+
+}  // namespace
+
+// The range being compacted, and the locks held on it.
+struct Stack::CompactionPlan {
+  explicit CompactionPlan(FileSystem* fs, std::optional<uint32_t> mode) : table_locks(fs, mode) {}
+  std::unique_ptr<LockFile> list_lock;   // held in steps 1 and 4 only
+  TableLocks table_locks;                // held throughout
+  std::vector<std::string> range;        // names of the merged tables, oldest first
+  std::shared_ptr<const Snapshot> snap;  // the snapshot they were locked in
+  std::vector<const TableReader*> tables;
+  bool to_base = false;
+};
+
+// Step 1: locks the list and the tables of the range, newest first. Best effort settles
+// for the newer tables already locked when an older one is taken, if there are two.
+Status Stack::LockRange(size_t first, size_t last, bool best_effort, CompactionPlan* plan) {
+  auto list_lock = LockList();
   if (!list_lock.ok()) return list_lock.status();
+  plan->list_lock = std::move(*list_lock);
   REFTAB_RETURN_IF_ERROR(ReloadIfChanged());
   if (last >= names_.size()) return Status::Outdated(dir_ + ": the stack shrank before compaction");
-  TableLocks table_locks(fs_);
   size_t locked_from = last + 1;
   for (size_t i = last + 1; i-- > first;) {
-    Status s = table_locks.Take(dir_ + "/" + names_[i]);
+    Status s = plan->table_locks.Take(dir_ + "/" + names_[i]);
     if (s.ok()) {
       locked_from = i;
       continue;
     }
-    // Best effort: settle for the newer tables already locked, if there are two.
-    if (best_effort && s.code() == Code::kLockHeld && last + 1 - locked_from >= 2) {
-      REFTAB_TRACE(trace::kInfo, "%s: %s is locked; compacting only tables %zu..%zu", dir_.c_str(),
-                   names_[i].c_str(), locked_from, last);
-      break;
-    }
-    return s;
+    if (!(best_effort && s.code() == Code::kLockHeld && last + 1 - locked_from >= 2)) return s;
+    REFTAB_TRACE(trace::kInfo, "%s: %s is locked; compacting only tables %zu..%zu", dir_.c_str(),
+                 names_[i].c_str(), locked_from, last);
+    break;
   }
   first = locked_from;
-  std::vector<std::string> range(names_.begin() + long(first), names_.begin() + long(last) + 1);
-  std::shared_ptr<const Snapshot> snap = snapshot_;
-  std::vector<const TableReader*> tables;
-  for (size_t i = first; i <= last; ++i) tables.push_back(snap->tables()[i].get());
-  const bool to_base = first == 0;
+  plan->range.assign(names_.begin() + long(first), names_.begin() + long(last) + 1);
+  plan->snap = snapshot_;
+  for (size_t i = first; i <= last; ++i) plan->tables.push_back(plan->snap->tables()[i].get());
+  plan->to_base = first == 0;
   REFTAB_TRACE(trace::kInfo, "%s: compacting tables %zu..%zu of %zu%s", dir_.c_str(), first, last,
-               names_.size(), to_base ? " (down to the base: tombstones dropped)" : "");
+               names_.size(), plan->to_base ? " (down to the base: tombstones dropped)" : "");
+  return Status::Ok();
+}
 
-  // 2. Let other writers append while we merge.
-  list_lock->reset();
+// Step 3: the merge, into a temporary table (null if nothing is left).
+Status Stack::MergeRange(const CompactionPlan& plan, const CompactionOptions& options,
+                         std::unique_ptr<TempTable>* out) {
+  uint64_t min = 0, max = 0;
+  UpdateRange(plan.tables, &min, &max);
+  return WriteTempTable(
+      min, max, [&](TableWriter& w) { return WriteMerged(w, plan.tables, plan.to_base, options); },
+      out);
+}
 
-  // 3. Merge. Tombstones can only go when nothing older remains to be shadowed.
-  uint64_t min = tables.front()->min_update_index(), max = tables.front()->max_update_index();
-  for (const TableReader* t : tables) {
-    min = std::min(min, t->min_update_index());
-    max = std::max(max, t->max_update_index());
-  }
-  std::string new_name;
-  Status s = WriteTable(
-      min, max,
-      [&](TableWriter& w) -> Status {
-        MergedRefIterator refs(tables);
-        refs.set_suppress_deletions(to_base);
-        REFTAB_RETURN_IF_ERROR(refs.SeekToFirst());
-        RefRecord r;
-        while (refs.Next(&r)) REFTAB_RETURN_IF_ERROR(w.AddRef(r));
-        REFTAB_RETURN_IF_ERROR(refs.status());
-        MergedLogIterator logs(tables);
-        logs.set_suppress_deletions(to_base);
-        REFTAB_RETURN_IF_ERROR(logs.SeekToFirst());
-        LogRecord l;
-        std::string current_ref;
-        size_t kept_for_ref = 0;
-        while (logs.Next(&l)) {
-          if (to_base && l.value_type == LogValueType::kUpdate) {
-            if (l.refname != current_ref) {
-              current_ref = l.refname;
-              kept_for_ref = 0;
-            }
-            if (options.expire_logs_before && l.time < *options.expire_logs_before) continue;
-            if (options.max_logs_per_ref && kept_for_ref >= *options.max_logs_per_ref) continue;
-            ++kept_for_ref;
-          }
-          if (l.value_type == LogValueType::kUpdate) NormalizeMessage(&l.message);
-          REFTAB_RETURN_IF_ERROR(w.AddLog(l));
-        }
-        return logs.status();
-      },
-      &new_name);
-  if (!s.ok()) return s;
-
-  // 4. Splice the new table into the list as it is now.
-  auto relock = LockFile::Acquire(fs_, ListPath(), options_.lock_timeout_ms);
-  auto drop_new = [&] {
-    if (!new_name.empty()) (void)fs_->Remove(dir_ + "/" + new_name);
-  };
-  if (!relock.ok()) {
-    drop_new();
-    return relock.status();
-  }
-  s = Reload();
+// Step 4: under the list lock again, replaces the range (wherever it is now) by the new
+// table, which only now gets its final name.
+Status Stack::SpliceRange(CompactionPlan* plan, std::unique_ptr<TempTable> table) {
+  auto relock = LockList();
+  if (!relock.ok()) return relock.status();  // `table` removes its file
+  plan->list_lock = std::move(*relock);
+  REFTAB_RETURN_IF_ERROR(ReloadIfChanged());
+  const std::vector<std::string>& range = plan->range;
   auto at = std::search(names_.begin(), names_.end(), range.begin(), range.end());
-  if (s.ok() && at == names_.end()) {
-    s = Status::Outdated(dir_ + ": the compacted tables are no longer in tables.list");
+  if (at == names_.end()) {
+    return Status::Outdated(dir_ + ": the compacted tables are no longer in tables.list");
   }
-  if (!s.ok()) {
-    drop_new();
-    return s;
+  std::string name;
+  std::vector<std::string> list(names_.begin(), at);
+  if (table) {
+    uint64_t min = 0, max = 0;
+    UpdateRange(plan->tables, &min, &max);
+    name = TableName(min, max) + ".ref";
+    list.push_back(name);
   }
-  std::vector<std::string> new_names(names_.begin(), at);
-  if (!new_name.empty()) new_names.push_back(new_name);
-  new_names.insert(new_names.end(), at + long(range.size()), names_.end());
-  s = WriteNewList(relock->get(), new_names);
+  list.insert(list.end(), at + long(range.size()), names_.end());
+  Status s = Publish(plan->list_lock.get(), std::move(table), name, list);
   REFTAB_TRACE(trace::kInfo, "%s: compaction %s: %zu table(s) -> %s", dir_.c_str(),
                s.ok() ? "committed" : "failed", range.size(),
-               new_name.empty() ? "(nothing left)" : new_name.c_str());
-  if (!(*relock)->committed()) {
-    drop_new();
-    return s;
-  }
+               name.empty() ? "(nothing left)" : name.c_str());
+  return s;
+}
 
-  // 5. Reload and delete what was merged (readers holding snapshots keep their mappings).
+// Step 5: readers holding snapshots keep their mappings of the deleted files.
+Status Stack::DropMerged(const CompactionPlan& plan) {
   Status reloaded = Reload();
-  relock->reset();
-  for (const std::string& n : range) (void)fs_->Remove(dir_ + "/" + n);
-  return s.ok() ? reloaded : s;
+  for (const std::string& n : plan.range) (void)fs_->Remove(dir_ + "/" + n);
+  return reloaded;
+}
+
+Status Stack::CompactSegment(size_t first, size_t last, bool best_effort,
+                             const CompactionOptions& options) {
+  CompactionPlan plan(fs_, options_.file_mode);
+  REFTAB_RETURN_IF_ERROR(LockRange(first, last, best_effort, &plan));
+  plan.list_lock.reset();  // step 2: let other writers append while we merge
+  std::unique_ptr<TempTable> table;
+  REFTAB_RETURN_IF_ERROR(MergeRange(plan, options, &table));
+  Status s = SpliceRange(&plan, std::move(table));
+  if (!plan.list_lock || !plan.list_lock->committed()) return s;
+  plan.list_lock.reset();
+  Status dropped = DropMerged(plan);
+  return s.ok() ? dropped : s;  // a failed directory sync, after the list was replaced
+}
+
+// ------------------------------------------------------------------ clean
+
+namespace {
+
+bool EndsWith(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+// An unlisted table: a crashed writer's, unless it is newer than the stack (then it may be
+// a transaction about to be listed) or not a table at all (then leave it alone).
+void Stack::CleanTable(const std::string& name, uint64_t max_update_index) {
+  if (std::find(names_.begin(), names_.end(), name) != names_.end()) return;
+  auto file = fs_->OpenRead(dir_ + "/" + name);
+  if (!file.ok()) return;
+  auto table = TableReader::Open(std::move(*file));
+  if (!table.ok() || (*table)->max_update_index() > max_update_index) return;
+  REFTAB_TRACE(trace::kInfo, "%s: clean: removing unlisted table %s", dir_.c_str(), name.c_str());
+  (void)fs_->Remove(dir_ + "/" + name);
+}
+
+// A temporary table: removed only if it is old (a git writer holds no lock, but keeps
+// writing to its file) and nobody holds its advisory lock (a reftab writer holds it until
+// the rename). The lock is kept while removing, so no reftab writer can be in between.
+void Stack::CleanTempTable(const std::string& name, int64_t now_ns) {
+  const std::string path = dir_ + "/" + name;
+  auto info = fs_->Stat(path);
+  if (!info.ok()) return;
+  const int64_t age_s = (now_ns - info->mtime_ns) / 1000000000;
+  if (age_s < kStaleTempTableAgeSeconds) return;
+  auto owner = fs_->TryLock(path);
+  if (!owner.ok()) {
+    REFTAB_TRACE(trace::kInfo, "%s: clean: keeping %s (%lld s old): %s", dir_.c_str(), name.c_str(),
+                 (long long)age_s, owner.status().message().c_str());
+    return;
+  }
+  REFTAB_TRACE(trace::kInfo, "%s: clean: removing abandoned temporary table %s (%lld s old)",
+               dir_.c_str(), name.c_str(), (long long)age_s);
+  (void)fs_->Remove(path);
+}
+
+// <table>.ref.lock: compactions lock only listed tables, and only while they hold
+// tables.list.lock, and a table leaves the list only through the compaction that locked
+// it. So the lock of an unlisted table belongs to a compaction that is done with it (or
+// was killed): removing it cannot let two compactions take one table.
+void Stack::CleanTableLock(const std::string& name) {
+  const std::string table = name.substr(0, name.size() - 5);  // without ".lock"
+  if (!IsTableName(table)) return;  // not a table's lock: not ours to judge
+  if (std::find(names_.begin(), names_.end(), table) != names_.end()) return;
+  REFTAB_TRACE(trace::kInfo, "%s: clean: removing the lock of unlisted table %s", dir_.c_str(),
+               table.c_str());
+  (void)fs_->Remove(dir_ + "/" + name);
 }
 
 Status Stack::Clean() {
-  auto lock = LockFile::Acquire(fs_, ListPath(), options_.lock_timeout_ms);
+  auto lock = LockList();
   if (!lock.ok()) return lock.status();
-  REFTAB_RETURN_IF_ERROR(Reload());
+  REFTAB_RETURN_IF_ERROR(ReloadIfChanged());
   auto entries = fs_->ListDir(dir_);
   if (!entries.ok()) return entries.status();
-  uint64_t max = snapshot_->max_update_index();
+  const uint64_t max = snapshot_->max_update_index();
+  const int64_t now_ns = NowNs();
   for (const std::string& e : *entries) {
-    if (e.size() < 5 || e.compare(e.size() - 4, 4, ".ref") != 0) continue;
-    if (std::find(names_.begin(), names_.end(), e) != names_.end()) continue;
-    auto file = fs_->OpenRead(dir_ + "/" + e);
-    if (!file.ok()) continue;
-    auto table = TableReader::Open(std::move(*file));
-    // An unparsable file may be a table being written right now: leave it alone.
-    if (!table.ok() || (*table)->max_update_index() > max) continue;
-    (void)fs_->Remove(dir_ + "/" + e);
+    if (IsTempTableName(e)) {
+      CleanTempTable(e, now_ns);
+    } else if (EndsWith(e, ".ref.lock")) {
+      CleanTableLock(e);
+    } else if (EndsWith(e, ".ref")) {
+      CleanTable(e, max);
+    }
   }
   return Status::Ok();
 }

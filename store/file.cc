@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,7 +22,8 @@ Status ErrnoStatus(const std::string& what, const std::string& path, int err) {
 
 class MemoryFile final : public RandomAccessFile {
  public:
-  MemoryFile(std::string name, std::string bytes) : name_(std::move(name)), bytes_(std::move(bytes)) {}
+  MemoryFile(std::string name, std::string bytes)
+      : name_(std::move(name)), bytes_(std::move(bytes)) {}
   const std::string& name() const override { return name_; }
   uint64_t size() const override { return bytes_.size(); }
   const uint8_t* data() const override { return reinterpret_cast<const uint8_t*>(bytes_.data()); }
@@ -92,6 +94,24 @@ class FdPin final : public PinnedFile {
   int fd_;
 };
 
+// The advisory lock: the descriptor holding it. Closing it releases the lock.
+class FdLock final : public FileLock {
+ public:
+  explicit FdLock(int fd) : fd_(fd) {}
+  ~FdLock() override { close(fd_); }
+
+ private:
+  int fd_;
+};
+
+void FillInfo(const struct stat& st, FileInfo* info) {
+  info->size = uint64_t(st.st_size);
+  info->dev = uint64_t(st.st_dev);
+  info->ino = uint64_t(st.st_ino);
+  info->mtime_ns = int64_t(st.st_mtim.tv_sec) * 1000000000 + int64_t(st.st_mtim.tv_nsec);
+  info->mode = uint32_t(st.st_mode & 07777);
+}
+
 Status ReadAll(int fd, const std::string& path, std::string* out) {
   char buf[65536];
   for (;;) {
@@ -114,9 +134,7 @@ class Posix final : public FileSystem {
     auto pin = std::make_unique<FdPin>(fd);
     struct stat st;
     if (fstat(fd, &st) != 0) return ErrnoStatus("stat", path, errno);
-    info->size = uint64_t(st.st_size);
-    info->dev = uint64_t(st.st_dev);
-    info->ino = uint64_t(st.st_ino);
+    FillInfo(st, info);
     contents->clear();
     REFTAB_RETURN_IF_ERROR(ReadAll(fd, path, contents));
     return std::unique_ptr<PinnedFile>(std::move(pin));
@@ -191,9 +209,7 @@ class Posix final : public FileSystem {
     struct stat st;
     if (stat(path.c_str(), &st) != 0) return ErrnoStatus("stat", path, errno);
     FileInfo info;
-    info.size = uint64_t(st.st_size);
-    info.dev = uint64_t(st.st_dev);
-    info.ino = uint64_t(st.st_ino);
+    FillInfo(st, &info);
     return info;
   }
 
@@ -205,6 +221,24 @@ class Posix final : public FileSystem {
     close(fd);
     if (rc != 0) return ErrnoStatus("fsync", dir, err);
     return Status::Ok();
+  }
+
+  Status Chmod(const std::string& path, uint32_t mode) override {
+    if (chmod(path.c_str(), mode_t(mode)) != 0) return ErrnoStatus("chmod", path, errno);
+    return Status::Ok();
+  }
+
+  Result<std::unique_ptr<FileLock>> TryLock(const std::string& path) override {
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return ErrnoStatus("open", path, errno);
+    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      int err = errno;
+      if (err == EINTR) continue;
+      close(fd);
+      if (err == EWOULDBLOCK) return Status::LockHeld(path + ": locked by another process");
+      return ErrnoStatus("flock", path, err);
+    }
+    return std::unique_ptr<FileLock>(std::make_unique<FdLock>(fd));
   }
 };
 

@@ -94,6 +94,8 @@ struct FileInfo {
   uint64_t size = 0;
   uint64_t dev = 0;
   uint64_t ino = 0;
+  int64_t mtime_ns = 0;  // last modification, nanoseconds since the Unix epoch
+  uint32_t mode = 0;     // permission bits (st_mode & 07777)
 };
 
 // An open file kept open only to pin its identity: while it lives, the file system cannot
@@ -101,6 +103,12 @@ struct FileInfo {
 class PinnedFile {
  public:
   virtual ~PinnedFile() = default;
+};
+
+// An advisory lock on a file, held while the object lives.
+class FileLock {
+ public:
+  virtual ~FileLock() = default;
 };
 
 class FileSystem {
@@ -118,6 +126,13 @@ class FileSystem {
   virtual Result<std::vector<std::string>> ListDir(const std::string& dir) = 0;
   virtual Result<FileInfo> Stat(const std::string& path) = 0;
   virtual Status SyncDir(const std::string& dir) = 0;
+  // Sets the permission bits of `path` exactly (the umask does not apply).
+  virtual Status Chmod(const std::string& path, uint32_t mode) = 0;
+  // Takes an exclusive advisory lock on the existing file `path` without waiting (flock(2)
+  // on a new descriptor): kLockHeld if another holder has it. Only cooperating processes
+  // see it. Writers hold one on their temporary tables, so that a clean can tell a live
+  // writer's file from one a killed writer left behind.
+  virtual Result<std::unique_ptr<FileLock>> TryLock(const std::string& path) = 0;
 };
 
 // The operating system's file system (POSIX; tables are mmapped). Stateless.

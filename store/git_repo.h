@@ -34,7 +34,10 @@ class GitRepo {
   // reads it (every level, includes; store/git_config.h) from this process's environment.
   // `base` supplies options the config does not set (fs, durability); the object format,
   // block size, restart interval, index objects, geometric factor and lock timeout come from
-  // the config when present.
+  // the config when present. Every file the stacks create gets file_mode() (git's
+  // core.sharedRepository over the umask), and tables and tables.list are synced as git
+  // syncs refs: only when core.fsync includes them (kGit), which git's default does not
+  // (kNone); a `base.durability` of kFull is kept.
   //
   // Fails, with git's message minus its "fatal: " (print "fatal: " + message, exit 128), where
   // every git command dies: a syntax error, an include too deep, a bad core.bare or

@@ -1,6 +1,8 @@
 #include "store/lock_file.h"
 
 #include <chrono>
+#include <cstdint>
+#include <random>
 #include <thread>
 
 #include "store/trace.h"
@@ -19,35 +21,48 @@ LockFile::LockFile(FileSystem* fs, std::string path, std::unique_ptr<WritableFil
 
 LockFile::~LockFile() { Rollback(); }
 
+Status LockHeldError(const std::string& path, const std::string& what) {
+  return Status::LockHeld("unable to lock " + path + ": " + path + ".lock exists: another " + what +
+                          ", or one was killed and left the lock behind; if no git " +
+                          "or reftab process is using this repository, remove " + path + ".lock");
+}
+
 Result<std::unique_ptr<LockFile>> LockFile::Acquire(FileSystem* fs, const std::string& path,
-                                                    int64_t timeout_ms) {
-  using Clock = std::chrono::steady_clock;
-  const auto start = Clock::now();
+                                                    int64_t timeout_ms,
+                                                    std::optional<uint32_t> mode) {
   std::minstd_rand rng(std::random_device{}());
-  // git's backoff: sleep multiplier * (0.75 .. 1.25) ms, multiplier 1, 4, 9, 16 ... <= 1000.
+  // git's backoff: attempt n sleeps n^2 ms (capped at 1000), give or take 25%. The budget
+  // is spent by the sleeps only, never by the time the attempts themselves take.
+  const int64_t budget_us = timeout_ms > INT64_MAX / 1000 ? INT64_MAX : timeout_ms * 1000;
+  int64_t slept_us = 0;
   for (int64_t n = 1;; ++n) {
     auto file = fs->Create(path + ".lock", /*exclusive=*/true);
     if (file.ok()) {
-      REFTAB_TRACE(trace::kDebug, "%s.lock: taken (attempt %lld)", path.c_str(), (long long)n);
-      return std::unique_ptr<LockFile>(new LockFile(fs, path, std::move(*file)));
+      REFTAB_TRACE(trace::kDebug, "%s.lock: taken (attempt %lld, slept %lld us)", path.c_str(),
+                   (long long)n, (long long)slept_us);
+      std::unique_ptr<LockFile> lock(new LockFile(fs, path, std::move(*file)));
+      // Without the lock file's mode right, the committed file would have the wrong one.
+      if (mode) REFTAB_RETURN_IF_ERROR(fs->Chmod(lock->lock_path_, *mode));
+      return lock;
     }
     if (file.status().code() != Code::kLockHeld) return file.status();
-    int64_t waited =
-        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
-    REFTAB_TRACE(trace::kDebug, "%s.lock: held by someone else, waited %lld ms", path.c_str(),
-                 (long long)waited);
-    if (timeout_ms >= 0 && waited >= timeout_ms) {
-      REFTAB_TRACE(trace::kError, "%s.lock: gave up after %lld ms", path.c_str(),
-                   (long long)waited);
-      return Status::LockHeld("unable to lock " + path + ": " + path +
-                              ".lock exists (another process is writing, or one crashed "
-                              "and left it behind)");
+    if (timeout_ms >= 0 && slept_us >= budget_us) {
+      REFTAB_TRACE(trace::kError, "%s.lock: gave up after %lld attempts, %lld us of sleep",
+                   path.c_str(), (long long)n, (long long)slept_us);
+      return LockHeldError(path, "process is writing");
     }
     int64_t multiplier = n * n > 1000 ? 1000 : n * n;
-    int64_t sleep_us = multiplier * 750 + int64_t(rng() % uint64_t(multiplier * 500 + 1));
-    if (timeout_ms >= 0) sleep_us = std::min<int64_t>(sleep_us, (timeout_ms - waited) * 1000 + 1);
+    int64_t sleep_us = multiplier * (750 + int64_t(rng() % 500));
+    REFTAB_TRACE(trace::kDebug, "%s.lock: held by someone else, sleeping %lld us", path.c_str(),
+                 (long long)sleep_us);
     std::this_thread::sleep_for(std::chrono::microseconds(sleep_us));
+    slept_us += sleep_us;
   }
+}
+
+double LockFile::HeldMs() const {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - taken_)
+      .count();
 }
 
 Status LockFile::Commit(std::string_view contents, Durability durability) {
@@ -63,14 +78,16 @@ Status LockFile::Commit(std::string_view contents, Durability durability) {
   }
   held_ = false;
   committed_ = true;
-  REFTAB_TRACE(trace::kDebug, "%s: committed (%zu bytes)", path_.c_str(), contents.size());
+  REFTAB_TRACE(trace::kDebug, "%s: committed (%zu bytes), lock held %.3f ms", path_.c_str(),
+               contents.size(), HeldMs());
   if (durability == Durability::kFull) return fs_->SyncDir(DirName(path_));
   return Status::Ok();
 }
 
 void LockFile::Rollback() {
   if (!held_) return;
-  REFTAB_TRACE(trace::kDebug, "%s: lock released without commit", lock_path_.c_str());
+  REFTAB_TRACE(trace::kDebug, "%s: lock released without commit, held %.3f ms", lock_path_.c_str(),
+               HeldMs());
   held_ = false;
   if (file_) (void)file_->Close();
   (void)fs_->Remove(lock_path_);

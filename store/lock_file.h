@@ -3,12 +3,15 @@
 // A lock on `path` is the file `path + ".lock"`, created with O_CREAT|O_EXCL. Whoever creates
 // it holds the lock. Committing writes the new contents into the lock file, syncs it
 // (per the durability setting) and renames it over `path`; rolling back unlinks it. There is
-// no stale-lock detection: a crashed writer leaves the lock behind, as with git.
+// no stale-lock detection: a crashed writer leaves the lock behind, as with git, and the
+// error says so and how to clear it.
 #ifndef REFTAB_STORE_LOCK_FILE_H_
 #define REFTAB_STORE_LOCK_FILE_H_
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <string_view>
@@ -29,10 +32,15 @@ enum class Durability : uint8_t {
 
 class LockFile {
  public:
-  // Takes the lock for `path`, retrying with git's backoff until `timeout_ms` has passed
-  // (0: try once; negative: wait forever). kLockHeld if it stays held.
+  // Takes the lock for `path`, retrying with git's backoff (sleeps of about 1, 4, 9, 16 ...
+  // ms, at most 1 s) until the sleeps add up to `timeout_ms`, as git counts it (0: try once;
+  // negative: wait forever). Counting the sleeps rather than the wall clock means a loaded
+  // machine, where each attempt and each wake-up is late, does not shorten the wait: a
+  // writer makes as many attempts as git's would. kLockHeld if the lock stays held. With
+  // `mode`, the lock file (so the file it replaces on commit) gets those permission bits.
   static Result<std::unique_ptr<LockFile>> Acquire(FileSystem* fs, const std::string& path,
-                                                   int64_t timeout_ms);
+                                                   int64_t timeout_ms,
+                                                   std::optional<uint32_t> mode = std::nullopt);
   ~LockFile();  // rolls back unless committed
   LockFile(const LockFile&) = delete;
   LockFile& operator=(const LockFile&) = delete;
@@ -49,6 +57,8 @@ class LockFile {
 
  private:
   LockFile(FileSystem* fs, std::string path, std::unique_ptr<WritableFile> file);
+  // How long the lock has been held, for tracing.
+  double HeldMs() const;
 
   FileSystem* fs_;
   std::string path_;
@@ -56,7 +66,12 @@ class LockFile {
   std::unique_ptr<WritableFile> file_;
   bool held_ = true;
   bool committed_ = false;
+  std::chrono::steady_clock::time_point taken_ = std::chrono::steady_clock::now();
 };
+
+// The error for a lock file that exists: what it is, who may hold it, and how to clear it
+// if nobody does. `what` describes the locked file ("tables.list", "table ...").
+Status LockHeldError(const std::string& path, const std::string& what);
 
 // The directory part of a path ("." if none).
 std::string DirName(const std::string& path);

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <thread>
 
+#include "store/temp_table.h"
 #include "store/trace.h"
 
 namespace reftab {
@@ -69,6 +70,39 @@ MergedLogIterator Snapshot::NewLogIterator() const { return MergedLogIterator(ra
 
 // ------------------------------------------------------------------ tables.list
 
+namespace {
+
+// `s` with every byte that is not printable ASCII escaped (\r, \n, \t, \xHH), so that an
+// error message shows exactly what a name holds.
+std::string Escaped(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    const auto b = uint8_t(c);
+    if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\\') {
+      out += "\\\\";
+    } else if (b < 0x20 || b >= 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", unsigned(b));
+      out += buf;
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+bool HasControlByte(std::string_view s) {
+  return std::any_of(s.begin(), s.end(), [](char c) { return uint8_t(c) < 0x20 || c == 0x7f; });
+}
+
+}  // namespace
+
 Status ParseTablesList(std::string_view contents, std::vector<std::string>* names) {
   names->clear();
   if (contents.empty()) return Status::Ok();
@@ -76,14 +110,17 @@ Status ParseTablesList(std::string_view contents, std::vector<std::string>* name
     return Status::Corruption("tables.list: last line does not end in a newline");
   }
   size_t pos = 0;
-  while (pos < contents.size()) {
+  for (size_t line_no = 1; pos < contents.size(); ++line_no) {
     size_t nl = contents.find('\n', pos);
     std::string_view line = contents.substr(pos, nl - pos);
     pos = nl + 1;
     if (line.empty()) continue;
     if (line == "." || line == ".." || line.find('/') != std::string_view::npos ||
-        line.find('\0') != std::string_view::npos) {
-      return Status::Corruption("tables.list: bad table name '" + std::string(line) + "'");
+        HasControlByte(line)) {
+      std::string why = "tables.list: line " + std::to_string(line_no) + ": bad table name '" +
+                        Escaped(line) + "'";
+      if (line.back() == '\r') why += " (the line ends in CRLF; tables.list uses LF line ends)";
+      return Status::Corruption(why);
     }
     names->emplace_back(line);
   }
@@ -211,41 +248,24 @@ WriteOptions Stack::TableWriteOptions() const {
   return w;
 }
 
-Status Stack::WriteTable(uint64_t min, uint64_t max,
-                         const std::function<Status(TableWriter&)>& fill, std::string* name) {
-  name->clear();
-  std::string base = TableName(min, max);
-  std::string tmp;
-  std::unique_ptr<WritableFile> file;
-  for (int attempt = 0; !file; ++attempt) {
-    char suffix[16];
-    std::snprintf(suffix, sizeof suffix, "%06x", unsigned(rng_() & 0xffffff));
-    tmp = dir_ + "/" + base + ".temp." + suffix;
-    auto created = fs_->Create(tmp, /*exclusive=*/true);
-    if (created.ok()) {
-      file = std::move(*created);
-    } else if (created.status().code() != Code::kLockHeld || attempt > 100) {
-      return created.status();
-    }
-  }
-  TableWriter writer(TableWriteOptions(), file.get());
+Result<std::unique_ptr<LockFile>> Stack::LockList() {
+  return LockFile::Acquire(fs_, ListPath(), options_.lock_timeout_ms, options_.file_mode);
+}
+
+Status Stack::WriteTempTable(uint64_t min, uint64_t max,
+                             const std::function<Status(TableWriter&)>& fill,
+                             std::unique_ptr<TempTable>* out) {
+  out->reset();
+  auto table = TempTable::Create(fs_, dir_, TableName(min, max), options_.file_mode, &rng_);
+  if (!table.ok()) return table.status();
+  TableWriter writer(TableWriteOptions(), (*table)->file());
   Status s = writer.SetLimits(min, max);
   if (s.ok()) s = fill(writer);
   if (s.ok()) s = writer.Finish();
-  if (s.ok() && !writer.stats().empty && options_.durability != Durability::kNone) s = file->Sync();
-  Status closed = file->Close();
-  if (s.ok()) s = closed;
-  if (!s.ok() || writer.stats().empty) {
-    (void)fs_->Remove(tmp);
-    return s;
-  }
-  std::string final_name = TableName(min, max) + ".ref";
-  s = fs_->Rename(tmp, dir_ + "/" + final_name);
-  if (!s.ok()) {
-    (void)fs_->Remove(tmp);
-    return s;
-  }
-  *name = final_name;
+  if (!s.ok()) return s;  // the TempTable removes its file
+  if (writer.stats().empty) return Status::Ok();
+  REFTAB_RETURN_IF_ERROR((*table)->Finish(options_.durability));
+  *out = std::move(*table);
   return Status::Ok();
 }
 
@@ -253,6 +273,16 @@ Status Stack::WriteNewList(LockFile* lock, const std::vector<std::string>& names
   std::string contents;
   for (const std::string& n : names) contents.append(n).push_back('\n');
   return lock->Commit(contents, options_.durability);
+}
+
+Status Stack::Publish(LockFile* lock, std::unique_ptr<TempTable> table, const std::string& name,
+                      const std::vector<std::string>& list) {
+  if (table) REFTAB_RETURN_IF_ERROR(table->Install(name, options_.durability));
+  Status s = WriteNewList(lock, list);
+  // A table no list names would be taken for a crashed writer's by the next clean; it is
+  // ours, so remove it now.
+  if (table && !lock->committed()) (void)fs_->Remove(dir_ + "/" + name);
+  return s;
 }
 
 // ------------------------------------------------------------------ transactions
@@ -297,114 +327,165 @@ ObjectId LoggedId(const Snapshot& snap, const RefValue& v) {
 
 }  // namespace
 
-Status Stack::CommitTransaction(Transaction* tx) {
-  auto lock = LockFile::Acquire(fs_, ListPath(), options_.lock_timeout_ms);
-  if (!lock.ok()) return lock.status();
-  REFTAB_RETURN_IF_ERROR(ReloadIfChanged());
-  std::shared_ptr<const Snapshot> snap = snapshot_;
-  const size_t hs = snap->hash_size();
-  const uint64_t next = snap->max_update_index() + 1;
-
-  // Sort by name (stable, so a duplicate is reported against the first) and check.
-  std::vector<const Transaction::Item*> items;
-  for (const auto& it : tx->updates_) items.push_back(&it);
-  std::stable_sort(items.begin(), items.end(),
-                   [](const auto* a, const auto* b) { return a->refname < b->refname; });
+// The records a transaction writes, in table order.
+struct Stack::NewRecords {
   std::vector<RefRecord> refs;
   std::vector<LogRecord> logs;
+  bool empty() const { return refs.empty() && logs.empty(); }
+};
+
+namespace {
+
+RefRecord RefFor(const std::string& refname, const RefValue& v, uint64_t update_index) {
+  RefRecord rec;
+  rec.refname = refname;
+  rec.update_index = update_index;
+  rec.value_type = v.type;
+  rec.value = v.id;
+  rec.peeled = v.peeled;
+  rec.target = v.target;
+  return rec;
+}
+
+LogRecord LogFor(const std::string& refname, const LogInfo& info, const ObjectId& old_id,
+                 const ObjectId& new_id, uint64_t update_index) {
+  LogRecord l;
+  l.refname = refname;
+  l.update_index = update_index;
+  l.value_type = LogValueType::kUpdate;
+  l.old_id = old_id;
+  l.new_id = new_id;
+  l.name = info.name;
+  l.email = info.email;
+  l.time = info.time;
+  l.tz_offset = info.tz_offset;
+  l.message = info.message;
+  return l;
+}
+
+// Deleting a ref deletes its reflog: one tombstone per existing entry.
+Status AddReflogTombstones(const Snapshot& snap, const std::string& refname,
+                           std::vector<LogRecord>* logs) {
+  MergedLogIterator it = snap.NewLogIterator();
+  REFTAB_RETURN_IF_ERROR(it.Seek(refname));
+  LogRecord l;
+  while (it.Next(&l) && l.refname == refname) {
+    if (l.is_deletion()) continue;
+    LogRecord tomb;
+    tomb.refname = l.refname;
+    tomb.update_index = l.update_index;
+    logs->push_back(std::move(tomb));
+  }
+  return it.status();
+}
+
+// Logs in table order (name, then newest first); two entries for one key are an error.
+Status SortLogs(std::vector<LogRecord>* logs) {
+  std::stable_sort(logs->begin(), logs->end(), [](const LogRecord& a, const LogRecord& b) {
+    if (a.refname != b.refname) return a.refname < b.refname;
+    return a.update_index > b.update_index;
+  });
+  for (size_t i = 1; i < logs->size(); ++i) {
+    const LogRecord& a = (*logs)[i - 1];
+    const LogRecord& b = (*logs)[i];
+    if (a.refname == b.refname && a.update_index == b.update_index) {
+      return Status::InvalidArgument("two reflog entries for " + b.refname + " at update index " +
+                                     std::to_string(b.update_index));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status Stack::CollectItem(const Transaction::Item& item, const Snapshot& snap, uint64_t next,
+                          NewRecords* out) const {
+  const size_t hs = snap.hash_size();
   RefRecord current_rec;
+  bool found = false;
+  REFTAB_RETURN_IF_ERROR(snap.ReadRef(item.refname, &current_rec, &found));
+  RefValue current = found ? RefValue::Of(current_rec) : RefValue::Absent();
+  if (item.expected_old && !current.Satisfies(*item.expected_old, hs)) {
+    return ExpectationFailed(item.refname, current, *item.expected_old, hs);
+  }
+  if (item.kind == Transaction::Kind::kVerify) return Status::Ok();
+  RefValue target = item.kind == Transaction::Kind::kDelete ? RefValue::Absent() : item.value;
+  if (current.Equals(target, hs)) return Status::Ok();  // changes nothing: git writes nothing
+  out->refs.push_back(RefFor(item.refname, target, next));
+  if (item.kind == Transaction::Kind::kDelete) {
+    return AddReflogTombstones(snap, item.refname, &out->logs);
+  }
+  if (item.log) {
+    out->logs.push_back(
+        LogFor(item.refname, *item.log, LoggedId(snap, current), LoggedId(snap, target), next));
+  }
+  return Status::Ok();
+}
+
+Status Stack::CollectUpdates(const Transaction& tx, const Snapshot& snap, uint64_t next,
+                             NewRecords* out) const {
+  // By name (stable, so a duplicate is reported against the first), as the table wants.
+  std::vector<const Transaction::Item*> items;
+  for (const auto& it : tx.updates_) items.push_back(&it);
+  std::stable_sort(items.begin(), items.end(),
+                   [](const auto* a, const auto* b) { return a->refname < b->refname; });
   for (size_t i = 0; i < items.size(); ++i) {
     const Transaction::Item& item = *items[i];
     if (item.refname.empty()) return Status::InvalidArgument("empty refname in transaction");
     if (i > 0 && items[i - 1]->refname == item.refname) {
       return Status::InvalidArgument("multiple updates for ref '" + item.refname + "' not allowed");
     }
-    bool found = false;
-    REFTAB_RETURN_IF_ERROR(snap->ReadRef(item.refname, &current_rec, &found));
-    RefValue current = found ? RefValue::Of(current_rec) : RefValue::Absent();
-    if (item.expected_old && !current.Satisfies(*item.expected_old, hs)) {
-      return ExpectationFailed(item.refname, current, *item.expected_old, hs);
-    }
-    if (item.kind == Transaction::Kind::kVerify) continue;
-    RefValue target = item.kind == Transaction::Kind::kDelete ? RefValue::Absent() : item.value;
-    if (current.Equals(target, hs)) continue;  // changes nothing: git writes nothing
-    RefRecord rec;
-    rec.refname = item.refname;
-    rec.update_index = next;
-    rec.value_type = target.type;
-    rec.value = target.id;
-    rec.peeled = target.peeled;
-    rec.target = target.target;
-    refs.push_back(std::move(rec));
-    if (item.kind == Transaction::Kind::kDelete) {
-      // Deleting a ref deletes its reflog: one tombstone per existing entry.
-      MergedLogIterator it = snap->NewLogIterator();
-      REFTAB_RETURN_IF_ERROR(it.Seek(item.refname));
-      LogRecord l;
-      while (it.Next(&l) && l.refname == item.refname) {
-        if (l.is_deletion()) continue;
-        LogRecord tomb;
-        tomb.refname = l.refname;
-        tomb.update_index = l.update_index;
-        logs.push_back(std::move(tomb));
-      }
-      REFTAB_RETURN_IF_ERROR(it.status());
-    } else if (item.log) {
-      LogRecord l;
-      l.refname = item.refname;
-      l.update_index = next;
-      l.value_type = LogValueType::kUpdate;
-      l.old_id = LoggedId(*snap, current);
-      l.new_id = LoggedId(*snap, target);
-      l.name = item.log->name;
-      l.email = item.log->email;
-      l.time = item.log->time;
-      l.tz_offset = item.log->tz_offset;
-      l.message = item.log->message;
-      logs.push_back(std::move(l));
-    }
+    REFTAB_RETURN_IF_ERROR(CollectItem(item, snap, next, out));
   }
-  for (const auto& raw : tx->raw_logs_) {
-    logs.push_back(raw.log);
-    if (!raw.keep_update_index) logs.back().update_index = next;
+  for (const auto& raw : tx.raw_logs_) {
+    out->logs.push_back(raw.log);
+    if (!raw.keep_update_index) out->logs.back().update_index = next;
   }
-  std::stable_sort(logs.begin(), logs.end(), [](const LogRecord& a, const LogRecord& b) {
-    if (a.refname != b.refname) return a.refname < b.refname;
-    return a.update_index > b.update_index;
-  });
-  for (size_t i = 1; i < logs.size(); ++i) {
-    if (logs[i].refname == logs[i - 1].refname &&
-        logs[i].update_index == logs[i - 1].update_index) {
-      return Status::InvalidArgument("two reflog entries for " + logs[i].refname +
-                                     " at update index " + std::to_string(logs[i].update_index));
-    }
-  }
-  if (refs.empty() && logs.empty()) return Status::Ok();  // nothing changes: no table
+  return SortLogs(&out->logs);
+}
 
-  std::string name;
-  Status s = WriteTable(
+Status Stack::WriteTransactionTable(LockFile* lock, const NewRecords& records, uint64_t next) {
+  std::unique_ptr<TempTable> table;
+  REFTAB_RETURN_IF_ERROR(WriteTempTable(
       next, next,
       [&](TableWriter& w) -> Status {
-        for (const RefRecord& r : refs) REFTAB_RETURN_IF_ERROR(w.AddRef(r));
-        for (const LogRecord& l : logs) REFTAB_RETURN_IF_ERROR(w.AddLog(l));
+        for (const RefRecord& r : records.refs) REFTAB_RETURN_IF_ERROR(w.AddRef(r));
+        for (const LogRecord& l : records.logs) REFTAB_RETURN_IF_ERROR(w.AddLog(l));
         return Status::Ok();
       },
-      &name);
-  if (!s.ok()) return s;
-  if (name.empty()) return Status::Ok();
-  std::vector<std::string> new_names = names_;
-  new_names.push_back(name);
-  s = WriteNewList(lock->get(), new_names);
-  if (!(*lock)->committed()) {
-    (void)fs_->Remove(dir_ + "/" + name);  // the list never named it
-    return s;
-  }
-  tx->committed_update_index_ = next;
+      &table));
+  if (!table) return Status::Ok();
+  const std::string name = TableName(next, next) + ".ref";
+  std::vector<std::string> list = names_;
+  list.push_back(name);
+  return Publish(lock, std::move(table), name, list);
+}
+
+// After the list was replaced: load it, let go of the lock object and auto-compact. A
+// failure to sync the directory (`committed`) or to reload is reported, but the
+// transaction is in.
+Status Stack::FinishCommit(std::unique_ptr<LockFile> lock, Status committed) {
   Status reloaded = Reload();
-  lock->reset();  // release before compacting: compaction takes the lock itself
+  lock.reset();  // already released by the commit; compaction takes the lock itself
   if (options_.auto_compact) last_auto_compaction_ = AutoCompact();
-  if (!s.ok()) return s;  // committed, but the directory sync failed
-  return reloaded;
+  return committed.ok() ? reloaded : committed;
+}
+
+// The whole transaction happens under tables.list.lock: the table is renamed into place
+// only right before the list that names it, so no clean can see it unlisted.
+Status Stack::CommitTransaction(Transaction* tx) {
+  auto lock = LockList();
+  if (!lock.ok()) return lock.status();
+  REFTAB_RETURN_IF_ERROR(ReloadIfChanged());
+  std::shared_ptr<const Snapshot> snap = snapshot_;
+  const uint64_t next = snap->max_update_index() + 1;
+  NewRecords records;
+  REFTAB_RETURN_IF_ERROR(CollectUpdates(*tx, *snap, next, &records));
+  if (records.empty()) return Status::Ok();  // nothing changes: no table
+  Status s = WriteTransactionTable(lock->get(), records, next);
+  if (!(*lock)->committed()) return s;
+  tx->committed_update_index_ = next;
+  return FinishCommit(std::move(*lock), s);
 }
 
 // ------------------------------------------------------------------ RefValue, Transaction

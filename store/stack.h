@@ -29,6 +29,8 @@
 
 namespace reftab {
 
+class TempTable;  // store/temp_table.h
+
 struct StackOptions {
   FileSystem* fs = nullptr;  // nullptr: the operating system's
   // The stack's object format. Unset: taken from the first table (SHA-1 if there is none).
@@ -38,9 +40,14 @@ struct StackOptions {
   // follows the stack's; messages are normalized as git does unless exact_log_message.
   WriteOptions write_options;
   // How long a writer waits for tables.list.lock: git's reftable.lockTimeout (0: try once,
-  // negative: forever).
+  // negative: forever), counted as git counts it (see LockFile::Acquire).
   int64_t lock_timeout_ms = 100;
   Durability durability = Durability::kGit;
+  // Permission bits for every file the stack creates: tables (set on the temporary file,
+  // which keeps them when renamed), lock files and, through its lock file, tables.list.
+  // Set with chmod after creation, so the umask does not apply (git does the same for
+  // core.sharedRepository). Unset: what open(2) gives, 0666 minus the umask.
+  std::optional<uint32_t> file_mode;
   // Geometric auto-compaction after every committed transaction (git's default), and its
   // factor (reftable.geometricFactor; 0 means 2).
   bool auto_compact = true;
@@ -51,7 +58,7 @@ struct StackOptions {
 // reaches the base table (otherwise an older table could still hold them).
 struct CompactionOptions {
   std::optional<uint64_t> expire_logs_before;  // drop entries whose time is older
-  std::optional<size_t> max_logs_per_ref;       // keep only the newest N entries of each ref
+  std::optional<size_t> max_logs_per_ref;      // keep only the newest N entries of each ref
 };
 
 class Snapshot {
@@ -117,15 +124,32 @@ class Stack {
   // skipping tables that other processes have locked. Does nothing when compaction is
   // disabled in the options.
   Status AutoCompact();
-  // Removes *.ref files in the directory that the list does not name and whose
-  // max_update_index is not beyond the stack's (left behind by crashed writers).
+  // Removes what killed writers leave behind, holding tables.list.lock:
+  //  * *.ref files the list does not name whose max_update_index is not beyond the stack's
+  //    (a newer one may be a transaction about to be listed);
+  //  * temporary tables (<table>.temp.*) that no live process owns: our writers hold an
+  //    advisory lock on theirs, and git's, which hold none, keep writing to theirs, so a
+  //    file is removed only if nobody holds its lock and it was not modified for
+  //    kStaleTempTableAgeSeconds;
+  //  * the lock of a table the list no longer names (<table>.ref.lock): only a compaction
+  //    that already replaced the table can hold it, and it no longer needs it.
+  // The lock of a listed table is never removed: a running compaction may hold it.
   Status Clean();
+  // How long a temporary table must go unmodified before Clean() may remove it. A live
+  // writer modifies its file at every block; after the last one it only syncs, closes and
+  // waits for tables.list.lock (reftable.lockTimeout, 100 ms by default) before renaming it.
+  // Removing a live git writer's file anyway would make that write fail, never lose data
+  // (no list names a temporary file); the age only keeps that from happening to a writer
+  // that is merely slow, suspended or waiting long for the lock.
+  static constexpr int64_t kStaleTempTableAgeSeconds = 15 * 60;
   // The outcome of the last auto-compaction run after a commit (its errors never fail the
   // commit itself).
   const Status& last_auto_compaction() const { return last_auto_compaction_; }
 
  private:
   friend class Transaction;
+  struct NewRecords;      // what a transaction writes (stack.cc)
+  struct CompactionPlan;  // a compaction in progress (compaction.cc)
   Stack(std::string dir, const StackOptions& options);
   Status ReadList(std::vector<std::string>* names, std::unique_ptr<PinnedFile>* pin,
                   FileInfo* info);
@@ -133,14 +157,40 @@ class Stack {
   std::string ListPath() const { return dir_ + "/tables.list"; }
   std::string TableName(uint64_t min, uint64_t max);
   WriteOptions TableWriteOptions() const;
-  // Writes a table through `fill` into a temporary file and renames it to its final name;
-  // *name is left empty if the table would be empty (nothing is written then).
-  Status WriteTable(uint64_t min, uint64_t max, const std::function<Status(TableWriter&)>& fill,
-                    std::string* name);
+  Result<std::unique_ptr<LockFile>> LockList();
+
+  // Writing tables (stack.cc). A table is written under a temporary name through `fill`
+  // (*out is left null if it came out empty); Publish() gives it its final `name` and writes
+  // `list`, which names it, both under `lock`; if the list is not replaced, the table is
+  // removed again. Without a table, Publish() only writes the list.
+  Status WriteTempTable(uint64_t min, uint64_t max, const std::function<Status(TableWriter&)>& fill,
+                        std::unique_ptr<TempTable>* out);
+  Status Publish(LockFile* lock, std::unique_ptr<TempTable> table, const std::string& name,
+                 const std::vector<std::string>& list);
+  Status WriteNewList(LockFile* lock, const std::vector<std::string>& names);
+
+  // Transactions (stack.cc), the steps of CommitTransaction.
   Status CommitTransaction(Transaction* tx);
+  Status CollectUpdates(const Transaction& tx, const Snapshot& snap, uint64_t next,
+                        NewRecords* out) const;
+  Status CollectItem(const Transaction::Item& item, const Snapshot& snap, uint64_t next,
+                     NewRecords* out) const;
+  Status WriteTransactionTable(LockFile* lock, const NewRecords& records, uint64_t next);
+  Status FinishCommit(std::unique_ptr<LockFile> lock, Status committed);
+
+  // Compaction (compaction.cc), the steps of CompactSegment.
   Status CompactSegment(size_t first, size_t last, bool best_effort,
                         const CompactionOptions& options);
-  Status WriteNewList(LockFile* lock, const std::vector<std::string>& names);
+  Status LockRange(size_t first, size_t last, bool best_effort, CompactionPlan* plan);
+  Status MergeRange(const CompactionPlan& plan, const CompactionOptions& options,
+                    std::unique_ptr<TempTable>* out);
+  Status SpliceRange(CompactionPlan* plan, std::unique_ptr<TempTable> table);
+  Status DropMerged(const CompactionPlan& plan);
+
+  // Clean (compaction.cc).
+  void CleanTable(const std::string& name, uint64_t max_update_index);
+  void CleanTempTable(const std::string& name, int64_t now_ns);
+  void CleanTableLock(const std::string& name);
 
   std::string dir_;
   StackOptions options_;

@@ -2,8 +2,10 @@
 //
 // Beyond what reading needs, Verify checks that every block decodes, keys are strictly
 // increasing within each section, update indexes lie within the table's limits, every ref
-// found by a scan is found again by an exact lookup (so the index agrees with the data), and
-// that a stack's tables have increasing, non-overlapping update index ranges.
+// found by a scan is found again by an exact lookup (so the index agrees with the data), that
+// the obj section agrees with the ref blocks (every count and position in range and in order,
+// each record listing exactly the ref blocks holding its id prefix), and that a stack's
+// tables have increasing, non-overlapping update index ranges.
 #ifndef REFTAB_STORE_VERIFY_H_
 #define REFTAB_STORE_VERIFY_H_
 

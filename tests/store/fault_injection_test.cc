@@ -15,6 +15,7 @@
 #include <array>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,7 @@ struct Scenario {
   bool auto_compact;
   std::function<void(Stack&)> setup;       // builds the starting stack (plain file system)
   std::function<Status(Stack&)> operation;  // what gets the faults
+  std::optional<uint32_t> file_mode = std::nullopt;  // StackOptions::file_mode (chmods)
 };
 
 void FourTables(Stack& s) {
@@ -88,6 +90,8 @@ const std::vector<Scenario>& Scenarios() {
       {"CompactAll", Durability::kFull, false, FourTables, [](Stack& s) { return s.CompactAll(); }},
       {"CompactRange", Durability::kFull, false, FourTables,
        [](Stack& s) { return s.CompactRange(1, 2); }},
+      {"TransactionThenAutoCompactionWithMode", Durability::kGit, true, EqualTables,
+       [](Stack& s) { return Put(s, "refs/heads/b004", 4); }, 0640},
   };
   return kScenarios;
 }
@@ -102,6 +106,7 @@ class FaultInjectionTest : public ::testing::TestWithParam<size_t> {
     o.durability = scenario().durability;
     o.auto_compact = scenario().auto_compact;
     o.lock_timeout_ms = 20;  // a stale lock (failed removal) costs a little time only
+    o.file_mode = scenario().file_mode;
     o.write_options.block_size = 512;
     return o;
   }

@@ -86,6 +86,40 @@ TEST(TablesListTest, ParsesNamesAndRejectsBadLists) {
   EXPECT_EQ(ParseTablesList("..\n", &names).code(), Code::kCorruption);
 }
 
+// A list with CRLF line ends (edited on Windows, or by a tool that converts): the error names
+// the line and shows the carriage return, which would otherwise be invisible in a terminal.
+TEST(TablesListTest, CrlfListNamesTheEscapedNameAndTheLineEnding) {
+  std::vector<std::string> names;
+  Status s = ParseTablesList("a.ref\r\nb.ref\r\n", &names);
+  EXPECT_EQ(s.code(), Code::kCorruption);
+  EXPECT_NE(s.message().find("line 1: bad table name 'a.ref\\r'"), std::string::npos)
+      << s.message();
+  EXPECT_NE(s.message().find("CRLF"), std::string::npos) << s.message();
+  EXPECT_EQ(s.message().find('\r'), std::string::npos) << "no raw carriage return";
+  // Other control bytes are escaped too, and the line is the right one.
+  s = ParseTablesList("a.ref\nb\x01\x7f\xff.ref\n", &names);
+  EXPECT_EQ(s.code(), Code::kCorruption);
+  EXPECT_NE(s.message().find("line 2: bad table name 'b\\x01\\x7f\\xff.ref'"), std::string::npos)
+      << s.message();
+  EXPECT_EQ(s.message().find("CRLF"), std::string::npos) << s.message();
+}
+
+TEST(StackTest, CrlfTablesListFailsToOpenSayingSo) {
+  TempDir tmp;
+  {
+    auto w = OpenOrDie(tmp.path(), TestOptions());
+    ASSERT_TRUE(Put(*w, "refs/heads/main", 1).ok());
+  }
+  std::string list = ReadFileOr(tmp.path() + "/tables.list");
+  WriteFileOrDie(tmp.path() + "/tables.list", list.substr(0, list.size() - 1) + "\r\n");
+  auto r = Stack::Open(tmp.path(), TestOptions());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kCorruption);
+  EXPECT_NE(r.status().ToString().find(".ref\\r' (the line ends in CRLF"), std::string::npos)
+      << r.status().ToString();
+  EXPECT_NE(r.status().ToString().find(tmp.path()), std::string::npos) << "names the stack";
+}
+
 TEST(StackTest, MissingOrEmptyTablesListIsAnEmptyStack) {
   TempDir tmp;
   auto s = OpenOrDie(tmp.path(), TestOptions());
@@ -660,7 +694,8 @@ TEST(StackLockTest, CleanRemovesOnlyUnreferencedOldTables) {
   r.value = testutil::TestId(9, 20);
   const std::string newer = "0x000000000009-0x000000000009-12345678.ref";
   WriteFileOrDie(d + newer, testutil::WriteTableToString(wo, 9, 9, {r}, {}));
-  // Files that are not tables, or not ours to judge.
+  // Files that are not tables, or not ours to judge: the lock of something that is not a
+  // table, a temporary table too young to be abandoned.
   const std::vector<std::string> others = {"0x000000000001-0x000000000001-cafe0000.log",
                                            "garbage.ref", "notes.txt", "x.ref.lock",
                                            "0x000000000004-0x000000000004-00000000.temp.abcdef"};
@@ -764,12 +799,9 @@ TEST(DurabilityTest, FullAlsoSyncsTheDirectoryAfterTheListRename) {
   }
 }
 
-// BUG (store/stack.cc, Stack::WriteTable): lock_file.h promises for Durability::kFull "an
-// fsync of the directory after every rename", but the rename of a new table into place is
-// never followed by SyncDir; only LockFile::Commit syncs the directory, after the list
-// rename. So a transaction makes 1 directory sync instead of 2 (same for compaction), and
-// nothing orders the table's rename before the list's on disk. Enable when fixed.
-TEST(DurabilityTest, DISABLED_FullSyncsTheDirectoryAfterEveryRename) {
+// kFull promises a directory sync after every rename: the table's (so that it is on disk
+// before a list names it) and the list's.
+TEST(DurabilityTest, FullSyncsTheDirectoryAfterEveryRename) {
   for (auto op : {OneTransaction, FullCompaction}) {
     SyncCounts c = CountSyncs(Durability::kFull, op);
     EXPECT_EQ(c.syncs, 2u);
@@ -889,23 +921,19 @@ TEST_F(StackRaceTest, CleanDuringTransactionCannotTakeTheLock) {
             std::string::npos);
 }
 
-// BUG (store/compaction.cc, Stack::CompactSegment step 3): the merged table is renamed to its
-// final "*.ref" name by WriteTable() while tables.list.lock is NOT held (it was released for
-// the merge). A concurrent Clean() (or git's `pack-refs` cleanup) takes the lock, sees an
-// unlisted *.ref whose max_update_index is within the stack's range and deletes it; the
-// compactor then writes a tables.list naming the deleted file and removes the old tables:
-// the stack no longer opens (kNotFound) and every ref of the range is lost. git keeps the
-// merged table under its *.temp.XXXXXX name (ignored by clean) and renames it only after
-// re-taking tables.list.lock (FORMAT.md §18.1 steps 4-6). Fix: write the temporary file in
-// step 3 and do the rename inside step 4 under the lock. Enable when fixed.
-TEST_F(StackRaceTest, DISABLED_CleanDuringCompactionKeepsTheNewTable) {
+// The compactor released tables.list.lock for the merge and has written its table; a clean
+// (ours here, or git's `pack-refs`) runs before it takes the lock again. The new table must
+// still be under its temporary name then, which no clean removes; had it been renamed to its
+// final name already, the clean would delete it as a crashed writer's and the compactor
+// would then publish a list naming a missing file.
+TEST_F(StackRaceTest, CleanDuringCompactionKeepsTheNewTable) {
   const std::string live_before = testutil::DumpSnapshot(*main_->snapshot(), false);
-  bool renamed = false;
+  bool written = false;
   Status inner;
   fs_.set_hook([&](FsOp op, const std::string& path) {
-    if (op == FsOp::kRename && path.find(".temp.") != std::string::npos) renamed = true;
+    if (op == FsOp::kClose && path.find(".temp.") != std::string::npos) written = true;
     // The compactor has written its table and is about to re-take tables.list.lock.
-    if (renamed && !fired_ && op == FsOp::kCreate && EndsWith(path, "/tables.list.lock")) {
+    if (written && !fired_ && op == FsOp::kCreate && EndsWith(path, "/tables.list.lock")) {
       fired_ = true;
       inner = other_->Clean();
     }

@@ -18,6 +18,8 @@ const char* FsOpName(FsOp op) {
     case FsOp::kReadPinned: return "readpinned";
     case FsOp::kListDir: return "listdir";
     case FsOp::kStat: return "stat";
+    case FsOp::kChmod: return "chmod";
+    case FsOp::kLock: return "lock";
   }
   return "?";
 }
@@ -27,7 +29,8 @@ namespace {
 bool IsTablesList(const std::string& path) {
   const std::string kName = "tables.list";
   if (path == kName) return true;
-  return path.size() > kName.size() && path.compare(path.size() - kName.size(), kName.size(), kName) == 0 &&
+  return path.size() > kName.size() &&
+         path.compare(path.size() - kName.size(), kName.size(), kName) == 0 &&
          path[path.size() - kName.size() - 1] == '/';
 }
 
@@ -141,7 +144,8 @@ Status FaultInjectingFileSystem::Injected(FsOp op, const std::string& path) cons
   return Status::IoError(path + ": injected " + FsOpName(op) + " failure");
 }
 
-Result<std::unique_ptr<RandomAccessFile>> FaultInjectingFileSystem::OpenRead(const std::string& path) {
+Result<std::unique_ptr<RandomAccessFile>> FaultInjectingFileSystem::OpenRead(
+    const std::string& path) {
   size_t index = 0;
   if (Begin(FsOp::kOpenRead, path, "", &index)) return Injected(FsOp::kOpenRead, path);
   auto r = base_->OpenRead(path);
@@ -216,6 +220,22 @@ Status FaultInjectingFileSystem::SyncDir(const std::string& dir) {
   Status s = perform_syncs_ ? base_->SyncDir(dir) : Status::Ok();
   End(index, s.ok());
   return s;
+}
+
+Status FaultInjectingFileSystem::Chmod(const std::string& path, uint32_t mode) {
+  size_t index = 0;
+  if (Begin(FsOp::kChmod, path, "", &index)) return Injected(FsOp::kChmod, path);
+  Status s = base_->Chmod(path, mode);
+  End(index, s.ok());
+  return s;
+}
+
+Result<std::unique_ptr<FileLock>> FaultInjectingFileSystem::TryLock(const std::string& path) {
+  size_t index = 0;
+  if (Begin(FsOp::kLock, path, "", &index)) return Injected(FsOp::kLock, path);
+  auto r = base_->TryLock(path);
+  End(index, r.ok());
+  return r;
 }
 
 }  // namespace reftab::testutil

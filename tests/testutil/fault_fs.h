@@ -18,9 +18,9 @@
 
 namespace reftab::testutil {
 
-// Every operation the seam offers. Writes: kCreate (also how locks are taken), kAppend,
-// kSync, kClose, kRename, kRemove, kSyncDir. Reads: kOpenRead, kReadFile, kReadPinned,
-// kListDir, kStat.
+// Every operation the seam offers. Writes: kCreate (also how lock files are taken), kAppend,
+// kSync, kClose, kRename, kRemove, kSyncDir, kChmod. Reads: kOpenRead, kReadFile,
+// kReadPinned, kListDir, kStat. kLock: an advisory lock (FileSystem::TryLock).
 enum class FsOp : uint8_t {
   kCreate,
   kAppend,
@@ -34,12 +34,14 @@ enum class FsOp : uint8_t {
   kReadPinned,
   kListDir,
   kStat,
+  kChmod,
+  kLock,
 };
-inline constexpr size_t kNumFsOps = 12;
+inline constexpr size_t kNumFsOps = 14;
 inline constexpr std::array<FsOp, kNumFsOps> kAllFsOps = {
-    FsOp::kCreate,  FsOp::kAppend,   FsOp::kSync,       FsOp::kClose,
-    FsOp::kRename,  FsOp::kRemove,   FsOp::kSyncDir,    FsOp::kOpenRead,
-    FsOp::kReadFile, FsOp::kReadPinned, FsOp::kListDir, FsOp::kStat};
+    FsOp::kCreate,  FsOp::kAppend,  FsOp::kSync,     FsOp::kClose,    FsOp::kRename,
+    FsOp::kRemove,  FsOp::kSyncDir, FsOp::kOpenRead, FsOp::kReadFile, FsOp::kReadPinned,
+    FsOp::kListDir, FsOp::kStat,    FsOp::kChmod,    FsOp::kLock};
 const char* FsOpName(FsOp op);
 
 // One operation as it happened. `path` is the file (for kRename the source, `to` the target).
@@ -86,6 +88,8 @@ class FaultInjectingFileSystem final : public FileSystem {
   Result<std::vector<std::string>> ListDir(const std::string& dir) override;
   Result<FileInfo> Stat(const std::string& path) override;
   Status SyncDir(const std::string& dir) override;
+  Status Chmod(const std::string& path, uint32_t mode) override;
+  Result<std::unique_ptr<FileLock>> TryLock(const std::string& path) override;
 
  private:
   friend class CountingWritableFile;
