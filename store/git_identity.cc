@@ -1,4 +1,4 @@
-#include "cli/identity.h"
+#include "store/git_identity.h"
 
 #include <pwd.h>
 #include <unistd.h>
@@ -6,8 +6,9 @@
 #include <cctype>
 #include <cstdlib>
 #include <ctime>
+#include <optional>
 
-namespace reftab::cli {
+namespace reftab {
 namespace {
 
 // Parses GIT_COMMITTER_DATE in git's raw form: "[@]<seconds> <+|-HHMM>".
@@ -36,31 +37,40 @@ int16_t LocalTzOffset(std::time_t now) {
   return int16_t(sign * ((minutes / 60) * 100 + minutes % 60));
 }
 
+// The first of: the environment variable, committer.<key>, user.<key>.
+std::optional<std::string> Configured(const char* env, const GitConfig* config, const char* key) {
+  if (const char* v = std::getenv(env)) return std::string(v);
+  if (!config) return std::nullopt;
+  if (auto v = config->Get(std::string("committer.") + key)) return v;
+  return config->Get(std::string("user.") + key);
+}
+
+// git's last resort for a name: the account's full name (GECOS up to the first ','), else
+// the login name.
+std::string AccountName() {
+  const passwd* pw = getpwuid(getuid());
+  if (pw && pw->pw_gecos && *pw->pw_gecos) {
+    std::string gecos = pw->pw_gecos;
+    return gecos.substr(0, gecos.find(','));
+  }
+  return pw && pw->pw_name ? pw->pw_name : "unknown";
+}
+
+// git's last resort for an email: $EMAIL, else login@hostname.
+std::string AccountEmail() {
+  if (const char* v = std::getenv("EMAIL"); v && *v) return v;
+  char host[256] = "localhost";
+  gethostname(host, sizeof host - 1);
+  const passwd* pw = getpwuid(getuid());
+  return std::string(pw && pw->pw_name ? pw->pw_name : "unknown") + "@" + host;
+}
+
 }  // namespace
 
 LogInfo CommitterIdentity(const GitConfig* config) {
   LogInfo info;
-  const char* name = std::getenv("GIT_COMMITTER_NAME");
-  const char* email = std::getenv("GIT_COMMITTER_EMAIL");
-  if (name) {
-    info.name = name;
-  } else if (config && config->Get("user.name")) {
-    info.name = *config->Get("user.name");
-  } else if (const passwd* pw = getpwuid(getuid()); pw && pw->pw_gecos && *pw->pw_gecos) {
-    info.name = std::string(pw->pw_gecos).substr(0, std::string(pw->pw_gecos).find(','));
-  } else {
-    info.name = pw && pw->pw_name ? pw->pw_name : "unknown";
-  }
-  if (email) {
-    info.email = email;
-  } else if (config && config->Get("user.email")) {
-    info.email = *config->Get("user.email");
-  } else {
-    char host[256] = "localhost";
-    gethostname(host, sizeof host - 1);
-    const passwd* pw = getpwuid(getuid());
-    info.email = std::string(pw && pw->pw_name ? pw->pw_name : "unknown") + "@" + host;
-  }
+  info.name = Configured("GIT_COMMITTER_NAME", config, "name").value_or(AccountName());
+  info.email = Configured("GIT_COMMITTER_EMAIL", config, "email").value_or(AccountEmail());
   const char* date = std::getenv("GIT_COMMITTER_DATE");
   if (!date || !ParseRawDate(date, &info.time, &info.tz_offset)) {
     std::time_t now = std::time(nullptr);
@@ -85,4 +95,4 @@ std::string CleanReflogMessage(std::string_view msg, size_t max_len) {
   return out;
 }
 
-}  // namespace reftab::cli
+}  // namespace reftab
