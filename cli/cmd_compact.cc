@@ -20,8 +20,7 @@ int CmdCompact(const GlobalOptions& g, const Args& args) {
   if (!opened.ok()) return Fail(opened.status());
   Store& store = **opened;
   std::vector<Stack*> stacks = {&store.main_stack()};
-  if (store.repo() && store.repo()->worktree_stack())
-    stacks.push_back(store.repo()->worktree_stack());
+  if (store.repo() && store.repo()->worktree_stack()) stacks.push_back(store.repo()->worktree_stack());
   for (Stack* stack : stacks) {
     Status s;
     if (automatic) {

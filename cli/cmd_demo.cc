@@ -88,8 +88,7 @@ int CmdDemo(const GlobalOptions&, const Args& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     std::string v;
     if (TakeValue(args, &i, "--refs", &v)) {
-      if (!ParseUint(v, &n) || n < 10 || n > 50000000)
-        return Usage("demo", "--refs takes 10..50000000");
+      if (!ParseUint(v, &n) || n < 10 || n > 50000000) return Usage("demo", "--refs takes 10..50000000");
     } else if (TakeValue(args, &i, "--dir", &v)) {
       dir = v;
     } else if (args[i] == "--keep") {
@@ -135,8 +134,7 @@ int CmdDemo(const GlobalOptions&, const Args& args) {
   double write_ms = MsSince(t0);
   std::printf("  wrote %s: %llu bytes, %llu blocks, %llu obj records  %8.1f ms (%.0f ns/ref)\n",
               table.c_str(), (unsigned long long)stats.bytes, (unsigned long long)stats.blocks,
-              (unsigned long long)stats.obj_records, write_ms,
-              write_ms * 1e6 / double(refs.size()));
+              (unsigned long long)stats.obj_records, write_ms, write_ms * 1e6 / double(refs.size()));
 
   t0 = Clock::now();
   auto stack = Stack::Open(dir, StackOptions{});
@@ -159,14 +157,13 @@ int CmdDemo(const GlobalOptions&, const Args& args) {
     hits += found && rec.refname == refs[p].refname;
   }
   double look_ms = MsSince(t0);
-  std::printf("  %zu exact lookups, %zu found            %8.1f ms (%.0f ns/lookup)\n", lookups,
-              hits, look_ms, look_ms * 1e6 / double(lookups));
+  std::printf("  %zu exact lookups, %zu found            %8.1f ms (%.0f ns/lookup)\n", lookups, hits,
+              look_ms, look_ms * 1e6 / double(lookups));
   if (hits != lookups) return Fail(Status::Corruption("demo: a written ref was not found"));
   bool found = true;
   s = snap->ReadRef("refs/heads/no-such-branch", &rec, &found);
   if (!s.ok()) return Fail(s);
-  std::printf("  lookup of refs/heads/no-such-branch: %s\n",
-              found ? "found (wrong!)" : "not found");
+  std::printf("  lookup of refs/heads/no-such-branch: %s\n", found ? "found (wrong!)" : "not found");
 
   // Prefix listing and a full scan through the merged iterator.
   t0 = Clock::now();
@@ -179,8 +176,7 @@ int CmdDemo(const GlobalOptions&, const Args& args) {
   }
   if (s.ok()) s = it.status();
   if (!s.ok()) return Fail(s);
-  std::printf("  listed refs/tags/: %zu tags, %zu annotated   %8.1f ms\n", tagged, annotated,
-              MsSince(t0));
+  std::printf("  listed refs/tags/: %zu tags, %zu annotated   %8.1f ms\n", tagged, annotated, MsSince(t0));
   t0 = Clock::now();
   size_t all = 0;
   s = it.SeekToFirst();
@@ -195,11 +191,9 @@ int CmdDemo(const GlobalOptions&, const Args& args) {
   std::printf("  first records (git's dump-reftable format):\n");
   std::string text;
   s = it.SeekToFirst();
-  for (int i = 0; s.ok() && i < 3 && it.Next(&rec); ++i)
-    AppendRefGit(rec, snap->hash_size(), &text);
+  for (int i = 0; s.ok() && i < 3 && it.Next(&rec); ++i) AppendRefGit(rec, snap->hash_size(), &text);
   s = it.Seek("refs/tags/v0.0.0");
-  for (int i = 0; s.ok() && i < 2 && it.Next(&rec); ++i)
-    AppendRefGit(rec, snap->hash_size(), &text);
+  for (int i = 0; s.ok() && i < 2 && it.Next(&rec); ++i) AppendRefGit(rec, snap->hash_size(), &text);
   std::fputs(text.c_str(), stdout);
 
   if (!keep) {

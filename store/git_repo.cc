@@ -14,10 +14,8 @@ std::string Lower(std::string_view s) {
 }
 
 std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
   return s;
 }
 
@@ -55,8 +53,7 @@ GitConfig GitConfig::Parse(std::string_view text) {
     if (line.empty() || line[0] == '#' || line[0] == ';') continue;
     if (line[0] == '[') {
       size_t close = line.find(']');
-      std::string_view inner =
-          line.substr(1, close == std::string_view::npos ? line.size() - 1 : close - 1);
+      std::string_view inner = line.substr(1, close == std::string_view::npos ? line.size() - 1 : close - 1);
       size_t q = inner.find('"');
       if (q == std::string_view::npos) {
         section = Lower(Trim(inner));  // [section] or the old [section.sub] form
@@ -100,14 +97,10 @@ int64_t GitConfig::GetInt(std::string_view key, int64_t fallback) const {
   long long n = std::strtoll(begin, &end, 0);
   if (end == begin || errno != 0) return fallback;
   std::string rest = Lower(std::string_view(end));
-  if (rest == "k")
-    n *= 1024;
-  else if (rest == "m")
-    n *= 1024 * 1024;
-  else if (rest == "g")
-    n *= 1024LL * 1024 * 1024;
-  else if (!rest.empty())
-    return fallback;
+  if (rest == "k") n *= 1024;
+  else if (rest == "m") n *= 1024 * 1024;
+  else if (rest == "g") n *= 1024LL * 1024 * 1024;
+  else if (!rest.empty()) return fallback;
   return n;
 }
 
@@ -117,8 +110,7 @@ bool IsPerWorktreeRef(std::string_view name) {
   }
   if (name.substr(0, 5) == "refs/" || name.empty()) return false;
   for (char c : name) {
-    if (!(std::isupper(uint8_t(c)) || std::isdigit(uint8_t(c)) || c == '_' || c == '-'))
-      return false;
+    if (!(std::isupper(uint8_t(c)) || std::isdigit(uint8_t(c)) || c == '_' || c == '-')) return false;
   }
   return true;
 }
@@ -139,19 +131,16 @@ Result<std::unique_ptr<GitRepo>> GitRepo::Open(const std::string& git_dir, Stack
   const GitConfig& cfg = repo->config_;
   std::string format = Lower(cfg.Get("extensions.objectformat").value_or("sha1"));
   if (format != "sha1" && format != "sha256") {
-    return Status::InvalidArgument(repo->common_dir_ +
-                                   "/config: unknown extensions.objectFormat '" + format + "'");
+    return Status::InvalidArgument(repo->common_dir_ + "/config: unknown extensions.objectFormat '" +
+                                   format + "'");
   }
   base.hash_id = format == "sha256" ? HashId::kSha256 : HashId::kSha1;
-  if (int64_t v = cfg.GetInt("reftable.blocksize", 0); v > 0)
-    base.write_options.block_size = uint32_t(v);
+  if (int64_t v = cfg.GetInt("reftable.blocksize", 0); v > 0) base.write_options.block_size = uint32_t(v);
   if (int64_t v = cfg.GetInt("reftable.restartinterval", 0); v > 0) {
     base.write_options.restart_interval = uint32_t(v);
   }
-  base.write_options.index_objects =
-      cfg.GetBool("reftable.indexobjects", base.write_options.index_objects);
-  if (int64_t v = cfg.GetInt("reftable.geometricfactor", 0); v > 0)
-    base.geometric_factor = uint32_t(v);
+  base.write_options.index_objects = cfg.GetBool("reftable.indexobjects", base.write_options.index_objects);
+  if (int64_t v = cfg.GetInt("reftable.geometricfactor", 0); v > 0) base.geometric_factor = uint32_t(v);
   base.lock_timeout_ms = cfg.GetInt("reftable.locktimeout", base.lock_timeout_ms);
   REFTAB_RETURN_IF_ERROR(ValidateWriteOptions(base.write_options).WithContext("reftable config"));
 
@@ -174,8 +163,7 @@ Status GitRepo::ReadRef(std::string_view refname, RefRecord* ref, bool* found) {
   return StackFor(refname).snapshot()->ReadRef(refname, ref, found);
 }
 
-Status GitRepo::ForEachRef(std::string_view prefix,
-                           const std::function<bool(const RefRecord&)>& fn) {
+Status GitRepo::ForEachRef(std::string_view prefix, const std::function<bool(const RefRecord&)>& fn) {
   // Two sorted sources: the main stack without per-worktree names, and the worktree's stack.
   auto main_snap = main_->snapshot();
   MergedRefIterator a = main_snap->NewRefIterator();
@@ -188,9 +176,7 @@ Status GitRepo::ForEachRef(std::string_view prefix,
     b->set_suppress_deletions(true);
     REFTAB_RETURN_IF_ERROR(b->Seek(prefix));
   }
-  auto in_prefix = [&](const RefRecord& r) {
-    return std::string_view(r.refname).substr(0, prefix.size()) == prefix;
-  };
+  auto in_prefix = [&](const RefRecord& r) { return std::string_view(r.refname).substr(0, prefix.size()) == prefix; };
   RefRecord ra, rb;
   auto next_a = [&] {
     while (a.Next(&ra)) {
