@@ -1,6 +1,7 @@
 #include "store/git_ref_store.h"
 
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "store/git_identity.h"
 #include "store/git_ref_transaction.h"
@@ -36,6 +37,13 @@ Result<std::unique_ptr<GitRefStore>> GitRefStore::OpenStack(const std::string& d
 
 GitRefStore::GitRefStore(std::unique_ptr<GitRepo> repo) : repo_(std::move(repo)) {
   committer_ = CommitterIdentity(&repo_->config());
+  // Every repository git makes has objects/; a ref-only directory without one (tests, tools
+  // that keep refs apart) has no database to check ids against, like a bare stack.
+  struct stat st;
+  std::string objects = repo_->common_dir() + "/objects";
+  if (stat(objects.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    objects_ = std::make_unique<GitObjects>(objects, hash_size());
+  }
 }
 
 GitRefStore::GitRefStore(std::unique_ptr<Stack> stack) : stack_(std::move(stack)) {

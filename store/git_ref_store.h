@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "format/status.h"
+#include "store/git_objects.h"
 #include "store/git_repo.h"
 #include "store/stack.h"
 #include "store/transaction.h"
@@ -64,6 +65,9 @@ class GitRefStore {
   // The stack that stores `refname` (a linked worktree keeps its own refs apart).
   Stack& StackFor(std::string_view refname) { return repo_ ? repo_->StackFor(refname) : *stack_; }
   size_t hash_size() const;
+  // The repository's object database (existence, types, tag peeling), or nullptr over a bare
+  // directory or a git directory without objects/, where object ids are taken on trust.
+  GitObjects* objects() { return objects_.get(); }
 
   // The record stored under exactly `refname` (no symref following; tombstones: not found).
   Status ReadRef(std::string_view refname, RefRecord* ref, bool* found);
@@ -88,6 +92,7 @@ class GitRefStore {
  private:
   std::unique_ptr<GitRepo> repo_;
   std::unique_ptr<Stack> stack_;
+  std::unique_ptr<GitObjects> objects_;
   LogInfo committer_;
 };
 

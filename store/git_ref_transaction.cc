@@ -42,7 +42,36 @@ Status LockError(const std::string& name, const std::string& why) {
   return Status::Conflict("cannot lock ref '" + name + "': " + why);
 }
 
+bool IsBranch(std::string_view name) {
+  return name == "HEAD" || name.substr(0, 11) == "refs/heads/";
+}
+
 }  // namespace
+
+// git looks the new object up: it must exist, a branch (or HEAD) must point at a commit, and
+// an annotated tag is stored with what it peels to.
+Status GitRefTransaction::CheckObject(const std::string& refname, RefValue* value) {
+  GitObjects* objects = store_->objects();
+  if (!objects) return Status::Ok();
+  const size_t hs = store_->hash_size();
+  GitObjectType type = GitObjectType::kNone;
+  REFTAB_RETURN_IF_ERROR(objects->TypeOf(value->id, &type));
+  if (type == GitObjectType::kNone) {
+    return Status::InvalidArgument("trying to write ref '" + refname +
+                                   "' with nonexistent object " + HexId(value->id, hs));
+  }
+  if (type != GitObjectType::kCommit && IsBranch(refname)) {
+    return Status::InvalidArgument("trying to write non-commit object " + HexId(value->id, hs) +
+                                   " to branch '" + refname + "'");
+  }
+  if (type == GitObjectType::kTag) {
+    ObjectId peeled{};
+    bool ok = false;
+    REFTAB_RETURN_IF_ERROR(objects->Peel(value->id, &peeled, &ok));
+    if (ok) *value = RefValue::Peeled(value->id, peeled);
+  }
+  return Status::Ok();
+}
 
 Status GitRefTransaction::Queue(Item item) {
   const size_t hs = store_->hash_size();
@@ -55,6 +84,7 @@ Status GitRefTransaction::Queue(Item item) {
   if (item.new_value && IsId(*item.new_value) && IsZero(item.new_value->id, hs)) {
     item.new_value = RefValue::Absent();
   }
+  if (gives_id) REFTAB_RETURN_IF_ERROR(CheckObject(item.refname, &*item.new_value));
   if (item.old_value && IsId(*item.old_value) && IsZero(item.old_value->id, hs)) {
     item.old_value = RefValue::Absent();  // the zero id: "must not exist"
   }

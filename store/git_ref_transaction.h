@@ -9,7 +9,9 @@
 //    points to changes, whatever name the change went through;
 //  - a ref may not be created where another ref is a directory of it, or the other way round,
 //    in the stack or in the same transaction;
-//  - expected old values are checked with git's messages ("cannot lock ref ...").
+//  - expected old values are checked with git's messages ("cannot lock ref ...");
+//  - in a repository, a new object id must name an object, a commit for HEAD and branches,
+//    and an annotated tag is stored with its peeled id (store/git_objects.h).
 // Errors are Status values whose message is git's, without "fatal: ".
 #ifndef REFTAB_STORE_GIT_REF_TRANSACTION_H_
 #define REFTAB_STORE_GIT_REF_TRANSACTION_H_
@@ -77,6 +79,7 @@ class GitRefTransaction {
     bool queued = false;
   };
   Status Queue(Item item);
+  Status CheckObject(const std::string& refname, RefValue* value);
   const std::string& OriginalName(const Item& item) const;
   Status RejectDuplicates() const;
   Status PrepareItem(size_t i, std::vector<size_t>* to_check);

@@ -47,6 +47,10 @@ Z=0000000000000000000000000000000000000000
 "$git" -C "$T" symbolic-ref refs/heads/dangling refs/heads/nowhere
 "$git" -C "$T" symbolic-ref refs/heads/s2 refs/heads/sym
 "$git" -C "$T" update-ref ORIG_HEAD "$B"
+"$git" -C "$T" tag -a -m annotated at1 "$B"
+TAG=$("$git" -C "$T" rev-parse refs/tags/at1)
+TREE=$("$git" -C "$T" rev-parse "$C^{tree}")
+MISSING=1111111111111111111111111111111111111111
 
 compared=0 identical=0 known_diff=0 failed=0
 declare -A KNOWN=()
@@ -75,8 +79,9 @@ state() {
   done
   # The raw reflog records (old ids and exact messages, which git's porcelain does not show),
   # read by reftab's table reader without update indices (which depend on table layout).
-  "$reftab" --git-dir "$d" dump --format=jsonl 2>&1 | grep '"type":"log"' |
-    sed 's/"update_index":[0-9]*,//'
+  # Live ref records too: value types and peeled ids.
+  "$reftab" --git-dir "$d" dump --format=jsonl 2>&1 | grep -E '"type":"(log|ref)"' |
+    grep -v '"value_type":0' | sed 's/"update_index":[0-9]*,//'
 }
 
 # run_case DESC CONFIG MODE INPUT ARG... — MODE "args" runs `update-ref ARG...`; "stdin" and
@@ -336,6 +341,30 @@ tx "log create-reflog tag" "create refs/tags/new $A\n" "" --create-reflog NAMES=
 tx "log create-reflog delete" "delete $H/x\n" "" --create-reflog
 tx "log message cleanup" "update $H/x $B\n" "" -m $'  a   message\twith \n lines  ' 
 tx "log message identity" "update $H/x $B\n" "user.name=U Ser;user.email=u@example.com"
+# object ids git checks in its object database
+tx "obj annotated tag" "create refs/tags/new $TAG\n" "" NAMES= refs/tags/new
+tx "obj annotated tag to branch" "create $H/new $TAG\n" "" NAMES= $H/new
+tx "obj tree to branch" "create $H/new $TREE\n" "" NAMES= $H/new
+tx "obj tree to tag" "create refs/tags/new $TREE\n" "" NAMES= refs/tags/new
+tx "obj missing object" "create $H/new $MISSING\n" "" NAMES= $H/new
+tx "obj missing object delete old" "delete $H/x $MISSING\n"
+tx "obj update tag through HEAD" "update HEAD $TAG\n"
+run_case "obj args missing object" "" args "" $H/new "$MISSING" NAMES= $H/new
+run_case "obj args tag by name" "" args "" refs/tags/new at1 NAMES= refs/tags/new
+# The same with every object in a pack (and a tag of a tag), instead of loose.
+loose_template=$T
+T=$tmp/packed
+cp -a "$loose_template" "$T"
+"$git" -C "$T" -c advice.nestedTag=false tag -a -m nested at2 at1
+TAG2=$("$git" -C "$T" rev-parse refs/tags/at2)
+"$git" -C "$T" repack -adq && "$git" -C "$T" prune-packed
+tx "pack annotated tag" "create refs/tags/new $TAG\n" "" NAMES= refs/tags/new
+tx "pack tag of a tag" "create refs/tags/new $TAG2\n" "" NAMES= refs/tags/new
+tx "pack tag to branch" "create $H/new $TAG\n" "" NAMES= $H/new
+tx "pack tree to branch" "create $H/new $TREE\n" "" NAMES= $H/new
+tx "pack commit" "create $H/new $A\n" "" NAMES= $H/new
+tx "pack missing object" "create $H/new $MISSING\n" "" NAMES= $H/new
+T=$loose_template
 # the command language
 tx "lang start commit" "start\nupdate $H/x $B\ncommit\n"
 tx "lang start abort" "start\nupdate $H/x $B\nabort\n"
