@@ -52,6 +52,7 @@ TAG=$("$git" -C "$T" rev-parse refs/tags/at1)
 TREE=$("$git" -C "$T" rev-parse "$C^{tree}")
 MISSING=1111111111111111111111111111111111111111
 
+CASE_ENV=()
 compared=0 identical=0 known_diff=0 failed=0
 declare -A KNOWN=()
 # Names that address another worktree's refs: git routes worktrees/<id>/... to that worktree's
@@ -108,16 +109,18 @@ run_case() {
     unset IFS
   fi
   local gout gerr grc rout rerr rrc
+  # CASE_ENV: extra environment for both commands ("-u NAME" unsets), as `env` takes it.
+  local envp=(env "${CASE_ENV[@]}")
   case $mode in
     args)
-      "$git" --git-dir="$gd/.git" update-ref "${args[@]}" >"$tmp/go" 2>"$tmp/ge" </dev/null; grc=$?
-      "$reftab" --git-dir "$rd/.git" update-ref "${args[@]}" >"$tmp/ro" 2>"$tmp/re" </dev/null; rrc=$?
+      "${envp[@]}" "$git" --git-dir="$gd/.git" update-ref "${args[@]}" >"$tmp/go" 2>"$tmp/ge" </dev/null; grc=$?
+      "${envp[@]}" "$reftab" --git-dir "$rd/.git" update-ref "${args[@]}" >"$tmp/ro" 2>"$tmp/re" </dev/null; rrc=$?
       ;;
     stdin|stdin-z)
       local z=(); [ $mode = stdin-z ] && z=(-z)
-      printf '%b' "$input" | "$git" --git-dir="$gd/.git" update-ref "${args[@]}" --stdin "${z[@]}" \
+      printf '%b' "$input" | "${envp[@]}" "$git" --git-dir="$gd/.git" update-ref "${args[@]}" --stdin "${z[@]}" \
         >"$tmp/go" 2>"$tmp/ge"; grc=$?
-      printf '%b' "$input" | "$reftab" --git-dir "$rd/.git" update-ref "${args[@]}" --stdin "${z[@]}" \
+      printf '%b' "$input" | "${envp[@]}" "$reftab" --git-dir "$rd/.git" update-ref "${args[@]}" --stdin "${z[@]}" \
         >"$tmp/ro" 2>"$tmp/re"; rrc=$?
       ;;
   esac
@@ -365,6 +368,25 @@ tx "pack tree to branch" "create $H/new $TREE\n" "" NAMES= $H/new
 tx "pack commit" "create $H/new $A\n" "" NAMES= $H/new
 tx "pack missing object" "create $H/new $MISSING\n" "" NAMES= $H/new
 T=$loose_template
+# who writes the entries: environment, committer.* and user.* config, $EMAIL; and the date
+CASE_ENV=(-u GIT_COMMITTER_NAME -u GIT_COMMITTER_EMAIL)
+tx "ident user config" "update $H/x $B\n" "user.name=U Ser;user.email=u@example.com"
+tx "ident committer config" "update $H/x $B\n" "user.name=U;user.email=u@x;committer.name=K;committer.email=k@x"
+CASE_ENV=(-u GIT_COMMITTER_NAME -u GIT_COMMITTER_EMAIL EMAIL=e@example.com)
+tx "ident EMAIL" "update $H/x $B\n" "user.name=U Ser"
+CASE_ENV=("GIT_COMMITTER_DATE=@1600000000 +0530")
+tx "ident raw date with @" "update $H/x $B\n"
+CASE_ENV=("GIT_COMMITTER_DATE=1600000000 -0700")
+tx "ident raw date" "update $H/x $B\n"
+CASE_ENV=("GIT_COMMITTER_DATE=2023-11-14T22:13:20+01:00")
+tx "ident iso date" "update $H/x $B\n"
+CASE_ENV=("GIT_COMMITTER_DATE=2023-11-14 22:13:20 -0230")
+tx "ident iso date with space" "update $H/x $B\n"
+CASE_ENV=("GIT_COMMITTER_DATE=Tue, 14 Nov 2023 22:13:20 +0100")
+tx "ident rfc2822 date" "update $H/x $B\n"
+CASE_ENV=("GIT_COMMITTER_DATE=2023-11-14T22:13:20Z")
+tx "ident iso date utc" "update $H/x $B\n"
+CASE_ENV=()
 # the command language
 tx "lang start commit" "start\nupdate $H/x $B\ncommit\n"
 tx "lang start abort" "start\nupdate $H/x $B\nabort\n"
