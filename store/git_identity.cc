@@ -203,7 +203,7 @@ std::string CleanReflogMessage(std::string_view msg, size_t max_len) {
   }
   while (!out.empty() && out.back() == ' ') out.pop_back();
   if (out.size() > max_len) out.resize(max_len);
-  if (!out.empty()) out.push_back('\n');
+  out.push_back('\n');  // git's writer stores every message with one, even an empty one
   return out;
 }
 

@@ -48,11 +48,13 @@ Z=0000000000000000000000000000000000000000
 "$git" -C "$T" symbolic-ref refs/heads/s2 refs/heads/sym
 "$git" -C "$T" update-ref ORIG_HEAD "$B"
 "$git" -C "$T" tag -a -m annotated at1 "$B"
+"$git" -C "$T" worktree add -q -b wtbranch "$tmp/wt" "$B"
 TAG=$("$git" -C "$T" rev-parse refs/tags/at1)
 TREE=$("$git" -C "$T" rev-parse "$C^{tree}")
 MISSING=1111111111111111111111111111111111111111
 
 CASE_ENV=()
+CASE_GITDIR=.git  # the git directory of a case, inside the repository copy
 compared=0 identical=0 known_diff=0 failed=0
 declare -A KNOWN=()
 # Names that address another worktree's refs: git routes worktrees/<id>/... to that worktree's
@@ -113,14 +115,14 @@ run_case() {
   local envp=(env "${CASE_ENV[@]}")
   case $mode in
     args)
-      "${envp[@]}" "$git" --git-dir="$gd/.git" update-ref "${args[@]}" >"$tmp/go" 2>"$tmp/ge" </dev/null; grc=$?
-      "${envp[@]}" "$reftab" --git-dir "$rd/.git" update-ref "${args[@]}" >"$tmp/ro" 2>"$tmp/re" </dev/null; rrc=$?
+      "${envp[@]}" "$git" --git-dir="$gd/$CASE_GITDIR" update-ref "${args[@]}" >"$tmp/go" 2>"$tmp/ge" </dev/null; grc=$?
+      "${envp[@]}" "$reftab" --git-dir "$rd/$CASE_GITDIR" update-ref "${args[@]}" >"$tmp/ro" 2>"$tmp/re" </dev/null; rrc=$?
       ;;
     stdin|stdin-z)
       local z=(); [ $mode = stdin-z ] && z=(-z)
-      printf '%b' "$input" | "${envp[@]}" "$git" --git-dir="$gd/.git" update-ref "${args[@]}" --stdin "${z[@]}" \
+      printf '%b' "$input" | "${envp[@]}" "$git" --git-dir="$gd/$CASE_GITDIR" update-ref "${args[@]}" --stdin "${z[@]}" \
         >"$tmp/go" 2>"$tmp/ge"; grc=$?
-      printf '%b' "$input" | "${envp[@]}" "$reftab" --git-dir "$rd/.git" update-ref "${args[@]}" --stdin "${z[@]}" \
+      printf '%b' "$input" | "${envp[@]}" "$reftab" --git-dir "$rd/$CASE_GITDIR" update-ref "${args[@]}" --stdin "${z[@]}" \
         >"$tmp/ro" 2>"$tmp/re"; rrc=$?
       ;;
   esac
@@ -132,7 +134,7 @@ run_case() {
   if [ "$grc" != 129 ] && [ "$gerr" != "$rerr" ]; then why+=" stderr git=[$gerr] reftab=[$rerr];"; fi
   [ "$gout" = "$rout" ] || why+=" stdout git=[$gout] reftab=[$rout];"
   local gs rs
-  gs=$(state "$gd/.git" "${names[@]}"); rs=$(state "$rd/.git" "${names[@]}")
+  gs=$(state "$gd/$CASE_GITDIR" "${names[@]}"); rs=$(state "$rd/$CASE_GITDIR" "${names[@]}")
   [ -n "${SHOW_STATE:-}" ] && printf "%s\n--- reftab:\n%s\n" "$gs" "$rs"
   [ "$gs" = "$rs" ] || why+=" state: $(diff <(echo "$gs") <(echo "$rs") | grep '^[<>]' | head -8 | tr '\n' ' ')"
   compared=$((compared + 1))
@@ -387,6 +389,18 @@ tx "ident rfc2822 date" "update $H/x $B\n"
 CASE_ENV=("GIT_COMMITTER_DATE=2023-11-14T22:13:20Z")
 tx "ident iso date utc" "update $H/x $B\n"
 CASE_ENV=()
+# in a linked worktree: HEAD and refs/bisect/, refs/worktree/ are its own
+CASE_GITDIR=.git/worktrees/wt
+tx "wt update HEAD" "update HEAD $C\n"
+tx "wt update branch of HEAD" "update $H/wtbranch $C\n"
+tx "wt update main branch" "update $H/main $A\n"
+tx "wt create bisect ref" "create refs/bisect/bad $A\n" "" NAMES= refs/bisect/bad
+tx "wt create worktree ref" "create refs/worktree/w $A\n" "" NAMES= refs/worktree/w
+tx "wt symref-update HEAD no-deref" "option no-deref\nsymref-update HEAD $H/x\n"
+tx "wt create root ref" "create ORIG_HEAD $A\n"
+tx "wt dup HEAD and its branch" "update HEAD $C\nupdate $H/wtbranch $A\n"
+tx "wt df against main stack" "create $H/x/y $A\n"
+CASE_GITDIR=.git
 # the command language
 tx "lang start commit" "start\nupdate $H/x $B\ncommit\n"
 tx "lang start abort" "start\nupdate $H/x $B\nabort\n"
