@@ -219,7 +219,10 @@ for n in "${NAMES_TABLE[@]}"; do
 done
 
 H=refs/heads
-tx() { run_case "tx $1" "${3:-}" stdin "$2" "${@:4}"; }
+# Every transaction case, run twice: with git's default auto-compaction, and without it (so
+# that what a single commit writes is compared, not only what a compaction makes of it).
+transaction_cases() {
+tx() { run_case "tx$PASS $1" "${3:-}" stdin "$2" "${@:4}"; }
 # D/F conflicts, against the stack and inside the transaction
 tx "df create under a ref" "create $H/x/y $A\n"
 tx "df create over a directory" "create $H/d $A\n"
@@ -233,8 +236,8 @@ tx "df symref created under a ref" "symref-create $H/x/s $H/main\n"
 tx "df tag directory" "create refs/tags/t1/sub $A\n"
 tx "df deep child" "create $H/d/e/f/g $A\n"
 tx "df update of missing child" "update $H/x/y $A\n"
-run_case "df args update under a ref" "" args "" $H/x/y "$A"
-run_case "df args update over a directory" "" args "" $H/d "$A"
+run_case "${PASS:+(no autocompaction) }df args update under a ref" "" args "" $H/x/y "$A"
+run_case "${PASS:+(no autocompaction) }df args update over a directory" "" args "" $H/d "$A"
 # one update per ref
 tx "dup same ref twice" "update $H/x $B\nupdate $H/x $C\n"
 tx "dup HEAD then its branch" "update HEAD $B\nupdate $H/main $C\n"
@@ -279,11 +282,11 @@ tx "option applies once" "option no-deref\nupdate HEAD $B\nupdate $H/sym $C\n"
 tx "option unknown" "option frobnicate\n"
 # updates through HEAD and symrefs
 tx "head update through HEAD" "update HEAD $B\n"
-run_case "head args no-deref update" "" args "" --no-deref HEAD "$B"
+run_case "${PASS:+(no autocompaction) }head args no-deref update" "" args "" --no-deref HEAD "$B"
 tx "head update branch logs HEAD" "update $H/main $B\n"
 tx "head update through symref" "update $H/sym $B\n"
 tx "head delete through HEAD" "delete HEAD\n"
-run_case "head args no-deref delete" "" args "" --no-deref -d HEAD
+run_case "${PASS:+(no autocompaction) }head args no-deref delete" "" args "" --no-deref -d HEAD
 tx "head update dangling symref" "update $H/dangling $A\n"
 tx "head create over dangling no-deref" "option no-deref\ncreate $H/dangling $A\n"
 tx "head create over dangling" "create $H/dangling $A\n"
@@ -293,7 +296,7 @@ tx "head verify through HEAD" "verify HEAD $C\n"
 tx "head verify through HEAD wrong" "verify HEAD $A\n"
 tx "head no-op update" "update HEAD $C\n"
 tx "head no-op branch update" "update $H/main $C\n"
-run_case "head args update through HEAD" "" args "" -m "via head" HEAD "$A"
+run_case "${PASS:+(no autocompaction) }head args update through HEAD" "" args "" -m "via head" HEAD "$A"
 tx "head update no-deref symref to id" "option no-deref\nupdate $H/sym $B\n"
 tx "head delete no-deref symref" "option no-deref\ndelete $H/sym\n"
 # expected old values
@@ -314,18 +317,18 @@ tx "delete missing" "delete $H/nope\n"
 tx "delete zero old" "delete $H/x $Z\n"
 tx "create existing" "create $H/x $B\n"
 tx "create zero" "create $H/new $Z\n"
-run_case "args old right" "" args "" $H/x "$B" "$A"
-run_case "args old wrong" "" args "" $H/x "$B" "$C"
-run_case "args old empty" "" args "" $H/x "$B" ""
-run_case "args delete wrong" "" args "" -d $H/x "$B"
-run_case "args delete missing old" "" args "" -d $H/nope "$A"
-run_case "args delete zero old" "" args "" -d $H/x "$Z"
-run_case "args new by name" "" args "" $H/new main
-run_case "args bad value" "" args "" $H/new nothex
-run_case "args bad old value" "" args "" $H/x "$B" nothex
-run_case "args zero new deletes" "" args "" $H/x "$Z"
-run_case "args usage" "" args "" $H/x
-run_case "args empty message" "" args "" -m "" $H/x "$B"
+run_case "${PASS:+(no autocompaction) }args old right" "" args "" $H/x "$B" "$A"
+run_case "${PASS:+(no autocompaction) }args old wrong" "" args "" $H/x "$B" "$C"
+run_case "${PASS:+(no autocompaction) }args old empty" "" args "" $H/x "$B" ""
+run_case "${PASS:+(no autocompaction) }args delete wrong" "" args "" -d $H/x "$B"
+run_case "${PASS:+(no autocompaction) }args delete missing old" "" args "" -d $H/nope "$A"
+run_case "${PASS:+(no autocompaction) }args delete zero old" "" args "" -d $H/x "$Z"
+run_case "${PASS:+(no autocompaction) }args new by name" "" args "" $H/new main
+run_case "${PASS:+(no autocompaction) }args bad value" "" args "" $H/new nothex
+run_case "${PASS:+(no autocompaction) }args bad old value" "" args "" $H/x "$B" nothex
+run_case "${PASS:+(no autocompaction) }args zero new deletes" "" args "" $H/x "$Z"
+run_case "${PASS:+(no autocompaction) }args usage" "" args "" $H/x
+run_case "${PASS:+(no autocompaction) }args empty message" "" args "" -m "" $H/x "$B"
 # reflog rules
 for mode in false true always; do
   c="core.logAllRefUpdates=$mode"
@@ -354,8 +357,8 @@ tx "obj tree to tag" "create refs/tags/new $TREE\n" "" NAMES= refs/tags/new
 tx "obj missing object" "create $H/new $MISSING\n" "" NAMES= $H/new
 tx "obj missing object delete old" "delete $H/x $MISSING\n"
 tx "obj update tag through HEAD" "update HEAD $TAG\n"
-run_case "obj args missing object" "" args "" $H/new "$MISSING" NAMES= $H/new
-run_case "obj args tag by name" "" args "" refs/tags/new at1 NAMES= refs/tags/new
+run_case "${PASS:+(no autocompaction) }obj args missing object" "" args "" $H/new "$MISSING" NAMES= $H/new
+run_case "${PASS:+(no autocompaction) }obj args tag by name" "" args "" refs/tags/new at1 NAMES= refs/tags/new
 # The same with every object in a pack (and a tag of a tag), instead of loose.
 loose_template=$T
 T=$tmp/packed
@@ -431,12 +434,20 @@ tx "lang quoted octal" "create \"$H/q\\\\303\\\\251\" $A\n"
 tx "lang quoted bad escape" "create \"$H/q\\\\z\" $A\n"
 tx "lang invalid ref" "update $H/a..b $A\n"
 tx "lang expected SP" "symref-create $H/q\t$H/x\n"
-run_case "lang -z update" "" stdin-z "update $H/x\\0$B\\0$A\\0"
-run_case "lang -z empty new" "" stdin-z "update $H/x\\0\\0\\0"
-run_case "lang -z missing old" "" stdin-z "update $H/x\\0$B\\0"
-run_case "lang -z delete" "" stdin-z "delete $H/x\\0\\0"
-run_case "lang -z verify" "" stdin-z "verify $H/x\\0$A\\0"
-run_case "lang -z symref" "" stdin-z "symref-update $H/ns\\0$H/main\\0\\0\\0" NAMES= $H/ns
+run_case "${PASS:+(no autocompaction) }lang -z update" "" stdin-z "update $H/x\\0$B\\0$A\\0"
+run_case "${PASS:+(no autocompaction) }lang -z empty new" "" stdin-z "update $H/x\\0\\0\\0"
+run_case "${PASS:+(no autocompaction) }lang -z missing old" "" stdin-z "update $H/x\\0$B\\0"
+run_case "${PASS:+(no autocompaction) }lang -z delete" "" stdin-z "delete $H/x\\0\\0"
+run_case "${PASS:+(no autocompaction) }lang -z verify" "" stdin-z "verify $H/x\\0$A\\0"
+run_case "${PASS:+(no autocompaction) }lang -z symref" "" stdin-z "symref-update $H/ns\\0$H/main\\0\\0\\0" NAMES= $H/ns
+
+}
+PASS=""
+transaction_cases
+PASS=" (no autocompaction)"
+export GIT_TEST_REFTABLE_AUTOCOMPACTION=false
+transaction_cases
+unset GIT_TEST_REFTABLE_AUTOCOMPACTION
 
 echo "git comparison: $compared cases compared, $identical identical, $known_diff known differences, $failed different (git: $("$git" --version))"
 [ "$failed" = 0 ]
