@@ -6,9 +6,12 @@
 #include "store/git_ref_store.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <zlib.h>
 
 #include <string>
 
+#include "store/git_objects.h"
 #include "store/git_ref_transaction.h"
 #include "tests/testutil/store_util.h"
 
@@ -246,6 +249,72 @@ TEST(GitRefStoreTest, ResolveStopsAtGitsDepth) {
   EXPECT_EQ(r.name, "refs/s5");
   ASSERT_TRUE(store->Resolve("refs/s0", &r).ok());  // five symrefs: too deep for git
   EXPECT_TRUE(r.broken);
+}
+
+}  // namespace
+}  // namespace reftab
+
+namespace reftab {
+namespace {
+
+// Writes a loose object as git does (zlib of "<type> <size>\0<body>") and returns its id.
+// The id is made up: the database looks objects up by name and does not hash them.
+ObjectId WriteLoose(const std::string& objects, const std::string& type, const std::string& body,
+                    uint64_t n) {
+  ObjectId id = Id(n);
+  std::string hex = HexId(id, 20);
+  std::string raw = type + " " + std::to_string(body.size()) + std::string(1, '\0') + body;
+  uLongf len = compressBound(uLong(raw.size()));
+  std::string z(len, '\0');
+  EXPECT_EQ(compress2(reinterpret_cast<Bytef*>(z.data()), &len,
+                      reinterpret_cast<const Bytef*>(raw.data()), uLong(raw.size()), 6),
+            Z_OK);
+  z.resize(len);
+  ::mkdir((objects + "/" + hex.substr(0, 2)).c_str(), 0755);
+  testutil::WriteFileOrDie(objects + "/" + hex.substr(0, 2) + "/" + hex.substr(2), z);
+  return id;
+}
+
+TEST(GitObjectsTest, TypesAndPeelingFromLooseObjects) {
+  TempDir tmp("git-objects");
+  std::string objects = tmp.Subdir("objects");
+  ObjectId commit = WriteLoose(objects, "commit", "tree x\n", 1);
+  ObjectId tag = WriteLoose(objects, "tag", "object " + HexId(commit, 20) + "\ntype commit\n", 2);
+  ObjectId tag2 = WriteLoose(objects, "tag", "object " + HexId(tag, 20) + "\ntype tag\n", 3);
+  ObjectId liar = WriteLoose(objects, "tag", "object " + HexId(commit, 20) + "\ntype tree\n", 4);
+  GitObjects db(objects, 20);
+  GitObjectType type = GitObjectType::kNone;
+  ASSERT_TRUE(db.TypeOf(commit, &type).ok());
+  EXPECT_EQ(type, GitObjectType::kCommit);
+  ASSERT_TRUE(db.TypeOf(Id(99), &type).ok());
+  EXPECT_EQ(type, GitObjectType::kNone);
+  ObjectId peeled{};
+  bool ok = false;
+  ASSERT_TRUE(db.Peel(tag2, &peeled, &ok).ok());
+  EXPECT_TRUE(ok);
+  EXPECT_EQ(peeled, commit);
+  ASSERT_TRUE(db.Peel(liar, &peeled, &ok).ok());
+  EXPECT_FALSE(ok);  // the tagged object is not of the type the tag claims
+}
+
+TEST(GitRefStoreTest, ChecksObjectsInARepository) {
+  TempDir tmp("git-ref-store");
+  auto store = OpenRepo(tmp, "");
+  // OpenRepo made no objects/: ids are taken on trust. Make one and reopen.
+  std::string objects = tmp.Subdir("repo.git/objects");
+  ObjectId commit = WriteLoose(objects, "commit", "tree x\n", 1);
+  ObjectId tag = WriteLoose(objects, "tag", "object " + HexId(commit, 20) + "\ntype commit\n", 2);
+  auto reopened = GitRefStore::OpenRepo(tmp.path() + "/repo.git", Options());
+  ASSERT_TRUE(reopened.ok());
+  GitRefStore& s = **reopened;
+  GitRefTransaction tx(&s);
+  EXPECT_EQ(tx.Create("refs/heads/a", RefValue::Id(Id(7)), 0).message(),
+            "trying to write ref 'refs/heads/a' with nonexistent object " + HexId(Id(7), 20));
+  EXPECT_EQ(tx.Create("refs/heads/a", RefValue::Id(tag), 0).message(),
+            "trying to write non-commit object " + HexId(tag, 20) + " to branch 'refs/heads/a'");
+  ASSERT_TRUE(tx.Create("refs/tags/t", RefValue::Id(tag), 0).ok());
+  ASSERT_TRUE(tx.Commit().ok());
+  EXPECT_TRUE(Get(s, "refs/tags/t").Equals(RefValue::Peeled(tag, commit), 20));
 }
 
 }  // namespace
