@@ -377,6 +377,13 @@ Status GitRefTransaction::Write() {
     if (u.log_only) continue;
     tx.Update(u.refname, null_new ? RefValue::Absent() : *u.new_value, pin);
   }
+  // The conflict checks ran before the stack's lock; that no parent directory of a new name
+  // has become a ref since is checked again under it.
+  for (const std::string& dir : free_dirs_) {
+    Stack* stack = &store_->StackFor(dir);
+    auto it = txs.find(stack);
+    if (it != txs.end()) it->second.Verify(dir, RefValue::Absent());
+  }
   for (auto& [stack, tx] : txs) REFTAB_RETURN_IF_ERROR(tx.Commit());
   return Status::Ok();
 }

@@ -93,6 +93,7 @@ class GitRefTransaction {
   std::vector<Item> updates_;
   std::multiset<std::string> refnames_;  // every name that will change, for conflict checks
   std::string head_target_;              // HEAD's referent when HEAD is a symref
+  std::vector<std::string> free_dirs_;   // parents of new names, found not to be refs
   bool committed_ = false;
 };
 
