@@ -1,5 +1,6 @@
 #include "store/git_identity.h"
 
+#include <netdb.h>
 #include <pwd.h>
 #include <strings.h>
 #include <unistd.h>
@@ -166,13 +167,28 @@ std::string AccountName() {
   return pw && pw->pw_name ? pw->pw_name : "unknown";
 }
 
-// git's last resort for an email: $EMAIL, else login@hostname.
+// The host part git makes up: the host name if it has a dot, else its canonical name if
+// that has one, else "<host>.(none)".
+std::string MailDomain() {
+  char host[256] = {0};
+  if (gethostname(host, sizeof host - 1) != 0) return "(none)";
+  if (std::strchr(host, '.')) return host;
+  addrinfo hints{};
+  hints.ai_flags = AI_CANONNAME;
+  addrinfo* ai = nullptr;
+  std::string domain = std::string(host) + ".(none)";
+  if (getaddrinfo(host, nullptr, &hints, &ai) == 0) {
+    if (ai && ai->ai_canonname && std::strchr(ai->ai_canonname, '.')) domain = ai->ai_canonname;
+    freeaddrinfo(ai);
+  }
+  return domain;
+}
+
+// git's last resort for an email: $EMAIL, else login@domain.
 std::string AccountEmail() {
   if (const char* v = std::getenv("EMAIL"); v && *v) return v;
-  char host[256] = "localhost";
-  gethostname(host, sizeof host - 1);
   const passwd* pw = getpwuid(getuid());
-  return std::string(pw && pw->pw_name ? pw->pw_name : "unknown") + "@" + host;
+  return std::string(pw && pw->pw_name ? pw->pw_name : "unknown") + "@" + MailDomain();
 }
 
 }  // namespace

@@ -362,7 +362,7 @@ run_case "${PASS:+(no autocompaction) }obj args tag by name" "" args "" refs/tag
 # The same with every object in a pack (and a tag of a tag), instead of loose.
 loose_template=$T
 T=$tmp/packed
-cp -a "$loose_template" "$T"
+rm -rf "$T"; cp -a "$loose_template" "$T"
 "$git" -C "$T" -c advice.nestedTag=false tag -a -m nested at2 at1
 TAG2=$("$git" -C "$T" rev-parse refs/tags/at2)
 "$git" -C "$T" repack -adq && "$git" -C "$T" prune-packed
@@ -377,6 +377,7 @@ T=$loose_template
 CASE_ENV=(-u GIT_COMMITTER_NAME -u GIT_COMMITTER_EMAIL)
 tx "ident user config" "update $H/x $B\n" "user.name=U Ser;user.email=u@example.com"
 tx "ident committer config" "update $H/x $B\n" "user.name=U;user.email=u@x;committer.name=K;committer.email=k@x"
+tx "ident system fallback" "update $H/x $B\n"
 CASE_ENV=(-u GIT_COMMITTER_NAME -u GIT_COMMITTER_EMAIL EMAIL=e@example.com)
 tx "ident EMAIL" "update $H/x $B\n" "user.name=U Ser"
 CASE_ENV=("GIT_COMMITTER_DATE=@1600000000 +0530")
