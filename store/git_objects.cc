@@ -78,8 +78,6 @@ uint32_t Be32(const uint8_t* p) {
   return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3];
 }
 
-std::string Hex(const ObjectId& id, size_t hs) { return HexId(id, hs); }
-
 // git's delta format: base size, result size, then copy-from-base and insert instructions.
 Status ApplyDelta(const std::string& base, const std::string& delta, std::string* out) {
   size_t i = 0;
@@ -220,7 +218,8 @@ struct GitObjects::Pack {
       return Inflate(pack.data + data, pack.size - data, limit, body);
     }
     if (t == 7 && !Find(base_id, &base_offset)) {
-      return Status::Corruption(path + ": delta base " + Hex(base_id, hs) + " is not in the pack");
+      return Status::Corruption(path + ": delta base " + HexId(base_id, hs) +
+                                " is not in the pack");
     }
     if (t != 6 && t != 7) return Status::Corruption(path + ": unknown entry type");
     std::string base, delta;
@@ -269,7 +268,7 @@ Status GitObjects::LoadPacks() {
 
 Status GitObjects::ReadLoose(const std::string& dir, const ObjectId& id, GitObjectType* type,
                              std::string* head, bool* found) {
-  std::string hex = Hex(id, hash_size_);
+  std::string hex = HexId(id, hash_size_);
   auto file = PosixFileSystem()->ReadFile(dir + "/" + hex.substr(0, 2) + "/" + hex.substr(2));
   *found = file.ok();
   if (!file.ok()) return Status::Ok();

@@ -15,16 +15,6 @@ bool IsZero(const ObjectId& id, size_t hs) {
   return std::all_of(id.begin(), id.begin() + long(hs), [](uint8_t b) { return b == 0; });
 }
 
-std::string Hex(const ObjectId& id, size_t hs) {
-  static const char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (size_t i = 0; i < hs; ++i) {
-    out.push_back(kDigits[id[i] >> 4]);
-    out.push_back(kDigits[id[i] & 15]);
-  }
-  return out;
-}
-
 bool IsId(const RefValue& v) {
   return v.type == RefValueType::kVal1 || v.type == RefValueType::kVal2;
 }
@@ -213,10 +203,10 @@ Status GitRefTransaction::CheckOldValue(const Item& u) const {
   }
   if (want_absent) return LockError(OriginalName(u), "reference already exists");
   if (IsZero(u.current_id, hs)) {
-    return LockError(OriginalName(u), "reference is missing but expected " + Hex(want, hs));
+    return LockError(OriginalName(u), "reference is missing but expected " + HexId(want, hs));
   }
   return LockError(OriginalName(u),
-                   "is at " + Hex(u.current_id, hs) + " but expected " + Hex(want, hs));
+                   "is at " + HexId(u.current_id, hs) + " but expected " + HexId(want, hs));
 }
 
 Status GitRefTransaction::PrepareItem(size_t i, std::vector<size_t>* to_check) {
