@@ -404,6 +404,8 @@ tx "wt symref-update HEAD no-deref" "option no-deref\nsymref-update HEAD $H/x\n"
 tx "wt create root ref" "create ORIG_HEAD $A\n"
 tx "wt dup HEAD and its branch" "update HEAD $C\nupdate $H/wtbranch $A\n"
 tx "wt df against main stack" "create $H/x/y $A\n"
+tx "wt one-level name with a digit" "create FOO1 $A\n" "" NAMES= FOO1
+tx "wt one-level name with a dash" "create FOO-BAR $A\n" "" NAMES= FOO-BAR
 CASE_GITDIR=.git
 # the command language
 tx "lang start commit" "start\nupdate $H/x $B\ncommit\n"
