@@ -403,9 +403,11 @@ int StdinSession::CmdStart() {
   return 0;
 }
 
-// git locks here; reftab checks and writes at commit, under the stack's lock.
+// git locks here; reftab checks here and again, under the stack's lock, at commit.
 int StdinSession::CmdPrepare() {
   if (At(pos_) != term_) return Fatal("prepare: extra input: " + Rest());
+  Status s = tx_->Prepare();
+  if (!s.ok()) return Fatal("prepare: " + s.message());
   std::printf("prepare: ok\n");
   std::fflush(stdout);
   return 0;

@@ -287,9 +287,9 @@ Status GitRefTransaction::CheckAvailable(const std::vector<size_t>& to_check) {
   return Status::Ok();
 }
 
-Status GitRefTransaction::Commit() {
-  if (committed_) return Status::InvalidArgument("transaction is closed");
-  committed_ = true;
+Status GitRefTransaction::Prepare() {
+  if (state_ != State::kOpen) return Status::InvalidArgument("transaction is not open");
+  state_ = State::kClosed;  // a failed prepare closes it, as in git
   REFTAB_RETURN_IF_ERROR(RejectDuplicates());
   RefRecord head;
   bool head_found = false;
@@ -300,6 +300,14 @@ Status GitRefTransaction::Commit() {
     REFTAB_RETURN_IF_ERROR(PrepareItem(i, &to_check));
   }
   REFTAB_RETURN_IF_ERROR(CheckAvailable(to_check));
+  state_ = State::kPrepared;
+  return Status::Ok();
+}
+
+Status GitRefTransaction::Commit() {
+  if (state_ == State::kOpen) REFTAB_RETURN_IF_ERROR(Prepare());
+  if (state_ != State::kPrepared) return Status::InvalidArgument("transaction is closed");
+  state_ = State::kClosed;
   return Write();
 }
 

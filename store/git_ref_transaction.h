@@ -58,8 +58,13 @@ class GitRefTransaction {
   Status Verify(const std::string& refname, const RefValue& old_value, unsigned flags);
 
   bool empty() const { return updates_.empty(); }
-  // Checks everything against the stack and writes one table per stack that changes. May be
-  // called once.
+  // Checks everything against the stack (names around new refs, expected values, symrefs)
+  // without writing, as git's `prepare`. Optional: Commit() prepares first if needed. git
+  // holds its locks from here to the commit; reftab takes the stack's lock in Commit(), where
+  // expected old values and parent directories of new names are checked again.
+  Status Prepare();
+  // Writes one table per stack that changes. May be called once; after a failed Prepare()
+  // the transaction is closed.
   Status Commit();
 
  private:
@@ -94,7 +99,8 @@ class GitRefTransaction {
   std::multiset<std::string> refnames_;  // every name that will change, for conflict checks
   std::string head_target_;              // HEAD's referent when HEAD is a symref
   std::vector<std::string> free_dirs_;   // parents of new names, found not to be refs
-  bool committed_ = false;
+  enum class State { kOpen, kPrepared, kClosed };
+  State state_ = State::kOpen;
 };
 
 }  // namespace reftab
