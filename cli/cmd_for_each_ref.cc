@@ -39,7 +39,6 @@
 namespace reftab::cli {
 namespace {
 
-constexpr int kMaxSymrefDepth = 5;
 constexpr int kExitFatal = 128;  // git's exit status for a fatal error
 
 enum class Atom {
@@ -174,21 +173,19 @@ std::string SeekPrefix(const std::vector<Pattern>& patterns) {
   return "";
 }
 
-// Follows symrefs to an object id; *found is false for a missing or dangling ref.
-Status Resolve(const Snapshot& snap, std::string_view name, RefRecord* rec, bool* found) {
-  std::string current(name);
-  for (int depth = 0; depth <= kMaxSymrefDepth; ++depth) {
-    REFTAB_RETURN_IF_ERROR(snap.ReadRef(current, rec, found));
-    if (!*found || rec->value_type != RefValueType::kSymref) return Status::Ok();
-    current = rec->target;
-  }
-  *found = false;
+// Follows symrefs (git's depth limit, store/git_ref_store.h) to an object id; *found is
+// false for a missing, dangling or broken ref.
+Status Resolve(Store& store, std::string_view name, RefRecord* rec, bool* found) {
+  ResolvedRef r;
+  REFTAB_RETURN_IF_ERROR(store.Resolve(name, &r));
+  *found = r.exists && !r.broken;
+  if (*found) *rec = std::move(r.record);
   return Status::Ok();
 }
 
 // git's shorten_unambiguous_ref() in strict mode (core.warnAmbiguousRefs, on by default):
 // the shortest form that no other rev-parse rule would resolve to an existing ref.
-Status ShortName(const Snapshot& snap, const std::string& refname, std::string* out) {
+Status ShortName(Store& snap, const std::string& refname, std::string* out) {
   static constexpr std::string_view kRules[][2] = {
       {"", ""},
       {"refs/", ""},
@@ -274,27 +271,24 @@ int CmdForEachRef(const GlobalOptions& g, const Args& args) {
   bool needs_short = false;
   for (const Item& it : items) needs_short |= it.atom == Atom::kRefnameShort;
 
-  auto stack = OpenSelectedStack(g);
-  if (!stack.ok()) return Fail(stack.status());
-  auto snap = (*stack)->snapshot();
-  const size_t hs = snap->hash_size();
+  auto store = OpenStore(g);
+  if (!store.ok()) return Fail(store.status());
+  Store& refs = **store;
+  const size_t hs = refs.hash_size();
   const std::string prefix = SeekPrefix(patterns);
 
   Output out;
-  RefRecord rec, resolved;
+  RefRecord resolved;
   uint64_t shown = 0;
-  MergedRefIterator it = snap->NewRefIterator();
-  it.set_suppress_deletions(true);
-  Status s = it.Seek(prefix);
-  while (s.ok() && !prefix.empty() && it.Next(&rec)) {
-    if (rec.refname.compare(0, prefix.size(), prefix) != 0) break;
-    if (!Matches(rec.refname, patterns)) continue;
+  Status s;
+  auto show = [&](const RefRecord& rec) {
+    if (!Matches(rec.refname, patterns)) return true;
     const RefRecord* obj = &rec;
     if (rec.value_type == RefValueType::kSymref) {
       bool found = false;
-      s = Resolve(*snap, rec.target, &resolved, &found);
-      if (!s.ok()) break;
-      if (!found) continue;  // git's ref iteration skips broken refs silently
+      s = Resolve(refs, rec.target, &resolved, &found);
+      if (!s.ok()) return false;
+      if (!found) return true;  // git's ref iteration skips broken refs silently
       obj = &resolved;
     }
     std::string& b = out.buf();
@@ -302,7 +296,7 @@ int CmdForEachRef(const GlobalOptions& g, const Args& args) {
       switch (item.atom) {
         case Atom::kLiteral: b.append(item.literal); break;
         case Atom::kRefname: b.append(rec.refname); break;
-        case Atom::kRefnameShort: s = ShortName(*snap, rec.refname, &b); break;
+        case Atom::kRefnameShort: s = ShortName(refs, rec.refname, &b); break;
         case Atom::kRefnameLstrip: AppendLstrip(rec.refname, item.lstrip, &b); break;
         case Atom::kObjectname: AppendHex(obj->value, hs, &b); break;
         case Atom::kObjectnameShort: AppendHex(obj->value, 4, &b), b.pop_back(); break;
@@ -319,10 +313,13 @@ int CmdForEachRef(const GlobalOptions& g, const Args& args) {
     }
     b.push_back('\n');
     out.MaybeFlush();
-    if (needs_short && !s.ok()) break;
-    if (count && ++shown >= count) break;
+    if (needs_short && !s.ok()) return false;
+    return !(count && ++shown >= count);
+  };
+  if (!prefix.empty()) {
+    Status iterated = refs.ForEachRef(prefix, show);
+    if (s.ok()) s = iterated;
   }
-  if (s.ok()) s = it.status();
   if (!out.Flush()) return Fail(Status::IoError("writing standard output failed"));
   if (!s.ok()) return Fail(s);
   return kExitOk;

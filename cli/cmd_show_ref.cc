@@ -13,8 +13,6 @@
 namespace reftab::cli {
 namespace {
 
-constexpr int kMaxSymrefDepth = 5;
-
 struct ShowOptions {
   bool head = false;
   bool deref = false;
@@ -22,16 +20,13 @@ struct ShowOptions {
   bool quiet = false;
 };
 
-// Follows symrefs to an object id. *found is false for a missing or dangling ref.
+// Follows symrefs (git's depth limit, store/git_ref_store.h) to an object id. *found is
+// false for a missing, dangling or broken ref.
 Status Resolve(Store& store, std::string_view name, RefRecord* rec, bool* found) {
-  std::string current(name);
-  for (int depth = 0; depth <= kMaxSymrefDepth; ++depth) {
-    REFTAB_RETURN_IF_ERROR(store.ReadRef(current, rec, found));
-    if (!*found) return Status::Ok();
-    if (rec->value_type != RefValueType::kSymref) return Status::Ok();
-    current = rec->target;
-  }
-  *found = false;  // too deep: git treats it as broken
+  ResolvedRef r;
+  REFTAB_RETURN_IF_ERROR(store.Resolve(name, &r));
+  *found = r.exists && !r.broken;
+  if (*found) *rec = std::move(r.record);
   return Status::Ok();
 }
 

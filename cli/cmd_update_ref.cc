@@ -2,394 +2,611 @@
 // reftab update-ref [-m MSG] [--no-deref] -d REF [OLDVALUE]
 // reftab update-ref [-m MSG] [--no-deref] [--create-reflog] --stdin [-z]
 //
-// git's update-ref, over a reftable stack. Values are full hex object ids (all zeros or ""
-// as OLDVALUE: the ref must not exist) or names of existing refs. Names are dereferenced
-// through symrefs unless --no-deref, and an update through a symref is logged for the
-// symref too (as git logs HEAD). Failures print "fatal: ..." and exit 128, usage errors exit
-// 129, as git does. --stdin speaks git's language (update, create, delete, verify,
-// symref-update/-create/-delete/-verify, option no-deref, start, prepare, commit, abort).
+// git's update-ref. This file only reads git's command language and prints git's messages;
+// every rule (names, conflicts, symrefs, reflogs) is in store/git_ref_transaction.h. Values
+// are full hex object ids or names of existing refs (git's rev-parse rules for refs). Exit
+// status as git's: 128 for "fatal: ...", 129 for usage errors, 1 when `-d` fails ("error:").
+#include <cctype>
 #include <cstdio>
-#include <iterator>
-#include <map>
+#include <cstring>
+#include <memory>
+#include <optional>
 
+#include "cli/c_quote.h"
 #include "cli/commands.h"
-#include "cli/identity.h"
 #include "cli/input.h"
 #include "cli/stack_access.h"
+#include "store/git_ref_transaction.h"
+#include "store/refname.h"
 
 namespace reftab::cli {
 namespace {
 
 constexpr int kExitFatal = 128;
 constexpr int kExitGitUsage = 129;
-constexpr int kMaxSymrefDepth = 5;
 
-int Fatal(const std::string& msg) {
+// git's die()/error(): control characters in the message are shown as '?'.
+int Report(const char* prefix, const std::string& msg, int code) {
+  std::string clean = msg;
+  for (char& c : clean) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\t' && c != '\n') || u == 0x7f) c = '?';
+  }
   std::fflush(stdout);
-  std::fprintf(stderr, "fatal: %s\n", msg.c_str());
-  return kExitFatal;
+  std::fprintf(stderr, "%s%s\n", prefix, clean.c_str());
+  return code;
+}
+int Fatal(const std::string& msg) { return Report("fatal: ", msg, kExitFatal); }
+
+// A value on the command line or in --stdin: a full hex id, or a ref found by git's
+// rev-parse rules (X, refs/X, refs/tags/X, refs/heads/X, refs/remotes/X, refs/remotes/X/HEAD;
+// "@" is HEAD). The empty string is not a value here.
+bool ParseOid(Store& store, const std::string& s, ObjectId* id) {
+  if (s.empty()) return false;
+  if (s.size() == 2 * store.hash_size() && ParseHexId(s, store.hash_size(), id)) return true;
+  const std::string name = s == "@" ? "HEAD" : s;
+  for (const char* rule :
+       {"%", "refs/%", "refs/tags/%", "refs/heads/%", "refs/remotes/%", "refs/remotes/%/HEAD"}) {
+    std::string candidate(rule);
+    candidate.replace(candidate.find('%'), 1, name);
+    ResolvedRef r;
+    if (!store.Resolve(candidate, &r).ok()) return false;
+    if (r.exists && !r.broken) {
+      *id = r.id;
+      return true;
+    }
+  }
+  return false;
 }
 
-enum class Op { kUpdate, kDelete, kVerify };
+RefValue IdValue(const ObjectId& id) { return RefValue::Id(id); }
 
-struct Command {
-  Op op;
-  std::string refname;
-  RefValue value;                    // kUpdate
-  std::optional<RefValue> expected;  // old value to check
-  bool no_deref = false;             // operate on the symref itself
-};
-
-class Session {
+// One --stdin session: git's command language over one input buffer per command, with git's
+// parsing (C-quoted arguments in text mode, NUL-separated fields with -z).
+class StdinSession {
  public:
-  Session(Store& store, std::string message, bool create_reflog)
-      : store_(store), create_reflog_(create_reflog) {
-    hs_ = store.main_stack().snapshot()->hash_size();
-    const GitConfig* cfg = store.repo() ? &store.repo()->config() : nullptr;
-    ident_ = CommitterIdentity(cfg);
-    size_t block = store.main_stack().options().write_options.block_size;
-    ident_.message = CleanReflogMessage(message, block / 2);
+  StdinSession(Store& store, bool nul, unsigned default_flags, unsigned create_reflog,
+               std::string msg)
+      : store_(store),
+        term_(nul ? '\0' : '\n'),
+        default_flags_(default_flags),
+        update_flags_(default_flags),
+        create_reflog_(create_reflog),
+        msg_(std::move(msg)) {
+    tx_ = std::make_unique<GitRefTransaction>(&store);
   }
-  size_t hash_size() const { return hs_; }
-  Store& store() { return store_; }
-
-  // "<hex>", "" / zeros (absent), or the name of an existing ref.
-  bool ParseValue(const std::string& s, RefValue* out) {
-    if (s.empty()) {
-      *out = RefValue::Absent();
-      return true;
-    }
-    ObjectId id{};
-    if (ParseHexId(s, hs_, &id)) {
-      bool zero = true;
-      for (size_t i = 0; i < hs_; ++i) zero = zero && id[i] == 0;
-      *out = zero ? RefValue::Absent() : RefValue::Id(id);
-      return true;
-    }
-    RefRecord rec;
-    bool found = false;
-    if (!Resolve(s, &rec, &found, nullptr).ok() || !found) return false;
-    if (rec.value_type != RefValueType::kVal1 && rec.value_type != RefValueType::kVal2)
-      return false;
-    *out = RefValue::Id(rec.value);
-    return true;
-  }
-
-  void Add(Command c) { commands_.push_back(std::move(c)); }
-  bool empty() const { return commands_.empty(); }
-  void Clear() { commands_.clear(); }
-
-  // Applies the queued commands: one transaction per stack (two only in a linked worktree).
-  Status Commit() {
-    std::map<Stack*, Transaction> txs;
-    std::map<std::string, bool> seen;
-    for (const Command& c : commands_) {
-      std::string name = c.refname;
-      std::string via;  // the symref an update went through
-      if (!c.no_deref) REFTAB_RETURN_IF_ERROR(FinalName(c.refname, &name, &via));
-      Stack& stack = store_.StackFor(name);
-      Transaction& tx = txs.try_emplace(&stack, &stack).first->second;
-      switch (c.op) {
-        case Op::kVerify: tx.Verify(name, c.expected.value_or(RefValue::Absent())); break;
-        case Op::kDelete: tx.Delete(name, c.expected); break;
-        case Op::kUpdate: {
-          std::optional<LogInfo> log;
-          if (WantsLog(name)) log = ident_;
-          tx.Update(name, c.value, c.expected, log);
-          if (!via.empty() && WantsLog(via))
-            REFTAB_RETURN_IF_ERROR(LogThroughSymref(via, name, c, &txs));
-          break;
-        }
-      }
-    }
-    for (auto& [stack, tx] : txs) REFTAB_RETURN_IF_ERROR(tx.Commit());
-    commands_.clear();
-    return Status::Ok();
-  }
+  int Run();
 
  private:
-  Status Resolve(const std::string& name, RefRecord* rec, bool* found, std::string* final_name) {
-    std::string current = name;
-    for (int depth = 0; depth <= kMaxSymrefDepth; ++depth) {
-      REFTAB_RETURN_IF_ERROR(store_.ReadRef(current, rec, found));
-      if (final_name) *final_name = current;
-      if (!*found || rec->value_type != RefValueType::kSymref) return Status::Ok();
-      current = rec->target;
-    }
-    return Status::InvalidArgument("too many levels of symbolic refs at '" + name + "'");
+  enum class State { kOpen, kStarted, kPrepared, kClosed };
+  struct Command {
+    const char* name;
+    int (StdinSession::*fn)();
+    unsigned args;
+    State state;
+  };
+  static const Command kCommands[];
+
+  char At(size_t p) const { return p < buf_.size() ? buf_[p] : '\0'; }
+  bool AtEnd() const { return pos_ >= buf_.size(); }
+  // The C string at the cursor (what git sees up to the next NUL).
+  std::string Rest() const { return std::string(buf_.c_str() + std::min(pos_, buf_.size())); }
+  bool ReadArg(std::string* arg);
+  bool ReadRefname(std::string* ref, int* code);
+  bool ReadNextRefname(std::string* ref, int* code);
+  bool ReadNextArg(std::string* arg, int* code);
+  // 0: a value was read into *id; 1: none given; otherwise the exit code of a fatal error.
+  int ReadNextOid(const char* cmd, const std::string& ref, bool old, bool allow_empty,
+                  ObjectId* id);
+  int ExtraInput(const char* cmd, const std::string& ref) {
+    return Fatal(std::string(cmd) + " " + ref + ": extra input: " + Rest());
+  }
+  int Queued(const Status& s) {
+    update_flags_ = default_flags_;
+    return s.ok() ? 0 : Fatal(s.message());
   }
 
-  // Follows symrefs to the name an update really changes (which may not exist yet).
-  Status FinalName(const std::string& name, std::string* final_name, std::string* via) {
-    RefRecord rec;
-    bool found = false;
-    REFTAB_RETURN_IF_ERROR(Resolve(name, &rec, &found, final_name));
-    if (*final_name != name) *via = name;
-    return Status::Ok();
-  }
-
-  bool WantsLog(const std::string& name) {
-    if (create_reflog_ || store_.LogsByDefault(name)) return true;
-    // A ref whose reflog already exists keeps getting entries.
-    Stack& stack = store_.StackFor(name);
-    MergedLogIterator it = stack.snapshot()->NewLogIterator();
-    LogRecord l;
-    return it.Seek(name).ok() && it.Next(&l) && l.refname == name;
-  }
-
-  // git also logs an update made through HEAD in HEAD's reflog.
-  Status LogThroughSymref(const std::string& via, const std::string& name, const Command& c,
-                          std::map<Stack*, Transaction>* txs) {
-    RefRecord cur;
-    bool found = false;
-    REFTAB_RETURN_IF_ERROR(store_.ReadRef(name, &cur, &found));
-    LogRecord l;
-    l.refname = via;
-    l.value_type = LogValueType::kUpdate;
-    if (found && (cur.value_type == RefValueType::kVal1 || cur.value_type == RefValueType::kVal2)) {
-      l.old_id = cur.value;
-    }
-    if (found && RefValue::Of(cur).Equals(c.value, hs_)) return Status::Ok();  // no change
-    l.new_id = c.value.id;
-    l.name = ident_.name;
-    l.email = ident_.email;
-    l.time = ident_.time;
-    l.tz_offset = ident_.tz_offset;
-    l.message = ident_.message;
-    Stack& stack = store_.StackFor(via);
-    txs->try_emplace(&stack, &stack).first->second.AddLogRecord(std::move(l));
-    return Status::Ok();
-  }
+  int CmdUpdate();
+  int CmdCreate();
+  int CmdDelete();
+  int CmdVerify();
+  int CmdSymrefUpdate();
+  int CmdSymrefCreate();
+  int CmdSymrefDelete();
+  int CmdSymrefVerify();
+  int CmdOption();
+  int CmdStart();
+  int CmdPrepare();
+  int CmdAbort();
+  int CmdCommit();
+  int Dispatch(const Command& cmd);
 
   Store& store_;
-  bool create_reflog_;
-  size_t hs_ = 20;
-  LogInfo ident_;
-  std::vector<Command> commands_;
+  char term_;
+  unsigned default_flags_;
+  unsigned update_flags_;
+  unsigned create_reflog_;
+  std::string msg_;
+  std::unique_ptr<GitRefTransaction> tx_;
+  State state_ = State::kOpen;
+  std::string buf_;
+  size_t pos_ = 0;
 };
 
-// Reads one --stdin command: its words (command and ref in words[0..1]) and, in -z mode, the
-// NUL-terminated fields that follow. Returns false at end of input.
-class StdinReader {
- public:
-  explicit StdinReader(bool nul) : nul_(nul) {}
-  bool Next(std::vector<std::string>* words, size_t nul_fields_for_cmd(const std::string&)) {
-    words->clear();
-    if (!in_.Next(nul_ ? '\0' : '\n', &line_)) return false;
-    const std::string& line = line_;
-    size_t pos = 0;
-    while (pos <= line.size()) {
-      size_t sp = line.find(' ', pos);
-      if (sp == std::string::npos) sp = line.size();
-      words->push_back(line.substr(pos, sp - pos));
-      pos = sp + 1;
-      if (nul_ && words->size() == 2) {  // -z: the ref may not contain a space anyway
-        break;
-      }
+const StdinSession::Command StdinSession::kCommands[] = {
+    {"update", &StdinSession::CmdUpdate, 3, State::kOpen},
+    {"create", &StdinSession::CmdCreate, 2, State::kOpen},
+    {"delete", &StdinSession::CmdDelete, 2, State::kOpen},
+    {"verify", &StdinSession::CmdVerify, 2, State::kOpen},
+    {"symref-update", &StdinSession::CmdSymrefUpdate, 4, State::kOpen},
+    {"symref-create", &StdinSession::CmdSymrefCreate, 2, State::kOpen},
+    {"symref-delete", &StdinSession::CmdSymrefDelete, 2, State::kOpen},
+    {"symref-verify", &StdinSession::CmdSymrefVerify, 2, State::kOpen},
+    {"option", &StdinSession::CmdOption, 1, State::kOpen},
+    {"start", &StdinSession::CmdStart, 0, State::kStarted},
+    {"prepare", &StdinSession::CmdPrepare, 0, State::kPrepared},
+    {"abort", &StdinSession::CmdAbort, 0, State::kClosed},
+    {"commit", &StdinSession::CmdCommit, 0, State::kClosed},
+};
+
+// One argument: C-quoted in text mode when it starts with '"', else up to white space.
+bool StdinSession::ReadArg(std::string* arg) {
+  if (At(pos_) == '"') {
+    std::string orig = Rest();
+    size_t used = 0;
+    std::string_view view(buf_.c_str() + pos_);
+    if (!UnquoteCStyle(view, &used, arg)) {
+      Fatal("badly quoted argument: " + orig);
+      return false;
     }
-    if (nul_) {
-      size_t extra = nul_fields_for_cmd((*words)[0]);
-      for (size_t i = 0; i < extra; ++i) {
-        std::string field;
-        if (!in_.Next('\0', &field)) break;
-        words->push_back(std::move(field));
-      }
+    pos_ += used;
+    char c = At(pos_);
+    if (c != '\0' && !std::isspace(static_cast<unsigned char>(c))) {
+      Fatal("unexpected character after quoted argument: " + orig);
+      return false;
     }
     return true;
   }
+  while (At(pos_) != '\0' && !std::isspace(static_cast<unsigned char>(At(pos_)))) {
+    arg->push_back(buf_[pos_++]);
+  }
+  return true;
+}
 
-  bool failed() const { return in_.failed(); }
+// The ref name right after "command SP". Empty *ref: none given.
+bool StdinSession::ReadRefname(std::string* ref, int* code) {
+  ref->clear();
+  if (term_ != '\0') {
+    if (!ReadArg(ref)) return *code = kExitFatal, false;
+  } else {
+    *ref = Rest();
+    pos_ += ref->size();
+  }
+  if (!ref->empty() && !IsValidRefname(*ref, kRefnameAllowOneLevel)) {
+    *code = Fatal("invalid ref format: " + *ref);
+    return false;
+  }
+  return true;
+}
 
- private:
-  bool nul_;
-  InputReader in_;
-  std::string line_;
-};
+bool StdinSession::ReadNextRefname(std::string* ref, int* code) {
+  ref->clear();
+  if (term_ != '\0') {
+    if (At(pos_) == '\0' || At(pos_) == term_) return true;
+    if (At(pos_) != ' ') return *code = Fatal("expected SP but got: " + Rest()), false;
+  } else if (At(pos_) != '\0' || AtEnd()) {
+    return true;
+  }
+  ++pos_;
+  return ReadRefname(ref, code);
+}
 
-size_t NulFields(const std::string& cmd) {
-  if (cmd == "update") return 2;
-  if (cmd == "create" || cmd == "delete" || cmd == "verify") return 1;
-  if (cmd == "symref-create" || cmd == "symref-delete" || cmd == "symref-verify") return 1;
-  if (cmd == "symref-update") return 3;
+bool StdinSession::ReadNextArg(std::string* arg, int* code) {
+  arg->clear();
+  if (term_ != '\0') {
+    if (At(pos_) == '\0' || At(pos_) == term_) return true;
+    if (At(pos_) != ' ') return *code = Fatal("expected SP but got: " + Rest()), false;
+    ++pos_;
+    if (!ReadArg(arg)) return *code = kExitFatal, false;
+    return true;
+  }
+  if (At(pos_) != '\0' || AtEnd()) return true;
+  ++pos_;
+  *arg = Rest();
+  pos_ += arg->size();
+  return true;
+}
+
+int StdinSession::ReadNextOid(const char* cmd, const std::string& ref, bool old, bool allow_empty,
+                              ObjectId* id) {
+  const std::string what = old ? "<old-oid>" : "<new-oid>";
+  auto eof = [&] {
+    return Fatal(std::string(cmd) + " " + ref + ": unexpected end of input when reading " + what);
+  };
+  if (AtEnd()) return eof();
+  std::string arg;
+  if (term_ != '\0') {
+    if (At(pos_) == '\0' || At(pos_) == term_) return 1;
+    if (At(pos_) != ' ')
+      return Fatal(std::string(cmd) + " " + ref + ": expected SP but got: " + Rest());
+    ++pos_;
+    if (!ReadArg(&arg)) return kExitFatal;
+    if (arg.empty()) {
+      *id = ObjectId{};  // an empty value means zeros in text mode
+      return 0;
+    }
+  } else {
+    if (At(pos_) != '\0')
+      return Fatal(std::string(cmd) + " " + ref + ": expected NUL but got: " + Rest());
+    ++pos_;
+    if (AtEnd()) return eof();
+    arg = Rest();
+    pos_ += arg.size();
+    if (arg.empty()) {
+      if (!allow_empty) return 1;
+      std::fprintf(stderr, "warning: %s %s: missing <new-oid>, treating as zero\n", cmd,
+                   ref.c_str());
+      *id = ObjectId{};
+      return 0;
+    }
+  }
+  if (!ParseOid(store_, arg, id)) {
+    return Fatal(std::string(cmd) + " " + ref + ": invalid " + what + ": " + arg);
+  }
   return 0;
 }
 
-int RunStdin(Session& session, bool nul) {
-  StdinReader reader(nul);
-  std::vector<std::string> w;
-  bool explicit_tx = false, prepared = false, no_deref = false;
-  auto arg = [&](size_t i) -> std::string { return i < w.size() ? w[i] : std::string(); };
-  auto value = [&](const std::string& cmd, const char* what, const std::string& s, RefValue* v) {
-    if (session.ParseValue(s, v)) return true;
-    Fatal(cmd + " " + arg(1) + ": invalid <" + what + ">: " + s);
-    return false;
-  };
-  while (reader.Next(&w, NulFields)) {
-    const std::string cmd = w[0];
-    if (cmd.empty() && w.size() == 1) continue;
-    Command c;
-    c.refname = arg(1);
-    c.no_deref = no_deref;
-    if (cmd == "start" || cmd == "prepare" || cmd == "commit" || cmd == "abort") {
-      if (cmd == "start") {
-        if (!session.empty() || explicit_tx)
-          return Fatal("start: cannot start a transaction twice");
-        explicit_tx = true;
-      } else if (cmd == "prepare") {
-        prepared = true;
-      } else if (cmd == "commit") {
-        Status s = session.Commit();
-        if (!s.ok()) return Fatal(s.message());
-        explicit_tx = prepared = false;
-      } else {
-        session.Clear();
-        explicit_tx = prepared = false;
-      }
-      std::printf("%s: ok\n", cmd.c_str());
-      std::fflush(stdout);
-      continue;
-    }
-    if (cmd == "option") {
-      if (arg(1) != "no-deref") return Fatal("option unknown: " + arg(1));
-      no_deref = true;
-      continue;
-    }
-    if (prepared) return Fatal("prepared transactions can only be closed");
-    if (c.refname.empty()) return Fatal(cmd + ": missing <ref>");
-    if (cmd == "update" || cmd == "create") {
-      c.op = Op::kUpdate;
-      if (!value(cmd, "new-oid", arg(2), &c.value)) return kExitFatal;
-      if (cmd == "create") {
-        if (!c.value.exists()) return Fatal("create " + c.refname + ": zero <new-oid>");
-        c.expected = RefValue::Absent();
-      } else if (w.size() > 3 && !(nul && arg(3).empty())) {
-        RefValue old;
-        if (!value(cmd, "old-oid", arg(3), &old)) return kExitFatal;
-        c.expected = old;
-      }
-      if (!c.value.exists()) c.op = Op::kDelete;
-    } else if (cmd == "delete" || cmd == "verify") {
-      c.op = cmd == "delete" ? Op::kDelete : Op::kVerify;
-      if (w.size() > 2 && !(nul && arg(2).empty())) {
-        RefValue old;
-        if (!value(cmd, "old-oid", arg(2), &old)) return kExitFatal;
-        if (c.op == Op::kDelete && !old.exists())
-          return Fatal("delete " + c.refname + ": zero <old-oid>");
-        c.expected = old;
-      } else if (c.op == Op::kVerify) {
-        c.expected = RefValue::Absent();
-      }
-    } else if (cmd == "symref-update" || cmd == "symref-create") {
-      c.op = Op::kUpdate;
-      c.no_deref = true;
-      if (arg(2).empty()) return Fatal(cmd + " " + c.refname + ": missing <new-target>");
-      c.value = RefValue::Symref(arg(2));
-      if (cmd == "symref-create") {
-        c.expected = RefValue::Absent();
-      } else if (arg(3) == "ref") {
-        c.expected = arg(4).empty() ? RefValue::Absent() : RefValue::Symref(arg(4));
-      } else if (arg(3) == "oid") {
-        RefValue old;
-        if (!value(cmd, "old-oid", arg(4), &old)) return kExitFatal;
-        c.expected = old;
-      } else if (!arg(3).empty()) {
-        return Fatal(cmd + " " + c.refname + ": invalid arg '" + arg(3) + "' for old value");
-      }
-    } else if (cmd == "symref-delete" || cmd == "symref-verify") {
-      c.op = cmd == "symref-delete" ? Op::kDelete : Op::kVerify;
-      c.no_deref = true;
-      if (!arg(2).empty()) {
-        c.expected = RefValue::Symref(arg(2));
-      } else if (c.op == Op::kVerify) {
-        c.expected = RefValue::Absent();
-      }
-    } else {
-      return Fatal("unknown command: " + cmd);
-    }
-    session.Add(std::move(c));
+int StdinSession::CmdUpdate() {
+  std::string ref;
+  int code = 0;
+  if (!ReadRefname(&ref, &code)) return code;
+  if (ref.empty()) return Fatal("update: missing <ref>");
+  ObjectId new_id{}, old_id{};
+  int r = ReadNextOid("update", ref, false, true, &new_id);
+  if (r == 1) return Fatal("update " + ref + ": missing <new-oid>");
+  if (r) return r;
+  r = ReadNextOid("update", ref, true, false, &old_id);
+  if (r > 1) return r;
+  std::optional<RefValue> old;
+  if (r == 0) old = IdValue(old_id);
+  if (At(pos_) != term_) return ExtraInput("update", ref);
+  return Queued(tx_->Update(ref, IdValue(new_id), old, update_flags_ | create_reflog_, msg_));
+}
+
+int StdinSession::CmdCreate() {
+  std::string ref;
+  int code = 0;
+  if (!ReadRefname(&ref, &code)) return code;
+  if (ref.empty()) return Fatal("create: missing <ref>");
+  ObjectId new_id{};
+  int r = ReadNextOid("create", ref, false, false, &new_id);
+  if (r == 1) return Fatal("create " + ref + ": missing <new-oid>");
+  if (r) return r;
+  if (new_id == ObjectId{}) return Fatal("create " + ref + ": zero <new-oid>");
+  if (At(pos_) != term_) return ExtraInput("create", ref);
+  return Queued(tx_->Create(ref, IdValue(new_id), update_flags_ | create_reflog_, msg_));
+}
+
+int StdinSession::CmdDelete() {
+  std::string ref;
+  int code = 0;
+  if (!ReadRefname(&ref, &code)) return code;
+  if (ref.empty()) return Fatal("delete: missing <ref>");
+  ObjectId old_id{};
+  int r = ReadNextOid("delete", ref, true, false, &old_id);
+  if (r > 1) return r;
+  std::optional<RefValue> old;
+  if (r == 0) {
+    if (old_id == ObjectId{}) return Fatal("delete " + ref + ": zero <old-oid>");
+    old = IdValue(old_id);
   }
-  if (reader.failed()) return Fatal("could not read standard input");
-  if (explicit_tx) return kExitOk;  // an explicit transaction without commit is aborted
-  Status s = session.Commit();
-  return s.ok() ? kExitOk : Fatal(s.message());
+  if (At(pos_) != term_) return ExtraInput("delete", ref);
+  return Queued(tx_->Delete(ref, old, update_flags_, msg_));
+}
+
+int StdinSession::CmdVerify() {
+  std::string ref;
+  int code = 0;
+  if (!ReadRefname(&ref, &code)) return code;
+  if (ref.empty()) return Fatal("verify: missing <ref>");
+  ObjectId old_id{};
+  int r = ReadNextOid("verify", ref, true, false, &old_id);
+  if (r > 1) return r;
+  if (At(pos_) != term_) return ExtraInput("verify", ref);
+  RefValue old = old_id == ObjectId{} ? RefValue::Absent() : IdValue(old_id);
+  return Queued(tx_->Verify(ref, old, update_flags_));
+}
+
+int StdinSession::CmdSymrefUpdate() {
+  std::string ref, target, old_arg, old;
+  int code = 0;
+  if (!ReadRefname(&ref, &code)) return code;
+  if (ref.empty()) return Fatal("symref-update: missing <ref>");
+  if (!ReadNextRefname(&target, &code)) return code;
+  if (target.empty()) return Fatal("symref-update " + ref + ": missing <new-target>");
+  if (!ReadNextArg(&old_arg, &code)) return code;
+  std::optional<RefValue> old_value;
+  if (!old_arg.empty()) {
+    if (!ReadNextArg(&old, &code)) return code;
+    if (old.empty()) return Fatal("symref-update " + ref + ": expected old value");
+    if (old_arg == "oid") {
+      ObjectId id{};
+      if (!ParseOid(store_, old, &id)) {
+        return Fatal("symref-update " + ref + ": invalid oid: " + old);
+      }
+      old_value = id == ObjectId{} ? RefValue::Absent() : IdValue(id);
+    } else if (old_arg == "ref") {
+      if (!IsValidRefname(old, kRefnameAllowOneLevel)) {
+        return Fatal("symref-update " + ref + ": invalid ref: " + old);
+      }
+      old_value = RefValue::Symref(old);
+    } else {
+      return Fatal("symref-update " + ref + ": invalid arg '" + old_arg + "' for old value");
+    }
+  }
+  if (At(pos_) != term_) return ExtraInput("symref-update", ref);
+  return Queued(
+      tx_->Update(ref, RefValue::Symref(target), old_value, update_flags_ | create_reflog_, msg_));
+}
+
+int StdinSession::CmdSymrefCreate() {
+  std::string ref, target;
+  int code = 0;
+  if (!ReadRefname(&ref, &code)) return code;
+  if (ref.empty()) return Fatal("symref-create: missing <ref>");
+  if (!ReadNextRefname(&target, &code)) return code;
+  if (target.empty()) return Fatal("symref-create " + ref + ": missing <new-target>");
+  if (At(pos_) != term_) return ExtraInput("symref-create", ref);
+  return Queued(tx_->Create(ref, RefValue::Symref(target), update_flags_ | create_reflog_, msg_));
+}
+
+int StdinSession::CmdSymrefDelete() {
+  if (!(update_flags_ & kGitRefNoDeref))
+    return Fatal("symref-delete: cannot operate with deref mode");
+  std::string ref, old;
+  int code = 0;
+  if (!ReadRefname(&ref, &code)) return code;
+  if (ref.empty()) return Fatal("symref-delete: missing <ref>");
+  if (!ReadNextRefname(&old, &code)) return code;
+  if (At(pos_) != term_) return ExtraInput("symref-delete", ref);
+  std::optional<RefValue> old_value;
+  if (!old.empty()) old_value = RefValue::Symref(old);
+  return Queued(tx_->Delete(ref, old_value, update_flags_, msg_));
+}
+
+int StdinSession::CmdSymrefVerify() {
+  if (!(update_flags_ & kGitRefNoDeref))
+    return Fatal("symref-verify: cannot operate with deref mode");
+  std::string ref, old;
+  int code = 0;
+  if (!ReadRefname(&ref, &code)) return code;
+  if (ref.empty()) return Fatal("symref-verify: missing <ref>");
+  if (!ReadNextRefname(&old, &code)) return code;
+  if (At(pos_) != term_) return ExtraInput("symref-verify", ref);
+  RefValue old_value = old.empty() ? RefValue::Absent() : RefValue::Symref(old);
+  return Queued(tx_->Verify(ref, old_value, update_flags_));
+}
+
+int StdinSession::CmdOption() {
+  std::string rest = Rest();
+  if (rest.rfind("no-deref", 0) == 0 && At(pos_ + 8) == term_) {
+    update_flags_ |= kGitRefNoDeref;
+    return 0;
+  }
+  return Fatal("option unknown: " + rest);
+}
+
+int StdinSession::CmdStart() {
+  if (At(pos_) != term_) return Fatal("start: extra input: " + Rest());
+  std::printf("start: ok\n");
+  std::fflush(stdout);
+  return 0;
+}
+
+// git locks here; reftab checks here and again, under the stack's lock, at commit.
+int StdinSession::CmdPrepare() {
+  if (At(pos_) != term_) return Fatal("prepare: extra input: " + Rest());
+  Status s = tx_->Prepare();
+  if (!s.ok()) return Fatal("prepare: " + s.message());
+  std::printf("prepare: ok\n");
+  std::fflush(stdout);
+  return 0;
+}
+
+int StdinSession::CmdAbort() {
+  if (At(pos_) != term_) return Fatal("abort: extra input: " + Rest());
+  tx_ = std::make_unique<GitRefTransaction>(&store_);
+  std::printf("abort: ok\n");
+  std::fflush(stdout);
+  return 0;
+}
+
+int StdinSession::CmdCommit() {
+  if (At(pos_) != term_) return Fatal("commit: extra input: " + Rest());
+  Status s = tx_->Commit();
+  if (!s.ok()) return Fatal("commit: " + s.message());
+  std::printf("commit: ok\n");
+  std::fflush(stdout);
+  return 0;
+}
+
+// git's state machine: commands outside start/commit form one transaction committed at the
+// end; `start` opens an explicit one, which is aborted if the input ends before `commit`.
+int StdinSession::Dispatch(const Command& cmd) {
+  switch (state_) {
+    case State::kOpen:
+    case State::kStarted:
+      if (state_ == State::kStarted && cmd.state == State::kStarted) {
+        return Fatal("cannot restart ongoing transaction");
+      }
+      if (cmd.state > state_) state_ = cmd.state;
+      break;
+    case State::kPrepared:
+      if (cmd.state != State::kClosed) return Fatal("prepared transactions can only be closed");
+      state_ = cmd.state;
+      break;
+    case State::kClosed:
+      if (cmd.state != State::kStarted) return Fatal("transaction is closed");
+      state_ = cmd.state;
+      tx_ = std::make_unique<GitRefTransaction>(&store_);
+      break;
+  }
+  pos_ = std::strlen(cmd.name) + (cmd.args ? 1 : 0);
+  return (this->*cmd.fn)();
+}
+
+int StdinSession::Run() {
+  InputReader in;
+  std::string line;
+  while (in.Next(term_, &line)) {
+    // git keeps the terminator in its buffer; commands look for it. A last line without one
+    // ends at the end of the buffer instead.
+    buf_ = line;
+    if (!in.last_line_unterminated()) buf_.push_back(term_);
+    if (buf_[0] == term_) return Fatal("empty command in input");
+    if (std::isspace(static_cast<unsigned char>(buf_[0]))) {
+      return Fatal("whitespace before command: " + std::string(buf_.c_str()));
+    }
+    const Command* cmd = nullptr;
+    for (const Command& c : kCommands) {
+      size_t n = std::strlen(c.name);
+      if (buf_.compare(0, n, c.name) != 0) continue;
+      if (At(n) != (c.args ? ' ' : term_)) continue;
+      cmd = &c;
+      break;
+    }
+    if (!cmd) return Fatal("unknown command: " + std::string(buf_.c_str()));
+    for (unsigned j = 1; term_ == '\0' && j < cmd->args; ++j) {
+      if (!in.Next('\0', &line)) break;
+      buf_.append(line);
+      if (!in.last_line_unterminated()) buf_.push_back('\0');
+    }
+    if (int code = Dispatch(*cmd)) return code;
+  }
+  if (in.failed()) return Fatal("could not read standard input");
+  if (state_ == State::kOpen) {
+    Status s = tx_->Commit();
+    if (!s.ok()) return Fatal(s.message());
+  }
+  return kExitOk;
+}
+
+constexpr const char kUsage[] =
+    "usage: reftab update-ref [<options>] -d <refname> [<old-oid>]\n"
+    "   or: reftab update-ref [<options>]    <refname> <new-oid> [<old-oid>]\n"
+    "   or: reftab update-ref [<options>] --stdin [-z]\n"
+    "\n"
+    "    -m <reason>           reason of the update\n"
+    "    -d                    delete the reference\n"
+    "    --[no-]no-deref       update <refname> not the one it points to\n"
+    "    -z                    stdin has NUL-terminated arguments\n"
+    "    --[no-]stdin          read updates from stdin\n"
+    "    --[no-]create-reflog  create a reflog\n";
+
+int UsageError(const std::string& error) {
+  if (!error.empty()) std::fprintf(stderr, "error: %s\n", error.c_str());
+  std::fputs(kUsage, stderr);
+  return kExitGitUsage;
+}
+
+struct UpdateRefArgs {
+  std::optional<std::string> message;
+  bool del = false, no_deref = false, create_reflog = false, stdin_mode = false, nul = false;
+  std::vector<std::string> pos;
+};
+
+// git's option syntax for update-ref; returns 0 or the usage exit code.
+int ParseArgs(const Args& args, UpdateRefArgs* o) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "-m") {
+      if (i + 1 >= args.size()) return UsageError("switch `m' requires a value");
+      o->message = args[++i];
+    } else if (a.rfind("-m", 0) == 0 && a.size() > 2) {
+      o->message = a.substr(2);
+    } else if (a == "-d") {
+      o->del = true;
+    } else if (a == "--no-deref") {
+      o->no_deref = true;
+    } else if (a == "--create-reflog") {
+      o->create_reflog = true;
+    } else if (a == "--stdin") {
+      o->stdin_mode = true;
+    } else if (a == "-z") {
+      o->nul = true;
+    } else if (a == "--") {
+      o->pos.insert(o->pos.end(), args.begin() + long(i) + 1, args.end());
+      break;
+    } else if (a.size() > 1 && a[0] == '-') {
+      if (a[1] == '-') return UsageError("unknown option `" + a.substr(2) + "'");
+      return UsageError(std::string("unknown switch `") + a[1] + "'");
+    } else {
+      o->pos.push_back(a);
+    }
+  }
+  return 0;
+}
+
+// `update-ref REF NEW [OLD]`: one update; a failure is fatal, worded as git's update_ref().
+int UpdateOne(Store& store, const UpdateRefArgs& o, unsigned flags) {
+  const std::string& ref = o.pos[0];
+  ObjectId new_id{};
+  if (!ParseOid(store, o.pos[1], &new_id)) return Fatal(o.pos[1] + ": not a valid SHA1");
+  std::optional<RefValue> old;
+  if (o.pos.size() > 2) {
+    ObjectId old_id{};
+    if (!o.pos[2].empty() && !ParseOid(store, o.pos[2], &old_id)) {
+      return Fatal(o.pos[2] + ": not a valid old SHA1");
+    }
+    old = RefValue::Id(old_id);
+  }
+  GitRefTransaction tx(&store);
+  Status s = tx.Update(ref, RefValue::Id(new_id), old, flags, o.message.value_or(""));
+  if (s.ok()) s = tx.Commit();
+  if (s.ok()) return kExitOk;
+  return Fatal("update_ref failed for ref '" + ref + "': " + s.message());
+}
+
+// `update-ref -d REF [OLD]`: a failure is an error (exit 1), as git's delete_ref().
+int DeleteOne(Store& store, const UpdateRefArgs& o, unsigned flags) {
+  std::optional<RefValue> old;
+  if (o.pos.size() > 1) {
+    ObjectId old_id{};
+    if (!o.pos[1].empty() && !ParseOid(store, o.pos[1], &old_id)) {
+      return Fatal(o.pos[1] + ": not a valid old SHA1");
+    }
+    if (old_id != ObjectId{}) old = RefValue::Id(old_id);  // zeros: "don't care", as git
+  }
+  GitRefTransaction tx(&store);
+  Status s = tx.Delete(o.pos[0], old, flags, o.message.value_or(""));
+  if (s.ok()) s = tx.Commit();
+  return s.ok() ? kExitOk : Report("error: ", s.message(), kExitError);
 }
 
 }  // namespace
 
 int CmdUpdateRef(const GlobalOptions& g, const Args& args) {
-  std::string message;
-  bool del = false, no_deref = false, create_reflog = false, stdin_mode = false, nul = false;
-  std::vector<std::string> pos;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string v;
-    const std::string& a = args[i];
-    if (a == "-m" && i + 1 < args.size()) {
-      message = args[++i];
-    } else if (a.rfind("-m", 0) == 0 && a.size() > 2) {
-      message = a.substr(2);
-    } else if (TakeValue(args, &i, "--message", &v)) {
-      message = v;
-    } else if (a == "-d") {
-      del = true;
-    } else if (a == "--no-deref") {
-      no_deref = true;
-    } else if (a == "--create-reflog") {
-      create_reflog = true;
-    } else if (a == "--stdin") {
-      stdin_mode = true;
-    } else if (a == "-z") {
-      nul = true;
-    } else if (a == "--") {
-      pos.insert(pos.end(), args.begin() + long(i) + 1, args.end());
-      break;
-    } else if (!a.empty() && a[0] == '-') {
-      std::fprintf(stderr,
-                   "error: unknown option `%s'\nusage: reftab update-ref [<options>] -d <refname> "
-                   "[<old-oid>]\n   or: reftab update-ref [<options>] <refname> <new-oid> "
-                   "[<old-oid>]\n   or: reftab update-ref [<options>] --stdin [-z]\n",
-                   a.c_str());
-      return kExitGitUsage;
-    } else {
-      pos.push_back(a);
-    }
+  UpdateRefArgs o;
+  if (int code = ParseArgs(args, &o)) return code;
+  if (o.message && o.message->empty()) {
+    return Fatal("Refusing to perform update with empty message.");
   }
-  auto usage = [] {
-    std::fprintf(stderr,
-                 "usage: reftab update-ref [<options>] -d <refname> [<old-oid>]\n   or: reftab "
-                 "update-ref [<options>] <refname> <new-oid> [<old-oid>]\n   or: reftab update-ref "
-                 "[<options>] --stdin [-z]\n");
-    return kExitGitUsage;
-  };
-  if (stdin_mode
-          ? (!pos.empty() || del)
-          : (nul || pos.empty() || pos.size() > (del ? 2u : 3u) || (!del && pos.size() < 2))) {
-    return usage();
+  const unsigned flags = o.no_deref ? unsigned(kGitRefNoDeref) : 0u;
+  const unsigned create_reflog = o.create_reflog ? unsigned(kGitRefForceCreateReflog) : 0u;
+  if (o.stdin_mode ? (o.del || !o.pos.empty()) : o.nul) return UsageError("");
+  if (!o.stdin_mode &&
+      (o.del ? (o.pos.empty() || o.pos.size() > 2) : (o.pos.size() < 2 || o.pos.size() > 3))) {
+    return UsageError("");
   }
   auto opened = OpenStore(g);
   if (!opened.ok()) return Fatal(opened.status().message());
-  Session session(**opened, message, create_reflog);
-  if (stdin_mode) return RunStdin(session, nul);
-
-  Command c;
-  c.refname = pos[0];
-  c.no_deref = no_deref;
-  size_t old_at = del ? 1 : 2;
-  if (!del) {
-    c.op = Op::kUpdate;
-    if (!session.ParseValue(pos[1], &c.value)) return Fatal(pos[1] + ": not a valid SHA1");
-    if (!c.value.exists()) c.op = Op::kDelete;
-  } else {
-    c.op = Op::kDelete;
+  Store& store = **opened;
+  if (o.stdin_mode) {
+    StdinSession session(store, o.nul, flags, create_reflog, o.message.value_or(""));
+    return session.Run();
   }
-  if (pos.size() > old_at) {
-    RefValue old;
-    if (!session.ParseValue(pos[old_at], &old))
-      return Fatal(pos[old_at] + ": not a valid old SHA1");
-    c.expected = old;
-  }
-  session.Add(std::move(c));
-  Status s = session.Commit();
-  return s.ok() ? kExitOk : Fatal(s.message());
+  if (o.del) return DeleteOne(store, o, flags);
+  return UpdateOne(store, o, flags | create_reflog);
 }
 
 }  // namespace reftab::cli

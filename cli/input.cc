@@ -26,8 +26,9 @@ bool InputReader::Fill() {
 bool InputReader::Next(char delim, std::string* out) {
   out->clear();
   bool any = false;
+  unterminated_ = false;
   for (;;) {
-    if (pos_ == end_ && !Fill()) return any;
+    if (pos_ == end_ && !Fill()) return unterminated_ = any;
     any = true;
     const char* start = buf_.data() + pos_;
     const void* hit = std::memchr(start, delim, end_ - pos_);

@@ -19,6 +19,8 @@ class InputReader {
   // error from the end.
   bool Next(char delim, std::string* out);
   bool failed() const { return failed_; }
+  // Whether the record Next() returned last ended at the end of input, not at a delimiter.
+  bool last_line_unterminated() const { return unterminated_; }
 
  private:
   bool Fill();
@@ -26,7 +28,7 @@ class InputReader {
   int fd_;
   std::vector<char> buf_;
   size_t pos_ = 0, end_ = 0;
-  bool eof_ = false, failed_ = false;
+  bool eof_ = false, failed_ = false, unterminated_ = false;
 };
 
 }  // namespace reftab::cli

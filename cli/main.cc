@@ -28,7 +28,17 @@ constexpr const char kHelp[] =
     "                    write 100,000 refs, look some up, list, and time it\n"
     "\n"
     "Without --stack or --git-dir the repository is found from the current directory.\n"
-    "Exit status: 0 ok, 1 bad input or I/O error, 2 usage error.\n";
+    "update-ref applies git's rules (ref names, conflicts, symrefs, reflogs); with --stack\n"
+    "(no git config, no object database) it applies them with git's defaults and takes\n"
+    "object ids on trust.\n"
+    "Exit status:\n"
+    "  dump, write-table, compact, gen, verify, demo, for-each-ref, show-ref:\n"
+    "                    0 ok, 1 bad input or I/O error, 2 usage error\n"
+    "  update-ref        as git's: 0 ok, 128 after \"fatal: ...\" (any failure, including\n"
+    "                    opening the store), 129 usage error, 1 when -d fails (\"error: ...\")\n"
+    "  show-ref          also 1 when nothing matches, 2 when --exists finds nothing and 128\n"
+    "                    for --verify of a missing ref (\"fatal: ...\"), as git's\n"
+    "  for-each-ref      also 128 for an unknown field name (\"fatal: ...\"), as git's\n";
 
 struct Command {
   const char* name;

@@ -3,11 +3,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cctype>
 #include <cstdlib>
 
 #include "cli/git_format.h"
 #include "cli/jsonl.h"
+#include "store/git_dir.h"
 
 namespace reftab::cli {
 namespace {
@@ -15,41 +15,6 @@ namespace {
 bool IsDir(const std::string& p) {
   struct stat st;
   return stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-std::string Trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
-
-// Finds the git directory as git does: `.git` (a directory, or a file "gitdir: X") in the
-// current directory or any parent, or the current directory itself if it is bare.
-Result<std::string> DiscoverGitDir() {
-  char buf[4096];
-  if (!getcwd(buf, sizeof buf)) return Status::IoError("cannot get the current directory");
-  std::string dir = buf;
-  for (;;) {
-    std::string dotgit = dir + "/.git";
-    struct stat st;
-    if (stat(dotgit.c_str(), &st) == 0) {
-      if (S_ISDIR(st.st_mode)) return dotgit;
-      auto text = PosixFileSystem()->ReadFile(dotgit);
-      if (text.ok() && text->rfind("gitdir: ", 0) == 0) {
-        std::string target = Trim(text->substr(8));
-        while (!target.empty() && target.back() == '\n') target.pop_back();
-        if (!target.empty() && target[0] != '/') target = dir + "/" + target;
-        return target;
-      }
-    }
-    if (IsDir(dir + "/reftable") && stat((dir + "/HEAD").c_str(), &st) == 0) return dir;
-    if (dir == "/" || dir.empty()) break;
-    size_t slash = dir.rfind('/');
-    dir = slash == 0 ? "/" : dir.substr(0, slash);
-  }
-  return Status::NotFound("not a git repository (or any of the parent directories); "
-                          "use --git-dir or --stack");
 }
 
 }  // namespace
@@ -72,9 +37,7 @@ StackOptions CliStackOptions() {
 Result<std::unique_ptr<Store>> OpenStore(const GlobalOptions& g) {
   if (!g.stack_dir.empty()) {
     if (!IsDir(g.stack_dir)) return Status::NotFound(g.stack_dir + ": no such directory");
-    auto stack = Stack::Open(g.stack_dir, CliStackOptions());
-    if (!stack.ok()) return stack.status();
-    return std::make_unique<Store>(std::move(*stack));
+    return GitRefStore::OpenStack(g.stack_dir, CliStackOptions());
   }
   std::string git_dir = g.git_dir;
   if (git_dir.empty()) {
@@ -83,9 +46,7 @@ Result<std::unique_ptr<Store>> OpenStore(const GlobalOptions& g) {
   if (!IsDir(git_dir + "/reftable") && !PosixFileSystem()->ReadFile(git_dir + "/commondir").ok()) {
     return Status::NotFound(git_dir + ": no reftable directory (not a reftable repository?)");
   }
-  auto repo = GitRepo::Open(git_dir, CliStackOptions());
-  if (!repo.ok()) return repo.status();
-  return std::make_unique<Store>(std::move(*repo));
+  return GitRefStore::OpenRepo(git_dir, CliStackOptions());
 }
 
 Result<std::unique_ptr<Stack>> OpenSelectedStack(const GlobalOptions& g) {
@@ -96,38 +57,6 @@ Result<std::unique_ptr<Stack>> OpenSelectedStack(const GlobalOptions& g) {
   REFTAB_ASSIGN_OR_RETURN(auto store, OpenStore(g));
   StackOptions opts = store->main_stack().options();
   return Stack::Open(store->main_stack().dir(), opts);
-}
-
-Status Store::ReadRef(std::string_view refname, RefRecord* ref, bool* found) {
-  if (repo_) return repo_->ReadRef(refname, ref, found);
-  return stack_->snapshot()->ReadRef(refname, ref, found);
-}
-
-Status Store::ForEachRef(std::string_view prefix, const std::function<bool(const RefRecord&)>& fn) {
-  if (repo_) return repo_->ForEachRef(prefix, fn);
-  auto snap = stack_->snapshot();
-  MergedRefIterator it = snap->NewRefIterator();
-  it.set_suppress_deletions(true);
-  REFTAB_RETURN_IF_ERROR(it.Seek(prefix));
-  RefRecord r;
-  while (it.Next(&r) && std::string_view(r.refname).substr(0, prefix.size()) == prefix) {
-    if (!fn(r)) break;
-  }
-  return it.status();
-}
-
-bool Store::LogsByDefault(std::string_view name) const {
-  bool all = true;
-  if (repo_) {
-    auto v = repo_->config().Get("core.logallrefupdates");
-    if (v && *v == "always") return true;
-    all = repo_->config().GetBool("core.logallrefupdates", !repo_->bare());
-  }
-  if (!all) return false;
-  for (std::string_view p : {"refs/heads/", "refs/remotes/", "refs/notes/"}) {
-    if (name.substr(0, p.size()) == p) return true;
-  }
-  return name == "HEAD" || name == "refs/stash";
 }
 
 Status DumpStack(const Stack& stack, bool git_format, Output* out) {

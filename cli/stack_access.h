@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "store/git_ref_store.h"
 #include "store/git_repo.h"
 #include "store/stack.h"
 #include "store/table_reader.h"
@@ -18,26 +19,9 @@ namespace reftab::cli {
 
 Result<std::unique_ptr<TableReader>> OpenTableFile(const std::string& path);
 
-// The selected ref store: a bare stack (--stack) or a git repository.
-class Store {
- public:
-  Store(std::unique_ptr<Stack> stack) : stack_(std::move(stack)) {}  // NOLINT
-  Store(std::unique_ptr<GitRepo> repo) : repo_(std::move(repo)) {}   // NOLINT
-
-  GitRepo* repo() { return repo_.get(); }
-  // The stack holding shared refs (the only one for --stack).
-  Stack& main_stack() { return repo_ ? repo_->main_stack() : *stack_; }
-  // The stack that stores `refname` (a linked worktree keeps its own refs apart).
-  Stack& StackFor(std::string_view refname) { return repo_ ? repo_->StackFor(refname) : *stack_; }
-  Status ReadRef(std::string_view refname, RefRecord* ref, bool* found);
-  Status ForEachRef(std::string_view prefix, const std::function<bool(const RefRecord&)>& fn);
-  // Whether reflogs are written for `refname` by default (core.logAllRefUpdates).
-  bool LogsByDefault(std::string_view refname) const;
-
- private:
-  std::unique_ptr<Stack> stack_;
-  std::unique_ptr<GitRepo> repo_;
-};
+// The selected ref store: a bare stack (--stack, git's rules with git's defaults) or a git
+// repository. All git rules live in store/git_ref_store.h; the CLI only calls them.
+using Store = GitRefStore;
 
 // Stack options the CLI uses: git's defaults, with auto-compaction off when
 // GIT_TEST_REFTABLE_AUTOCOMPACTION=false (as git).

@@ -158,8 +158,7 @@ bool IsPerWorktreeRef(std::string_view name) {
   }
   if (name.substr(0, 5) == "refs/" || name.empty()) return false;
   for (char c : name) {
-    if (!(std::isupper(uint8_t(c)) || std::isdigit(uint8_t(c)) || c == '_' || c == '-'))
-      return false;
+    if (!(std::isupper(uint8_t(c)) || c == '_' || c == '-')) return false;  // git's root-ref syntax
   }
   return true;
 }

@@ -18,7 +18,7 @@
 namespace reftab {
 
 // True for names that live in a worktree's own stack: root refs (HEAD, ORIG_HEAD, ... — upper
-// case, digits and '_' outside refs/) and refs/bisect/, refs/worktree/, refs/rewritten/.
+// case, '_' and '-' outside refs/, no digits) and refs/bisect/, refs/worktree/, refs/rewritten/.
 bool IsPerWorktreeRef(std::string_view refname);
 
 // What the opener intends. git reads its write settings (reftable.*, core.logAllRefUpdates,

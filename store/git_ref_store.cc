@@ -1,0 +1,154 @@
+#include "store/git_ref_store.h"
+
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "store/git_identity.h"
+#include "store/git_ref_transaction.h"
+#include "store/refname.h"
+
+namespace reftab {
+namespace {
+
+const GitConfig& EmptyConfig() {
+  static const GitConfig* empty = new GitConfig();
+  return *empty;
+}
+
+bool StartsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<GitRefStore>> GitRefStore::OpenRepo(const std::string& git_dir,
+                                                           StackOptions base) {
+  auto repo = GitRepo::Open(git_dir, std::move(base));
+  if (!repo.ok()) return repo.status();
+  return std::make_unique<GitRefStore>(std::move(*repo));
+}
+
+Result<std::unique_ptr<GitRefStore>> GitRefStore::OpenStack(const std::string& dir,
+                                                            StackOptions base) {
+  auto stack = Stack::Open(dir, base);
+  if (!stack.ok()) return stack.status();
+  return std::make_unique<GitRefStore>(std::move(*stack));
+}
+
+GitRefStore::GitRefStore(std::unique_ptr<GitRepo> repo) : repo_(std::move(repo)) {
+  committer_ = CommitterIdentity(&repo_->config());
+  // Every repository git makes has objects/; a ref-only directory without one (tests, tools
+  // that keep refs apart) has no database to check ids against, like a bare stack.
+  struct stat st;
+  std::string objects = repo_->common_dir() + "/objects";
+  if (stat(objects.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    objects_ = std::make_unique<GitObjects>(objects, hash_size());
+  }
+}
+
+GitRefStore::GitRefStore(std::unique_ptr<Stack> stack) : stack_(std::move(stack)) {
+  committer_ = CommitterIdentity(nullptr);
+}
+
+GitRefStore::~GitRefStore() = default;
+
+const GitConfig& GitRefStore::config() const { return repo_ ? repo_->config() : EmptyConfig(); }
+
+size_t GitRefStore::hash_size() const {
+  const Stack& s = repo_ ? repo_->main_stack() : *stack_;
+  return s.snapshot()->hash_size();
+}
+
+Status GitRefStore::ReadRef(std::string_view refname, RefRecord* ref, bool* found) {
+  return StackFor(refname).snapshot()->ReadRef(refname, ref, found);
+}
+
+Status GitRefStore::ForEachRef(std::string_view prefix,
+                               const std::function<bool(const RefRecord&)>& fn) {
+  if (repo_) return repo_->ForEachRef(prefix, fn);
+  auto snap = stack_->snapshot();
+  MergedRefIterator it = snap->NewRefIterator();
+  it.set_suppress_deletions(true);
+  REFTAB_RETURN_IF_ERROR(it.Seek(prefix));
+  RefRecord r;
+  while (it.Next(&r) && StartsWith(r.refname, prefix)) {
+    if (!fn(r)) break;
+  }
+  return it.status();
+}
+
+Status GitRefStore::Resolve(std::string_view refname, ResolvedRef* out) {
+  *out = ResolvedRef();
+  std::string name(refname);
+  for (int depth = 0; depth < kMaxSymrefDepth; ++depth) {
+    RefRecord rec;
+    bool found = false;
+    REFTAB_RETURN_IF_ERROR(ReadRef(name, &rec, &found));
+    if (!found || rec.value_type != RefValueType::kSymref) {
+      out->name = name;
+      out->exists = found;
+      if (found) {
+        out->id = rec.value;
+        out->record = std::move(rec);
+      }
+      return Status::Ok();
+    }
+    out->symrefs.push_back(name);
+    if (!IsSafeRefname(rec.target)) break;
+    name = rec.target;
+  }
+  out->name = name;
+  out->broken = true;
+  return Status::Ok();
+}
+
+LogAllRefUpdates GitRefStore::log_all_ref_updates() const {
+  auto v = config().Get("core.logallrefupdates");
+  if (v && strcasecmp(v->c_str(), "always") == 0) return LogAllRefUpdates::kAlways;
+  // Unset: bare repositories keep no reflogs, others the normal set.
+  bool normal = config().GetBool("core.logallrefupdates", !bare());
+  return normal ? LogAllRefUpdates::kNormal : LogAllRefUpdates::kNone;
+}
+
+bool LogsByDefault(LogAllRefUpdates mode, std::string_view name) {
+  switch (mode) {
+    case LogAllRefUpdates::kNone: return false;
+    case LogAllRefUpdates::kAlways: return true;
+    case LogAllRefUpdates::kNormal:
+      return name == "HEAD" || StartsWith(name, "refs/heads/") ||
+             StartsWith(name, "refs/remotes/") || StartsWith(name, "refs/notes/");
+  }
+  return false;
+}
+
+Status GitRefStore::ReflogExists(std::string_view refname, bool* exists) {
+  *exists = false;
+  MergedLogIterator it = StackFor(refname).snapshot()->NewLogIterator();
+  REFTAB_RETURN_IF_ERROR(it.Seek(refname));
+  LogRecord l;
+  while (it.Next(&l) && l.refname == refname) {
+    if (!l.is_deletion()) {
+      *exists = true;
+      return Status::Ok();
+    }
+  }
+  return it.status();
+}
+
+Status GitRefStore::ShouldWriteLog(std::string_view refname, bool* log) {
+  if (LogsByDefault(log_all_ref_updates(), refname)) {
+    *log = true;
+    return Status::Ok();
+  }
+  // Whatever the setting, a ref whose reflog exists keeps getting entries.
+  return ReflogExists(refname, log);
+}
+
+size_t GitRefStore::max_log_message() const {
+  const Stack& s = repo_ ? repo_->main_stack() : *stack_;
+  return s.options().write_options.block_size / 2;
+}
+
+GitRefTransaction GitRefStore::NewTransaction() { return GitRefTransaction(this); }
+
+}  // namespace reftab

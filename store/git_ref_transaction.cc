@@ -1,0 +1,389 @@
+#include "store/git_ref_transaction.h"
+
+#include <algorithm>
+#include <map>
+
+#include "store/git_identity.h"
+#include "store/git_ref_store.h"
+#include "store/refname.h"
+#include "store/stack.h"
+
+namespace reftab {
+namespace {
+
+bool IsZero(const ObjectId& id, size_t hs) {
+  return std::all_of(id.begin(), id.begin() + long(hs), [](uint8_t b) { return b == 0; });
+}
+
+bool IsId(const RefValue& v) {
+  return v.type == RefValueType::kVal1 || v.type == RefValueType::kVal2;
+}
+
+// The object id a value names for comparisons (git's new_oid / old_oid): zero for Absent and
+// for a symref target.
+ObjectId IdOf(const RefValue& v) { return IsId(v) ? v.id : ObjectId{}; }
+
+// git's "null new value": deleting, as opposed to pointing somewhere.
+bool IsNullNew(const RefValue& v, size_t hs) {
+  return v.type == RefValueType::kDeletion || (IsId(v) && IsZero(v.id, hs));
+}
+
+Status LockError(const std::string& name, const std::string& why) {
+  return Status::Conflict("cannot lock ref '" + name + "': " + why);
+}
+
+bool IsBranch(std::string_view name) {
+  return name == "HEAD" || name.substr(0, 11) == "refs/heads/";
+}
+
+}  // namespace
+
+// git looks the new object up: it must exist, a branch (or HEAD) must point at a commit, and
+// an annotated tag is stored with what it peels to.
+Status GitRefTransaction::CheckObject(const std::string& refname, RefValue* value) {
+  GitObjects* objects = store_->objects();
+  if (!objects) return Status::Ok();
+  const size_t hs = store_->hash_size();
+  GitObjectType type = GitObjectType::kNone;
+  REFTAB_RETURN_IF_ERROR(objects->TypeOf(value->id, &type));
+  if (type == GitObjectType::kNone) {
+    return Status::InvalidArgument("trying to write ref '" + refname +
+                                   "' with nonexistent object " + HexId(value->id, hs));
+  }
+  if (type != GitObjectType::kCommit && IsBranch(refname)) {
+    return Status::InvalidArgument("trying to write non-commit object " + HexId(value->id, hs) +
+                                   " to branch '" + refname + "'");
+  }
+  if (type == GitObjectType::kTag) {
+    ObjectId peeled{};
+    bool ok = false;
+    REFTAB_RETURN_IF_ERROR(objects->Peel(value->id, &peeled, &ok));
+    if (ok) *value = RefValue::Peeled(value->id, peeled);
+  }
+  return Status::Ok();
+}
+
+Status GitRefTransaction::Queue(Item item) {
+  const size_t hs = store_->hash_size();
+  // Only an update that stores an object id needs a well-formed name; deletes, verifies and
+  // symref updates need a safe one (git checks new symref names while parsing).
+  bool gives_id = item.new_value && IsId(*item.new_value) && !IsZero(item.new_value->id, hs);
+  if (auto refusal = RefnameRefusal(item.refname, gives_id)) {
+    return Status::InvalidArgument(*refusal);
+  }
+  if (item.new_value && IsId(*item.new_value) && IsZero(item.new_value->id, hs)) {
+    item.new_value = RefValue::Absent();
+  }
+  if (gives_id) REFTAB_RETURN_IF_ERROR(CheckObject(item.refname, &*item.new_value));
+  if (item.old_value && IsId(*item.old_value) && IsZero(item.old_value->id, hs)) {
+    item.old_value = RefValue::Absent();  // the zero id: "must not exist"
+  }
+  item.message = CleanReflogMessage(item.message, store_->max_log_message());
+  refnames_.insert(item.refname);
+  updates_.push_back(std::move(item));
+  return Status::Ok();
+}
+
+Status GitRefTransaction::Update(const std::string& refname, const RefValue& new_value,
+                                 const std::optional<RefValue>& old_value, unsigned flags,
+                                 std::string_view message) {
+  Item item;
+  item.refname = refname;
+  item.new_value = new_value;
+  item.old_value = old_value;
+  item.flags = flags;
+  item.message = std::string(message);
+  return Queue(std::move(item));
+}
+
+Status GitRefTransaction::Create(const std::string& refname, const RefValue& new_value,
+                                 unsigned flags, std::string_view message) {
+  return Update(refname, new_value, RefValue::Absent(), flags, message);
+}
+
+Status GitRefTransaction::Delete(const std::string& refname,
+                                 const std::optional<RefValue>& old_value, unsigned flags,
+                                 std::string_view message) {
+  return Update(refname, RefValue::Absent(), old_value, flags, message);
+}
+
+Status GitRefTransaction::Verify(const std::string& refname, const RefValue& old_value,
+                                 unsigned flags) {
+  Item item;
+  item.refname = refname;
+  item.old_value = old_value;
+  item.flags = flags;
+  return Queue(std::move(item));
+}
+
+// The name the user gave for an update that was split off a symref.
+const std::string& GitRefTransaction::OriginalName(const Item& item) const {
+  const Item* u = &item;
+  while (u->parent >= 0) u = &updates_[size_t(u->parent)];
+  return u->refname;
+}
+
+Status GitRefTransaction::RejectDuplicates() const {
+  for (auto it = refnames_.begin(); it != refnames_.end(); ++it) {
+    auto next = std::next(it);
+    if (next != refnames_.end() && *next == *it) {
+      return Status::InvalidArgument("multiple updates for ref '" + *it + "' not allowed");
+    }
+  }
+  return Status::Ok();
+}
+
+// When the branch HEAD points to changes, HEAD's reflog records it too.
+Status GitRefTransaction::AddHeadLogIfItsBranch(size_t i) {
+  if (refnames_.count("HEAD")) {
+    return Status::Conflict("multiple updates for 'HEAD' (including one via its referent '" +
+                            updates_[i].refname + "') are not allowed");
+  }
+  Item head;
+  head.refname = "HEAD";
+  const std::optional<RefValue>& new_value = updates_[i].new_value;
+  // HEAD's entry carries the object ids of the branch update; a new symref target is none.
+  if (new_value) head.new_value = IsId(*new_value) ? *new_value : RefValue::Absent();
+  if (updates_[i].old_value && !updates_[i].old_value->target.size()) {
+    head.old_value = updates_[i].old_value;
+  }
+  head.flags = updates_[i].flags | kGitRefNoDeref;
+  head.message = updates_[i].message;
+  head.log_only = true;
+  updates_.push_back(std::move(head));
+  return Status::Ok();
+}
+
+// An update through a symref becomes an update of its referent (checked and split again in
+// turn) plus a reflog-only entry for the symref.
+Status GitRefTransaction::SplitAtSymref(size_t i) {
+  const std::string referent = updates_[i].current.target;
+  if (refnames_.count(referent)) {
+    return Status::Conflict("multiple updates for '" + referent + "' (including one via symref '" +
+                            updates_[i].refname + "') are not allowed");
+  }
+  Item next;
+  next.refname = referent;
+  next.new_value = updates_[i].new_value;
+  next.old_value = updates_[i].old_value;
+  next.flags = updates_[i].flags;
+  next.message = updates_[i].message;
+  next.via_head = updates_[i].via_head || updates_[i].refname == "HEAD";
+  next.parent = int(i);
+  refnames_.insert(referent);
+  updates_[i].log_only = true;
+  updates_[i].flags |= kGitRefNoDeref;
+  updates_.push_back(std::move(next));
+  return Status::Ok();
+}
+
+Status GitRefTransaction::CheckOldValue(const Item& u) const {
+  const size_t hs = store_->hash_size();
+  const bool is_symref = u.exists && u.current.value_type == RefValueType::kSymref;
+  if (u.old_value && u.old_value->type == RefValueType::kSymref) {
+    const std::string& want = u.old_value->target;
+    if (!is_symref) {
+      return Status::Conflict("cannot lock ref '" + OriginalName(u) +
+                              "': expected symref with target '" + want +
+                              "': but is a regular ref");
+    }
+    if (u.current.target == want) return Status::Ok();
+    return Status::Conflict("verifying symref target: '" + OriginalName(u) + "': is at " +
+                            u.current.target + " but expected " + want);
+  }
+  if (!u.old_value || u.log_only) return Status::Ok();
+  const ObjectId want = IdOf(*u.old_value);
+  const bool want_absent = IsZero(want, hs);
+  if (std::equal(want.begin(), want.begin() + long(hs), u.current_id.begin())) {
+    // A dangling symref reads as zero; creating over it with --no-deref would clobber it.
+    if ((u.flags & kGitRefNoDeref) && is_symref && want_absent) {
+      return LockError(OriginalName(u), "dangling symref already exists");
+    }
+    return Status::Ok();
+  }
+  if (want_absent) return LockError(OriginalName(u), "reference already exists");
+  if (IsZero(u.current_id, hs)) {
+    return LockError(OriginalName(u), "reference is missing but expected " + HexId(want, hs));
+  }
+  return LockError(OriginalName(u),
+                   "is at " + HexId(u.current_id, hs) + " but expected " + HexId(want, hs));
+}
+
+Status GitRefTransaction::PrepareItem(size_t i, std::vector<size_t>* to_check) {
+  const size_t hs = store_->hash_size();
+  if (!updates_[i].log_only && !updates_[i].via_head && !head_target_.empty() &&
+      updates_[i].refname == head_target_) {
+    REFTAB_RETURN_IF_ERROR(AddHeadLogIfItsBranch(i));
+  }
+  Item& u = updates_[i];
+  REFTAB_RETURN_IF_ERROR(store_->ReadRef(u.refname, &u.current, &u.exists));
+  const bool expects_existing =
+      !u.log_only && u.old_value &&
+      (u.old_value->type == RefValueType::kSymref || !IsZero(IdOf(*u.old_value), hs));
+  if (!u.exists) {
+    if (expects_existing) {
+      return LockError(OriginalName(u), "unable to resolve reference '" + u.refname + "'");
+    }
+    // Nothing to check but the names around it; a delete of nothing writes nothing.
+    to_check->push_back(i);
+    u.queued = u.new_value && !IsNullNew(*u.new_value, hs);
+    return Status::Ok();
+  }
+  const bool is_symref = u.current.value_type == RefValueType::kSymref;
+  if (is_symref) {
+    ResolvedRef resolved;
+    REFTAB_RETURN_IF_ERROR(store_->Resolve(u.refname, &resolved));
+    u.current_id = resolved.broken ? ObjectId{} : resolved.id;
+    if (u.flags & kGitRefNoDeref) {
+      if (u.old_value && resolved.broken) return LockError(u.refname, "error reading reference");
+    } else {
+      REFTAB_RETURN_IF_ERROR(SplitAtSymref(i));
+    }
+  } else {
+    u.current_id = u.current.value;
+  }
+  const Item& checked = updates_[i];  // SplitAtSymref may have moved the vector
+  REFTAB_RETURN_IF_ERROR(CheckOldValue(checked));
+  const bool changes = checked.new_value && (!std::equal(checked.current_id.begin(),
+                                                         checked.current_id.begin() + long(hs),
+                                                         IdOf(*checked.new_value).begin()) ||
+                                             checked.new_value->type == RefValueType::kSymref);
+  updates_[i].queued = is_symref || checked.log_only || changes;
+  return Status::Ok();
+}
+
+// git's rule that no ref is a directory of another: for each name that is about to appear,
+// none of its parents may exist or be in the transaction, and nothing may exist below it.
+Status GitRefTransaction::CheckAvailable(const std::vector<size_t>& to_check) {
+  std::set<std::string> dirs_seen;
+  for (size_t i : to_check) {
+    const std::string& name = updates_[i].refname;
+    for (size_t slash = name.find('/'); slash != std::string::npos;
+         slash = name.find('/', slash + 1)) {
+      std::string dir = name.substr(0, slash);
+      if (!dirs_seen.insert(dir).second) continue;
+      RefRecord rec;
+      bool found = false;
+      REFTAB_RETURN_IF_ERROR(store_->ReadRef(dir, &rec, &found));
+      if (found) return Status::Conflict("'" + dir + "' exists; cannot create '" + name + "'");
+      if (refnames_.count(dir)) {
+        return Status::Conflict("cannot process '" + name + "' and '" + dir + "' at the same time");
+      }
+    }
+    const std::string below = name + "/";
+    std::string existing;
+    REFTAB_RETURN_IF_ERROR(store_->ForEachRef(below, [&](const RefRecord& r) {
+      existing = r.refname;
+      return false;
+    }));
+    if (!existing.empty()) {
+      return Status::Conflict("'" + existing + "' exists; cannot create '" + name + "'");
+    }
+    auto it = refnames_.lower_bound(below);
+    if (it != refnames_.end() && it->compare(0, below.size(), below) == 0) {
+      return Status::Conflict("cannot process '" + name + "' and '" + *it + "' at the same time");
+    }
+  }
+  return Status::Ok();
+}
+
+Status GitRefTransaction::Prepare() {
+  if (state_ != State::kOpen) return Status::InvalidArgument("transaction is not open");
+  state_ = State::kClosed;  // a failed prepare closes it, as in git
+  REFTAB_RETURN_IF_ERROR(RejectDuplicates());
+  RefRecord head;
+  bool head_found = false;
+  REFTAB_RETURN_IF_ERROR(store_->ReadRef("HEAD", &head, &head_found));
+  if (head_found && head.value_type == RefValueType::kSymref) head_target_ = head.target;
+  std::vector<size_t> to_check;
+  for (size_t i = 0; i < updates_.size(); ++i) {  // grows as symrefs are split
+    REFTAB_RETURN_IF_ERROR(PrepareItem(i, &to_check));
+  }
+  REFTAB_RETURN_IF_ERROR(CheckAvailable(to_check));
+  state_ = State::kPrepared;
+  return Status::Ok();
+}
+
+Status GitRefTransaction::Commit() {
+  if (state_ == State::kOpen) REFTAB_RETURN_IF_ERROR(Prepare());
+  if (state_ != State::kPrepared) return Status::InvalidArgument("transaction is closed");
+  state_ = State::kClosed;
+  return Write();
+}
+
+namespace {
+
+// The reflog entry for an update, or nullopt when git writes none (a new symref target that
+// does not resolve to an object).
+std::optional<LogRecord> LogEntryFor(GitRefStore& store, const std::string& refname,
+                                     const RefValue& new_value, const ObjectId& old_id,
+                                     const std::string& message) {
+  LogRecord l;
+  l.refname = refname;
+  l.value_type = LogValueType::kUpdate;
+  l.old_id = old_id;
+  if (new_value.type == RefValueType::kSymref) {
+    ResolvedRef target;
+    if (!store.Resolve(new_value.target, &target).ok() || !target.exists || target.broken) {
+      return std::nullopt;
+    }
+    l.new_id = target.id;
+  } else {
+    l.new_id = IdOf(new_value);
+  }
+  const LogInfo& who = store.committer();
+  l.name = who.name;
+  l.email = who.email;
+  l.time = who.time;
+  l.tz_offset = who.tz_offset;
+  l.message = message;
+  return l;
+}
+
+}  // namespace
+
+// One stack transaction per stack that changes. Expected old values are handed down so that
+// the stack checks them again under its lock.
+Status GitRefTransaction::Write() {
+  const size_t hs = store_->hash_size();
+  std::map<Stack*, Transaction> txs;
+  for (const Item& u : updates_) {
+    if (!u.queued) continue;
+    Stack* stack = &store_->StackFor(u.refname);
+    Transaction& tx = txs.try_emplace(stack, stack).first->second;
+    const bool is_symref = u.exists && u.current.value_type == RefValueType::kSymref;
+    std::optional<RefValue> pin;
+    if (u.old_value && (u.old_value->type == RefValueType::kSymref || !is_symref)) {
+      pin = u.old_value;
+    }
+    if (!u.new_value) {
+      if (!u.log_only && pin) tx.Verify(u.refname, *pin);
+      continue;
+    }
+    const bool null_new = IsNullNew(*u.new_value, hs);
+    if (null_new && !is_symref) {
+      tx.Delete(u.refname, pin);  // the ref and its reflog
+      continue;
+    }
+    bool log = (u.flags & kGitRefForceCreateReflog) != 0;
+    if (!log) REFTAB_RETURN_IF_ERROR(store_->ShouldWriteLog(u.refname, &log));
+    if (log) {
+      if (auto entry = LogEntryFor(*store_, u.refname, *u.new_value, u.current_id, u.message)) {
+        tx.AddLogRecord(std::move(*entry));
+      }
+    }
+    if (u.log_only) continue;
+    tx.Update(u.refname, null_new ? RefValue::Absent() : *u.new_value, pin);
+  }
+  // The conflict checks ran before the stack's lock; that no parent directory of a new name
+  // has become a ref since is checked again under it.
+  for (const std::string& dir : free_dirs_) {
+    Stack* stack = &store_->StackFor(dir);
+    auto it = txs.find(stack);
+    if (it != txs.end()) it->second.Verify(dir, RefValue::Absent());
+  }
+  for (auto& [stack, tx] : txs) REFTAB_RETURN_IF_ERROR(tx.Commit());
+  return Status::Ok();
+}
+
+}  // namespace reftab

@@ -1,0 +1,108 @@
+// Public API: a ref transaction with git's rules (what `git update-ref --stdin` does between
+// `start` and `commit`), on a GitRefStore:
+//  - every name is checked when it is queued: a name that gets a value must be well formed
+//    (one level allowed), one that is deleted or verified must be safe, and pseudorefs
+//    (FETCH_HEAD, MERGE_HEAD) are refused;
+//  - a ref may be named once per transaction, also when two names reach it through a symref;
+//  - an update through a symref changes the ref at the end of the chain and logs the symref
+//    too; kNoDeref changes the symref itself; HEAD gets a reflog entry whenever the branch it
+//    points to changes, whatever name the change went through;
+//  - a ref may not be created where another ref is a directory of it, or the other way round,
+//    in the stack or in the same transaction;
+//  - expected old values are checked with git's messages ("cannot lock ref ...");
+//  - in a repository, a new object id must name an object, a commit for HEAD and branches,
+//    and an annotated tag is stored with its peeled id (store/git_objects.h).
+// Errors are Status values whose message is git's, without "fatal: ".
+#ifndef REFTAB_STORE_GIT_REF_TRANSACTION_H_
+#define REFTAB_STORE_GIT_REF_TRANSACTION_H_
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "format/status.h"
+#include "store/transaction.h"
+
+namespace reftab {
+
+class GitRefStore;
+
+// Options of one queued update, combined with '|'.
+enum GitRefUpdateFlags : unsigned {
+  kGitRefDefault = 0,
+  // Operate on the named ref even if it is a symref (--no-deref, `option no-deref`).
+  kGitRefNoDeref = 1u << 0,
+  // Write a reflog entry even if core.logAllRefUpdates would not (--create-reflog).
+  kGitRefForceCreateReflog = 1u << 1,
+};
+
+class GitRefTransaction {
+ public:
+  explicit GitRefTransaction(GitRefStore* store) : store_(store) {}
+
+  // Sets `refname` to `new_value` (an object id or RefValue::Symref(target); Absent deletes).
+  // `old_value`: the value it must have now — an id, a symref target, or Absent (must not
+  // exist). `message` is cleaned as git cleans reflog messages.
+  Status Update(const std::string& refname, const RefValue& new_value,
+                const std::optional<RefValue>& old_value, unsigned flags,
+                std::string_view message = {});
+  // Update with old_value Absent.
+  Status Create(const std::string& refname, const RefValue& new_value, unsigned flags,
+                std::string_view message = {});
+  // Deletes `refname` (and its reflog), checking `old_value` when given.
+  Status Delete(const std::string& refname, const std::optional<RefValue>& old_value,
+                unsigned flags, std::string_view message = {});
+  // Checks at commit time that `refname` holds `old_value` (Absent: does not exist).
+  Status Verify(const std::string& refname, const RefValue& old_value, unsigned flags);
+
+  bool empty() const { return updates_.empty(); }
+  // Checks everything against the stack (names around new refs, expected values, symrefs)
+  // without writing, as git's `prepare`. Optional: Commit() prepares first if needed. git
+  // holds its locks from here to the commit; reftab takes the stack's lock in Commit(), where
+  // expected old values and parent directories of new names are checked again.
+  Status Prepare();
+  // Writes one table per stack that changes. May be called once; after a failed Prepare()
+  // the transaction is closed.
+  Status Commit();
+
+ private:
+  struct Item {
+    std::string refname;
+    std::optional<RefValue> new_value;  // nullopt: verify only
+    std::optional<RefValue> old_value;  // nullopt: not checked
+    unsigned flags = 0;
+    std::string message;
+    bool log_only = false;  // a symref passed through, or HEAD over its branch: reflog only
+    bool via_head = false;  // reached through HEAD, so HEAD's reflog is already taken care of
+    int parent = -1;        // the update this one was split from, for messages
+    // Filled while preparing:
+    bool exists = false;
+    RefRecord current;      // the stored record (one level)
+    ObjectId current_id{};  // the id it stands for (through symrefs)
+    bool queued = false;
+  };
+  Status Queue(Item item);
+  Status CheckObject(const std::string& refname, RefValue* value);
+  const std::string& OriginalName(const Item& item) const;
+  Status RejectDuplicates() const;
+  Status PrepareItem(size_t i, std::vector<size_t>* to_check);
+  Status AddHeadLogIfItsBranch(size_t i);
+  Status SplitAtSymref(size_t i);
+  Status CheckOldValue(const Item& item) const;
+  Status CheckAvailable(const std::vector<size_t>& to_check);
+  Status Write();
+
+  GitRefStore* store_;
+  std::vector<Item> updates_;
+  std::multiset<std::string> refnames_;  // every name that will change, for conflict checks
+  std::string head_target_;              // HEAD's referent when HEAD is a symref
+  std::vector<std::string> free_dirs_;   // parents of new names, found not to be refs
+  enum class State { kOpen, kPrepared, kClosed };
+  State state_ = State::kOpen;
+};
+
+}  // namespace reftab
+
+#endif  // REFTAB_STORE_GIT_REF_TRANSACTION_H_

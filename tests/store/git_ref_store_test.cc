@@ -1,0 +1,321 @@
+// The git ref store (store/git_ref_store.h, store/git_ref_transaction.h) through its library
+// API, over bare reftable directories and a small git directory: git's name refusals, D/F
+// conflicts in the stack and in the transaction, one update per ref, symref splitting and
+// no-deref, HEAD's reflog when its branch moves, the reflog settings. The same rules are
+// compared with a real git, through the CLI, in tests/cli/git_compare_test.sh.
+#include "store/git_ref_store.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include <string>
+
+#include "store/git_objects.h"
+#include "store/git_ref_transaction.h"
+#include "tests/testutil/store_util.h"
+
+namespace reftab {
+namespace {
+
+using testutil::TempDir;
+
+ObjectId Id(uint64_t n) { return testutil::TestId(n, 20); }
+
+StackOptions Options() {
+  StackOptions o;
+  o.durability = Durability::kNone;
+  o.write_options.exact_log_message = true;
+  return o;
+}
+
+std::unique_ptr<GitRefStore> OpenBare(const TempDir& tmp) {
+  auto s = GitRefStore::OpenStack(tmp.Subdir("stack"), Options());
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  return s.ok() ? std::move(*s) : nullptr;
+}
+
+// A git directory with `config` as its config file.
+std::unique_ptr<GitRefStore> OpenRepo(const TempDir& tmp, const std::string& config) {
+  std::string g = tmp.Subdir("repo.git");
+  testutil::WriteFileOrDie(g + "/config", "[core]\n\trepositoryformatversion = 1\n" + config +
+                                              "[extensions]\n\trefstorage = reftable\n");
+  testutil::WriteFileOrDie(g + "/HEAD", "ref: refs/heads/.invalid\n");
+  tmp.Subdir("repo.git/refs");
+  tmp.Subdir("repo.git/reftable");
+  auto s = GitRefStore::OpenRepo(g, Options());
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  return s.ok() ? std::move(*s) : nullptr;
+}
+
+Status Set(GitRefStore& store, const std::string& name, const RefValue& v) {
+  GitRefTransaction tx(&store);
+  REFTAB_RETURN_IF_ERROR(tx.Update(name, v, std::nullopt, kGitRefNoDeref));
+  return tx.Commit();
+}
+
+RefValue Get(GitRefStore& store, const std::string& name) {
+  RefRecord r;
+  bool found = false;
+  EXPECT_TRUE(store.ReadRef(name, &r, &found).ok());
+  return found ? RefValue::Of(r) : RefValue::Absent();
+}
+
+bool HasReflog(GitRefStore& store, const std::string& name) {
+  bool exists = false;
+  EXPECT_TRUE(store.ReflogExists(name, &exists).ok());
+  return exists;
+}
+
+TEST(GitRefStoreTest, RefusesNamesAsGitDoes) {
+  TempDir tmp("git-ref-store");
+  auto store = OpenBare(tmp);
+  GitRefTransaction tx(store.get());
+  EXPECT_EQ(tx.Update("refs/heads/a..b", RefValue::Id(Id(1)), {}, 0).message(),
+            "refusing to update ref with bad name 'refs/heads/a..b'");
+  EXPECT_EQ(tx.Update("FETCH_HEAD", RefValue::Id(Id(1)), {}, 0).message(),
+            "refusing to update pseudoref 'FETCH_HEAD'");
+  EXPECT_EQ(tx.Delete("refs/heads/../evil", {}, 0).message(),
+            "refusing to update ref with bad name 'refs/heads/../evil'");
+  EXPECT_EQ(tx.Update(std::string("refs/heads/c\x01", 13), RefValue::Id(Id(1)), {}, 0).code(),
+            Code::kInvalidArgument);
+  // Safe but malformed names may still be deleted, as in git.
+  EXPECT_TRUE(tx.Delete("refs/heads/a..b", {}, 0).ok());
+  EXPECT_TRUE(tx.Commit().ok());
+}
+
+TEST(GitRefStoreTest, DirectoryFileConflicts) {
+  TempDir tmp("git-ref-store");
+  auto store = OpenBare(tmp);
+  ASSERT_TRUE(Set(*store, "refs/heads/x", RefValue::Id(Id(1))).ok());
+  {
+    GitRefTransaction tx(store.get());
+    ASSERT_TRUE(tx.Create("refs/heads/x/y", RefValue::Id(Id(2)), 0).ok());
+    EXPECT_EQ(tx.Commit().message(), "'refs/heads/x' exists; cannot create 'refs/heads/x/y'");
+  }
+  {
+    GitRefTransaction tx(store.get());
+    ASSERT_TRUE(tx.Create("refs/heads/p", RefValue::Id(Id(2)), 0).ok());
+    ASSERT_TRUE(tx.Create("refs/heads/p/q", RefValue::Id(Id(2)), 0).ok());
+    EXPECT_EQ(tx.Commit().message(),
+              "cannot process 'refs/heads/p' and 'refs/heads/p/q' at the same time");
+  }
+  {
+    // git's reftable backend checks against the stack as it was: deleting the parent in the
+    // same transaction does not make room.
+    GitRefTransaction tx(store.get());
+    ASSERT_TRUE(tx.Delete("refs/heads/x", {}, 0).ok());
+    ASSERT_TRUE(tx.Create("refs/heads/x/y", RefValue::Id(Id(2)), 0).ok());
+    EXPECT_EQ(tx.Commit().message(), "'refs/heads/x' exists; cannot create 'refs/heads/x/y'");
+  }
+  EXPECT_TRUE(Get(*store, "refs/heads/x").Equals(RefValue::Id(Id(1)), 20));
+  EXPECT_FALSE(Get(*store, "refs/heads/x/y").exists());
+}
+
+TEST(GitRefStoreTest, OneUpdatePerRefAlsoThroughSymrefs) {
+  TempDir tmp("git-ref-store");
+  auto store = OpenBare(tmp);
+  ASSERT_TRUE(Set(*store, "refs/heads/x", RefValue::Id(Id(1))).ok());
+  ASSERT_TRUE(Set(*store, "refs/heads/sym", RefValue::Symref("refs/heads/x")).ok());
+  {
+    GitRefTransaction tx(store.get());
+    ASSERT_TRUE(tx.Update("refs/heads/x", RefValue::Id(Id(2)), {}, 0).ok());
+    ASSERT_TRUE(tx.Update("refs/heads/x", RefValue::Id(Id(3)), {}, 0).ok());
+    EXPECT_EQ(tx.Commit().message(), "multiple updates for ref 'refs/heads/x' not allowed");
+  }
+  {
+    GitRefTransaction tx(store.get());
+    ASSERT_TRUE(tx.Update("refs/heads/sym", RefValue::Id(Id(2)), {}, 0).ok());
+    ASSERT_TRUE(tx.Update("refs/heads/x", RefValue::Id(Id(3)), {}, 0).ok());
+    EXPECT_EQ(tx.Commit().message(),
+              "multiple updates for 'refs/heads/x' (including one via symref 'refs/heads/sym') "
+              "are not allowed");
+  }
+  EXPECT_TRUE(Get(*store, "refs/heads/x").Equals(RefValue::Id(Id(1)), 20));
+}
+
+TEST(GitRefStoreTest, UpdatesThroughSymrefsAndNoDeref) {
+  TempDir tmp("git-ref-store");
+  auto store = OpenBare(tmp);
+  ASSERT_TRUE(Set(*store, "refs/heads/main", RefValue::Id(Id(1))).ok());
+  ASSERT_TRUE(Set(*store, "HEAD", RefValue::Symref("refs/heads/main")).ok());
+  {
+    GitRefTransaction tx(store.get());
+    ASSERT_TRUE(tx.Update("HEAD", RefValue::Id(Id(2)), RefValue::Id(Id(1)), 0, "move").ok());
+    ASSERT_TRUE(tx.Commit().ok());
+  }
+  EXPECT_TRUE(Get(*store, "refs/heads/main").Equals(RefValue::Id(Id(2)), 20));
+  EXPECT_TRUE(Get(*store, "HEAD").Equals(RefValue::Symref("refs/heads/main"), 20));
+  EXPECT_TRUE(HasReflog(*store, "HEAD"));  // logged through HEAD
+  {
+    // symref-update without no-deref changes the referent, as git's does.
+    GitRefTransaction tx(store.get());
+    ASSERT_TRUE(tx.Update("HEAD", RefValue::Symref("refs/heads/x"), {}, 0).ok());
+    ASSERT_TRUE(tx.Commit().ok());
+  }
+  EXPECT_TRUE(Get(*store, "refs/heads/main").Equals(RefValue::Symref("refs/heads/x"), 20));
+  {
+    GitRefTransaction tx(store.get());
+    ASSERT_TRUE(tx.Update("HEAD", RefValue::Symref("refs/heads/y"),
+                          RefValue::Symref("refs/heads/main"), kGitRefNoDeref)
+                    .ok());
+    ASSERT_TRUE(tx.Commit().ok());
+  }
+  EXPECT_TRUE(Get(*store, "HEAD").Equals(RefValue::Symref("refs/heads/y"), 20));
+  {
+    GitRefTransaction tx(store.get());
+    ASSERT_TRUE(
+        tx.Update("HEAD", RefValue::Id(Id(5)), RefValue::Symref("refs/heads/z"), kGitRefNoDeref)
+            .ok());
+    EXPECT_EQ(tx.Commit().message(),
+              "verifying symref target: 'HEAD': is at refs/heads/y but expected refs/heads/z");
+  }
+}
+
+TEST(GitRefStoreTest, HeadIsLoggedWhenItsBranchMoves) {
+  TempDir tmp("git-ref-store");
+  auto store = OpenBare(tmp);
+  ASSERT_TRUE(Set(*store, "HEAD", RefValue::Symref("refs/heads/main")).ok());
+  GitRefTransaction tx(store.get());
+  ASSERT_TRUE(tx.Create("refs/heads/main", RefValue::Id(Id(1)), 0, "first").ok());
+  ASSERT_TRUE(tx.Commit().ok());
+  EXPECT_TRUE(HasReflog(*store, "HEAD"));
+  EXPECT_TRUE(HasReflog(*store, "refs/heads/main"));
+}
+
+TEST(GitRefStoreTest, ExpectedOldValuesWithGitsMessages) {
+  TempDir tmp("git-ref-store");
+  auto store = OpenBare(tmp);
+  ASSERT_TRUE(Set(*store, "refs/heads/x", RefValue::Id(Id(1))).ok());
+  auto fails = [&](const std::string& name, const std::optional<RefValue>& old) {
+    GitRefTransaction tx(store.get());
+    EXPECT_TRUE(tx.Update(name, RefValue::Id(Id(9)), old, 0).ok());
+    return tx.Commit().message();
+  };
+  EXPECT_EQ(fails("refs/heads/x", RefValue::Absent()),
+            "cannot lock ref 'refs/heads/x': reference already exists");
+  EXPECT_EQ(fails("refs/heads/nope", RefValue::Id(Id(1))),
+            "cannot lock ref 'refs/heads/nope': unable to resolve reference 'refs/heads/nope'");
+  EXPECT_EQ(fails("refs/heads/x", RefValue::Id(Id(2))), "cannot lock ref 'refs/heads/x': is at " +
+                                                            HexId(Id(1), 20) + " but expected " +
+                                                            HexId(Id(2), 20));
+}
+
+TEST(GitRefStoreTest, ReflogSettings) {
+  {
+    TempDir tmp("git-ref-store");
+    auto store = OpenBare(tmp);  // no config: git's default for a non-bare repository
+    EXPECT_EQ(store->log_all_ref_updates(), LogAllRefUpdates::kNormal);
+  }
+  {
+    TempDir tmp("git-ref-store");
+    auto store = OpenRepo(tmp, "\tbare = true\n");
+    EXPECT_EQ(store->log_all_ref_updates(), LogAllRefUpdates::kNone);
+    ASSERT_TRUE(Set(*store, "refs/heads/a", RefValue::Id(Id(1))).ok());
+    EXPECT_FALSE(HasReflog(*store, "refs/heads/a"));
+    GitRefTransaction tx(store.get());
+    ASSERT_TRUE(tx.Create("refs/tags/t", RefValue::Id(Id(1)), kGitRefForceCreateReflog).ok());
+    ASSERT_TRUE(tx.Commit().ok());
+    EXPECT_TRUE(HasReflog(*store, "refs/tags/t"));
+    // An existing reflog keeps getting entries.
+    bool log = false;
+    ASSERT_TRUE(store->ShouldWriteLog("refs/tags/t", &log).ok());
+    EXPECT_TRUE(log);
+  }
+  {
+    TempDir tmp("git-ref-store");
+    auto store = OpenRepo(tmp, "\tlogAllRefUpdates = always\n");
+    EXPECT_EQ(store->log_all_ref_updates(), LogAllRefUpdates::kAlways);
+  }
+  EXPECT_TRUE(LogsByDefault(LogAllRefUpdates::kNormal, "refs/notes/x"));
+  EXPECT_TRUE(LogsByDefault(LogAllRefUpdates::kNormal, "refs/remotes/o/x"));
+  EXPECT_FALSE(LogsByDefault(LogAllRefUpdates::kNormal, "refs/tags/x"));
+  EXPECT_FALSE(LogsByDefault(LogAllRefUpdates::kNormal, "refs/stash"));
+  EXPECT_FALSE(LogsByDefault(LogAllRefUpdates::kNone, "HEAD"));
+}
+
+TEST(GitRefStoreTest, ResolveStopsAtGitsDepth) {
+  TempDir tmp("git-ref-store");
+  auto store = OpenBare(tmp);
+  ASSERT_TRUE(Set(*store, "refs/s5", RefValue::Id(Id(1))).ok());
+  for (int i = 4; i >= 0; --i) {
+    ASSERT_TRUE(Set(*store, "refs/s" + std::to_string(i),
+                    RefValue::Symref("refs/s" + std::to_string(i + 1)))
+                    .ok());
+  }
+  ResolvedRef r;
+  ASSERT_TRUE(store->Resolve("refs/s1", &r).ok());  // four symrefs, then the id
+  EXPECT_TRUE(r.exists && !r.broken);
+  EXPECT_EQ(r.name, "refs/s5");
+  ASSERT_TRUE(store->Resolve("refs/s0", &r).ok());  // five symrefs: too deep for git
+  EXPECT_TRUE(r.broken);
+}
+
+}  // namespace
+}  // namespace reftab
+
+namespace reftab {
+namespace {
+
+// Writes a loose object as git does (zlib of "<type> <size>\0<body>") and returns its id.
+// The id is made up: the database looks objects up by name and does not hash them.
+ObjectId WriteLoose(const std::string& objects, const std::string& type, const std::string& body,
+                    uint64_t n) {
+  ObjectId id = Id(n);
+  std::string hex = HexId(id, 20);
+  std::string raw = type + " " + std::to_string(body.size()) + std::string(1, '\0') + body;
+  uLongf len = compressBound(uLong(raw.size()));
+  std::string z(len, '\0');
+  EXPECT_EQ(compress2(reinterpret_cast<Bytef*>(z.data()), &len,
+                      reinterpret_cast<const Bytef*>(raw.data()), uLong(raw.size()), 6),
+            Z_OK);
+  z.resize(len);
+  ::mkdir((objects + "/" + hex.substr(0, 2)).c_str(), 0755);
+  testutil::WriteFileOrDie(objects + "/" + hex.substr(0, 2) + "/" + hex.substr(2), z);
+  return id;
+}
+
+TEST(GitObjectsTest, TypesAndPeelingFromLooseObjects) {
+  TempDir tmp("git-objects");
+  std::string objects = tmp.Subdir("objects");
+  ObjectId commit = WriteLoose(objects, "commit", "tree x\n", 1);
+  ObjectId tag = WriteLoose(objects, "tag", "object " + HexId(commit, 20) + "\ntype commit\n", 2);
+  ObjectId tag2 = WriteLoose(objects, "tag", "object " + HexId(tag, 20) + "\ntype tag\n", 3);
+  ObjectId liar = WriteLoose(objects, "tag", "object " + HexId(commit, 20) + "\ntype tree\n", 4);
+  GitObjects db(objects, 20);
+  GitObjectType type = GitObjectType::kNone;
+  ASSERT_TRUE(db.TypeOf(commit, &type).ok());
+  EXPECT_EQ(type, GitObjectType::kCommit);
+  ASSERT_TRUE(db.TypeOf(Id(99), &type).ok());
+  EXPECT_EQ(type, GitObjectType::kNone);
+  ObjectId peeled{};
+  bool ok = false;
+  ASSERT_TRUE(db.Peel(tag2, &peeled, &ok).ok());
+  EXPECT_TRUE(ok);
+  EXPECT_EQ(peeled, commit);
+  ASSERT_TRUE(db.Peel(liar, &peeled, &ok).ok());
+  EXPECT_FALSE(ok);  // the tagged object is not of the type the tag claims
+}
+
+TEST(GitRefStoreTest, ChecksObjectsInARepository) {
+  TempDir tmp("git-ref-store");
+  auto store = OpenRepo(tmp, "");
+  // OpenRepo made no objects/: ids are taken on trust. Make one and reopen.
+  std::string objects = tmp.Subdir("repo.git/objects");
+  ObjectId commit = WriteLoose(objects, "commit", "tree x\n", 1);
+  ObjectId tag = WriteLoose(objects, "tag", "object " + HexId(commit, 20) + "\ntype commit\n", 2);
+  auto reopened = GitRefStore::OpenRepo(tmp.path() + "/repo.git", Options());
+  ASSERT_TRUE(reopened.ok());
+  GitRefStore& s = **reopened;
+  GitRefTransaction tx(&s);
+  EXPECT_EQ(tx.Create("refs/heads/a", RefValue::Id(Id(7)), 0).message(),
+            "trying to write ref 'refs/heads/a' with nonexistent object " + HexId(Id(7), 20));
+  EXPECT_EQ(tx.Create("refs/heads/a", RefValue::Id(tag), 0).message(),
+            "trying to write non-commit object " + HexId(tag, 20) + " to branch 'refs/heads/a'");
+  ASSERT_TRUE(tx.Create("refs/tags/t", RefValue::Id(tag), 0).ok());
+  ASSERT_TRUE(tx.Commit().ok());
+  EXPECT_TRUE(Get(s, "refs/tags/t").Equals(RefValue::Peeled(tag, commit), 20));
+}
+
+}  // namespace
+}  // namespace reftab
