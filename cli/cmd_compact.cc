@@ -1,7 +1,8 @@
 // reftab compact [--auto]
 // Without --auto: merges every table of the stack into one, dropping tombstones and deleted
 // reflog entries, then removes stray tables (git pack-refs). With --auto: git's geometric
-// auto-compaction, which does nothing when the stack is already a geometric sequence.
+// auto-compaction, which merges nothing when the stack is already a geometric sequence.
+// Either way the stray files of killed writers are then cleaned (Stack::Clean).
 #include "cli/commands.h"
 #include "cli/stack_access.h"
 
@@ -20,15 +21,12 @@ int CmdCompact(const GlobalOptions& g, const Args& args) {
   if (!opened.ok()) return Fail(opened.status());
   Store& store = **opened;
   std::vector<Stack*> stacks = {&store.main_stack()};
-  if (store.repo() && store.repo()->worktree_stack()) stacks.push_back(store.repo()->worktree_stack());
+  if (store.repo() && store.repo()->worktree_stack())
+    stacks.push_back(store.repo()->worktree_stack());
   for (Stack* stack : stacks) {
-    Status s;
-    if (automatic) {
-      s = stack->AutoCompact();
-    } else {
-      s = stack->CompactAll();
-      if (s.ok()) s = stack->Clean();
-    }
+    // Both forms then remove what crashed writers left behind, as git's pack-refs does.
+    Status s = automatic ? stack->AutoCompact() : stack->CompactAll();
+    if (s.ok()) s = stack->Clean();
     if (!s.ok()) return Fail(s);
   }
   return kExitOk;

@@ -271,7 +271,7 @@ int CmdForEachRef(const GlobalOptions& g, const Args& args) {
   bool needs_short = false;
   for (const Item& it : items) needs_short |= it.atom == Atom::kRefnameShort;
 
-  auto store = OpenStore(g);
+  auto store = OpenStore(g, GitRepoAccess::kReadOnly);
   if (!store.ok()) return Fail(store.status());
   Store& refs = **store;
   const size_t hs = refs.hash_size();

@@ -89,7 +89,7 @@ int CmdShowRef(const GlobalOptions& g, const Args& args) {
     }
   }
   if (verify && exists) return Usage("show-ref", "--verify and --exists cannot be combined");
-  auto opened = OpenStore(g);
+  auto opened = OpenStore(g, GitRepoAccess::kReadOnly);
   if (!opened.ok()) return Fail(opened.status());
   Store& store = **opened;
   size_t hs = store.main_stack().snapshot()->hash_size();

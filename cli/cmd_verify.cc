@@ -43,7 +43,7 @@ int CmdVerify(const GlobalOptions& g, const Args& args) {
   }
   bool clean = true;
   if (files.empty()) {
-    auto opened = OpenStore(g);
+    auto opened = OpenStore(g, GitRepoAccess::kReadOnly);
     if (!opened.ok()) return Fail(opened.status());
     Store& store = **opened;
     Status s = VerifyStack(store.main_stack(), &report);

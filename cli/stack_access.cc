@@ -34,7 +34,7 @@ StackOptions CliStackOptions() {
   return opts;
 }
 
-Result<std::unique_ptr<Store>> OpenStore(const GlobalOptions& g) {
+Result<std::unique_ptr<Store>> OpenStore(const GlobalOptions& g, GitRepoAccess access) {
   if (!g.stack_dir.empty()) {
     if (!IsDir(g.stack_dir)) return Status::NotFound(g.stack_dir + ": no such directory");
     return GitRefStore::OpenStack(g.stack_dir, CliStackOptions());
@@ -46,7 +46,7 @@ Result<std::unique_ptr<Store>> OpenStore(const GlobalOptions& g) {
   if (!IsDir(git_dir + "/reftable") && !PosixFileSystem()->ReadFile(git_dir + "/commondir").ok()) {
     return Status::NotFound(git_dir + ": no reftable directory (not a reftable repository?)");
   }
-  return GitRefStore::OpenRepo(git_dir, CliStackOptions());
+  return GitRefStore::OpenRepo(git_dir, CliStackOptions(), access);
 }
 
 Result<std::unique_ptr<Stack>> OpenSelectedStack(const GlobalOptions& g) {
@@ -54,7 +54,7 @@ Result<std::unique_ptr<Stack>> OpenSelectedStack(const GlobalOptions& g) {
     if (!IsDir(g.stack_dir)) return Status::NotFound(g.stack_dir + ": no such directory");
     return Stack::Open(g.stack_dir, CliStackOptions());
   }
-  REFTAB_ASSIGN_OR_RETURN(auto store, OpenStore(g));
+  REFTAB_ASSIGN_OR_RETURN(auto store, OpenStore(g, GitRepoAccess::kReadOnly));
   StackOptions opts = store->main_stack().options();
   return Stack::Open(store->main_stack().dir(), opts);
 }

@@ -28,7 +28,10 @@ using Store = GitRefStore;
 StackOptions CliStackOptions();
 
 // --stack DIR, --git-dir GITDIR, or the repository found upwards from the current directory.
-Result<std::unique_ptr<Store>> OpenStore(const GlobalOptions& g);
+// Commands that only read pass kReadOnly: like git's readers, they work on a repository whose
+// write settings (reftable.blockSize, ...) are malformed.
+Result<std::unique_ptr<Store>> OpenStore(const GlobalOptions& g,
+                                         GitRepoAccess access = GitRepoAccess::kReadWrite);
 // The main stack of the selected store.
 Result<std::unique_ptr<Stack>> OpenSelectedStack(const GlobalOptions& g);
 

@@ -1,6 +1,5 @@
 #include "store/git_ref_store.h"
 
-#include <strings.h>
 #include <sys/stat.h>
 
 #include "store/git_identity.h"
@@ -22,8 +21,9 @@ bool StartsWith(std::string_view s, std::string_view prefix) {
 }  // namespace
 
 Result<std::unique_ptr<GitRefStore>> GitRefStore::OpenRepo(const std::string& git_dir,
-                                                           StackOptions base) {
-  auto repo = GitRepo::Open(git_dir, std::move(base));
+                                                           StackOptions base,
+                                                           GitRepoAccess access) {
+  auto repo = GitRepo::Open(git_dir, std::move(base), access);
   if (!repo.ok()) return repo.status();
   return std::make_unique<GitRefStore>(std::move(*repo));
 }
@@ -102,19 +102,20 @@ Status GitRefStore::Resolve(std::string_view refname, ResolvedRef* out) {
   return Status::Ok();
 }
 
-LogAllRefUpdates GitRefStore::log_all_ref_updates() const {
-  auto v = config().Get("core.logallrefupdates");
-  if (v && strcasecmp(v->c_str(), "always") == 0) return LogAllRefUpdates::kAlways;
-  // Unset: bare repositories keep no reflogs, others the normal set.
-  bool normal = config().GetBool("core.logallrefupdates", !bare());
-  return normal ? LogAllRefUpdates::kNormal : LogAllRefUpdates::kNone;
+LogRefUpdates GitRefStore::log_all_ref_updates() const {
+  // GitRepo read (and checked) the setting; unset, bare repositories keep no reflogs and
+  // others the normal set.
+  LogRefUpdates set = repo_ ? repo_->log_all_ref_updates() : LogRefUpdates::kUnset;
+  if (set != LogRefUpdates::kUnset) return set;
+  return bare() ? LogRefUpdates::kNone : LogRefUpdates::kNormal;
 }
 
-bool LogsByDefault(LogAllRefUpdates mode, std::string_view name) {
+bool LogsByDefault(LogRefUpdates mode, std::string_view name) {
   switch (mode) {
-    case LogAllRefUpdates::kNone: return false;
-    case LogAllRefUpdates::kAlways: return true;
-    case LogAllRefUpdates::kNormal:
+    case LogRefUpdates::kUnset:
+    case LogRefUpdates::kNone: return false;
+    case LogRefUpdates::kAlways: return true;
+    case LogRefUpdates::kNormal:
       return name == "HEAD" || StartsWith(name, "refs/heads/") ||
              StartsWith(name, "refs/remotes/") || StartsWith(name, "refs/notes/");
   }

@@ -26,9 +26,6 @@ namespace reftab {
 
 class GitRefTransaction;
 
-// core.logAllRefUpdates: false, true (HEAD, refs/heads/, refs/remotes/, refs/notes/), always.
-enum class LogAllRefUpdates { kNone, kNormal, kAlways };
-
 // Where following a name's symrefs ends.
 struct ResolvedRef {
   std::string name;     // the last name reached: what an update through the first one changes
@@ -46,9 +43,11 @@ class GitRefStore {
   // git resolves at most this many names for one lookup (a symref chain of four hops).
   static constexpr int kMaxSymrefDepth = 5;
 
-  // A repository (see GitRepo::Open).
-  static Result<std::unique_ptr<GitRefStore>> OpenRepo(const std::string& git_dir,
-                                                       StackOptions base);
+  // A repository (see GitRepo::Open; kReadOnly for commands that only read, so that a bad
+  // write setting stops writers only, as in git).
+  static Result<std::unique_ptr<GitRefStore>> OpenRepo(
+      const std::string& git_dir, StackOptions base,
+      GitRepoAccess access = GitRepoAccess::kReadWrite);
   // A bare reftable directory (`reftab --stack DIR`): git's rules with git's defaults.
   static Result<std::unique_ptr<GitRefStore>> OpenStack(const std::string& dir, StackOptions base);
   explicit GitRefStore(std::unique_ptr<GitRepo> repo);
@@ -77,7 +76,7 @@ class GitRefStore {
   // false); see ResolvedRef::broken. Errors are I/O errors only.
   Status Resolve(std::string_view refname, ResolvedRef* out);
 
-  LogAllRefUpdates log_all_ref_updates() const;
+  LogRefUpdates log_all_ref_updates() const;
   // Whether `refname` has at least one live reflog entry.
   Status ReflogExists(std::string_view refname, bool* exists);
   // Whether an update of `refname` writes a reflog entry without --create-reflog.
@@ -97,7 +96,7 @@ class GitRefStore {
 };
 
 // Whether core.logAllRefUpdates lets `refname` get a reflog on its first update.
-bool LogsByDefault(LogAllRefUpdates mode, std::string_view refname);
+bool LogsByDefault(LogRefUpdates mode, std::string_view refname);
 
 }  // namespace reftab
 

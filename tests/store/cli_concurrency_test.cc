@@ -25,6 +25,7 @@
 
 #include "store/git_repo.h"
 #include "tests/store/store_test_util.h"
+#include "tests/testutil/process.h"
 #include "tests/testutil/real_git.h"
 #include "tests/testutil/store_util.h"
 
@@ -214,8 +215,9 @@ TEST_P(CliConcurrencyTest, EveryUpdateLands) {
   s.cli = cli_env;
   if (v.half_git) {
     std::string why;
-    s.git = testutil::FindReftableGit(&why);
-    if (s.git.empty()) GTEST_SKIP() << why;
+    std::optional<std::string> git = testing::FindReftableGit(&why);
+    if (!git) GTEST_SKIP() << why;
+    s.git = *git;
   }
   testutil::TempDir tmp("cli-concurrency");
   s.home = tmp.Subdir("home");

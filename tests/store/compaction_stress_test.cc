@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -29,6 +30,7 @@
 #include "store/git_repo.h"
 #include "store/stack.h"
 #include "tests/store/store_test_util.h"
+#include "tests/testutil/process.h"
 #include "tests/testutil/real_git.h"
 #include "tests/testutil/store_util.h"
 
@@ -364,8 +366,9 @@ TEST(CompactionStressTest, ReftabCompactsWhileOthersAppendCleanAndCompact) {
 
 TEST(CompactionStressTest, ReftabCompactsWhileGitAppendsAndPacks) {
   std::string why;
-  const std::string git = testutil::FindReftableGit(&why);
-  if (git.empty()) GTEST_SKIP() << why;
+  const std::optional<std::string> found = testing::FindReftableGit(&why);
+  if (!found) GTEST_SKIP() << why;
+  const std::string git = *found;
   testutil::TempDir tmp("compaction-stress-git");
   Plan plan;
   plan.git = git;

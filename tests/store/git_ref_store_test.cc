@@ -205,12 +205,12 @@ TEST(GitRefStoreTest, ReflogSettings) {
   {
     TempDir tmp("git-ref-store");
     auto store = OpenBare(tmp);  // no config: git's default for a non-bare repository
-    EXPECT_EQ(store->log_all_ref_updates(), LogAllRefUpdates::kNormal);
+    EXPECT_EQ(store->log_all_ref_updates(), LogRefUpdates::kNormal);
   }
   {
     TempDir tmp("git-ref-store");
     auto store = OpenRepo(tmp, "\tbare = true\n");
-    EXPECT_EQ(store->log_all_ref_updates(), LogAllRefUpdates::kNone);
+    EXPECT_EQ(store->log_all_ref_updates(), LogRefUpdates::kNone);
     ASSERT_TRUE(Set(*store, "refs/heads/a", RefValue::Id(Id(1))).ok());
     EXPECT_FALSE(HasReflog(*store, "refs/heads/a"));
     GitRefTransaction tx(store.get());
@@ -225,13 +225,13 @@ TEST(GitRefStoreTest, ReflogSettings) {
   {
     TempDir tmp("git-ref-store");
     auto store = OpenRepo(tmp, "\tlogAllRefUpdates = always\n");
-    EXPECT_EQ(store->log_all_ref_updates(), LogAllRefUpdates::kAlways);
+    EXPECT_EQ(store->log_all_ref_updates(), LogRefUpdates::kAlways);
   }
-  EXPECT_TRUE(LogsByDefault(LogAllRefUpdates::kNormal, "refs/notes/x"));
-  EXPECT_TRUE(LogsByDefault(LogAllRefUpdates::kNormal, "refs/remotes/o/x"));
-  EXPECT_FALSE(LogsByDefault(LogAllRefUpdates::kNormal, "refs/tags/x"));
-  EXPECT_FALSE(LogsByDefault(LogAllRefUpdates::kNormal, "refs/stash"));
-  EXPECT_FALSE(LogsByDefault(LogAllRefUpdates::kNone, "HEAD"));
+  EXPECT_TRUE(LogsByDefault(LogRefUpdates::kNormal, "refs/notes/x"));
+  EXPECT_TRUE(LogsByDefault(LogRefUpdates::kNormal, "refs/remotes/o/x"));
+  EXPECT_FALSE(LogsByDefault(LogRefUpdates::kNormal, "refs/tags/x"));
+  EXPECT_FALSE(LogsByDefault(LogRefUpdates::kNormal, "refs/stash"));
+  EXPECT_FALSE(LogsByDefault(LogRefUpdates::kNone, "HEAD"));
 }
 
 TEST(GitRefStoreTest, ResolveStopsAtGitsDepth) {

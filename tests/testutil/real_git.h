@@ -1,6 +1,6 @@
-// Finding and running a reftable-capable git (>= 2.45) for tests that compare with, or race
-// against, the real thing: $REFTAB_GIT, else `git` on PATH when it is recent enough. Tests
-// skip (GTEST_SKIP with the reason) when there is none.
+// Running git (or reftab's command) the way the tests that race against or compare with the
+// real git need it: a deterministic git environment on top of testing::RunProcess
+// (tests/testutil/process.h, which also finds a reftable-capable git).
 #ifndef REFTAB_TESTS_TESTUTIL_REAL_GIT_H_
 #define REFTAB_TESTS_TESTUTIL_REAL_GIT_H_
 
@@ -9,14 +9,10 @@
 
 namespace reftab::testutil {
 
-// The path of a git that knows --ref-format=reftable, or "" with *why saying what is missing.
-std::string FindReftableGit(std::string* why);
-
-// Runs `program args...` (git, or reftab's command) with a deterministic git environment:
-// no system config, HOME = `home`, fixed committer and author. `input` goes to its
-// standard input; its output is discarded unless `output` is given (stdout and stderr,
-// interleaved). Returns the exit status, or 128 + the signal number when it was killed, or
-// -1 if it could not be started.
+// Runs `program args...` with no system config, HOME = `home` (and the XDG config below it),
+// and a fixed committer and author. `input` goes to its standard input; its standard output
+// and then its standard error go to `output` when given. Returns the exit status, or 128 +
+// the signal number when it was killed, or -1 if it could not be started.
 int RunProgram(const std::string& program, const std::vector<std::string>& args,
                const std::string& home, const std::string& input = "",
                std::string* output = nullptr);
