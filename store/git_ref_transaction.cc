@@ -269,6 +269,7 @@ Status GitRefTransaction::CheckAvailable(const std::vector<size_t>& to_check) {
       if (refnames_.count(dir)) {
         return Status::Conflict("cannot process '" + name + "' and '" + dir + "' at the same time");
       }
+      free_dirs_.push_back(dir);
     }
     const std::string below = name + "/";
     std::string existing;
@@ -283,6 +284,7 @@ Status GitRefTransaction::CheckAvailable(const std::vector<size_t>& to_check) {
     if (it != refnames_.end() && it->compare(0, below.size(), below) == 0) {
       return Status::Conflict("cannot process '" + name + "' and '" + *it + "' at the same time");
     }
+    new_names_.push_back(name);
   }
   return Status::Ok();
 }
@@ -376,11 +378,15 @@ Status GitRefTransaction::Write() {
     tx.Update(u.refname, null_new ? RefValue::Absent() : *u.new_value, pin);
   }
   // The conflict checks ran before the stack's lock; that no parent directory of a new name
-  // has become a ref since is checked again under it.
+  // has become a ref since, and nothing has appeared below it, is checked again under it.
   for (const std::string& dir : free_dirs_) {
     Stack* stack = &store_->StackFor(dir);
     auto it = txs.find(stack);
     if (it != txs.end()) it->second.Verify(dir, RefValue::Absent());
+  }
+  for (const std::string& name : new_names_) {
+    auto it = txs.find(&store_->StackFor(name));
+    if (it != txs.end()) it->second.VerifyNoneBelow(name + "/", name);
   }
   for (auto& [stack, tx] : txs) REFTAB_RETURN_IF_ERROR(tx.Commit());
   return Status::Ok();

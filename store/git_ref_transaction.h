@@ -98,6 +98,7 @@ class GitRefTransaction {
   std::vector<Item> updates_;
   std::multiset<std::string> refnames_;  // every name that will change, for conflict checks
   std::string head_target_;              // HEAD's referent when HEAD is a symref
+  std::vector<std::string> new_names_;   // names the transaction creates, checked free
   std::vector<std::string> free_dirs_;   // parents of new names, found not to be refs
   enum class State { kOpen, kPrepared, kClosed };
   State state_ = State::kOpen;

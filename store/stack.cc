@@ -396,6 +396,18 @@ Status SortLogs(std::vector<LogRecord>* logs) {
   return Status::Ok();
 }
 
+// Transaction::VerifyNoneBelow's check, on the snapshot taken under the lock.
+Status CheckNoneBelow(const Snapshot& snap, const std::string& prefix, const std::string& for_key) {
+  MergedRefIterator it = snap.NewRefIterator();
+  it.set_suppress_deletions(true);
+  REFTAB_RETURN_IF_ERROR(it.Seek(prefix));
+  RefRecord r;
+  if (it.Next(&r) && r.refname.compare(0, prefix.size(), prefix) == 0) {
+    return Status::Conflict("'" + r.refname + "' exists; cannot create '" + for_key + "'");
+  }
+  return it.status();
+}
+
 }  // namespace
 
 Status Stack::CollectItem(const Transaction::Item& item, const Snapshot& snap, uint64_t next,
@@ -436,6 +448,9 @@ Status Stack::CollectUpdates(const Transaction& tx, const Snapshot& snap, uint64
       return Status::InvalidArgument("multiple updates for ref '" + item.refname + "' not allowed");
     }
     REFTAB_RETURN_IF_ERROR(CollectItem(item, snap, next, out));
+  }
+  for (const auto& [prefix, for_key] : tx.empty_prefixes_) {
+    REFTAB_RETURN_IF_ERROR(CheckNoneBelow(snap, prefix, for_key));
   }
   for (const auto& raw : tx.raw_logs_) {
     out->logs.push_back(raw.log);
@@ -534,6 +549,10 @@ void Transaction::Delete(std::string refname, std::optional<RefValue> expected_o
 void Transaction::Verify(std::string refname, RefValue expected) {
   updates_.push_back(Item{Kind::kVerify, std::move(refname), RefValue::Absent(),
                           std::move(expected), std::nullopt});
+}
+
+void Transaction::VerifyNoneBelow(std::string prefix, std::string for_key) {
+  empty_prefixes_.emplace_back(std::move(prefix), std::move(for_key));
 }
 
 void Transaction::AddLogRecord(LogRecord log, bool keep_update_index) {

@@ -83,6 +83,11 @@ class Transaction {
   void Delete(std::string refname, std::optional<RefValue> expected_old = {});
   // Checks at commit time that `refname` holds `expected` (Absent: does not exist).
   void Verify(std::string refname, RefValue expected);
+  // Checks at commit time that no live key starts with `prefix`; kConflict otherwise, as
+  // "'<key found>' exists; cannot create '<for_key>'". A layer that keeps keys from being
+  // both a name and a directory of names (git's refs) puts `for_key + "/"` here, so that the
+  // rule also holds against writers that committed after it looked.
+  void VerifyNoneBelow(std::string prefix, std::string for_key);
   // Adds a raw reflog record (e.g. an existence marker or a rewritten entry). Its update
   // index is set to the transaction's unless `keep_update_index`.
   void AddLogRecord(LogRecord log, bool keep_update_index = false);
@@ -116,6 +121,7 @@ class Transaction {
   Stack* stack_;
   std::vector<Item> updates_;
   std::vector<RawLog> raw_logs_;
+  std::vector<std::pair<std::string, std::string>> empty_prefixes_;  // prefix, for_key
   bool committed_ = false;
   uint64_t committed_update_index_ = 0;
 };

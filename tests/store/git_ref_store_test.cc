@@ -112,6 +112,35 @@ TEST(GitRefStoreTest, DirectoryFileConflicts) {
   EXPECT_FALSE(Get(*store, "refs/heads/x/y").exists());
 }
 
+// The D/F checks run when the transaction is prepared, before the stack's lock; what other
+// writers commit between that and the commit is checked again under the lock.
+TEST(GitRefStoreTest, DirectoryFileConflictsWithWritersThatCameBetween) {
+  TempDir tmp("git-ref-store");
+  auto store = OpenBare(tmp);
+  auto other = OpenBare(tmp);
+  {
+    GitRefTransaction tx(store.get());
+    ASSERT_TRUE(tx.Create("refs/heads/x", RefValue::Id(Id(1)), 0).ok());
+    ASSERT_TRUE(tx.Prepare().ok());
+    ASSERT_TRUE(Set(*other, "refs/heads/x/y", RefValue::Id(Id(2))).ok());
+    Status s = tx.Commit();
+    EXPECT_EQ(s.code(), Code::kConflict) << s.ToString();
+    EXPECT_EQ(s.message(), "'refs/heads/x/y' exists; cannot create 'refs/heads/x'");
+  }
+  {
+    GitRefTransaction tx(store.get());
+    ASSERT_TRUE(tx.Create("refs/heads/p/q", RefValue::Id(Id(3)), 0).ok());
+    ASSERT_TRUE(tx.Prepare().ok());
+    ASSERT_TRUE(Set(*other, "refs/heads/p", RefValue::Id(Id(4))).ok());
+    EXPECT_EQ(tx.Commit().code(), Code::kConflict);
+  }
+  ASSERT_TRUE(store->main_stack().Reload().ok());
+  EXPECT_FALSE(Get(*store, "refs/heads/x").exists());
+  EXPECT_FALSE(Get(*store, "refs/heads/p/q").exists());
+  EXPECT_TRUE(Get(*store, "refs/heads/x/y").exists());
+  EXPECT_TRUE(Get(*store, "refs/heads/p").exists());
+}
+
 TEST(GitRefStoreTest, OneUpdatePerRefAlsoThroughSymrefs) {
   TempDir tmp("git-ref-store");
   auto store = OpenBare(tmp);

@@ -183,6 +183,29 @@ TEST(StackTest, EachTransactionTakesMaxPlusOneAndCompactionKeepsTheRange) {
   EXPECT_EQ(ListDirSorted(tmp.path()).size(), 3u) << "compacted tables are deleted";
 }
 
+TEST(StackTest, VerifyNoneBelowSeesLiveKeysOnly) {
+  TempDir tmp;
+  auto s = OpenOrDie(tmp.path(), TestOptions());
+  ASSERT_TRUE(Put(*s, "a/b", 1).ok());
+  ASSERT_TRUE(Put(*s, "c/d", 2).ok());
+  ASSERT_TRUE(Del(*s, "c/d").ok());
+  std::string list = ReadFileOr(tmp.path() + "/tables.list");
+  {
+    Transaction tx = s->NewTransaction();
+    tx.Update("a", IdValue(3));
+    tx.VerifyNoneBelow("a/", "a");
+    Status st = tx.Commit();
+    EXPECT_EQ(st.code(), Code::kConflict) << st.ToString();
+    EXPECT_EQ(st.message(), "'a/b' exists; cannot create 'a'");
+    EXPECT_EQ(ReadFileOr(tmp.path() + "/tables.list"), list) << "nothing written";
+  }
+  Transaction tx = s->NewTransaction();
+  tx.Update("c", IdValue(4));
+  tx.VerifyNoneBelow("c/", "c");    // only a tombstone below
+  tx.VerifyNoneBelow("ab/", "ab");  // "a/b" sorts before, "ab" is no prefix of it
+  EXPECT_TRUE(tx.Commit().ok());
+}
+
 TEST(StackTest, TransactionThatChangesNothingWritesNoTable) {
   TempDir tmp;
   auto s = OpenOrDie(tmp.path(), TestOptions());
