@@ -9,7 +9,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(meson ninja-build g++ clang-14 libclang-rt-14-dev pkg-config zlib1g-dev libxxhash-dev
-          libgtest-dev libgmock-dev hyperfine valgrind python3)
+          libgtest-dev libgmock-dev hyperfine valgrind python3 libjgit-java)
 missing=()
 for p in "${PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then
@@ -17,6 +17,13 @@ if ((${#missing[@]})); then
   echo "== installing: ${missing[*]}"
   $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null ||
     { echo "package installation failed"; echo "0 passed, 1 failed"; exit 1; }
+fi
+
+# The JGit peer (../shared/tools/jgit-harness): its jar goes to ~/.cache; without java or the
+# harness the interop tests say they were skipped.
+harness=../shared/tools/jgit-harness/build.sh
+if [[ -f $harness ]] && command -v javac >/dev/null; then
+  bash "$harness" >/dev/null 2>&1 || echo "== jgit-harness did not build: its interop tests will skip"
 fi
 
 JOBS=${JOBS:-$(nproc)}
