@@ -16,8 +16,8 @@ namespace reftab {
 // null (a bare stack has no config).
 LogInfo CommitterIdentity(const GitConfig* config);
 // git's reflog message cleanup: whitespace runs become one space, ends trimmed; the result
-// gets the single trailing newline git's writer stores (an empty message is "\n"). At most `max_len` bytes are
-// kept before the newline (git keeps block_size / 2).
+// gets the single trailing newline git's writer stores (an empty message is "\n"). At most
+// `max_len` bytes are kept before the newline (git keeps block_size / 2).
 std::string CleanReflogMessage(std::string_view msg, size_t max_len);
 
 }  // namespace reftab

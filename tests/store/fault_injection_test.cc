@@ -46,7 +46,7 @@ struct Scenario {
   const char* name;
   Durability durability;
   bool auto_compact;
-  std::function<void(Stack&)> setup;       // builds the starting stack (plain file system)
+  std::function<void(Stack&)> setup;        // builds the starting stack (plain file system)
   std::function<Status(Stack&)> operation;  // what gets the faults
   std::optional<uint32_t> file_mode = std::nullopt;  // StackOptions::file_mode (chmods)
 };
@@ -65,7 +65,8 @@ void FourTables(Stack& s) {
 
 // Equal-sized tables, so that auto-compaction after one more commit merges them.
 void EqualTables(Stack& s) {
-  for (int i = 0; i < 4; ++i) ASSERT_TRUE(Put(s, "refs/heads/b00" + std::to_string(i), uint64_t(i)).ok());
+  for (int i = 0; i < 4; ++i)
+    ASSERT_TRUE(Put(s, "refs/heads/b00" + std::to_string(i), uint64_t(i)).ok());
 }
 
 Status BigTransaction(Stack& s) {
@@ -75,7 +76,8 @@ Status BigTransaction(Stack& s) {
   tx.Delete("refs/tags/v1");
   tx.Verify("refs/heads/topic", RefValue::Absent());
   for (int i = 0; i < 40; ++i) {  // a few blocks' worth
-    tx.Update("refs/heads/bulk/" + std::string(60, 'x') + std::to_string(1000 + i), IdValue(100 + uint64_t(i)));
+    tx.Update("refs/heads/bulk/" + std::string(60, 'x') + std::to_string(1000 + i),
+              IdValue(100 + uint64_t(i)));
   }
   return tx.Commit();
 }
@@ -170,7 +172,8 @@ TEST_P(FaultInjectionTest, EveryFailureLeavesTheStackAsBeforeOrFullyUpdated) {
   size_t runs = 0, unchanged = 0, replaced = 0, residues = 0;
   for (FsOp op : testutil::kAllFsOps) {
     for (uint64_t n = 1; n <= counts[size_t(op)]; ++n) {
-      const std::string what = std::string(sc.name) + ": failing " + FsOpName(op) + " #" + std::to_string(n);
+      const std::string what =
+          std::string(sc.name) + ": failing " + FsOpName(op) + " #" + std::to_string(n);
       SCOPED_TRACE(what);
       Restore();
       fs.set_hook(nullptr);
@@ -183,7 +186,8 @@ TEST_P(FaultInjectionTest, EveryFailureLeavesTheStackAsBeforeOrFullyUpdated) {
       const bool after_rename = fs.ListReplacedBeforeFault();
       const auto events = fs.events();
       fs.FailNth(op, 0);
-      ASSERT_TRUE(fired) << "the fault-free run made " << counts[size_t(op)] << " such operations:\n"
+      ASSERT_TRUE(fired) << "the fault-free run made " << counts[size_t(op)]
+                         << " such operations:\n"
                          << Describe(events);
       ++runs;
 
@@ -216,10 +220,12 @@ TEST_P(FaultInjectionTest, EveryFailureLeavesTheStackAsBeforeOrFullyUpdated) {
         StackState clean = now;
         clean.files = files;
         EXPECT_TRUE(testutil::StrayFiles(clean).empty())
-            << "stray: " << testutil::StrayFiles(clean).size() << "\n" << Describe(events);
+            << "stray: " << testutil::StrayFiles(clean).size() << "\n"
+            << Describe(events);
         if (!after_rename) {
           EXPECT_TRUE(st.ok()) << "a failure before the list's rename must not change the stack: "
-                               << st.ToString() << "\n" << Describe(events);
+                               << st.ToString() << "\n"
+                               << Describe(events);
         }
         // A failure inside the auto-compaction never fails the commit.
         if (sc.auto_compact && after_rename) {
@@ -227,7 +233,8 @@ TEST_P(FaultInjectionTest, EveryFailureLeavesTheStackAsBeforeOrFullyUpdated) {
           bool seen_rename = false;
           for (long i = 0; i < fs.fault_index(); ++i) {
             const auto& e = events[size_t(i)];
-            if (e.op == FsOp::kRename && testutil::EndsWith(e.to, "/tables.list")) seen_rename = true;
+            if (e.op == FsOp::kRename && testutil::EndsWith(e.to, "/tables.list"))
+              seen_rename = true;
             if (seen_rename && e.op == FsOp::kCreate) in_compaction = true;
           }
           if (in_compaction) {
@@ -252,17 +259,21 @@ TEST_P(FaultInjectionTest, EveryFailureLeavesTheStackAsBeforeOrFullyUpdated) {
   }
   std::string per_kind;
   for (FsOp op : testutil::kAllFsOps) {
-    if (counts[size_t(op)] != 0) per_kind += std::string(" ") + FsOpName(op) + "=" + std::to_string(counts[size_t(op)]);
+    if (counts[size_t(op)] != 0)
+      per_kind += std::string(" ") + FsOpName(op) + "=" + std::to_string(counts[size_t(op)]);
   }
-  std::printf("%s: %zu fault runs (%s): %zu left the stack unchanged, %zu replaced it, %zu left the "
-              "file whose removal failed\n",
-              sc.name, runs, per_kind.c_str() + 1, unchanged, replaced, residues);
+  std::printf(
+      "%s: %zu fault runs (%s): %zu left the stack unchanged, %zu replaced it, %zu left the "
+      "file whose removal failed\n",
+      sc.name, runs, per_kind.c_str() + 1, unchanged, replaced, residues);
   EXPECT_GT(runs, 10u);
   EXPECT_GT(unchanged, 5u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Scenarios, FaultInjectionTest, ::testing::Range<size_t>(0, Scenarios().size()),
-                         [](const auto& info) { return std::string(Scenarios()[info.param].name); });
+INSTANTIATE_TEST_SUITE_P(Scenarios, FaultInjectionTest,
+                         ::testing::Range<size_t>(0, Scenarios().size()), [](const auto& info) {
+                           return std::string(Scenarios()[info.param].name);
+                         });
 
 }  // namespace
 }  // namespace reftab

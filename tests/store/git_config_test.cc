@@ -15,6 +15,7 @@
 
 #include "store/git_repo.h"
 #include "store/wildmatch.h"
+#include "tests/testutil/git_environment.h"
 #include "tests/testutil/process.h"
 #include "tests/testutil/store_util.h"
 
@@ -24,26 +25,8 @@ namespace {
 using testutil::TempDir;
 using testutil::WriteFileOrDie;
 
-// Every test runs as if HOME were empty and there were no system config, so neither the
-// machine's files nor the caller's GIT_* variables leak in (GitRepo::Open reads the process's).
-class IsolatedGitEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override {
-    home_ = std::make_unique<TempDir>("cfghome");
-    setenv("HOME", home_->path().c_str(), 1);
-    setenv("XDG_CONFIG_HOME", (home_->path() + "/xdg").c_str(), 1);
-    setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-    for (const char* v : {"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_PARAMETERS",
-                          "GIT_CONFIG_COUNT", "GIT_DIR", "GIT_COMMON_DIR", "GIT_CONFIG"}) {
-      unsetenv(v);
-    }
-  }
-  void TearDown() override { home_.reset(); }
-
- private:
-  std::unique_ptr<TempDir> home_;
-};
-const auto* const kIsolated = ::testing::AddGlobalTestEnvironment(new IsolatedGitEnvironment);
+const auto* const kIsolated =
+    ::testing::AddGlobalTestEnvironment(new testutil::IsolatedGitEnvironment);
 
 GitConfigEnvironment Env(std::map<std::string, std::string> vars) {
   GitConfigEnvironment env;

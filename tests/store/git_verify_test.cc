@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/testutil/git_environment.h"
 #include "tests/testutil/process.h"
 #include "tests/testutil/store_util.h"
 
@@ -24,24 +25,8 @@ namespace {
 using testutil::TempDir;
 using testutil::WriteFileOrDie;
 
-// The process's config must not leak into GitRepo::Open.
-class IsolatedEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override {
-    home_ = std::make_unique<TempDir>("verifyhome");
-    setenv("HOME", home_->path().c_str(), 1);
-    setenv("XDG_CONFIG_HOME", (home_->path() + "/xdg").c_str(), 1);
-    setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-    for (const char* v : {"GIT_CONFIG_GLOBAL", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT"}) {
-      unsetenv(v);
-    }
-  }
-  void TearDown() override { home_.reset(); }
-
- private:
-  std::unique_ptr<TempDir> home_;
-};
-const auto* const kIsolated = ::testing::AddGlobalTestEnvironment(new IsolatedEnvironment);
+const auto* const kIsolated =
+    ::testing::AddGlobalTestEnvironment(new testutil::IsolatedGitEnvironment);
 
 ObjectId Oid(uint8_t b) {
   ObjectId id{};
