@@ -32,7 +32,7 @@ constexpr const char kHelp[] =
     "(no git config, no object database) it applies them with git's defaults and takes\n"
     "object ids on trust.\n"
     "Exit status:\n"
-    "  dump, write-table, compact, gen, verify, demo, for-each-ref, show-ref:\n"
+    "  dump, write-table, compact, verify, demo, for-each-ref, show-ref:\n"
     "                    0 ok, 1 bad input or I/O error, 2 usage error\n"
     "  update-ref        as git's: 0 ok, 128 after \"fatal: ...\" (any failure, including\n"
     "                    opening the store), 129 usage error, 1 when -d fails (\"error: ...\")\n"
