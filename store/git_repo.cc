@@ -22,12 +22,6 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
-std::string Dirname(const std::string& path) {
-  size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
 std::string Basename(const std::string& path) {
   std::string p = path;
   while (p.size() > 1 && p.back() == '/') p.pop_back();
@@ -53,9 +47,9 @@ std::optional<std::string> LayoutWorkTree(FileSystem* fs, const std::string& git
     std::string target(Trim(*gitdir));
     while (!target.empty() && target.back() == '\n') target.pop_back();
     if (target.empty()) return std::nullopt;
-    return Dirname(target);
+    return DirName(target);
   }
-  if (Basename(git_dir) == ".git") return Dirname(git_dir);
+  if (Basename(git_dir) == ".git") return DirName(git_dir);
   return std::nullopt;
 }
 
