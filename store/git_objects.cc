@@ -201,6 +201,7 @@ Status GitObjects::Abbreviate(const ObjectId& id, size_t min_len, std::string* h
   const size_t hex_len = 2 * hash_size_;
   *hex = HexId(id, hash_size_);
   REFTAB_RETURN_IF_ERROR(Load());
+  if (min_len == 0) return Status::Ok();
   git_oid oid = ToLibgit2(id);
   // The shortest prefix that names no other object: either it names `id` alone, or (for an
   // id the database lacks) nothing at all.

@@ -63,9 +63,10 @@ class GitObjects {
   // of another type than it claims (git then stores no peeled value).
   Status Peel(const ObjectId& id, ObjectId* peeled, bool* ok);
 
-  // git's abbreviation of `id`: its first hex digits, at least `min_len` (clamped to 4..hex
-  // length) and as many more as make it name no other object in the database. An id the
-  // database lacks is abbreviated so that it names no object at all, as git does.
+  // git's abbreviation of `id`: its first hex digits, at least `min_len` and as many more
+  // as make it name no other object in the database. As in git, 0 means the whole id; 1 to 3
+  // act as 4 (git's callers raise them to its minimum, and libgit2 looks up no shorter
+  // prefix). An id the database lacks is abbreviated so that it names no object at all.
   Status Abbreviate(const ObjectId& id, size_t min_len, std::string* hex);
   // git's automatic core.abbrev: half the bits of the approximate object count (objects in
   // packs and multi-pack indexes, alternates included; loose objects are not counted), in

@@ -256,6 +256,8 @@ TEST_F(GitObjectsTest, AbbreviatesAsGit) {
     EXPECT_EQ(got, hex);
     ASSERT_TRUE(db.Abbreviate(IdOf(hex), 50, &got).ok());
     EXPECT_EQ(got, hex);
+    ASSERT_TRUE(db.Abbreviate(IdOf(hex), 0, &got).ok());  // 0: the whole id, as in git
+    EXPECT_EQ(got, hex);
   }
 }
 
