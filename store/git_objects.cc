@@ -296,7 +296,7 @@ Status GitObjects::Peel(const ObjectId& id, ObjectId* peeled, bool* ok) {
 Status GitObjects::DefaultAbbrevLength(size_t* len) {
   uint64_t count = 0;
   // git falls back to 0 objects when it cannot count them.
-  if (!ApproximateObjectCount(objects_dir_, hash_size_, &count).ok()) count = 0;
+  if (!ApproximateObjectCount(objects_dir_, &count).ok()) count = 0;
   *len = AbbrevLengthForCount(count, 2 * hash_size_);
   return Status::Ok();
 }

@@ -72,6 +72,7 @@ class GitObjects {
   // git's automatic core.abbrev: half the bits of the approximate object count (objects in
   // packs and multi-pack indexes, alternates included; loose objects are not counted), in
   // hex digits rounded up, and at least 7. Callers honour a configured core.abbrev first.
+  // Reads the pack indexes itself: works without libgit2 too.
   Status DefaultAbbrevLength(size_t* len);
 
   // Whether `ancestor` is reachable from `descendant` over commit parents (a commit is its
