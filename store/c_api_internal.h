@@ -1,0 +1,51 @@
+// Internal (not installed): what the files implementing the C API (store/reftab.h) share —
+// the error object, turning a Status into a code, and the guard that keeps C++ exceptions
+// from crossing into C.
+#ifndef REFTAB_STORE_C_API_INTERNAL_H_
+#define REFTAB_STORE_C_API_INTERNAL_H_
+
+#include <exception>
+#include <string>
+#include <string_view>
+
+#include "format/status.h"
+#include "store/reftab.h"
+
+struct reftab_error {
+  reftab_code code;
+  std::string message;
+};
+
+namespace reftab::capi {
+
+reftab_code CodeOf(Code code);
+
+// Stores a new error in *err (freeing what was there) unless err is NULL; returns `code`.
+reftab_code Fail(reftab_error** err, reftab_code code, std::string_view message);
+// OK stays OK (and *err untouched); anything else becomes an error object.
+reftab_code Report(reftab_error** err, const Status& status);
+
+// Runs `body` (returning reftab_code) and turns anything it throws (std::bad_alloc from a
+// string, a std::length_error) into REFTAB_INTERNAL: C has no exceptions to catch them.
+template <class Body>
+reftab_code Guard(reftab_error** err, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    return Fail(err, REFTAB_INTERNAL, e.what());
+  } catch (...) {
+    return Fail(err, REFTAB_INTERNAL, "unexpected failure inside reftab");
+  }
+}
+
+// For a required pointer argument: REFTAB_INVALID_ARGUMENT naming it when it is NULL.
+#define REFTAB_C_REQUIRE(err, ptr)                                                            \
+  do {                                                                                        \
+    if ((ptr) == nullptr) {                                                                   \
+      return ::reftab::capi::Fail(err, REFTAB_INVALID_ARGUMENT, "argument " #ptr " is NULL"); \
+    }                                                                                         \
+  } while (0)
+
+}  // namespace reftab::capi
+
+#endif  // REFTAB_STORE_C_API_INTERNAL_H_
