@@ -1,5 +1,7 @@
 // The C API's stores (store/reftab.h): opening, lookup, compaction and verification, over
 // GitRefStore (repositories, stacks with git's rules), Stack and TableReader.
+#include <sys/stat.h>
+
 #include <string>
 
 #include "store/c_api_internal.h"
@@ -15,6 +17,16 @@ StackOptions BaseOptions(reftab_hash hash, unsigned flags) {
   if (hash == REFTAB_HASH_SHA256) options.hash_id = HashId::kSha256;
   if (flags & REFTAB_OPEN_DURABLE) options.durability = Durability::kFull;
   return options;
+}
+
+// Stack::Open takes a missing folder for an empty stack; a caller of the C API who names a
+// folder that is not there has made a mistake we can tell about.
+Status RequireDir(const std::string& path, std::string_view what) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return Status::NotFound(path + ": no such " + std::string(what));
+  }
+  return Status::Ok();
 }
 
 reftab_code Hand(std::unique_ptr<reftab_store> store, unsigned flags, reftab_store** out) {
@@ -125,11 +137,19 @@ reftab_code reftab_store_open_repo(const char* git_dir, unsigned flags, reftab_s
   return Guard(err, [&] {
     REFTAB_C_REQUIRE(err, git_dir);
     REFTAB_C_REQUIRE(err, out);
+    if (reftab_code c = Report(err, reftab::capi::RequireDir(git_dir, "git directory"))) {
+      return c;
+    }
     auto access = (flags & REFTAB_OPEN_READ_ONLY) ? reftab::GitRepoAccess::kReadOnly
                                                   : reftab::GitRepoAccess::kReadWrite;
     auto git = reftab::GitRefStore::OpenRepo(
         git_dir, reftab::capi::BaseOptions(REFTAB_HASH_DEFAULT, flags), access);
     if (!git.ok()) return Report(err, git.status());
+    // A repository whose refs are not in reftables (git's files backend) has no stack.
+    std::string reftable_dir = (*git)->repo()->common_dir() + "/reftable";
+    if (reftab_code c = Report(err, reftab::capi::RequireDir(reftable_dir, "reftable folder"))) {
+      return c;
+    }
     auto store = std::make_unique<reftab_store>();
     store->git = std::move(*git);
     return reftab::capi::Hand(std::move(store), flags, out);
@@ -144,6 +164,7 @@ reftab_code reftab_store_open_stack(const char* dir, reftab_hash hash, unsigned 
     if (hash != REFTAB_HASH_DEFAULT && hash != REFTAB_HASH_SHA1 && hash != REFTAB_HASH_SHA256) {
       return Fail(err, REFTAB_INVALID_ARGUMENT, "unknown hash " + std::to_string(hash));
     }
+    if (reftab_code c = Report(err, reftab::capi::RequireDir(dir, "stack folder"))) return c;
     auto stack = reftab::Stack::Open(dir, reftab::capi::BaseOptions(hash, flags));
     if (!stack.ok()) return Report(err, stack.status());
     auto store = std::make_unique<reftab_store>();
