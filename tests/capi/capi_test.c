@@ -42,7 +42,11 @@ static int checks = 0;
 static char root[256];
 
 static void path_of(char* out, size_t size, const char* rel) {
-  snprintf(out, size, "%s/%s", root, rel);
+  int n = snprintf(out, size, "%s/%s", root, rel);
+  if (n < 0 || (size_t)n >= size) {
+    fprintf(stderr, "path too long: %s/%s\n", root, rel);
+    exit(2);
+  }
 }
 
 static void make_dir(const char* rel) {
@@ -435,6 +439,141 @@ static void test_sha256(void) {
   reftab_error_free(err);
 }
 
+/* A git repository (its git directory only: config, HEAD stub, reftable/) with a linked
+ * worktree "wt", as git lays them out; no objects/, so ids are taken on trust. */
+static void make_repo(void) {
+  static const char kConfig[] =
+      "[core]\n\trepositoryformatversion = 1\n\tbare = false\n\tlogallrefupdates = true\n"
+      "[extensions]\n\trefstorage = reftable\n";
+  static const char kHead[] = "ref: refs/heads/.invalid\n";
+  make_dir("repo");
+  make_dir("repo/.git");
+  write_file("repo/.git/config", kConfig, strlen(kConfig));
+  write_file("repo/.git/HEAD", kHead, strlen(kHead));
+  make_dir("repo/.git/refs");
+  make_dir("repo/.git/refs/heads");
+  make_dir("repo/.git/reftable");
+  make_dir("repo/.git/worktrees");
+  make_dir("repo/.git/worktrees/wt");
+  write_file("repo/.git/worktrees/wt/HEAD", kHead, strlen(kHead));
+  write_file("repo/.git/worktrees/wt/commondir", "../..\n", 6);
+  make_dir("repo/.git/worktrees/wt/refs");
+  make_dir("repo/.git/worktrees/wt/reftable");
+}
+
+static void test_git_repo(void) {
+  make_repo();
+  char git_dir[512], wt_dir[512];
+  path_of(git_dir, sizeof git_dir, "repo/.git");
+  path_of(wt_dir, sizeof wt_dir, "repo/.git/worktrees/wt");
+  reftab_store* repo = NULL;
+  reftab_error* err = NULL;
+  OK(reftab_store_open_repo(git_dir, 0, &repo, &err));
+  CHECK(reftab_store_hash_size(repo) == 20);
+
+  /* git's rules: HEAD made a symref (no-deref), then a commit through HEAD moves main. */
+  reftab_tx* tx = NULL;
+  reftab_value a = id_value(id_a), b = id_value(id_b), head = symref_value("refs/heads/main");
+  reftab_log_info log = who("branch: Created from nothing");
+  OK(reftab_tx_begin(repo, &tx, &err));
+  OK(reftab_tx_update(tx, "refs/heads/main", &a, &kAbsent, &log, 0, &err));
+  OK(reftab_tx_update(tx, "HEAD", &head, NULL, NULL, REFTAB_TX_NO_DEREF, &err));
+  OK(reftab_tx_commit(tx, &err));
+  reftab_tx_free(tx);
+  reftab_log_info commit = who("commit: second");
+  OK(reftab_tx_begin(repo, &tx, &err));
+  OK(reftab_tx_update(tx, "HEAD", &b, &a, &commit, 0, &err));
+  OK(reftab_tx_commit(tx, &err));
+  reftab_tx_free(tx);
+  reftab_ref ref;
+  int found = 0, has = 0;
+  OK(reftab_store_read_ref(repo, "refs/heads/main", &ref, &found, &err));
+  CHECK(found && memcmp(ref.id, id_b, 20) == 0);
+  OK(reftab_store_resolve(repo, "HEAD", &ref, &found, &err));
+  CHECK(found && strcmp(ref.name, "refs/heads/main") == 0);
+  /* HEAD got reflog entries too (it points at the branch that changed). */
+  reftab_log_iter* logs = NULL;
+  reftab_log entry;
+  OK(reftab_log_iter_new(repo, "HEAD", &logs, &err));
+  OK(reftab_log_iter_next(logs, &entry, &has, &err));
+  CHECK(has && strcmp(entry.name, "HEAD") == 0 && contains(entry.message, "commit: second"));
+  reftab_log_iter_free(logs);
+
+  /* Refused by git's rules: a bad name, a ref below an existing ref, a wrong old value. */
+  OK(reftab_tx_begin(repo, &tx, &err));
+  CHECK(reftab_tx_update(tx, "refs/heads/a..b", &a, NULL, NULL, 0, &err) != REFTAB_OK);
+  CHECK(contains(reftab_error_message(err), "refs/heads/a..b"));
+  OK(reftab_tx_update(tx, "refs/heads/main/sub", &a, NULL, NULL, 0, &err));
+  CHECK(reftab_tx_commit(tx, &err) != REFTAB_OK);
+  CHECK(contains(reftab_error_message(err), "refs/heads/main"));
+  reftab_tx_free(tx);
+  OK(reftab_tx_begin(repo, &tx, &err));
+  OK(reftab_tx_update(tx, "refs/heads/main", &a, &a, NULL, 0, &err));
+  CHECK(reftab_tx_commit(tx, &err) == REFTAB_CONFLICT);
+  reftab_tx_free(tx);
+
+  /* The linked worktree: its own HEAD lives in its own stack, branches are shared. */
+  reftab_store* wt = NULL;
+  OK(reftab_store_open_repo(wt_dir, 0, &wt, &err));
+  reftab_value topic = symref_value("refs/heads/topic");
+  OK(reftab_tx_begin(wt, &tx, &err));
+  OK(reftab_tx_update(tx, "refs/heads/topic", &a, &kAbsent, NULL, 0, &err));
+  OK(reftab_tx_update(tx, "HEAD", &topic, NULL, NULL, REFTAB_TX_NO_DEREF, &err));
+  OK(reftab_tx_update(tx, "refs/bisect/bad", &a, NULL, NULL, 0, &err));
+  OK(reftab_tx_commit(tx, &err));
+  reftab_tx_free(tx);
+  OK(reftab_store_resolve(wt, "HEAD", &ref, &found, &err));
+  CHECK(found && strcmp(ref.name, "refs/heads/topic") == 0);
+  OK(reftab_store_refresh(repo, &err));
+  OK(reftab_store_resolve(repo, "HEAD", &ref, &found, &err));
+  CHECK(found && strcmp(ref.name, "refs/heads/main") == 0);
+  OK(reftab_store_read_ref(repo, "refs/heads/topic", &ref, &found, &err));
+  CHECK(found);
+  OK(reftab_store_read_ref(repo, "refs/bisect/bad", &ref, &found, &err));
+  CHECK(!found);
+  /* Iteration in the worktree merges both stacks: HEAD, refs/bisect/bad, two branches. */
+  char last[256];
+  CHECK(count_refs(wt, NULL, NULL, last) == 4);
+  CHECK(strcmp(last, "refs/heads/topic") == 0);
+  CHECK(count_refs(wt, "refs/", "refs/c", NULL) == 2);
+  CHECK(count_refs(repo, NULL, NULL, NULL) == 3);
+  reftab_verify_report report;
+  OK(reftab_store_verify(wt, &report, &err));
+  CHECK(report.tables >= 2);
+  OK(reftab_store_compact(wt, NULL, &err));
+  OK(reftab_store_compact(repo, NULL, &err));
+  CHECK(count_refs(wt, NULL, NULL, NULL) == 4);
+  reftab_store_free(wt);
+  reftab_store_free(repo);
+
+  /* Read only: a reader; a folder that is not a reftable repository is refused. */
+  OK(reftab_store_open_repo(git_dir, REFTAB_OPEN_READ_ONLY, &repo, &err));
+  CHECK(reftab_tx_begin(repo, &tx, &err) == REFTAB_UNSUPPORTED);
+  reftab_store_free(repo);
+  path_of(git_dir, sizeof git_dir, "repo/.git/refs");
+  CHECK(reftab_store_open_repo(git_dir, 0, &repo, &err) == REFTAB_NOT_FOUND);
+  CHECK(contains(reftab_error_message(err), "reftable"));
+
+  /* A stack with git's rules but no repository. */
+  make_dir("gitstack");
+  char dir[512];
+  path_of(dir, sizeof dir, "gitstack");
+  reftab_store* store = NULL;
+  OK(reftab_store_open_stack(dir, REFTAB_HASH_SHA1, REFTAB_OPEN_GIT_RULES, &store, &err));
+  OK(reftab_tx_begin(store, &tx, &err));
+  CHECK(reftab_tx_update(tx, "refs/heads/bad..name", &a, NULL, NULL, 0, &err) != REFTAB_OK);
+  OK(reftab_tx_update(tx, "refs/heads/ok", &a, NULL, NULL, REFTAB_TX_CREATE_REFLOG, &err));
+  OK(reftab_tx_delete(tx, "refs/heads/missing", NULL, NULL, 0, &err));
+  OK(reftab_tx_commit(tx, &err));
+  reftab_tx_free(tx);
+  OK(reftab_log_iter_new(store, NULL, &logs, &err));
+  OK(reftab_log_iter_next(logs, &entry, &has, &err));
+  CHECK(has && strcmp(entry.name, "refs/heads/ok") == 0);
+  reftab_log_iter_free(logs);
+  reftab_store_free(store);
+  reftab_error_free(err);
+}
+
 int main(void) {
   snprintf(root, sizeof root, "%s/reftab-capi-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
   if (!mkdtemp(root)) {
@@ -451,6 +590,7 @@ int main(void) {
   test_plain_stack();
   test_table();
   test_sha256();
+  test_git_repo();
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", root);
