@@ -26,11 +26,13 @@
 #include "format/record.h"
 #include "format/record_codec.h"
 #include "format/status.h"
+#include "format/visibility.h"
 #include "store/file.h"
 #include "store/ref_block_index.h"
 #include "store/ref_filter.h"
 
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 class TableReader;
 
@@ -249,6 +251,7 @@ class TableReader {
   friend struct internal::TableReaderAblation;
 };
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_STORE_TABLE_READER_H_
