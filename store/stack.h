@@ -52,6 +52,11 @@ struct StackOptions {
   // factor (reftable.geometricFactor; 0 means 2).
   bool auto_compact = true;
   uint32_t geometric_factor = 2;
+  // Write each table with a block size large enough for its largest record (a power of two
+  // above write_options.block_size, at most kMaxBlockSize), so that records bigger than a
+  // block (the KV store's values, store/kv_store.h) can be written. Off for git stacks:
+  // git writes every table with its configured block size.
+  bool fit_block_size = false;
 };
 
 // Reflog expiry applied while compacting. Entries are only dropped when the compaction
@@ -156,7 +161,9 @@ class Stack {
   Status TryLoad(const std::vector<std::string>& names);
   std::string ListPath() const { return dir_ + "/tables.list"; }
   std::string TableName(uint64_t min, uint64_t max);
-  WriteOptions TableWriteOptions() const;
+  // The options a new table is written with; `min_block_size` raises the block size when
+  // StackOptions::fit_block_size is on.
+  WriteOptions TableWriteOptions(uint32_t min_block_size = 0) const;
   Result<std::unique_ptr<LockFile>> LockList();
 
   // Writing tables (stack.cc). A table is written under a temporary name through `fill`
@@ -164,7 +171,7 @@ class Stack {
   // `list`, which names it, both under `lock`; if the list is not replaced, the table is
   // removed again. Without a table, Publish() only writes the list.
   Status WriteTempTable(uint64_t min, uint64_t max, const std::function<Status(TableWriter&)>& fill,
-                        std::unique_ptr<TempTable>* out);
+                        std::unique_ptr<TempTable>* out, uint32_t min_block_size = 0);
   Status Publish(LockFile* lock, std::unique_ptr<TempTable> table, const std::string& name,
                  const std::vector<std::string>& list);
   Status WriteNewList(LockFile* lock, const std::vector<std::string>& names);
