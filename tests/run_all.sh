@@ -10,6 +10,8 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(meson ninja-build g++ clang-14 libclang-rt-14-dev pkg-config zlib1g-dev libxxhash-dev
           libgtest-dev libgmock-dev hyperfine valgrind python3 libjgit-java)
+# The KV benchmark's peers (perf/kv_bench.cc; it builds without them).
+PACKAGES+=(libleveldb-dev librocksdb-dev)
 missing=()
 for p in "${PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then
