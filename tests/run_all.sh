@@ -76,6 +76,23 @@ capi_installed() {
 }
 step capi_installed
 
+# The key/value store's C API test (tests/capi/kv_capi_test.c), the same way.
+kv_capi_installed() {
+  local stage; stage=$(mktemp -d)
+  DESTDIR=$stage meson install -C build-release --no-rebuild >/dev/null || return 1
+  local pc; pc=$(find "$stage" -name reftab.pc | head -1)
+  [[ -n $pc ]] || return 1
+  local prefix; prefix=$(sed -n 's/^prefix=//p' "$pc")
+  sed -i "s|^prefix=.*|prefix=$stage$prefix|" "$pc"
+  local flags; flags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --cflags --libs reftab) || return 1
+  local lib; lib=$(dirname "$(find "$stage" -name 'libreftab.so' | head -1)")
+  gcc -std=c11 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
+    tests/capi/kv_capi_test.c $flags -o "$stage/kv_capi_test" &&
+    ASAN_OPTIONS=detect_leaks=1 LD_LIBRARY_PATH=$lib "$stage/kv_capi_test"
+  local rc=$?; rm -rf "$stage"; return $rc
+}
+step kv_capi_installed
+
 # g++ 12's -Wmaybe-uninitialized reports false positives inside libstdc++ under -fsanitize
 # (GCC documents the interaction); the release and clang builds keep it.
 step setup build-asan --buildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false \
