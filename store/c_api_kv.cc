@@ -67,6 +67,7 @@ reftab_code reftab_kv_open(const char* dir, unsigned flags, reftab_kv** out, ref
     reftab::KvOptions o;
     if (flags & REFTAB_KV_NO_SYNC) o.durability = reftab::Durability::kNone;
     if (flags & REFTAB_KV_NO_AUTO_COMPACT) o.auto_compact = false;
+    if (flags & REFTAB_KV_NO_REFRESH_ON_READ) o.refresh_on_read = false;
     auto store = reftab::KvStore::Open(dir, o);
     if (!store.ok()) return Report(err, store.status());
     *out = new reftab_kv{std::move(*store), {}};
@@ -75,6 +76,13 @@ reftab_code reftab_kv_open(const char* dir, unsigned flags, reftab_kv** out, ref
 }
 
 void reftab_kv_free(reftab_kv* kv) { delete kv; }
+
+reftab_code reftab_kv_refresh(reftab_kv* kv, reftab_error** err) {
+  return Guard(err, [&] {
+    REFTAB_C_REQUIRE(err, kv);
+    return Report(err, kv->store->Refresh());
+  });
+}
 
 reftab_code reftab_kv_put(reftab_kv* kv, const void* key, size_t key_len, const void* value,
                           size_t value_len, reftab_error** err) {

@@ -144,13 +144,14 @@ std::vector<size_t> LastOpPerKey(const std::vector<std::string>& keys) {
 
 }  // namespace
 
-KvStore::KvStore(std::unique_ptr<Stack> stack) : stack_(std::move(stack)) {}
+KvStore::KvStore(std::unique_ptr<Stack> stack, bool refresh_on_read)
+    : stack_(std::move(stack)), refresh_on_read_(refresh_on_read) {}
 KvStore::~KvStore() = default;
 
 Result<std::unique_ptr<KvStore>> KvStore::Open(const std::string& dir, const KvOptions& options) {
   if (options.create_if_missing && options.fs == nullptr) REFTAB_RETURN_IF_ERROR(MakeDir(dir));
   REFTAB_ASSIGN_OR_RETURN(std::unique_ptr<Stack> stack, Stack::Open(dir, StackOptionsFor(options)));
-  return std::unique_ptr<KvStore>(new KvStore(std::move(stack)));
+  return std::unique_ptr<KvStore>(new KvStore(std::move(stack), options.refresh_on_read));
 }
 
 Status KvStore::Put(std::string_view key, std::string_view value) {
@@ -184,13 +185,15 @@ Status KvStore::Write(const KvWriteBatch& batch) {
   return tx.Commit();
 }
 
+Status KvStore::Refresh() { return stack_->ReloadIfChanged(); }
+
 Status KvStore::Get(std::string_view key, std::string* value, bool* found) {
-  REFTAB_RETURN_IF_ERROR(stack_->ReloadIfChanged());
+  REFTAB_RETURN_IF_ERROR(MaybeRefresh());
   return KvSnapshot(stack_->snapshot()).Get(key, value, found);
 }
 
 Result<KvSnapshot> KvStore::GetSnapshot() {
-  REFTAB_RETURN_IF_ERROR(stack_->ReloadIfChanged());
+  REFTAB_RETURN_IF_ERROR(MaybeRefresh());
   return KvSnapshot(stack_->snapshot());
 }
 

@@ -62,6 +62,10 @@ struct KvOptions {
   int64_t lock_timeout_ms = 10000;
   uint32_t block_size = kDefaultBlockSize;  // for tables whose records fit (see above)
   bool auto_compact = true;                 // geometric compaction after every write
+  // true: KvStore::Get, GetSnapshot and NewIterator first look for other processes' writes
+  // (one stat() of tables.list; a reload only when it changed). false: they read the state
+  // of this store's last Write or Refresh(), which is as fast as a snapshot read.
+  bool refresh_on_read = true;
 };
 
 // Puts and deletes applied together, or not at all, by KvStore::Write. A later operation
@@ -147,12 +151,15 @@ class KvStore {
   Status Write(const KvWriteBatch& batch);
 
   // Reads the latest state: first picks up other processes' writes (one stat of
-  // tables.list when nothing changed).
+  // tables.list when nothing changed; see KvOptions::refresh_on_read).
   Status Get(std::string_view key, std::string* value, bool* found);
   // The latest state, as above, fixed.
   Result<KvSnapshot> GetSnapshot();
   // An iterator over GetSnapshot().
   Result<KvIterator> NewIterator(const KvIteratorOptions& options = {});
+
+  // Picks up other processes' writes now.
+  Status Refresh();
 
   // Merges all tables into one (tombstones dropped).
   Status CompactAll();
@@ -160,8 +167,10 @@ class KvStore {
   Stack* stack() { return stack_.get(); }
 
  private:
-  explicit KvStore(std::unique_ptr<Stack> stack);
+  KvStore(std::unique_ptr<Stack> stack, bool refresh_on_read);
+  Status MaybeRefresh() { return refresh_on_read_ ? Refresh() : Status::Ok(); }
   std::unique_ptr<Stack> stack_;
+  bool refresh_on_read_;
 };
 
 }  // namespace reftab

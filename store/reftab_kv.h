@@ -32,12 +32,18 @@ enum {
    * each new table and tables.list are fsynced before they are renamed into place. */
   REFTAB_KV_NO_SYNC = 1u << 0,
   /* No geometric compaction after each write (reftab_kv_compact merges on demand). */
-  REFTAB_KV_NO_AUTO_COMPACT = 1u << 1
+  REFTAB_KV_NO_AUTO_COMPACT = 1u << 1,
+  /* reftab_kv_get and reftab_kv_snapshot_new read the state of this handle's last write or
+   * reftab_kv_refresh, without first looking for other processes' writes (which costs one
+   * stat() per call). */
+  REFTAB_KV_NO_REFRESH_ON_READ = 1u << 2
 };
 
 /* Opens (creating the directory if needed) the store in `dir`. */
 REFTAB_C_EXPORT reftab_code reftab_kv_open(const char* dir, unsigned flags, reftab_kv** out,
                                            reftab_error** err);
+/* Picks up other processes' writes now (one stat() when there are none). */
+REFTAB_C_EXPORT reftab_code reftab_kv_refresh(reftab_kv* kv, reftab_error** err);
 /* Releases the store; NULL is accepted. Snapshots and iterators made from it stay valid. */
 REFTAB_C_EXPORT void reftab_kv_free(reftab_kv* kv);
 

@@ -179,10 +179,20 @@ int main(void) {
   reftab_kv_iter_free(it);
   reftab_kv_snapshot_free(before);
 
-  /* Reopened, the data is there. */
+  /* Reopened, the data is there; a handle without refresh-on-read sees another's write
+   * after reftab_kv_refresh. */
   reftab_kv_free(kv);
   kv = NULL;
   OK(reftab_kv_open(dir, 0, &kv, &err));
+  {
+    reftab_kv* lazy = NULL;
+    OK(reftab_kv_open(dir, REFTAB_KV_NO_REFRESH_ON_READ, &lazy, &err));
+    OK(reftab_kv_put(kv, "late", 4, "x", 1, &err));
+    expect_value(lazy, "late", 4, NULL, 0);
+    OK(reftab_kv_refresh(lazy, &err));
+    expect_value(lazy, "late", 4, "x", 1);
+    reftab_kv_free(lazy);
+  }
   expect_value(kv, "abc", 3, "last wins", 9);
   expect_value(kv, nul_key, sizeof nul_key, nul_value, sizeof nul_value);
   reftab_kv_free(kv);

@@ -170,6 +170,20 @@ TEST(KvStoreTest, SnapshotsAndIteratorsKeepTheirStateWhileWritersGoOn) {
   EXPECT_EQ(GetOr(*kv, "k4"), "new");
 }
 
+TEST(KvStoreTest, WithoutRefreshOnReadOtherWritersShowAfterRefresh) {
+  TempDir dir("kv");
+  KvOptions o = TestOptions();
+  o.refresh_on_read = false;
+  auto kv = OpenOrDie(dir.path(), o);
+  auto other = OpenOrDie(dir.path());
+  ASSERT_TRUE(kv->Put("mine", "1").ok());
+  ASSERT_TRUE(other->Put("theirs", "2").ok());
+  EXPECT_EQ(GetOr(*kv, "theirs"), "<missing>");
+  EXPECT_EQ(GetOr(*kv, "mine"), "1");  // its own writes show at once
+  ASSERT_TRUE(kv->Refresh().ok());
+  EXPECT_EQ(GetOr(*kv, "theirs"), "2");
+}
+
 TEST(KvStoreTest, IteratorBoundsAndPrefix) {
   TempDir dir("kv");
   auto kv = OpenOrDie(dir.path());
