@@ -80,8 +80,10 @@ KvSnapshot::KvSnapshot(std::shared_ptr<const Snapshot> snap) : snap_(std::move(s
 Status KvSnapshot::Get(std::string_view key, std::string* value, bool* found) const {
   *found = false;
   if (key.empty()) return Status::Ok();
-  RefRecord rec;
-  rec.target.swap(*value);  // reuse the caller's buffer
+  // The fast path allocates nothing once the buffers have grown: the value lands in the
+  // caller's string, the name in the snapshot's scratch record.
+  RefRecord& rec = scratch_;
+  rec.target.swap(*value);
   Status s = snap_->ReadRef(key, &rec, found);
   rec.target.swap(*value);
   if (!s.ok() || !*found) return s;
@@ -189,7 +191,9 @@ Status KvStore::Refresh() { return stack_->ReloadIfChanged(); }
 
 Status KvStore::Get(std::string_view key, std::string* value, bool* found) {
   REFTAB_RETURN_IF_ERROR(MaybeRefresh());
-  return KvSnapshot(stack_->snapshot()).Get(key, value, found);
+  std::shared_ptr<const Snapshot> now = stack_->snapshot();
+  if (!current_ || current_->snap_ != now) current_.emplace(std::move(now));
+  return current_->Get(key, value, found);
 }
 
 Result<KvSnapshot> KvStore::GetSnapshot() {

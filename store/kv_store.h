@@ -23,8 +23,9 @@
 // reflogs. Why not object ids (value types 1, 2): they hold 20 or 32 bytes only.
 // The empty key is not allowed (reftable keys are never empty).
 //
-// Objects: a KvStore is used by one thread at a time (like a Stack); KvSnapshots may be
-// shared between threads and outlive the store; a KvIterator belongs to one thread.
+// Objects: a KvStore is used by one thread at a time (like a Stack); a KvSnapshot and a
+// KvIterator too, but they may outlive the store, and copies of a KvSnapshot (which share
+// its tables) may go to other threads.
 #ifndef REFTAB_STORE_KV_STORE_H_
 #define REFTAB_STORE_KV_STORE_H_
 
@@ -124,7 +125,9 @@ class KvIterator {
 };
 
 // A fixed set of tables: reads see one consistent state while writers go on (they add and
-// replace files; the snapshot keeps its own mapped).
+// replace files; the snapshot keeps its own mapped). A KvSnapshot object is used by one
+// thread at a time (Get reuses a buffer of its own); copies are cheap (the tables are
+// shared), so give each thread its copy.
 class KvSnapshot {
  public:
   explicit KvSnapshot(std::shared_ptr<const Snapshot> snap);
@@ -135,7 +138,9 @@ class KvSnapshot {
   uint64_t sequence() const;
 
  private:
+  friend class KvStore;
   std::shared_ptr<const Snapshot> snap_;
+  mutable RefRecord scratch_;  // Get's record: its name buffer is kept from call to call
 };
 
 class KvStore {
@@ -171,6 +176,7 @@ class KvStore {
   Status MaybeRefresh() { return refresh_on_read_ ? Refresh() : Status::Ok(); }
   std::unique_ptr<Stack> stack_;
   bool refresh_on_read_;
+  std::optional<KvSnapshot> current_;  // Get's view of the stack's current snapshot
 };
 
 }  // namespace reftab

@@ -131,6 +131,7 @@ Status ParseTablesList(std::string_view contents, std::vector<std::string>* name
 
 Stack::Stack(std::string dir, const StackOptions& options)
     : dir_(std::move(dir)),
+      list_path_(dir_ + "/tables.list"),
       options_(options),
       fs_(options.fs ? options.fs : PosixFileSystem()),
       rng_(std::random_device{}()) {}

@@ -159,7 +159,8 @@ class Stack {
   Status ReadList(std::vector<std::string>* names, std::unique_ptr<PinnedFile>* pin,
                   FileInfo* info);
   Status TryLoad(const std::vector<std::string>& names);
-  std::string ListPath() const { return dir_ + "/tables.list"; }
+  // Built once: IsUpToDate() runs before every read of a KV store (store/kv_store.h).
+  const std::string& ListPath() const { return list_path_; }
   std::string TableName(uint64_t min, uint64_t max);
   // The options a new table is written with; `min_block_size` raises the block size when
   // StackOptions::fit_block_size is on.
@@ -200,6 +201,7 @@ class Stack {
   void CleanTableLock(const std::string& name);
 
   std::string dir_;
+  std::string list_path_;
   StackOptions options_;
   FileSystem* fs_;
   std::vector<std::string> names_;
