@@ -283,6 +283,19 @@ rm -f "$SCRATCH/m.ref" "$SCRATCH/time.txt"
 
 fi  # COMPARE_ONLY
 
+# ---------------------------------------------------------------- 5b. key/value store
+# reftab-kv-bench: the KV store beside LevelDB and RocksDB (built in when found), one run
+# alternating the engines phase by phase; medians of its runs in results/kv-bench.txt.
+KVBENCH=$BUILD/perf/reftab-kv-bench
+if [[ -x $KVBENCH ]]; then
+  log "key/value store vs LevelDB and RocksDB (reftab-kv-bench)"
+  ninja -C "$BUILD" perf/reftab-kv-bench >/dev/null
+  if [[ $QUICK == 1 ]]; then KVRUNS=1; else KVRUNS=3; fi
+  "$KVBENCH" --runs "$KVRUNS" --dir "$DATA/kv" | tee "$OUT/kv-bench.txt"
+else
+  skipped "reftab-kv-bench not built: key/value comparison skipped"
+fi
+
 # ---------------------------------------------------------------- 6. summary and chart
 log "summary"
 python3 "$HERE/summarize.py" "$OUT" | tee "$OUT/summary.md"

@@ -193,9 +193,13 @@ Status Stack::MergeRange(const CompactionPlan& plan, const CompactionOptions& op
                          std::unique_ptr<TempTable>* out) {
   uint64_t min = 0, max = 0;
   UpdateRange(plan.tables, &min, &max);
+  // Every record fits in the block size of the table it comes from.
+  uint32_t block_size = 0;
+  for (const TableReader* t : plan.tables)
+    block_size = std::max(block_size, t->header().block_size);
   return WriteTempTable(
       min, max, [&](TableWriter& w) { return WriteMerged(w, plan.tables, plan.to_base, options); },
-      out);
+      out, block_size);
 }
 
 // Step 4: under the list lock again, replaces the range (wherever it is now) by the new

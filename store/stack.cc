@@ -131,6 +131,7 @@ Status ParseTablesList(std::string_view contents, std::vector<std::string>* name
 
 Stack::Stack(std::string dir, const StackOptions& options)
     : dir_(std::move(dir)),
+      list_path_(dir_ + "/tables.list"),
       options_(options),
       fs_(options.fs ? options.fs : PosixFileSystem()),
       rng_(std::random_device{}()) {}
@@ -242,9 +243,14 @@ std::string Stack::TableName(uint64_t min, uint64_t max) {
   return buf;
 }
 
-WriteOptions Stack::TableWriteOptions() const {
+WriteOptions Stack::TableWriteOptions(uint32_t min_block_size) const {
   WriteOptions w = options_.write_options;
   w.hash_id = snapshot_->hash_id();
+  if (options_.fit_block_size && min_block_size > w.block_size) {
+    uint64_t size = w.block_size;
+    while (size < min_block_size) size *= 2;
+    w.block_size = uint32_t(std::min<uint64_t>(size, kMaxBlockSize));
+  }
   return w;
 }
 
@@ -254,11 +260,11 @@ Result<std::unique_ptr<LockFile>> Stack::LockList() {
 
 Status Stack::WriteTempTable(uint64_t min, uint64_t max,
                              const std::function<Status(TableWriter&)>& fill,
-                             std::unique_ptr<TempTable>* out) {
+                             std::unique_ptr<TempTable>* out, uint32_t min_block_size) {
   out->reset();
   auto table = TempTable::Create(fs_, dir_, TableName(min, max), options_.file_mode, &rng_);
   if (!table.ok()) return table.status();
-  TableWriter writer(TableWriteOptions(), (*table)->file());
+  TableWriter writer(TableWriteOptions(min_block_size), (*table)->file());
   Status s = writer.SetLimits(min, max);
   if (s.ok()) s = fill(writer);
   if (s.ok()) s = writer.Finish();
@@ -459,6 +465,24 @@ Status Stack::CollectUpdates(const Transaction& tx, const Snapshot& snap, uint64
   return SortLogs(&out->logs);
 }
 
+namespace {
+
+// A block size that holds the largest of the records in a block of its own: the record
+// (bounded above: each varint at most 10 bytes, both ids at their largest), plus the file
+// header, the block header and one restart entry with its count.
+uint32_t BlockSizeFor(const std::vector<RefRecord>& refs, const std::vector<LogRecord>& logs) {
+  constexpr size_t kOverhead = 4 * 10 + 2 * kMaxHashSize + 28 + 4 + 3 + 2;
+  size_t largest = 0;
+  for (const RefRecord& r : refs) largest = std::max(largest, r.refname.size() + r.target.size());
+  for (const LogRecord& l : logs) {
+    size_t n = l.refname.size() + 9 + l.name.size() + l.email.size() + l.message.size() + 40;
+    largest = std::max(largest, n);
+  }
+  return uint32_t(std::min<size_t>(largest + kOverhead, kMaxBlockSize));
+}
+
+}  // namespace
+
 Status Stack::WriteTransactionTable(LockFile* lock, const NewRecords& records, uint64_t next) {
   std::unique_ptr<TempTable> table;
   REFTAB_RETURN_IF_ERROR(WriteTempTable(
@@ -468,7 +492,7 @@ Status Stack::WriteTransactionTable(LockFile* lock, const NewRecords& records, u
         for (const LogRecord& l : records.logs) REFTAB_RETURN_IF_ERROR(w.AddLog(l));
         return Status::Ok();
       },
-      &table));
+      &table, options_.fit_block_size ? BlockSizeFor(records.refs, records.logs) : 0));
   if (!table) return Status::Ok();
   const std::string name = TableName(next, next) + ".ref";
   std::vector<std::string> list = names_;

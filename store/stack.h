@@ -54,6 +54,11 @@ struct StackOptions {
   // factor (reftable.geometricFactor; 0 means 2).
   bool auto_compact = true;
   uint32_t geometric_factor = 2;
+  // Write each table with a block size large enough for its largest record (a power of two
+  // above write_options.block_size, at most kMaxBlockSize), so that records bigger than a
+  // block (the KV store's values, store/kv_store.h) can be written. Off for git stacks:
+  // git writes every table with its configured block size.
+  bool fit_block_size = false;
 };
 
 // Reflog expiry applied while compacting. Entries are only dropped when the compaction
@@ -156,9 +161,12 @@ class Stack {
   Status ReadList(std::vector<std::string>* names, std::unique_ptr<PinnedFile>* pin,
                   FileInfo* info);
   Status TryLoad(const std::vector<std::string>& names);
-  std::string ListPath() const { return dir_ + "/tables.list"; }
+  // Built once: IsUpToDate() runs before every read of a KV store (store/kv_store.h).
+  const std::string& ListPath() const { return list_path_; }
   std::string TableName(uint64_t min, uint64_t max);
-  WriteOptions TableWriteOptions() const;
+  // The options a new table is written with; `min_block_size` raises the block size when
+  // StackOptions::fit_block_size is on.
+  WriteOptions TableWriteOptions(uint32_t min_block_size = 0) const;
   Result<std::unique_ptr<LockFile>> LockList();
 
   // Writing tables (stack.cc). A table is written under a temporary name through `fill`
@@ -166,7 +174,7 @@ class Stack {
   // `list`, which names it, both under `lock`; if the list is not replaced, the table is
   // removed again. Without a table, Publish() only writes the list.
   Status WriteTempTable(uint64_t min, uint64_t max, const std::function<Status(TableWriter&)>& fill,
-                        std::unique_ptr<TempTable>* out);
+                        std::unique_ptr<TempTable>* out, uint32_t min_block_size = 0);
   Status Publish(LockFile* lock, std::unique_ptr<TempTable> table, const std::string& name,
                  const std::vector<std::string>& list);
   Status WriteNewList(LockFile* lock, const std::vector<std::string>& names);
@@ -195,6 +203,7 @@ class Stack {
   void CleanTableLock(const std::string& name);
 
   std::string dir_;
+  std::string list_path_;
   StackOptions options_;
   FileSystem* fs_;
   std::vector<std::string> names_;

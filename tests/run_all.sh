@@ -11,6 +11,8 @@ cd "$(dirname "$0")/.."
 PACKAGES=(meson ninja-build g++ clang-14 libclang-rt-14-dev pkg-config zlib1g-dev libxxhash-dev
           libgtest-dev libgmock-dev hyperfine valgrind python3 libjgit-java)
 PACKAGES+=(libgit2-dev)  # store/git_objects: libgit2's headers, loaded with dlopen at run time
+# The KV benchmark's peers (perf/kv_bench.cc; it builds without them).
+PACKAGES+=(libleveldb-dev librocksdb-dev)
 missing=()
 for p in "${PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then
@@ -74,6 +76,23 @@ capi_installed() {
   local rc=$?; rm -rf "$stage"; return $rc
 }
 step capi_installed
+
+# The key/value store's C API test (tests/capi/kv_capi_test.c), the same way.
+kv_capi_installed() {
+  local stage; stage=$(mktemp -d)
+  DESTDIR=$stage meson install -C build-release --no-rebuild >/dev/null || return 1
+  local pc; pc=$(find "$stage" -name reftab.pc | head -1)
+  [[ -n $pc ]] || return 1
+  local prefix; prefix=$(sed -n 's/^prefix=//p' "$pc")
+  sed -i "s|^prefix=.*|prefix=$stage$prefix|" "$pc"
+  local flags; flags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --cflags --libs reftab) || return 1
+  local lib; lib=$(dirname "$(find "$stage" -name 'libreftab.so' | head -1)")
+  gcc -std=c11 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
+    tests/capi/kv_capi_test.c $flags -o "$stage/kv_capi_test" &&
+    ASAN_OPTIONS=detect_leaks=1 LD_LIBRARY_PATH=$lib "$stage/kv_capi_test"
+  local rc=$?; rm -rf "$stage"; return $rc
+}
+step kv_capi_installed
 
 # g++ 12's -Wmaybe-uninitialized reports false positives inside libstdc++ under -fsanitize
 # (GCC documents the interaction); the release and clang builds keep it.

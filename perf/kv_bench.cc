@@ -1,0 +1,546 @@
+// reftab-kv-bench: db_bench-style figures for the key/value store (store/kv_store.h) beside
+// LevelDB and RocksDB, in one process, the engines alternating within every run.
+//
+//   reftab-kv-bench [--num N] [--runs R] [--reads N] [--seeks N] [--dir DIR] [--engines LIST]
+//
+// Keys are 16 bytes ("%016llu" of the key number), values 100 bytes of incompressible
+// (pseudo-random) data. Phases, each on every engine before the next phase:
+//   fillseq       N keys in ascending order, batches of 1,000   (fresh store)
+//   fillrandom    N keys in a random permutation, batches of 1,000 (fresh store; kept)
+//   compact       a full compaction of the fillrandom store (not timed as a figure)
+//   readrandom    --reads Gets of random present keys, on a snapshot
+//   readlatest    the same Gets of the latest state, without a snapshot
+//   readmissing   --reads Gets of absent keys (numbers N .. 2N-1)
+//   readseq       one forward scan over all entries
+//   seekrandom    --seeks Seeks to random present keys, each followed by 10 Nexts
+// The same durability for all: no fsync at all (reftab Durability::kNone; LevelDB and
+// RocksDB WriteOptions::sync = false with their write-ahead log on). Both LSM stores get a
+// 10-bit Bloom filter per key, a 256 MiB block cache and no compression (reftab stores values
+// uncompressed too); otherwise their defaults. Reads of every engine run on one thread.
+// Output: per run and phase a line "run R phase ENGINE ops/s", then a markdown table of the
+// medians over the runs with the ratios first engine/other (above 1: the first, reftab by
+// default, is faster).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "store/kv_store.h"
+
+#ifdef REFTAB_KV_BENCH_LEVELDB
+#include <leveldb/cache.h>
+#include <leveldb/db.h>
+#include <leveldb/filter_policy.h>
+#include <leveldb/write_batch.h>
+#endif
+#ifdef REFTAB_KV_BENCH_ROCKSDB
+#include <rocksdb/cache.h>
+#include <rocksdb/db.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/table.h>
+#include <rocksdb/write_batch.h>
+#endif
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr size_t kValueSize = 100;
+constexpr size_t kBatch = 1000;
+
+[[noreturn]] void Die(const std::string& what) {
+  std::fprintf(stderr, "reftab-kv-bench: %s\n", what.c_str());
+  std::exit(1);
+}
+
+std::string KeyOf(uint64_t n) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%016llu", static_cast<unsigned long long>(n));
+  return buf;
+}
+
+// One engine's operations, as db_bench uses them.
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual const char* name() const = 0;
+  virtual void Open(const std::string& dir) = 0;
+  virtual void Close() = 0;
+  virtual void Write(const std::vector<std::pair<std::string, std::string>>& batch) = 0;
+  virtual void Compact() = 0;
+  // Readers work on one fixed state, taken by BeginReads (a snapshot).
+  virtual void BeginReads() = 0;
+  virtual bool Get(const std::string& key, std::string* value) = 0;
+  // A read of the latest state, without a snapshot: reftab's KvStore::Get first checks
+  // whether another process changed tables.list (one stat()).
+  virtual bool GetLatest(const std::string& key, std::string* value) = 0;
+  virtual uint64_t Scan() = 0;                                       // entries seen
+  virtual uint64_t SeekNext(const std::string& key, int nexts) = 0;  // entries seen
+};
+
+class ReftabEngine : public Engine {
+ public:
+  const char* name() const override { return "reftab"; }
+  void Open(const std::string& dir) override {
+    reftab::KvOptions o;
+    o.durability = reftab::Durability::kNone;
+    auto kv = reftab::KvStore::Open(dir, o);
+    if (!kv.ok()) Die(kv.status().ToString());
+    kv_ = std::move(*kv);
+  }
+  void Close() override {
+    it_.reset();
+    snap_.reset();
+    kv_.reset();
+  }
+  void Write(const std::vector<std::pair<std::string, std::string>>& batch) override {
+    reftab::KvWriteBatch b;
+    for (const auto& [k, v] : batch) b.Put(k, v);
+    Check(kv_->Write(b));
+  }
+  void Compact() override { Check(kv_->CompactAll()); }
+  void BeginReads() override {
+    auto s = kv_->GetSnapshot();
+    if (!s.ok()) Die(s.status().ToString());
+    it_.reset();
+    snap_.emplace(std::move(*s));
+  }
+  bool Get(const std::string& key, std::string* value) override {
+    bool found = false;
+    Check(snap_->Get(key, value, &found));
+    return found;
+  }
+  bool GetLatest(const std::string& key, std::string* value) override {
+    bool found = false;
+    Check(kv_->Get(key, value, &found));
+    return found;
+  }
+  uint64_t Scan() override {
+    reftab::KvIterator it = snap_->NewIterator();
+    Check(it.SeekToFirst());
+    uint64_t n = 0;
+    for (; it.Valid(); it.Next()) n += it.value().size() == kValueSize;
+    Check(it.status());
+    return n;
+  }
+  uint64_t SeekNext(const std::string& key, int nexts) override {
+    if (!it_) it_.emplace(snap_->NewIterator());
+    Check(it_->Seek(key));
+    uint64_t n = 0;
+    for (int i = 0; i <= nexts && it_->Valid(); ++i, it_->Next()) ++n;
+    return n;
+  }
+
+ private:
+  static void Check(const reftab::Status& s) {
+    if (!s.ok()) Die(s.ToString());
+  }
+  std::unique_ptr<reftab::KvStore> kv_;
+  std::optional<reftab::KvSnapshot> snap_;
+  std::optional<reftab::KvIterator> it_;
+};
+
+#ifdef REFTAB_KV_BENCH_LEVELDB
+class LevelDbEngine : public Engine {
+ public:
+  const char* name() const override { return "leveldb"; }
+  void Open(const std::string& dir) override {
+    filter_.reset(leveldb::NewBloomFilterPolicy(10));
+    cache_.reset(leveldb::NewLRUCache(256 << 20));
+    leveldb::Options o;
+    o.create_if_missing = true;
+    o.compression = leveldb::kNoCompression;
+    o.filter_policy = filter_.get();
+    o.block_cache = cache_.get();
+    leveldb::DB* db = nullptr;
+    Check(leveldb::DB::Open(o, dir, &db));
+    db_.reset(db);
+  }
+  void Close() override {
+    EndReads();
+    db_.reset();
+  }
+  void Write(const std::vector<std::pair<std::string, std::string>>& batch) override {
+    leveldb::WriteBatch b;
+    for (const auto& [k, v] : batch) b.Put(k, v);
+    Check(db_->Write(leveldb::WriteOptions(), &b));  // sync = false
+  }
+  void Compact() override { db_->CompactRange(nullptr, nullptr); }
+  void BeginReads() override {
+    EndReads();
+    snap_ = db_->GetSnapshot();
+    ro_.snapshot = snap_;
+  }
+  bool Get(const std::string& key, std::string* value) override {
+    leveldb::Status s = db_->Get(ro_, key, value);
+    if (s.IsNotFound()) return false;
+    Check(s);
+    return true;
+  }
+  bool GetLatest(const std::string& key, std::string* value) override {
+    leveldb::Status s = db_->Get(leveldb::ReadOptions(), key, value);
+    if (s.IsNotFound()) return false;
+    Check(s);
+    return true;
+  }
+  uint64_t Scan() override {
+    std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(ro_));
+    uint64_t n = 0;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) n += it->value().size() == kValueSize;
+    Check(it->status());
+    return n;
+  }
+  uint64_t SeekNext(const std::string& key, int nexts) override {
+    if (!it_) it_.reset(db_->NewIterator(ro_));
+    uint64_t n = 0;
+    it_->Seek(key);
+    for (int i = 0; i <= nexts && it_->Valid(); ++i, it_->Next()) ++n;
+    return n;
+  }
+
+ private:
+  void EndReads() {
+    it_.reset();
+    if (snap_) db_->ReleaseSnapshot(snap_);
+    snap_ = nullptr;
+    ro_ = leveldb::ReadOptions();
+  }
+  static void Check(const leveldb::Status& s) {
+    if (!s.ok()) Die("leveldb: " + s.ToString());
+  }
+  std::unique_ptr<const leveldb::FilterPolicy> filter_;
+  std::unique_ptr<leveldb::Cache> cache_;
+  std::unique_ptr<leveldb::DB> db_;
+  const leveldb::Snapshot* snap_ = nullptr;
+  leveldb::ReadOptions ro_;
+  std::unique_ptr<leveldb::Iterator> it_;
+};
+#endif
+
+#ifdef REFTAB_KV_BENCH_ROCKSDB
+class RocksDbEngine : public Engine {
+ public:
+  const char* name() const override { return "rocksdb"; }
+  void Open(const std::string& dir) override {
+    rocksdb::BlockBasedTableOptions t;
+    t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+    t.block_cache = rocksdb::NewLRUCache(256 << 20);
+    rocksdb::Options o;
+    o.create_if_missing = true;
+    o.compression = rocksdb::kNoCompression;
+    o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
+    rocksdb::DB* db = nullptr;
+    Check(rocksdb::DB::Open(o, dir, &db));
+    db_.reset(db);
+  }
+  void Close() override {
+    EndReads();
+    db_.reset();
+  }
+  void Write(const std::vector<std::pair<std::string, std::string>>& batch) override {
+    rocksdb::WriteBatch b;
+    for (const auto& [k, v] : batch) b.Put(k, v);
+    Check(db_->Write(rocksdb::WriteOptions(), &b));  // sync = false
+  }
+  void Compact() override {
+    Check(db_->CompactRange(rocksdb::CompactRangeOptions(), nullptr, nullptr));
+  }
+  void BeginReads() override {
+    EndReads();
+    snap_ = db_->GetSnapshot();
+    ro_.snapshot = snap_;
+  }
+  bool Get(const std::string& key, std::string* value) override {
+    rocksdb::Status s = db_->Get(ro_, key, value);
+    if (s.IsNotFound()) return false;
+    Check(s);
+    return true;
+  }
+  bool GetLatest(const std::string& key, std::string* value) override {
+    rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), key, value);
+    if (s.IsNotFound()) return false;
+    Check(s);
+    return true;
+  }
+  uint64_t Scan() override {
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro_));
+    uint64_t n = 0;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) n += it->value().size() == kValueSize;
+    Check(it->status());
+    return n;
+  }
+  uint64_t SeekNext(const std::string& key, int nexts) override {
+    if (!it_) it_.reset(db_->NewIterator(ro_));
+    uint64_t n = 0;
+    it_->Seek(key);
+    for (int i = 0; i <= nexts && it_->Valid(); ++i, it_->Next()) ++n;
+    return n;
+  }
+
+ private:
+  void EndReads() {
+    it_.reset();
+    if (snap_) db_->ReleaseSnapshot(snap_);
+    snap_ = nullptr;
+    ro_ = rocksdb::ReadOptions();
+  }
+  static void Check(const rocksdb::Status& s) {
+    if (!s.ok()) Die("rocksdb: " + s.ToString());
+  }
+  std::unique_ptr<rocksdb::DB> db_;
+  const rocksdb::Snapshot* snap_ = nullptr;
+  rocksdb::ReadOptions ro_;
+  std::unique_ptr<rocksdb::Iterator> it_;
+};
+#endif
+
+struct Config {
+  uint64_t num = 1000000;
+  uint64_t reads = 1000000;
+  uint64_t seeks = 100000;
+  int runs = 3;
+  std::string dir = "/tmp/reftab-kv-bench";
+  std::string engines = "reftab,leveldb,rocksdb";
+};
+
+// Incompressible value bytes: value i is a 100-byte window of one random buffer.
+class Values {
+ public:
+  Values() : buf_(1 << 20, '\0') {
+    std::mt19937_64 rng(301);
+    for (char& c : buf_) c = char(rng());
+  }
+  std::string Of(uint64_t i) const {
+    return buf_.substr((i * 7919) % (buf_.size() - kValueSize), kValueSize);
+  }
+
+ private:
+  std::string buf_;
+};
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+void Fill(Engine& e, const std::vector<uint64_t>& order, const Values& values) {
+  std::vector<std::pair<std::string, std::string>> batch;
+  for (size_t i = 0; i < order.size(); ++i) {
+    batch.emplace_back(KeyOf(order[i]), values.Of(order[i]));
+    if (batch.size() == kBatch || i + 1 == order.size()) {
+      e.Write(batch);
+      batch.clear();
+    }
+  }
+}
+
+// The read phases, out of line under names of their own, so that callgrind's inclusive
+// counts give instructions per phase (run one engine at a time: --engines NAME).
+using Keys = std::vector<std::string>;
+[[gnu::noinline]] uint64_t ReadRandomPhase(Engine& e, const Keys& keys) {
+  std::string v;
+  uint64_t found = 0;
+  for (const std::string& k : keys) found += e.Get(k, &v) && v.size() == kValueSize;
+  return found;
+}
+[[gnu::noinline]] uint64_t ReadLatestPhase(Engine& e, const Keys& keys) {
+  std::string v;
+  uint64_t found = 0;
+  for (const std::string& k : keys) found += e.GetLatest(k, &v) && v.size() == kValueSize;
+  return found;
+}
+[[gnu::noinline]] uint64_t ReadMissingPhase(Engine& e, const Keys& keys) {
+  std::string v;
+  uint64_t absent = 0;
+  for (const std::string& k : keys) absent += !e.Get(k, &v);
+  return absent;
+}
+[[gnu::noinline]] uint64_t ReadSeqPhase(Engine& e) { return e.Scan(); }
+[[gnu::noinline]] uint64_t SeekRandomPhase(Engine& e, const Keys& keys) {
+  uint64_t seen = 0;
+  for (const std::string& k : keys) seen += e.SeekNext(k, 10) > 0;
+  return seen;
+}
+
+// ops/s of one phase on one engine; `expect` guards against an engine that did nothing.
+using Phase = std::function<uint64_t(Engine&)>;
+
+struct Bench {
+  Config cfg;
+  Values values;
+  std::vector<std::unique_ptr<Engine>> engines;
+  std::map<std::string, std::map<std::string, std::vector<double>>> results;  // phase, engine
+  std::vector<std::string> phase_order;
+
+  void Record(int run, const std::string& phase, const Engine& e, uint64_t ops, double secs) {
+    double rate = double(ops) / secs;
+    std::printf("run %d %-12s %-8s %12.0f ops/s\n", run, phase.c_str(), e.name(), rate);
+    std::fflush(stdout);
+    if (std::find(phase_order.begin(), phase_order.end(), phase) == phase_order.end()) {
+      phase_order.push_back(phase);
+    }
+    results[phase][e.name()].push_back(rate);
+  }
+
+  // Runs `body` on every engine, timing it; `ops` is what it reports (checked against
+  // `expect`).
+  void Timed(int run, const std::string& phase, uint64_t expect, const Phase& body) {
+    for (auto& e : engines) {
+      auto t0 = Clock::now();
+      uint64_t ops = body(*e);
+      double secs = Seconds(Clock::now() - t0);
+      if (ops != expect) {
+        Die(phase + " on " + e->name() + ": " + std::to_string(ops) + " ops, expected " +
+            std::to_string(expect));
+      }
+      Record(run, phase, *e, ops, secs);
+    }
+  }
+
+  std::string DirOf(const Engine& e, const char* what) const {
+    return cfg.dir + "/" + e.name() + "-" + what;
+  }
+
+  void RunOnce(int run);
+  void Report() const;
+};
+
+void RemoveDir(const std::string& dir) {
+  std::string cmd = "rm -rf '" + dir + "'";
+  if (std::system(cmd.c_str()) != 0) Die("cannot remove " + dir);
+}
+
+void Bench::RunOnce(int run) {
+  const uint64_t n = cfg.num;
+  std::vector<uint64_t> seq(n);
+  for (uint64_t i = 0; i < n; ++i) seq[i] = i;
+  std::vector<uint64_t> perm = seq;
+  std::mt19937_64 rng(1000 + uint64_t(run));
+  std::shuffle(perm.begin(), perm.end(), rng);
+
+  for (auto& e : engines) {
+    RemoveDir(DirOf(*e, "seq"));
+    RemoveDir(DirOf(*e, "random"));
+  }
+  Timed(run, "fillseq", n, [&](Engine& e) {
+    e.Open(DirOf(e, "seq"));
+    Fill(e, seq, values);
+    e.Close();
+    return n;
+  });
+  Timed(run, "fillrandom", n, [&](Engine& e) {
+    e.Open(DirOf(e, "random"));
+    Fill(e, perm, values);
+    return n;
+  });
+  for (auto& e : engines) {
+    e->Compact();
+    e->BeginReads();
+  }
+  std::vector<uint64_t> probes(cfg.reads);
+  for (uint64_t& p : probes) p = rng() % n;
+  std::vector<std::string> present, missing;
+  for (uint64_t p : probes) present.push_back(KeyOf(p));
+  for (uint64_t p : probes) missing.push_back(KeyOf(n + p));
+  Timed(run, "readrandom", cfg.reads, [&](Engine& e) { return ReadRandomPhase(e, present); });
+  Timed(run, "readlatest", cfg.reads, [&](Engine& e) { return ReadLatestPhase(e, present); });
+  Timed(run, "readmissing", cfg.reads, [&](Engine& e) { return ReadMissingPhase(e, missing); });
+  Timed(run, "readseq", n, [&](Engine& e) { return ReadSeqPhase(e); });
+  std::vector<std::string> seeks(present.begin(),
+                                 present.begin() + long(std::min(cfg.seeks, cfg.reads)));
+  Timed(run, "seekrandom", seeks.size(), [&](Engine& e) { return SeekRandomPhase(e, seeks); });
+  for (auto& e : engines) e->Close();
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+void Bench::Report() const {
+  std::printf("\nmedian ops/s over %d runs (N=%llu, %zu-byte values, batches of %zu):\n\n",
+              cfg.runs, static_cast<unsigned long long>(cfg.num), kValueSize, kBatch);
+  std::printf("| phase |");
+  for (const auto& e : engines) std::printf(" %s |", e->name());
+  for (size_t i = 1; i < engines.size(); ++i) {
+    std::printf(" %s/%s |", engines[0]->name(), engines[i]->name());
+  }
+  std::printf("\n|---|");
+  for (size_t i = 0; i < 2 * engines.size() - 1; ++i) std::printf("---:|");
+  std::printf("\n");
+  for (const std::string& phase : phase_order) {
+    const auto& by_engine = results.at(phase);
+    std::printf("| %s |", phase.c_str());
+    for (const auto& e : engines) std::printf(" %.0f |", Median(by_engine.at(e->name())));
+    double ours = Median(by_engine.at(engines[0]->name()));  // the first engine's
+    for (size_t i = 1; i < engines.size(); ++i) {
+      std::printf(" %.2f |", ours / Median(by_engine.at(engines[i]->name())));
+    }
+    std::printf("\n");
+  }
+}
+
+std::unique_ptr<Engine> MakeEngine(const std::string& name) {
+  if (name == "reftab") return std::make_unique<ReftabEngine>();
+#ifdef REFTAB_KV_BENCH_LEVELDB
+  if (name == "leveldb") return std::make_unique<LevelDbEngine>();
+#endif
+#ifdef REFTAB_KV_BENCH_ROCKSDB
+  if (name == "rocksdb") return std::make_unique<RocksDbEngine>();
+#endif
+  std::fprintf(stderr, "reftab-kv-bench: %s is not built in: skipped\n", name.c_str());
+  return nullptr;
+}
+
+Config ParseArgs(int argc, char** argv) {
+  Config c;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (i + 1 >= argc) Die("usage: see the comment at the top of perf/kv_bench.cc");
+    std::string v = argv[++i];
+    if (a == "--num") {
+      c.num = std::strtoull(v.c_str(), nullptr, 10);
+    } else if (a == "--reads") {
+      c.reads = std::strtoull(v.c_str(), nullptr, 10);
+    } else if (a == "--seeks") {
+      c.seeks = std::strtoull(v.c_str(), nullptr, 10);
+    } else if (a == "--runs") {
+      c.runs = std::atoi(v.c_str());
+    } else if (a == "--dir") {
+      c.dir = v;
+    } else if (a == "--engines") {
+      c.engines = v;
+    } else {
+      Die("unknown option " + a);
+    }
+  }
+  if (c.num == 0 || c.reads == 0 || c.runs <= 0) Die("--num, --reads and --runs must be > 0");
+  return c;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Bench b;
+  b.cfg = ParseArgs(argc, argv);
+  size_t from = 0;
+  const std::string& list = b.cfg.engines;
+  while (from <= list.size()) {
+    size_t to = list.find(',', from);
+    if (to == std::string::npos) to = list.size();
+    if (auto e = MakeEngine(list.substr(from, to - from))) b.engines.push_back(std::move(e));
+    from = to + 1;
+  }
+  if (b.engines.empty()) Die("no engine to run");
+  RemoveDir(b.cfg.dir);
+  if (std::system(("mkdir -p '" + b.cfg.dir + "'").c_str()) != 0) Die("cannot create --dir");
+  for (int run = 1; run <= b.cfg.runs; ++run) b.RunOnce(run);
+  b.Report();
+  RemoveDir(b.cfg.dir);
+  return 0;
+}

@@ -1,0 +1,210 @@
+/* The key/value store's C API (reftab_kv.h): puts, deletes and gets of binary keys and values
+ * (empty, NULs, 1 MiB), batches, a snapshot that keeps its state while the store changes,
+ * iteration with prefix, bounds and seek, compaction, reopening, and the error paths (empty
+ * key, NULL arguments, oversized entry). Plain C11.
+ * Usage: kv_capi_test (makes and removes its own temporary folder). */
+#define _POSIX_C_SOURCE 200809L
+#include <reftab_kv.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int failures = 0;
+static int checks = 0;
+
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    checks++;                                                                  \
+    if (!(cond)) {                                                             \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+      failures++;                                                              \
+    }                                                                          \
+  } while (0)
+
+/* `call` must succeed; it is given `&err`. */
+#define OK(call)                                                                        \
+  do {                                                                                  \
+    reftab_error* err = NULL;                                                           \
+    reftab_code code_ = (call);                                                         \
+    checks++;                                                                           \
+    if (code_ != REFTAB_OK) {                                                           \
+      fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__, #call,          \
+              reftab_code_name(code_), err ? reftab_error_message(err) : "(no error)"); \
+      failures++;                                                                       \
+    }                                                                                   \
+    reftab_error_free(err);                                                             \
+  } while (0)
+
+/* `call` must fail with `want`, with an error message. */
+#define FAILS(want, call)                                                                         \
+  do {                                                                                            \
+    reftab_error* err = NULL;                                                                     \
+    reftab_code code_ = (call);                                                                   \
+    checks++;                                                                                     \
+    if (code_ != (want) || err == NULL || reftab_error_code(err) != (want)) {                     \
+      fprintf(stderr, "%s:%d: %s: got %s\n", __FILE__, __LINE__, #call, reftab_code_name(code_)); \
+      failures++;                                                                                 \
+    }                                                                                             \
+    reftab_error_free(err);                                                                       \
+  } while (0)
+
+/* The value under `key` in `kv`, compared with `want` (NULL: must be absent). */
+static void expect_value(reftab_kv* kv, const char* key, size_t key_len, const char* want,
+                         size_t want_len) {
+  const void* value = NULL;
+  size_t len = 0;
+  int found = -1;
+  OK(reftab_kv_get(kv, key, key_len, &value, &len, &found, &err));
+  if (want == NULL) {
+    CHECK(found == 0);
+    return;
+  }
+  CHECK(found == 1);
+  CHECK(len == want_len);
+  CHECK(found == 1 && len == want_len && (len == 0 || memcmp(value, want, len) == 0));
+}
+
+/* The keys an iterator yields, comma-separated, into out; returns their length. */
+static size_t keys_of(reftab_kv_iter* it, char* out, size_t size) {
+  size_t used = 0;
+  out[0] = '\0';
+  for (;;) {
+    reftab_kv_entry e;
+    int has = 0;
+    OK(reftab_kv_iter_next(it, &e, &has, &err));
+    if (!has) break;
+    if (used + e.key_len + 2 < size) {
+      memcpy(out + used, e.key, e.key_len);
+      used += e.key_len;
+      out[used++] = ',';
+      out[used] = '\0';
+    }
+  }
+  return used;
+}
+
+/* Whether `got` (of length n) is the literal `want`, NULs included. */
+#define SAME(got, n, want) ((n) == sizeof(want) - 1 && memcmp(got, want, n) == 0)
+
+int main(void) {
+  char root[] = "/tmp/reftab-kv-capi-XXXXXX";
+  if (mkdtemp(root) == NULL) return 2;
+  char dir[300];
+  snprintf(dir, sizeof dir, "%s/store", root);
+
+  reftab_kv* kv = NULL;
+  OK(reftab_kv_open(dir, REFTAB_KV_NO_SYNC, &kv, &err));
+  if (kv == NULL) return 1;
+
+  /* Binary keys and values: NULs, empty, 1 MiB. */
+  const char nul_key[] = {'k', 0, 'y'};
+  const char nul_value[] = {0, 1, 0, 2};
+  size_t mib = 1u << 20;
+  char* big = malloc(mib);
+  if (big == NULL) return 2;
+  for (size_t i = 0; i < mib; ++i) big[i] = (char)(i * 131 + 7);
+  OK(reftab_kv_put(kv, nul_key, sizeof nul_key, nul_value, sizeof nul_value, &err));
+  OK(reftab_kv_put(kv, "empty", 5, NULL, 0, &err));
+  OK(reftab_kv_put(kv, "big", 3, big, mib, &err));
+  expect_value(kv, nul_key, sizeof nul_key, nul_value, sizeof nul_value);
+  expect_value(kv, "k", 1, NULL, 0);
+  expect_value(kv, "empty", 5, "", 0);
+  expect_value(kv, "big", 3, big, mib);
+  OK(reftab_kv_delete(kv, "empty", 5, &err));
+  expect_value(kv, "empty", 5, NULL, 0);
+
+  /* Errors. */
+  FAILS(REFTAB_INVALID_ARGUMENT, reftab_kv_put(kv, "", 0, "v", 1, &err));
+  FAILS(REFTAB_INVALID_ARGUMENT, reftab_kv_put(kv, NULL, 3, "v", 1, &err));
+  FAILS(REFTAB_INVALID_ARGUMENT, reftab_kv_put(NULL, "k", 1, "v", 1, &err));
+  FAILS(REFTAB_INVALID_ARGUMENT, reftab_kv_get(kv, "k", 1, NULL, NULL, NULL, &err));
+  {
+    size_t huge = 17u << 20;
+    char* h = calloc(huge, 1);
+    if (h == NULL) return 2;
+    FAILS(REFTAB_TOO_LARGE, reftab_kv_put(kv, "huge", 4, h, huge, &err));
+    free(h);
+  }
+  CHECK(reftab_kv_put(kv, "", 0, "v", 1, NULL) == REFTAB_INVALID_ARGUMENT); /* err NULL */
+
+  /* A batch; a snapshot taken before it does not see it. */
+  reftab_kv_snapshot* before = NULL;
+  OK(reftab_kv_snapshot_new(kv, &before, &err));
+  reftab_kv_batch* batch = NULL;
+  OK(reftab_kv_batch_new(&batch, &err));
+  const char* keys[] = {"a", "ab", "abc", "ac", "b"};
+  for (size_t i = 0; i < 5; ++i)
+    OK(reftab_kv_batch_put(batch, keys[i], strlen(keys[i]), "v", 1, &err));
+  OK(reftab_kv_batch_put(batch, "abc", 3, "last wins", 9, &err));
+  OK(reftab_kv_batch_delete(batch, "big", 3, &err));
+  OK(reftab_kv_write(kv, batch, &err));
+  reftab_kv_batch_free(batch);
+  expect_value(kv, "abc", 3, "last wins", 9);
+  expect_value(kv, "big", 3, NULL, 0);
+  {
+    const void* v = NULL;
+    size_t len = 0;
+    int found = 0;
+    OK(reftab_kv_snapshot_get(before, "big", 3, &v, &len, &found, &err));
+    CHECK(found == 1 && len == mib && memcmp(v, big, mib) == 0);
+    OK(reftab_kv_snapshot_get(before, "abc", 3, &v, &len, &found, &err));
+    CHECK(found == 0);
+  }
+
+  /* Iteration: everything, a prefix, bounds, a seek. Compacting first changes nothing. */
+  OK(reftab_kv_compact(kv, &err));
+  reftab_kv_snapshot* now = NULL;
+  OK(reftab_kv_snapshot_new(kv, &now, &err));
+  CHECK(reftab_kv_snapshot_sequence(now) > reftab_kv_snapshot_sequence(before));
+  char got[256];
+  reftab_kv_iter* it = NULL;
+  OK(reftab_kv_iter_new(now, NULL, &it, &err));
+  size_t n = keys_of(it, got, sizeof got);
+  CHECK(SAME(got, n, "a,ab,abc,ac,b,k\0y,"));
+  OK(reftab_kv_iter_seek(it, "abd", 3, &err));
+  n = keys_of(it, got, sizeof got);
+  CHECK(SAME(got, n, "ac,b,k\0y,"));
+  reftab_kv_iter_free(it);
+  reftab_kv_range range = {"ab", 2, NULL, 0, NULL, 0};
+  OK(reftab_kv_iter_new(now, &range, &it, &err));
+  reftab_kv_snapshot_free(now); /* the iterator keeps its own state */
+  n = keys_of(it, got, sizeof got);
+  CHECK(SAME(got, n, "ab,abc,"));
+  reftab_kv_iter_free(it);
+  reftab_kv_range bounds = {NULL, 0, "ab", 2, "b", 1};
+  OK(reftab_kv_iter_new(before, &bounds, &it, &err));
+  n = keys_of(it, got, sizeof got);
+  CHECK(n == 0); /* `before` held only big (and the NUL key, below "ab") */
+  reftab_kv_iter_free(it);
+  reftab_kv_snapshot_free(before);
+
+  /* Reopened, the data is there; a handle without refresh-on-read sees another's write
+   * after reftab_kv_refresh. */
+  reftab_kv_free(kv);
+  kv = NULL;
+  OK(reftab_kv_open(dir, 0, &kv, &err));
+  {
+    reftab_kv* lazy = NULL;
+    OK(reftab_kv_open(dir, REFTAB_KV_NO_REFRESH_ON_READ, &lazy, &err));
+    OK(reftab_kv_put(kv, "late", 4, "x", 1, &err));
+    expect_value(lazy, "late", 4, NULL, 0);
+    OK(reftab_kv_refresh(lazy, &err));
+    expect_value(lazy, "late", 4, "x", 1);
+    reftab_kv_free(lazy);
+  }
+  expect_value(kv, "abc", 3, "last wins", 9);
+  expect_value(kv, nul_key, sizeof nul_key, nul_value, sizeof nul_value);
+  reftab_kv_free(kv);
+  reftab_kv_free(NULL);
+  reftab_kv_batch_free(NULL);
+  reftab_kv_snapshot_free(NULL);
+  reftab_kv_iter_free(NULL);
+  free(big);
+
+  char cmd[400];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", root);
+  printf("%d checks, %d failures\n", checks, failures);
+  return failures == 0 ? 0 : 1;
+}
