@@ -1,4 +1,4 @@
-// reftab verify [--strict] [FILE.ref...]
+// reftab verify [--strict] [--[no-]progress] [FILE.ref...]
 // Checks tables (or, without files, every table of the selected stack) beyond what reading
 // needs: block structure, key order, update index limits, lookups agreeing with scans, and
 // the stack's update index ranges. In a git repository it then runs the git-level checks of
@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "cli/stack_access.h"
 #include "store/git_verify.h"
 #include "store/verify.h"
@@ -31,10 +32,12 @@ bool ReportGitFindings(GitRepo& repo, bool strict, Status* status) {
 int CmdVerify(const GlobalOptions& g, const Args& args) {
   VerifyReport report;
   bool strict = false;
+  ProgressFlag progress_flag = ProgressFlag::kAuto;
   Args files;
   for (const std::string& a : args) {
     if (a == "--strict") {
       strict = true;
+    } else if (TakeProgressFlag(a, &progress_flag)) {
     } else if (!a.empty() && a[0] == '-') {
       return Usage("verify", "unknown option " + a);
     } else {
@@ -46,9 +49,10 @@ int CmdVerify(const GlobalOptions& g, const Args& args) {
     auto opened = OpenStore(g, GitRepoAccess::kReadOnly);
     if (!opened.ok()) return Fail(opened.status());
     Store& store = **opened;
-    Status s = VerifyStack(store.main_stack(), &report);
+    TerminalProgress progress(progress_flag);
+    Status s = VerifyStack(store.main_stack(), &report, progress.get());
     if (s.ok() && store.repo() && store.repo()->worktree_stack()) {
-      s = VerifyStack(*store.repo()->worktree_stack(), &report);
+      s = VerifyStack(*store.repo()->worktree_stack(), &report, progress.get());
     }
     if (!s.ok()) return Fail(s);
     // Only a git repository has git's rules; a bare --stack is a generic sorted store.

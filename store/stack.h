@@ -30,6 +30,7 @@
 namespace reftab {
 
 class TempTable;  // store/temp_table.h
+class Progress;   // store/progress.h
 
 struct StackOptions {
   FileSystem* fs = nullptr;  // nullptr: the operating system's
@@ -59,6 +60,7 @@ struct StackOptions {
 struct CompactionOptions {
   std::optional<uint64_t> expire_logs_before;  // drop entries whose time is older
   std::optional<size_t> max_logs_per_ref;      // keep only the newest N entries of each ref
+  Progress* progress = nullptr;                // told of every record written
 };
 
 class Snapshot {
@@ -123,7 +125,7 @@ class Stack {
   // git's geometric auto-compaction: merges the segment SuggestCompaction() picks, if any,
   // skipping tables that other processes have locked. Does nothing when compaction is
   // disabled in the options.
-  Status AutoCompact();
+  Status AutoCompact(Progress* progress = nullptr);
   // Removes what killed writers leave behind, holding tables.list.lock:
   //  * *.ref files the list does not name whose max_update_index is not beyond the stack's
   //    (a newer one may be a transaction about to be listed);

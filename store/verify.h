@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "format/status.h"
+#include "store/progress.h"
 #include "store/stack.h"
 #include "store/table_reader.h"
 
@@ -34,7 +35,8 @@ struct VerifyReport {
 Status VerifyTable(const TableReader& table, VerifyReport* report);
 
 // Checks every table of the snapshot and the relations between them.
-Status VerifyStack(const Stack& stack, VerifyReport* report);
+// `progress` (may be null) counts tables.
+Status VerifyStack(const Stack& stack, VerifyReport* report, Progress* progress = nullptr);
 
 }  // namespace reftab
 
