@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/git_options.h"
 #include "cli/progress.h"
 #include "cli/stack_access.h"
 #include "store/git_verify.h"
@@ -74,6 +75,53 @@ int CmdVerify(const GlobalOptions& g, const Args& args) {
               (unsigned long long)report.tables, (unsigned long long)report.blocks,
               (unsigned long long)report.refs, (unsigned long long)report.logs);
   return kExitOk;
+}
+
+}  // namespace reftab::cli
+
+namespace reftab::cli {
+
+// `refs verify [--strict] [--verbose]`: git's command, git's output only (the findings on
+// stderr, nothing on stdout), exit 255 when an error was found, as git's.
+int RefsVerify(const GlobalOptions& g, const Args& args) {
+  bool strict = false, verbose = false;
+  ProgressFlag progress_flag = ProgressFlag::kAuto;
+  GitUsage usage;
+  usage.lines = {"reftab refs verify [--strict] [--verbose]"};
+  usage.options = {FlagOption(0, "verbose", "be verbose", &verbose),
+                   FlagOption(0, "strict", "enable strict checking", &strict)};
+  GitOption progress;
+  progress.long_name = "progress";
+  progress.hidden = true;
+  progress.set = [&progress_flag](bool unset, std::optional<std::string_view>) {
+    progress_flag = unset ? ProgressFlag::kOff : ProgressFlag::kOn;
+    return std::string();
+  };
+  usage.options.push_back(std::move(progress));
+  Args pos;
+  if (auto exit = ParseGitOptions(args, usage, &pos)) return *exit;
+  if (!pos.empty()) return GitUsageMessage("'git refs verify' takes no arguments");
+  auto opened = OpenStore(g, GitRepoAccess::kReadOnly);
+  if (!opened.ok()) return GitDie(opened.status().message());
+  Store& store = **opened;
+  constexpr int kGitFsckFailed = 255;
+  if (verbose) {
+    std::fprintf(stderr, "Checking references consistency\n");
+    for (const std::string& name : store.main_stack().names()) {
+      std::fprintf(stderr, "Checking table: %s\n", name.c_str());
+    }
+  }
+  TerminalProgress reporter(progress_flag);
+  VerifyReport report;
+  Status s = VerifyStack(store.main_stack(), &report, reporter.get());
+  if (s.ok() && store.repo() && store.repo()->worktree_stack()) {
+    s = VerifyStack(*store.repo()->worktree_stack(), &report, reporter.get());
+  }
+  if (!s.ok()) return GitError(s.message()), kGitFsckFailed;
+  if (!store.repo()) return kExitOk;
+  bool clean = ReportGitFindings(*store.repo(), strict, &s);
+  if (!s.ok()) return GitError(s.message()), kGitFsckFailed;
+  return clean ? kExitOk : kGitFsckFailed;
 }
 
 }  // namespace reftab::cli

@@ -54,6 +54,11 @@ constexpr Command kCommands[] = {
     {"verify", reftab::cli::CmdVerify},
     {"for-each-ref", reftab::cli::CmdForEachRef},
     {"demo", reftab::cli::CmdDemo},
+    {"symbolic-ref", reftab::cli::CmdSymbolicRef},
+    {"refs", reftab::cli::CmdRefs},
+    {"pack-refs", reftab::cli::CmdPackRefs},
+    {"rev-parse", reftab::cli::CmdRevParse},
+    {"stats", reftab::cli::CmdStats},
 };
 
 }  // namespace
