@@ -22,6 +22,7 @@ struct RevParseOptions {
   bool quiet = false;
   Show show = Show::kId;
   bool abbrev_strict = false;
+  bool abbrev_default = false;  // strictness from core.warnAmbiguousRefs
 };
 
 void Warn(const std::vector<std::string>& warnings) {
@@ -76,7 +77,9 @@ bool TakeFlag(const std::string& a, RevParseOptions* o) {
   } else if (a == "--symbolic-full-name") {
     o->show = Show::kFullName;
   } else if (a == "--abbrev-ref" || a == "--abbrev-ref=loose" || a == "--abbrev-ref=strict") {
+    // Plain --abbrev-ref is strict when core.warnAmbiguousRefs is on (git's default).
     o->show = Show::kAbbrevRef;
+    o->abbrev_default = a == "--abbrev-ref";
     o->abbrev_strict = a == "--abbrev-ref=strict";
   } else {
     return false;
@@ -100,6 +103,7 @@ int CmdRevParse(const GlobalOptions& g, const Args& args) {
   auto opened = OpenStore(g, GitRepoAccess::kReadOnly);
   if (!opened.ok()) return GitDie(opened.status().message());
   Store& store = **opened;
+  if (o.abbrev_default) o.abbrev_strict = WarnAmbiguousRefs(store);
   std::vector<ObjectNameResult> found;
   for (const std::string& name : names) {
     ObjectNameResult r;

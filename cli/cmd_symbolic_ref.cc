@@ -79,9 +79,9 @@ int CheckSymref(Store& store, const std::string& name, bool quiet, bool shorten,
 }
 
 int DeleteSymref(Store& store, const std::string& name) {
-  if (CheckSymref(store, name, true, false, false, false) != 0) {
-    return GitDie("Cannot delete " + name + ", not a symbolic ref");
-  }
+  int checked = CheckSymref(store, name, true, false, false, false);
+  if (checked > 1) return checked;  // it died already ("No such ref: ...")
+  if (checked != 0) return GitDie("Cannot delete " + name + ", not a symbolic ref");
   if (name == "HEAD") return GitDie("deleting '" + name + "' is not allowed");
   GitRefTransaction tx(&store);
   Status s = tx.Delete(name, std::nullopt, kGitRefNoDeref);

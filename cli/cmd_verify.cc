@@ -18,14 +18,18 @@
 namespace reftab::cli {
 namespace {
 
-// The git-level findings on stderr; true when none is an error.
-bool ReportGitFindings(GitRepo& repo, bool strict, Status* status) {
+// The git-level findings on stderr (only those git's `refs verify` makes, if `git_only`);
+// true when none is an error.
+bool ReportGitFindings(GitRepo& repo, bool strict, Status* status, bool git_only = false) {
   GitVerifyReport report;
   *status = VerifyGitRepo(repo, GitVerifyOptions{strict}, &report);
+  bool clean = true;
   for (const GitVerifyFinding& f : report.findings) {
+    if (git_only && !IsGitRefsVerifyCheck(f.id)) continue;
     std::fprintf(stderr, "%s\n", report.Line(f).c_str());
+    if (report.IsError(f)) clean = false;
   }
-  return report.errors() == 0;
+  return clean;
 }
 
 }  // namespace
@@ -119,7 +123,7 @@ int RefsVerify(const GlobalOptions& g, const Args& args) {
   }
   if (!s.ok()) return GitError(s.message()), kGitFsckFailed;
   if (!store.repo()) return kExitOk;
-  bool clean = ReportGitFindings(*store.repo(), strict, &s);
+  bool clean = ReportGitFindings(*store.repo(), strict, &s, /*git_only=*/true);
   if (!s.ok()) return GitError(s.message()), kGitFsckFailed;
   return clean ? kExitOk : kGitFsckFailed;
 }

@@ -82,44 +82,65 @@ struct Parser {
     return kGitUsageExit;
   }
 
+  // A long option, matched as git's parse_long_opt does: exact names first, else a unique
+  // abbreviation, "no-" negating.
   std::optional<int> Long(std::string_view arg) {
     size_t eq = arg.find('=');
     std::string_view name = arg.substr(0, eq);
     std::optional<std::string_view> attached;
     if (eq != std::string_view::npos) attached = arg.substr(eq + 1);
-    bool unset = name.substr(0, 3) == "no-";
-    std::string_view positive = unset ? name.substr(3) : name;
-    const GitOption* abbrev = nullptr;
-    bool abbrev_unset = false;
-    const GitOption* ambiguous = nullptr;
-    bool ambiguous_unset = false;
-    auto note = [&](const GitOption& o, bool u) {
-      if (abbrev) ambiguous = abbrev, ambiguous_unset = abbrev_unset;
-      abbrev = &o, abbrev_unset = u;
-    };
+    std::string_view start = name;
+    bool unset = false, no_no = false;
+    if (start.substr(0, 3) == "no-") {
+      start.remove_prefix(3);
+      if (start.substr(0, 3) == "no-") {
+        start.remove_prefix(3);
+        no_no = true;
+      } else {
+        unset = true;
+      }
+    }
+    Candidate abbrev, ambiguous;
     for (const GitOption& o : usage.options) {
-      if (o.long_name.empty()) continue;
-      if (unset && !o.negatable) {
-        if (o.long_name == name) return Value(o, false, false, attached);
-        if (o.long_name.substr(0, name.size()) == name) note(o, false);
+      std::string_view long_name = o.long_name;
+      if (long_name.empty()) continue;
+      bool opt_unset = false;
+      if (long_name.substr(0, 3) == "no-") {
+        long_name.remove_prefix(3);
+        opt_unset = true;
+      } else if (no_no) {
         continue;
       }
-      if (o.long_name == positive) return Value(o, false, unset, attached);
-      if (o.long_name.substr(0, positive.size()) == positive) note(o, unset);
-      // "--no" or "--no-" alone abbreviate the negation of every option.
-      if (o.negatable && std::string_view("no-").substr(0, name.size()) == name && !unset) {
-        note(o, true);
+      if ((unset != opt_unset) && !o.negatable) continue;
+      if (start == long_name) return Value(o, false, unset != opt_unset, attached);
+      if (o.exact) continue;
+      if (long_name.substr(0, start.size()) == start) {
+        Register(o, unset != opt_unset, &abbrev, &ambiguous);
+      }
+      // "--n", "--no" and "--no-" abbreviate every negation.
+      if (o.negatable && std::string_view("no-").substr(0, name.size()) == name) {
+        Register(o, !opt_unset, &abbrev, &ambiguous);
       }
     }
-    if (ambiguous) {
+    if (ambiguous.option) {
       GitError("ambiguous option: " + std::string(arg) + " (could be --" +
-               (ambiguous_unset ? "no-" : "") + std::string(ambiguous->long_name) + " or --" +
-               (abbrev_unset ? "no-" : "") + std::string(abbrev->long_name) + ")");
+               (ambiguous.unset ? "no-" : "") + std::string(ambiguous.option->long_name) +
+               " or --" + (abbrev.unset ? "no-" : "") + std::string(abbrev.option->long_name) +
+               ")");
       return GitUsageError(usage);
     }
-    if (abbrev) return Value(*abbrev, false, abbrev_unset, attached);
+    if (abbrev.option) return Value(*abbrev.option, false, abbrev.unset, attached);
     GitError("unknown option `" + std::string(arg) + "'");
     return GitUsageError(usage);
+  }
+
+  struct Candidate {
+    const GitOption* option = nullptr;
+    bool unset = false;
+  };
+  static void Register(const GitOption& o, bool unset, Candidate* abbrev, Candidate* ambiguous) {
+    if (abbrev->option) *ambiguous = *abbrev;
+    *abbrev = Candidate{&o, unset};
   }
 
   std::optional<int> Run() {

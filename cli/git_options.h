@@ -24,7 +24,10 @@ struct GitOption {
   std::string_view arg_help;  // "reason" (shown as <reason>), or literal "[=<n>]"-free text
   std::string_view help;
   bool negatable = true;
-  bool hidden = false;  // accepted but not listed in the usage (reftab's additions to git's)
+  bool hidden = false;  // accepted but not listed in the usage
+  // Only the full name is accepted (reftab's additions, so that git's abbreviations and
+  // messages stay what they are in git).
+  bool exact = false;
   // Called for each occurrence: `unset` for --no-<name>, `value` when one was given. Returns
   // an error message (printed as "error: <message>"), empty when the value is fine.
   std::function<std::string(bool unset, std::optional<std::string_view> value)> set;

@@ -60,6 +60,7 @@ Status ResolveRefAsGit(GitRefStore& store, std::string_view refname, unsigned fl
       out->exists = found;
       out->name = std::move(name);
       if (found) out->id = rec.value;
+      if (found && rec.value_type == RefValueType::kVal2) out->peeled = rec.peeled;
       return Status::Ok();
     }
     out->through_symref = true;

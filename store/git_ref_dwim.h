@@ -7,6 +7,7 @@
 #ifndef REFTAB_STORE_GIT_REF_DWIM_H_
 #define REFTAB_STORE_GIT_REF_DWIM_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,7 @@ struct GitResolution {
   bool exists = false;          // `name` holds an object id
   std::string name;             // where the chain ended
   ObjectId id{};
+  std::optional<ObjectId> peeled;  // the peeled id the final record stores, if any
 };
 Status ResolveRefAsGit(GitRefStore& store, std::string_view refname, unsigned flags,
                        GitResolution* out);
