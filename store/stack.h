@@ -55,6 +55,11 @@ struct StackOptions {
   uint32_t geometric_factor = 2;
 };
 
+// The name git gives a table of update indexes min..max, without ".ref":
+// 0x<min, 12 hex digits>-0x<max, 12 hex digits>-<random, 8 hex digits>. Tables written
+// beside a stack (tools, demos) use it too, so that `git refs verify` accepts them.
+std::string GitTableStem(uint64_t min, uint64_t max, uint32_t random);
+
 // Reflog expiry applied while compacting. Entries are only dropped when the compaction
 // reaches the base table (otherwise an older table could still hold them).
 struct CompactionOptions {
