@@ -1,18 +1,21 @@
-// reftab compact [--auto]
+// reftab compact [--auto] [--[no-]progress]
 // Without --auto: merges every table of the stack into one, dropping tombstones and deleted
 // reflog entries, then removes stray tables (git pack-refs). With --auto: git's geometric
 // auto-compaction, which merges nothing when the stack is already a geometric sequence.
 // Either way the stray files of killed writers are then cleaned (Stack::Clean).
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "cli/stack_access.h"
 
 namespace reftab::cli {
 
 int CmdCompact(const GlobalOptions& g, const Args& args) {
   bool automatic = false;
+  ProgressFlag progress_flag = ProgressFlag::kAuto;
   for (const std::string& a : args) {
     if (a == "--auto") {
       automatic = true;
+    } else if (TakeProgressFlag(a, &progress_flag)) {
     } else {
       return Usage("compact", "unknown argument " + a);
     }
@@ -23,9 +26,12 @@ int CmdCompact(const GlobalOptions& g, const Args& args) {
   std::vector<Stack*> stacks = {&store.main_stack()};
   if (store.repo() && store.repo()->worktree_stack())
     stacks.push_back(store.repo()->worktree_stack());
+  TerminalProgress progress(progress_flag);
+  CompactionOptions options;
+  options.progress = progress.get();
   for (Stack* stack : stacks) {
     // Both forms then remove what crashed writers left behind, as git's pack-refs does.
-    Status s = automatic ? stack->AutoCompact() : stack->CompactAll();
+    Status s = automatic ? stack->AutoCompact(options.progress) : stack->CompactAll(options);
     if (s.ok()) s = stack->Clean();
     if (!s.ok()) return Fail(s);
   }

@@ -88,7 +88,8 @@ int CmdDemo(const GlobalOptions&, const Args& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     std::string v;
     if (TakeValue(args, &i, "--refs", &v)) {
-      if (!ParseUint(v, &n) || n < 10 || n > 50000000) return Usage("demo", "--refs takes 10..50000000");
+      if (!ParseUint(v, &n) || n < 10 || n > 50000000)
+        return Usage("demo", "--refs takes 10..50000000");
     } else if (TakeValue(args, &i, "--dir", &v)) {
       dir = v;
     } else if (args[i] == "--keep") {
@@ -111,7 +112,8 @@ int CmdDemo(const GlobalOptions&, const Args& args) {
   std::vector<RefRecord> refs = DemoRefs(size_t(n));
   std::printf("  generated %zu refs in memory              %8.1f ms\n", refs.size(), MsSince(t0));
 
-  const std::string table = "0x000000000001-0x000000000001-0000d3m0.ref";
+  // Named as git names tables, so that `git refs verify` on the demo finds nothing wrong.
+  const std::string table = GitTableStem(1, 1, uint32_t(std::random_device()())) + ".ref";
   t0 = Clock::now();
   Status s;
   WriteStats stats;
@@ -134,7 +136,8 @@ int CmdDemo(const GlobalOptions&, const Args& args) {
   double write_ms = MsSince(t0);
   std::printf("  wrote %s: %llu bytes, %llu blocks, %llu obj records  %8.1f ms (%.0f ns/ref)\n",
               table.c_str(), (unsigned long long)stats.bytes, (unsigned long long)stats.blocks,
-              (unsigned long long)stats.obj_records, write_ms, write_ms * 1e6 / double(refs.size()));
+              (unsigned long long)stats.obj_records, write_ms,
+              write_ms * 1e6 / double(refs.size()));
 
   t0 = Clock::now();
   auto stack = Stack::Open(dir, StackOptions{});
@@ -157,13 +160,14 @@ int CmdDemo(const GlobalOptions&, const Args& args) {
     hits += found && rec.refname == refs[p].refname;
   }
   double look_ms = MsSince(t0);
-  std::printf("  %zu exact lookups, %zu found            %8.1f ms (%.0f ns/lookup)\n", lookups, hits,
-              look_ms, look_ms * 1e6 / double(lookups));
+  std::printf("  %zu exact lookups, %zu found            %8.1f ms (%.0f ns/lookup)\n", lookups,
+              hits, look_ms, look_ms * 1e6 / double(lookups));
   if (hits != lookups) return Fail(Status::Corruption("demo: a written ref was not found"));
   bool found = true;
   s = snap->ReadRef("refs/heads/no-such-branch", &rec, &found);
   if (!s.ok()) return Fail(s);
-  std::printf("  lookup of refs/heads/no-such-branch: %s\n", found ? "found (wrong!)" : "not found");
+  std::printf("  lookup of refs/heads/no-such-branch: %s\n",
+              found ? "found (wrong!)" : "not found");
 
   // Prefix listing and a full scan through the merged iterator.
   t0 = Clock::now();
@@ -176,7 +180,8 @@ int CmdDemo(const GlobalOptions&, const Args& args) {
   }
   if (s.ok()) s = it.status();
   if (!s.ok()) return Fail(s);
-  std::printf("  listed refs/tags/: %zu tags, %zu annotated   %8.1f ms\n", tagged, annotated, MsSince(t0));
+  std::printf("  listed refs/tags/: %zu tags, %zu annotated   %8.1f ms\n", tagged, annotated,
+              MsSince(t0));
   t0 = Clock::now();
   size_t all = 0;
   s = it.SeekToFirst();
@@ -191,9 +196,11 @@ int CmdDemo(const GlobalOptions&, const Args& args) {
   std::printf("  first records (git's dump-reftable format):\n");
   std::string text;
   s = it.SeekToFirst();
-  for (int i = 0; s.ok() && i < 3 && it.Next(&rec); ++i) AppendRefGit(rec, snap->hash_size(), &text);
+  for (int i = 0; s.ok() && i < 3 && it.Next(&rec); ++i)
+    AppendRefGit(rec, snap->hash_size(), &text);
   s = it.Seek("refs/tags/v0.0.0");
-  for (int i = 0; s.ok() && i < 2 && it.Next(&rec); ++i) AppendRefGit(rec, snap->hash_size(), &text);
+  for (int i = 0; s.ok() && i < 2 && it.Next(&rec); ++i)
+    AppendRefGit(rec, snap->hash_size(), &text);
   std::fputs(text.c_str(), stdout);
 
   if (!keep) {

@@ -1,51 +1,172 @@
-// reftab show-ref [--head] [-d|--dereference] [-s|--hash] [-q|--quiet] [--heads] [--tags]
-//                 [--verify REF...] [--exists REF] [PATTERN...]
-// Prints what `git show-ref` prints: "<oid> <refname>", with "<peeled> <refname>^{}" lines
-// for refs that store a peeled value when dereferencing. Exit codes follow git: 1 when
-// nothing matched; --verify of a missing ref prints "fatal: ..." and exits 128 (1 with -q);
-// --exists exits 2 for a missing ref.
+// reftab show-ref: git's show-ref on the git ref store, every option of git 2.55:
+//   [--head] [-d|--dereference] [-s|--hash[=<n>]] [--abbrev[=<n>]] [--branches|--heads]
+//   [--tags] [--] [<pattern>...]          list refs (patterns match whole trailing components)
+//   --verify [-q] ... <ref>...            exact names only
+//   --exclude-existing[=<pattern>]        filter ref lines on stdin to those not here
+//   --exists <ref>                        exit 0 / 2 ("error: reference does not exist")
+// Output, messages and exit statuses are git's (1 when nothing matched, 128 for "fatal: ...",
+// 129 for usage errors). reftab adds --format=json: one JSON object per ref instead of the
+// text lines ({"name":...,"oid":...[,"peeled":...][,"symref":...]}, byte strings as in
+// dump's JSON Lines).
+#include <cctype>
 #include <cstdio>
+#include <set>
 
+#include "cli/abbrev.h"
 #include "cli/commands.h"
+#include "cli/git_options.h"
+#include "cli/jsonl.h"
 #include "cli/output.h"
 #include "cli/stack_access.h"
+#include "store/git_ref_dwim.h"
+#include "store/git_ref_list.h"
+#include "store/refname.h"
 
 namespace reftab::cli {
 namespace {
 
-struct ShowOptions {
-  bool head = false;
-  bool deref = false;
-  bool hash_only = false;
-  bool quiet = false;
+struct ShowRefOptions {
+  bool head = false, deref = false, hash_only = false, quiet = false, json = false;
+  bool branches = false, tags = false, verify = false, exists = false;
+  int abbrev = 0;
+  bool exclude_existing = false;
+  std::optional<std::string> exclude_pattern;
 };
 
-// Follows symrefs (git's depth limit, store/git_ref_store.h) to an object id. *found is
-// false for a missing, dangling or broken ref.
-Status Resolve(Store& store, std::string_view name, RefRecord* rec, bool* found) {
-  ResolvedRef r;
-  REFTAB_RETURN_IF_ERROR(store.Resolve(name, &r));
-  *found = r.exists && !r.broken;
-  if (*found) *rec = std::move(r.record);
-  return Status::Ok();
+GitOption AbbrevOption(char short_name, std::string_view name, std::string_view help,
+                       ShowRefOptions* o, bool sets_hash_only) {
+  GitOption opt;
+  opt.short_name = short_name;
+  opt.long_name = name;
+  opt.arg = GitOption::Arg::kOptional;
+  opt.arg_help = "n";
+  opt.help = help;
+  opt.set = [o, name, sets_hash_only](bool unset, std::optional<std::string_view> v) {
+    if (sets_hash_only) {
+      o->hash_only = true;  // git's --hash sets it even as --no-hash
+      if (!v) return std::string();
+    }
+    return ParseAbbrevOption(name, unset, v, &o->abbrev);
+  };
+  return opt;
 }
 
-void ShowOne(const ShowOptions& o, std::string_view name, const RefRecord& resolved, size_t hs,
-             Output* out) {
-  if (o.quiet) return;
-  std::string& b = out->buf();
-  b.append(HexId(resolved.value, hs));
-  if (!o.hash_only) b.append(" ").append(name);
-  b.push_back('\n');
-  if (o.deref && resolved.value_type == RefValueType::kVal2) {
-    b.append(HexId(resolved.peeled, hs));
-    if (!o.hash_only) b.append(" ").append(name).append("^{}");
-    b.push_back('\n');
+GitUsage ShowRefUsage(ShowRefOptions* o) {
+  GitUsage u;
+  u.lines = {
+      "reftab show-ref [--head] [-d | --dereference]\n"
+      "                [-s | --hash[=<n>]] [--abbrev[=<n>]] [--branches] [--tags]\n"
+      "                [--] [<pattern>...]",
+      "reftab show-ref --verify [-q | --quiet] [-d | --dereference]\n"
+      "                [-s | --hash[=<n>]] [--abbrev[=<n>]]\n"
+      "                [--] [<ref>...]",
+      "reftab show-ref --exclude-existing[=<pattern>]", "reftab show-ref --exists <ref>"};
+  u.options = {
+      FlagOption(0, "tags", "only show tags (can be combined with --branches)", &o->tags),
+      FlagOption(0, "branches", "only show branches (can be combined with --tags)", &o->branches),
+      FlagOption(0, "heads", "deprecated synonym for --branches", &o->branches),
+      FlagOption(0, "exists", "check for reference existence without resolving", &o->exists),
+      FlagOption(0, "verify", "stricter reference checking, requires exact ref path", &o->verify),
+      FlagOption('h', "", "show the HEAD reference, even if it would be filtered out", &o->head),
+      FlagOption(0, "head", "show the HEAD reference, even if it would be filtered out", &o->head),
+      FlagOption('d', "dereference", "dereference tags into object IDs", &o->deref),
+      AbbrevOption('s', "hash", "only show SHA1 hash using <n> digits", o, true),
+      AbbrevOption(0, "abbrev", "use <n> digits to display object names", o, false),
+      FlagOption('q', "quiet", "do not print results to stdout (useful with --verify)", &o->quiet)};
+  u.options[2].hidden = true;  // --heads
+  u.options[5].hidden = true;  // -h
+  GitOption ex;
+  ex.long_name = "exclude-existing";
+  ex.arg = GitOption::Arg::kOptional;
+  ex.arg_help = "pattern";
+  ex.help = "show refs from stdin that aren't in local repository";
+  ex.negatable = false;
+  ex.set = [o](bool, std::optional<std::string_view> v) {
+    o->exclude_existing = true;
+    o->exclude_pattern.reset();
+    if (v) o->exclude_pattern = std::string(*v);
+    return std::string();
+  };
+  u.options.push_back(std::move(ex));
+  GitOption json;
+  json.long_name = "format";
+  json.arg = GitOption::Arg::kRequired;
+  json.hidden = true;
+  json.exact = true;
+  json.set = [o](bool unset, std::optional<std::string_view> v) {
+    if (unset || *v == "text") {
+      o->json = false;
+    } else if (*v == "json") {
+      o->json = true;
+    } else {
+      return "unknown --format '" + std::string(*v) + "' (json or text)";
+    }
+    return std::string();
+  };
+  u.options.push_back(std::move(json));
+  return u;
+}
+
+class Shower {
+ public:
+  Shower(Store& store, const ShowRefOptions& o) : store_(store), o_(o) {}
+  Output& out() { return out_; }
+
+  // git's show_one: dies on a ref whose object is missing; prints the ref (and, with -d, the
+  // id a tag peels to).
+  int Show(const GitListedRef& ref) {
+    bool exists = true;
+    Status s = ObjectExists(store_, ref.id, &exists);
+    if (!s.ok()) return Die(s.message());
+    if (!exists) {
+      return Die("git show-ref: bad ref " + *ref.name + " (" + HexId(ref.id, hs()) + ")");
+    }
+    if (o_.quiet) return 0;
+    std::string hex, peeled_hex;
+    if (!(s = AbbreviateId(store_, ref.id, o_.abbrev, &hex)).ok()) return Die(s.message());
+    std::optional<ObjectId> peeled;
+    if (o_.deref && !(s = PeeledId(store_, ref, &peeled)).ok()) return Die(s.message());
+    if (peeled && !(s = AbbreviateId(store_, *peeled, o_.abbrev, &peeled_hex)).ok()) {
+      return Die(s.message());
+    }
+    std::string& b = out_.buf();
+    if (o_.json) {
+      AppendJson(ref, hex, peeled ? &peeled_hex : nullptr, &b);
+    } else {
+      b.append(hex);
+      if (!o_.hash_only) b.append(" ").append(*ref.name);
+      b.push_back('\n');
+      if (peeled) b.append(peeled_hex).append(" ").append(*ref.name).append("^{}\n");
+    }
+    out_.MaybeFlush();
+    return 0;
   }
-  out->MaybeFlush();
-}
 
-bool MatchesPattern(std::string_view name, const std::vector<std::string>& patterns) {
+  int Die(const std::string& message) {
+    out_.Flush();
+    return GitDie(message);
+  }
+
+ private:
+  size_t hs() const { return store_.hash_size(); }
+  static void AppendJson(const GitListedRef& ref, const std::string& hex, const std::string* peeled,
+                         std::string* b) {
+    b->push_back('{');
+    size_t at = b->size();
+    AppendJsonBytesField("name", *ref.name, b);
+    b->erase(at, 1);  // the field's leading comma
+    b->append(",\"oid\":\"").append(hex).push_back('"');
+    if (peeled) b->append(",\"peeled\":\"").append(*peeled).push_back('"');
+    if (ref.symref_target) AppendJsonBytesField("symref", *ref.symref_target, b);
+    b->append("}\n");
+  }
+
+  Store& store_;
+  const ShowRefOptions& o_;
+  Output out_;
+};
+
+bool MatchesPattern(std::string_view name, const Args& patterns) {
   if (patterns.empty()) return true;
   for (const std::string& p : patterns) {
     if (p.size() > name.size()) continue;
@@ -55,114 +176,152 @@ bool MatchesPattern(std::string_view name, const std::vector<std::string>& patte
   return false;
 }
 
+void PrintListingError(const std::string& message) {
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+}
+
+int ShowPatterns(Store& store, const ShowRefOptions& o, const Args& patterns) {
+  Shower shower(store, o);
+  int matched = 0, code = 0;
+  if (o.head) {
+    GitResolution head;
+    Status s = ResolveRefAsGit(store, "HEAD", kResolveReading, &head);
+    if (!s.ok()) return shower.Die(s.message());
+    if (head.resolved) {
+      static const std::string kHead = "HEAD";
+      GitListedRef ref;
+      ref.name = &kHead;
+      ref.id = head.id;
+      ref.peeled = head.peeled;
+      ++matched;
+      if ((code = shower.Show(ref)) != 0) return code;
+    }
+  }
+  std::vector<std::string> prefixes;
+  if (o.branches) prefixes.push_back("refs/heads/");
+  if (o.tags) prefixes.push_back("refs/tags/");
+  if (prefixes.empty()) prefixes.push_back("refs/");
+  GitListCallbacks cb;
+  cb.error = PrintListingError;
+  cb.ref = [&](const GitListedRef& ref) {
+    if (!MatchesPattern(*ref.name, patterns)) return true;
+    ++matched;
+    code = shower.Show(ref);
+    return code == 0;
+  };
+  for (const std::string& prefix : prefixes) {
+    Status s = ForEachGitRef(store, prefix, cb);
+    if (code != 0) return code;
+    if (!s.ok()) return shower.Die(s.message());
+  }
+  if (!shower.out().Flush()) return GitDie("could not write to standard output");
+  return matched > 0 ? kExitOk : 1;
+}
+
+int ShowVerify(Store& store, const ShowRefOptions& o, const Args& refs) {
+  if (refs.empty()) return GitDie("--verify requires a reference");
+  Shower shower(store, o);
+  for (const std::string& name : refs) {
+    GitResolution r;
+    if (name.rfind("refs/", 0) == 0 || IsSafeRefname(name)) {
+      Status s = ResolveRefAsGit(store, name, kResolveReading, &r);
+      if (!s.ok()) return shower.Die(s.message());
+    }
+    if (!r.resolved) {
+      if (o.quiet) return 1;
+      return shower.Die("'" + name + "' - not a valid ref");
+    }
+    GitListedRef ref;
+    ref.name = &name;
+    ref.id = r.id;
+    ref.peeled = r.peeled;
+    if (int code = shower.Show(ref)) return code;
+  }
+  if (!shower.out().Flush()) return GitDie("could not write to standard output");
+  return kExitOk;
+}
+
+int ShowExists(Store& store, const Args& refs) {
+  if (refs.empty()) return GitDie("--exists requires a reference");
+  if (refs.size() > 1) return GitDie("--exists requires exactly one reference");
+  RefRecord rec;
+  bool found = false;
+  Status s = store.ReadRef(refs[0], &rec, &found);
+  if (!s.ok()) return GitError("failed to look up reference: " + s.message());
+  if (!found) return GitError("reference does not exist"), 2;
+  return kExitOk;
+}
+
+// The ref name of an input line: its last whitespace-separated word, "^{}" dropped.
+std::string_view LineRef(std::string_view line) {
+  size_t start = line.size();
+  while (start > 0 && !std::isspace(static_cast<unsigned char>(line[start - 1]))) --start;
+  return line.substr(start);
+}
+
+int ExcludeExisting(Store& store, const std::optional<std::string>& pattern) {
+  std::set<std::string, std::less<>> existing;
+  GitListCallbacks cb;
+  cb.error = PrintListingError;
+  cb.ref = [&](const GitListedRef& ref) {
+    existing.insert(*ref.name);
+    return true;
+  };
+  Status s = ForEachGitRef(store, "refs/", cb);
+  if (!s.ok()) return GitDie(s.message());
+  Output out;
+  char buf[1024];  // git reads lines with fgets into 1024 bytes: longer ones come in pieces
+  while (std::fgets(buf, sizeof buf, stdin)) {
+    std::string line(buf);
+    if (!line.empty() && line.back() == '\n') line.pop_back();
+    if (line.size() >= 3 && line.compare(line.size() - 3, 3, "^{}") == 0)
+      line.resize(line.size() - 3);
+    std::string_view ref = LineRef(line);
+    if (pattern && ref.substr(0, pattern->size()) != *pattern) continue;
+    if (!IsValidRefname(ref)) {
+      out.Flush();
+      std::fprintf(stderr, "warning: ref '%.*s' ignored\n", int(ref.size()), ref.data());
+      continue;
+    }
+    if (existing.find(ref) == existing.end()) {
+      out.buf().append(line).push_back('\n');
+      out.MaybeFlush();
+    }
+  }
+  return out.Flush() ? kExitOk : GitDie("could not write to standard output");
+}
+
+// git's die_for_incompatible_opt3.
+int RejectIncompatible(const ShowRefOptions& o) {
+  std::vector<std::string> given;
+  if (o.exclude_existing) given.push_back("--exclude-existing");
+  if (o.verify) given.push_back("--verify");
+  if (o.exists) given.push_back("--exists");
+  if (given.size() == 2) {
+    return GitDie("options '" + given[0] + "' and '" + given[1] + "' cannot be used together");
+  }
+  if (given.size() == 3) {
+    return GitDie("options '" + given[0] + "', '" + given[1] + "', and '" + given[2] +
+                  "' cannot be used together");
+  }
+  return 0;
+}
+
 }  // namespace
 
 int CmdShowRef(const GlobalOptions& g, const Args& args) {
-  ShowOptions o;
-  bool verify = false, exists = false, heads = false, tags = false;
-  std::vector<std::string> patterns;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--head") {
-      o.head = true;
-    } else if (a == "-d" || a == "--dereference") {
-      o.deref = true;
-    } else if (a == "-s" || a == "--hash") {
-      o.hash_only = true;
-    } else if (a == "-q" || a == "--quiet") {
-      o.quiet = true;
-    } else if (a == "--verify") {
-      verify = true;
-    } else if (a == "--exists") {
-      exists = true;
-    } else if (a == "--heads" || a == "--branches") {
-      heads = true;
-    } else if (a == "--tags") {
-      tags = true;
-    } else if (a == "--") {
-      patterns.insert(patterns.end(), args.begin() + long(i) + 1, args.end());
-      break;
-    } else if (!a.empty() && a[0] == '-') {
-      return Usage("show-ref", "unknown option " + a);
-    } else {
-      patterns.push_back(a);
-    }
-  }
-  if (verify && exists) return Usage("show-ref", "--verify and --exists cannot be combined");
+  ShowRefOptions o;
+  GitUsage usage = ShowRefUsage(&o);
+  Args pos;
+  if (auto exit = ParseGitOptions(args, usage, &pos)) return *exit;
+  if (int code = RejectIncompatible(o)) return code;
   auto opened = OpenStore(g, GitRepoAccess::kReadOnly);
-  if (!opened.ok()) return Fail(opened.status());
+  if (!opened.ok()) return GitDie(opened.status().message());
   Store& store = **opened;
-  size_t hs = store.main_stack().snapshot()->hash_size();
-  Output out;
-  RefRecord rec;
-
-  if (exists) {
-    if (patterns.size() != 1) return Usage("show-ref", "--exists requires exactly one reference");
-    bool found = false;
-    Status s = store.ReadRef(patterns[0], &rec, &found);
-    if (!s.ok()) return Fail(s);
-    if (!found) {
-      std::fprintf(stderr, "error: reference does not exist\n");
-      return 2;
-    }
-    return kExitOk;
-  }
-
-  if (verify) {
-    if (patterns.empty()) {
-      std::fprintf(stderr, "fatal: --verify requires a reference\n");
-      return 128;
-    }
-    for (const std::string& name : patterns) {
-      bool found = false;
-      bool full = name == "HEAD" || name.rfind("refs/", 0) == 0;
-      if (full) {
-        Status s = Resolve(store, name, &rec, &found);
-        if (!s.ok()) return Fail(s);
-      }
-      if (!found) {
-        out.Flush();
-        if (o.quiet) return 1;
-        std::fprintf(stderr, "fatal: '%s' - not a valid ref\n", name.c_str());
-        return 128;
-      }
-      ShowOne(o, name, rec, hs, &out);
-    }
-    return out.Flush() ? kExitOk : Fail(Status::IoError("writing standard output failed"));
-  }
-
-  int matched = 0;
-  RefRecord resolved;
-  if (o.head) {
-    bool found = false;
-    Status s = Resolve(store, "HEAD", &resolved, &found);
-    if (!s.ok()) return Fail(s);
-    if (found) {
-      ShowOne(o, "HEAD", resolved, hs, &out);
-      ++matched;
-    }
-  }
-  std::string prefix = heads && !tags ? "refs/heads/" : tags && !heads ? "refs/tags/" : "refs/";
-  Status s = store.ForEachRef(prefix, [&](const RefRecord& rec) {
-    if (heads && tags && rec.refname.rfind("refs/heads/", 0) != 0 &&
-        rec.refname.rfind("refs/tags/", 0) != 0) {
-      return true;
-    }
-    if (!MatchesPattern(rec.refname, patterns)) return true;
-    const RefRecord* shown = &rec;
-    if (rec.value_type == RefValueType::kSymref) {
-      bool found = false;
-      Status r = Resolve(store, rec.target, &resolved, &found);
-      if (!r.ok() || !found) return true;  // git skips dangling symrefs
-      shown = &resolved;
-    }
-    ShowOne(o, rec.refname, *shown, hs, &out);
-    ++matched;
-    return true;
-  });
-  if (!out.Flush()) return Fail(Status::IoError("writing standard output failed"));
-  if (!s.ok()) return Fail(s);
-  return matched > 0 ? kExitOk : 1;
+  if (o.exclude_existing) return ExcludeExisting(store, o.exclude_pattern);
+  if (o.verify) return ShowVerify(store, o, pos);
+  if (o.exists) return ShowExists(store, pos);
+  return ShowPatterns(store, o, pos);
 }
 
 }  // namespace reftab::cli

@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/input.h"
 #include "cli/stack_access.h"
+#include "store/git_ref_dwim.h"
 #include "store/git_ref_transaction.h"
 #include "store/refname.h"
 
@@ -52,20 +53,11 @@ void PrintWarnings(GitRefTransaction& tx, bool* warned) {
 // "@" is HEAD). The empty string is not a value here.
 bool ParseOid(Store& store, const std::string& s, ObjectId* id) {
   if (s.empty()) return false;
-  if (s.size() == 2 * store.hash_size() && ParseHexId(s, store.hash_size(), id)) return true;
-  const std::string name = s == "@" ? "HEAD" : s;
-  for (const char* rule :
-       {"%", "refs/%", "refs/tags/%", "refs/heads/%", "refs/remotes/%", "refs/remotes/%/HEAD"}) {
-    std::string candidate(rule);
-    candidate.replace(candidate.find('%'), 1, name);
-    ResolvedRef r;
-    if (!store.Resolve(candidate, &r).ok()) return false;
-    if (r.exists && !r.broken) {
-      *id = r.id;
-      return true;
-    }
-  }
-  return false;
+  ObjectNameResult r;
+  if (!ResolveObjectName(store, s, &r).ok()) return false;
+  for (const std::string& w : r.warnings) Report("warning: ", w, 0);
+  *id = r.id;
+  return r.found;
 }
 
 RefValue IdValue(const ObjectId& id) { return RefValue::Id(id); }

@@ -1,4 +1,4 @@
-// reftab verify [--strict] [FILE.ref...]
+// reftab verify [--strict] [--[no-]progress] [FILE.ref...]
 // Checks tables (or, without files, every table of the selected stack) beyond what reading
 // needs: block structure, key order, update index limits, lookups agreeing with scans, and
 // the stack's update index ranges. In a git repository it then runs the git-level checks of
@@ -9,6 +9,8 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/git_options.h"
+#include "cli/progress.h"
 #include "cli/stack_access.h"
 #include "store/git_verify.h"
 #include "store/verify.h"
@@ -16,14 +18,18 @@
 namespace reftab::cli {
 namespace {
 
-// The git-level findings on stderr; true when none is an error.
-bool ReportGitFindings(GitRepo& repo, bool strict, Status* status) {
+// The git-level findings on stderr (only those git's `refs verify` makes, if `git_only`);
+// true when none is an error.
+bool ReportGitFindings(GitRepo& repo, bool strict, Status* status, bool git_only = false) {
   GitVerifyReport report;
   *status = VerifyGitRepo(repo, GitVerifyOptions{strict}, &report);
+  bool clean = true;
   for (const GitVerifyFinding& f : report.findings) {
+    if (git_only && !IsGitRefsVerifyCheck(f.id)) continue;
     std::fprintf(stderr, "%s\n", report.Line(f).c_str());
+    if (report.IsError(f)) clean = false;
   }
-  return report.errors() == 0;
+  return clean;
 }
 
 }  // namespace
@@ -31,10 +37,12 @@ bool ReportGitFindings(GitRepo& repo, bool strict, Status* status) {
 int CmdVerify(const GlobalOptions& g, const Args& args) {
   VerifyReport report;
   bool strict = false;
+  ProgressFlag progress_flag = ProgressFlag::kAuto;
   Args files;
   for (const std::string& a : args) {
     if (a == "--strict") {
       strict = true;
+    } else if (TakeProgressFlag(a, &progress_flag)) {
     } else if (!a.empty() && a[0] == '-') {
       return Usage("verify", "unknown option " + a);
     } else {
@@ -46,9 +54,10 @@ int CmdVerify(const GlobalOptions& g, const Args& args) {
     auto opened = OpenStore(g, GitRepoAccess::kReadOnly);
     if (!opened.ok()) return Fail(opened.status());
     Store& store = **opened;
-    Status s = VerifyStack(store.main_stack(), &report);
+    TerminalProgress progress(progress_flag);
+    Status s = VerifyStack(store.main_stack(), &report, progress.get());
     if (s.ok() && store.repo() && store.repo()->worktree_stack()) {
-      s = VerifyStack(*store.repo()->worktree_stack(), &report);
+      s = VerifyStack(*store.repo()->worktree_stack(), &report, progress.get());
     }
     if (!s.ok()) return Fail(s);
     // Only a git repository has git's rules; a bare --stack is a generic sorted store.
@@ -70,6 +79,53 @@ int CmdVerify(const GlobalOptions& g, const Args& args) {
               (unsigned long long)report.tables, (unsigned long long)report.blocks,
               (unsigned long long)report.refs, (unsigned long long)report.logs);
   return kExitOk;
+}
+
+}  // namespace reftab::cli
+
+namespace reftab::cli {
+
+// `refs verify [--strict] [--verbose]`: git's command, git's output only (the findings on
+// stderr, nothing on stdout), exit 255 when an error was found, as git's.
+int RefsVerify(const GlobalOptions& g, const Args& args) {
+  bool strict = false, verbose = false;
+  ProgressFlag progress_flag = ProgressFlag::kAuto;
+  GitUsage usage;
+  usage.lines = {"reftab refs verify [--strict] [--verbose]"};
+  usage.options = {FlagOption(0, "verbose", "be verbose", &verbose),
+                   FlagOption(0, "strict", "enable strict checking", &strict)};
+  GitOption progress;
+  progress.long_name = "progress";
+  progress.hidden = true;
+  progress.set = [&progress_flag](bool unset, std::optional<std::string_view>) {
+    progress_flag = unset ? ProgressFlag::kOff : ProgressFlag::kOn;
+    return std::string();
+  };
+  usage.options.push_back(std::move(progress));
+  Args pos;
+  if (auto exit = ParseGitOptions(args, usage, &pos)) return *exit;
+  if (!pos.empty()) return GitUsageMessage("'git refs verify' takes no arguments");
+  auto opened = OpenStore(g, GitRepoAccess::kReadOnly);
+  if (!opened.ok()) return GitDie(opened.status().message());
+  Store& store = **opened;
+  constexpr int kGitFsckFailed = 255;
+  if (verbose) {
+    std::fprintf(stderr, "Checking references consistency\n");
+    for (const std::string& name : store.main_stack().names()) {
+      std::fprintf(stderr, "Checking table: %s\n", name.c_str());
+    }
+  }
+  TerminalProgress reporter(progress_flag);
+  VerifyReport report;
+  Status s = VerifyStack(store.main_stack(), &report, reporter.get());
+  if (s.ok() && store.repo() && store.repo()->worktree_stack()) {
+    s = VerifyStack(*store.repo()->worktree_stack(), &report, reporter.get());
+  }
+  if (!s.ok()) return GitError(s.message()), kGitFsckFailed;
+  if (!store.repo()) return kExitOk;
+  bool clean = ReportGitFindings(*store.repo(), strict, &s, /*git_only=*/true);
+  if (!s.ok()) return GitError(s.message()), kGitFsckFailed;
+  return clean ? kExitOk : kGitFsckFailed;
 }
 
 }  // namespace reftab::cli

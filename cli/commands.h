@@ -4,6 +4,7 @@
 #define REFTAB_CLI_COMMANDS_H_
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "format/status.h"
@@ -30,6 +31,15 @@ int CmdUpdateRef(const GlobalOptions& g, const Args& args);
 int CmdCompact(const GlobalOptions& g, const Args& args);
 int CmdVerify(const GlobalOptions& g, const Args& args);
 int CmdForEachRef(const GlobalOptions& g, const Args& args);
+int CmdSymbolicRef(const GlobalOptions& g, const Args& args);
+int CmdRefs(const GlobalOptions& g, const Args& args);
+int CmdPackRefs(const GlobalOptions& g, const Args& args);
+int CmdRevParse(const GlobalOptions& g, const Args& args);
+int CmdStats(const GlobalOptions& g, const Args& args);
+// pack-refs and `refs optimize`: one command under two usage lines (cli/cmd_pack_refs.cc).
+int PackRefsCore(const GlobalOptions& g, const Args& args, std::string_view usage_line);
+// `refs verify`, git's form of verify (cli/cmd_verify.cc).
+int RefsVerify(const GlobalOptions& g, const Args& args);
 
 // Prints "reftab: <message>" to stderr and returns kExitError.
 int Fail(const Status& s);

@@ -26,6 +26,22 @@ constexpr const char kHelp[] =
     "                    list refs like `git for-each-ref` (%(refname), %(objectname), ...)\n"
     "  demo [--refs N] [--dir DIR] [--keep]\n"
     "                    write 100,000 refs, look some up, list, and time it\n"
+    "  show-ref ... [--abbrev[=N]] [--hash[=N]] [--exclude-existing[=PATTERN]] [--format=json]\n"
+    "                    every option of git's show-ref; json: one object per ref\n"
+    "  symbolic-ref [-q] [--short] [--no-recurse] NAME | [-m REASON] NAME REF | -d NAME\n"
+    "                    read, set or delete a symref like `git symbolic-ref`\n"
+    "  refs exists REF | refs verify [--strict] [--verbose] | refs optimize [...] |\n"
+    "  refs list [...]   git's `refs` subcommands (optimize: pack-refs, list: for-each-ref)\n"
+    "  pack-refs [--all] [--auto]\n"
+    "                    git's pack-refs: compact (all tables, or --auto geometric)\n"
+    "  rev-parse [--verify] [-q] [--symbolic-full-name | --abbrev-ref[=strict|loose]] NAME...\n"
+    "                    resolve ref names (short names by git's rules) or full hex ids;\n"
+    "                    no revision syntax (~, ^, @{...}, abbreviated ids, ranges)\n"
+    "  stats [--format=json]\n"
+    "                    tables, sizes, records by type, tombstones, block fill, index\n"
+    "                    levels, obj index, whether auto-compaction is due\n"
+    "  compact, verify, pack-refs, refs verify/optimize: --progress / --no-progress\n"
+    "                    (a progress line on a terminal's stderr, as git draws it)\n"
     "\n"
     "Without --stack or --git-dir the repository is found from the current directory.\n"
     "update-ref applies git's rules (ref names, conflicts, symrefs, reflogs); with --stack\n"
@@ -38,7 +54,10 @@ constexpr const char kHelp[] =
     "                    opening the store), 129 usage error, 1 when -d fails (\"error: ...\")\n"
     "  show-ref          also 1 when nothing matches, 2 when --exists finds nothing and 128\n"
     "                    for --verify of a missing ref (\"fatal: ...\"), as git's\n"
-    "  for-each-ref      also 128 for an unknown field name (\"fatal: ...\"), as git's\n";
+    "  for-each-ref      also 128 for an unknown field name (\"fatal: ...\"), as git's\n"
+    "  symbolic-ref, refs, pack-refs, rev-parse, show-ref options:\n"
+    "                    as git's (128 \"fatal: ...\", 129 usage, refs exists 2 when missing,\n"
+    "                    refs verify 255 when it finds an error)\n";
 
 struct Command {
   const char* name;
@@ -54,6 +73,11 @@ constexpr Command kCommands[] = {
     {"verify", reftab::cli::CmdVerify},
     {"for-each-ref", reftab::cli::CmdForEachRef},
     {"demo", reftab::cli::CmdDemo},
+    {"symbolic-ref", reftab::cli::CmdSymbolicRef},
+    {"refs", reftab::cli::CmdRefs},
+    {"pack-refs", reftab::cli::CmdPackRefs},
+    {"rev-parse", reftab::cli::CmdRevParse},
+    {"stats", reftab::cli::CmdStats},
 };
 
 }  // namespace

@@ -218,6 +218,11 @@ cmds() {
 mapfile -d '' LOOKUP < <(cmds "show-ref --verify, one table" "$R1" show-ref --verify "$NAME"
   cmds "show-ref --verify, 9-table stack" "$R9" show-ref --verify "$NAME")
 "${HF[@]}" --export-json "$OUT/cli-lookup.json" --export-markdown "$OUT/cli-lookup.md" "${LOOKUP[@]}"
+# symbolic-ref and refs exists beside git's (-i: a dataset without HEAD as a symref exits 128).
+mapfile -d '' REFCMDS < <(cmds "symbolic-ref HEAD, 9-table stack" "$R9" symbolic-ref HEAD
+  cmds "refs exists, one table" "$R1" refs exists "$NAME"
+  cmds "refs exists, 9-table stack" "$R9" refs exists "$NAME")
+"${HF[@]}" -i --export-json "$OUT/cli-refcmds.json" --export-markdown "$OUT/cli-refcmds.md" "${REFCMDS[@]}"
 mapfile -d '' LIST < <(cmds "for-each-ref, one table" "$R1" "for-each-ref --format=%(refname)"
   cmds "for-each-ref, 9-table stack" "$R9" "for-each-ref --format=%(refname)"
   cmds "for-each-ref refs/tags/, one table" "$R1" "for-each-ref --format=%(refname) refs/tags/"

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <map>
 
+#include "store/progress.h"
 #include "store/stack.h"
 #include "store/temp_table.h"
 #include "store/trace.h"
@@ -76,7 +77,7 @@ Status Stack::CompactRange(size_t first, size_t last, const CompactionOptions& o
   return CompactSegment(first, last, /*best_effort=*/false, options);
 }
 
-Status Stack::AutoCompact() {
+Status Stack::AutoCompact(Progress* progress) {
   if (!options_.auto_compact) return Status::Ok();
   REFTAB_RETURN_IF_ERROR(ReloadIfChanged());
   std::vector<uint64_t> sizes;
@@ -91,7 +92,9 @@ Status Stack::AutoCompact() {
   }
   REFTAB_TRACE(trace::kInfo, "%s: auto-compaction: merging tables %zu..%zu of %zu", dir_.c_str(),
                size_t(seg->start), size_t(seg->end - 1), sizes.size());
-  Status s = CompactSegment(seg->start, seg->end - 1, /*best_effort=*/true, CompactionOptions{});
+  CompactionOptions options;
+  options.progress = progress;
+  Status s = CompactSegment(seg->start, seg->end - 1, /*best_effort=*/true, options);
   if (!s.ok()) {
     REFTAB_TRACE(trace::kInfo, "%s: auto-compaction skipped: %s", dir_.c_str(),
                  s.message().c_str());
@@ -117,11 +120,15 @@ void UpdateRange(const std::vector<const TableReader*>& tables, uint64_t* min, u
 // only go when nothing older remains to be shadowed (`to_base`); so can expired entries.
 Status WriteMerged(TableWriter& w, const std::vector<const TableReader*>& tables, bool to_base,
                    const CompactionOptions& options) {
+  ProgressPhase progress(options.progress, "Compacting records", 0);
   MergedRefIterator refs(tables);
   refs.set_suppress_deletions(to_base);
   REFTAB_RETURN_IF_ERROR(refs.SeekToFirst());
   RefRecord r;
-  while (refs.Next(&r)) REFTAB_RETURN_IF_ERROR(w.AddRef(r));
+  while (refs.Next(&r)) {
+    REFTAB_RETURN_IF_ERROR(w.AddRef(r));
+    progress.Tick();
+  }
   REFTAB_RETURN_IF_ERROR(refs.status());
   MergedLogIterator logs(tables);
   logs.set_suppress_deletions(to_base);
@@ -141,6 +148,7 @@ Status WriteMerged(TableWriter& w, const std::vector<const TableReader*>& tables
     }
     if (l.value_type == LogValueType::kUpdate) NormalizeMessage(&l.message);
     REFTAB_RETURN_IF_ERROR(w.AddLog(l));
+    progress.Tick();
   }
   return logs.status();
 }

@@ -223,4 +223,9 @@ Status VerifyGitRepo(GitRepo& repo, const GitVerifyOptions& options, GitVerifyRe
   return Status::Ok();
 }
 
+bool IsGitRefsVerifyCheck(std::string_view id) {
+  return id == "badReftableTableName" || id == "badRefOid" || id == "badHeadTarget" ||
+         id == "badReferentName" || id == "symrefTargetIsNotARef";
+}
+
 }  // namespace reftab

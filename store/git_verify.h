@@ -25,6 +25,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "format/status.h"
@@ -60,6 +61,10 @@ struct GitVerifyReport {
   // git's line for a finding: "error: <path>: <id>: <message>" or "warning: ...".
   std::string Line(const GitVerifyFinding& f) const;
 };
+
+// Whether a finding's id is one `git refs verify` reports itself (the first list above); the
+// others are reftab's additions.
+bool IsGitRefsVerifyCheck(std::string_view id);
 
 // Checks the main stack and every linked worktree's stack ($GIT_COMMON_DIR/worktrees/*).
 // Problems go into `report`; a non-OK status means a stack could not be read at all.

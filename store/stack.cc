@@ -236,11 +236,15 @@ Status Stack::ReloadIfChanged() { return IsUpToDate() ? Status::Ok() : Reload();
 
 // ------------------------------------------------------------------ writing tables
 
-std::string Stack::TableName(uint64_t min, uint64_t max) {
+std::string GitTableStem(uint64_t min, uint64_t max, uint32_t random) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "0x%012" PRIx64 "-0x%012" PRIx64 "-%08" PRIx32, min, max,
-                uint32_t(rng_()));
+                random);
   return buf;
+}
+
+std::string Stack::TableName(uint64_t min, uint64_t max) {
+  return GitTableStem(min, max, uint32_t(rng_()));
 }
 
 WriteOptions Stack::TableWriteOptions(uint32_t min_block_size) const {

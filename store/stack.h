@@ -32,6 +32,7 @@ namespace reftab {
 REFTAB_PUBLIC_BEGIN
 
 class TempTable;  // store/temp_table.h
+class Progress;   // store/progress.h
 
 struct StackOptions {
   FileSystem* fs = nullptr;  // nullptr: the operating system's
@@ -61,11 +62,17 @@ struct StackOptions {
   bool fit_block_size = false;
 };
 
+// The name git gives a table of update indexes min..max, without ".ref":
+// 0x<min, 12 hex digits>-0x<max, 12 hex digits>-<random, 8 hex digits>. Tables written
+// beside a stack (tools, demos) use it too, so that `git refs verify` accepts them.
+std::string GitTableStem(uint64_t min, uint64_t max, uint32_t random);
+
 // Reflog expiry applied while compacting. Entries are only dropped when the compaction
 // reaches the base table (otherwise an older table could still hold them).
 struct CompactionOptions {
   std::optional<uint64_t> expire_logs_before;  // drop entries whose time is older
   std::optional<size_t> max_logs_per_ref;      // keep only the newest N entries of each ref
+  Progress* progress = nullptr;                // told of every record written
 };
 
 class Snapshot {
@@ -130,7 +137,7 @@ class Stack {
   // git's geometric auto-compaction: merges the segment SuggestCompaction() picks, if any,
   // skipping tables that other processes have locked. Does nothing when compaction is
   // disabled in the options.
-  Status AutoCompact();
+  Status AutoCompact(Progress* progress = nullptr);
   // Removes what killed writers leave behind, holding tables.list.lock:
   //  * *.ref files the list does not name whose max_update_index is not beyond the stack's
   //    (a newer one may be a transaction about to be listed);

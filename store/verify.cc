@@ -249,10 +249,12 @@ Status VerifyTable(const TableReader& t, VerifyReport* report) {
   return VerifyLogs(t, report);
 }
 
-Status VerifyStack(const Stack& stack, VerifyReport* report) {
+Status VerifyStack(const Stack& stack, VerifyReport* report, Progress* progress) {
   auto snap = stack.snapshot();
   const auto& tables = snap->tables();
+  ProgressPhase phase(progress, "Verifying tables", tables.size());
   for (size_t i = 0; i < tables.size(); ++i) {
+    phase.Set(i);
     const TableReader& t = *tables[i];
     REFTAB_RETURN_IF_ERROR(VerifyTable(t, report));
     const std::string& name = stack.names()[i];
@@ -267,6 +269,7 @@ Status VerifyStack(const Stack& stack, VerifyReport* report) {
                             std::to_string(tables[i - 1]->max_update_index()));
     }
   }
+  phase.Set(tables.size());
   return Status::Ok();
 }
 

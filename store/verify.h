@@ -15,6 +15,7 @@
 
 #include "format/status.h"
 #include "format/visibility.h"
+#include "store/progress.h"
 #include "store/stack.h"
 #include "store/table_reader.h"
 
@@ -36,7 +37,8 @@ struct VerifyReport {
 Status VerifyTable(const TableReader& table, VerifyReport* report);
 
 // Checks every table of the snapshot and the relations between them.
-Status VerifyStack(const Stack& stack, VerifyReport* report);
+// `progress` (may be null) counts tables.
+Status VerifyStack(const Stack& stack, VerifyReport* report, Progress* progress = nullptr);
 
 REFTAB_PUBLIC_END
 }  // namespace reftab

@@ -1,0 +1,75 @@
+// reftab pack-refs [--all] [--no-prune] [--auto] [--include <pattern>] [--exclude <pattern>]
+// git's pack-refs (and `refs optimize`, its twin) as git runs it on a reftable repository:
+// every table merged into one, or with --auto git's geometric auto-compaction, then the
+// leftovers of killed writers cleaned. --all, --prune, --include and --exclude are accepted
+// and change nothing, as in git's reftable backend (it has no loose refs to pack or prune).
+// Also takes --progress / --no-progress (not in git's usage: git draws none here).
+#include "cli/commands.h"
+#include "cli/git_options.h"
+#include "cli/progress.h"
+#include "cli/stack_access.h"
+
+namespace reftab::cli {
+namespace {
+
+GitOption ListOption(std::string_view name, std::string_view help) {
+  GitOption o;
+  o.long_name = name;
+  o.arg = GitOption::Arg::kRequired;
+  o.arg_help = "pattern";
+  o.help = help;
+  o.set = [](bool, std::optional<std::string_view>) { return std::string(); };
+  return o;
+}
+
+}  // namespace
+
+int PackRefsCore(const GlobalOptions& g, const Args& args, std::string_view usage_line) {
+  bool all = false, prune = true, automatic = false;
+  ProgressFlag progress_flag = ProgressFlag::kAuto;
+  GitUsage usage;
+  usage.lines = {usage_line};
+  usage.options = {FlagOption(0, "all", "pack everything", &all),
+                   FlagOption(0, "prune", "prune loose refs (default)", &prune),
+                   FlagOption(0, "auto", "auto-pack refs as needed", &automatic),
+                   ListOption("include", "references to include"),
+                   ListOption("exclude", "references to exclude")};
+  GitOption progress;
+  progress.long_name = "progress";
+  progress.hidden = true;
+  progress.set = [&progress_flag](bool unset, std::optional<std::string_view>) {
+    progress_flag = unset ? ProgressFlag::kOff : ProgressFlag::kOn;
+    return std::string();
+  };
+  usage.options.push_back(std::move(progress));
+  Args pos;
+  if (auto exit = ParseGitOptions(args, usage, &pos)) return *exit;
+  if (!pos.empty()) return GitUsageError(usage);
+
+  auto opened = OpenStore(g);
+  if (!opened.ok()) return GitDie(opened.status().message());
+  Store& store = **opened;
+  std::vector<Stack*> stacks = {&store.main_stack()};
+  if (store.repo() && store.repo()->worktree_stack()) {
+    stacks.push_back(store.repo()->worktree_stack());
+  }
+  TerminalProgress reporter(progress_flag);
+  CompactionOptions options;
+  options.progress = reporter.get();
+  for (Stack* stack : stacks) {
+    Status s = automatic ? stack->AutoCompact(options.progress) : stack->CompactAll(options);
+    if (s.ok()) s = stack->Clean();
+    // git reports a failed optimization as an error and exits with -1 (255).
+    if (!s.ok()) return GitError(s.message()), 255;
+  }
+  return kExitOk;
+}
+
+int CmdPackRefs(const GlobalOptions& g, const Args& args) {
+  return PackRefsCore(
+      g, args,
+      "reftab pack-refs [--all] [--no-prune] [--auto] [--include <pattern>] [--exclude "
+      "<pattern>]");
+}
+
+}  // namespace reftab::cli

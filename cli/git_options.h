@@ -1,0 +1,61 @@
+// Option parsing the way git's parse-options does it, so that reftab's git commands accept
+// the same spellings and fail with the same words: "-qs" bundles, "--opt=value" and
+// "--opt value", "--no-opt", unique abbreviations of long names ("--verif"), "--" and
+// "--end-of-options", options after operands; "-h" (alone) or "--help" prints git's usage
+// layout on stdout (exit 0); errors print "error: ..." and the usage on stderr (exit 129).
+#ifndef REFTAB_CLI_GIT_OPTIONS_H_
+#define REFTAB_CLI_GIT_OPTIONS_H_
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/commands.h"
+
+namespace reftab::cli {
+
+struct GitOption {
+  enum class Arg { kNone, kRequired, kOptional };
+  char short_name = 0;
+  std::string_view long_name;  // empty: short only
+  Arg arg = Arg::kNone;
+  std::string_view arg_help;  // "reason" (shown as <reason>), or literal "[=<n>]"-free text
+  std::string_view help;
+  bool negatable = true;
+  bool hidden = false;  // accepted but not listed in the usage
+  // Only the full name is accepted (reftab's additions, so that git's abbreviations and
+  // messages stay what they are in git).
+  bool exact = false;
+  // Called for each occurrence: `unset` for --no-<name>, `value` when one was given. Returns
+  // an error message (printed as "error: <message>"), empty when the value is fine.
+  std::function<std::string(bool unset, std::optional<std::string_view> value)> set;
+};
+
+// A flag option: sets *target to true (false with --no-).
+GitOption FlagOption(char short_name, std::string_view long_name, std::string_view help,
+                     bool* target);
+
+struct GitUsage {
+  std::vector<std::string_view> lines;  // "git show-ref [--head] ..." (no "usage: ")
+  std::vector<GitOption> options;
+};
+
+// Parses `args`; fills `operands` with what is not an option. Returns nullopt to go on, or
+// the exit status after printing usage or an error.
+std::optional<int> ParseGitOptions(const Args& args, const GitUsage& usage, Args* operands);
+
+// git's usage block (to stdout or stderr), and usage_with_options' exit status 129.
+void PrintGitUsage(const GitUsage& usage, FILE* out);
+int GitUsageError(const GitUsage& usage);
+// git's usage(msg): "usage: <msg>" on stderr, exit 129.
+int GitUsageMessage(std::string_view message);
+// git's die(): "fatal: <message>" on stderr, exit 128.
+int GitDie(std::string_view message);
+// git's error(): "error: <message>" on stderr; returns 1 for convenience.
+int GitError(std::string_view message);
+
+}  // namespace reftab::cli
+
+#endif  // REFTAB_CLI_GIT_OPTIONS_H_

@@ -1,0 +1,85 @@
+#include "store/git_ref_list.h"
+
+#include "store/git_objects.h"
+#include "store/git_ref_dwim.h"
+#include "store/git_ref_store.h"
+#include "store/refname.h"
+
+namespace reftab {
+namespace {
+
+// The id a listed record stands for; false when git counts the ref as broken.
+Status ResolveListed(GitRefStore& store, const RefRecord& rec, GitListedRef* out, bool* ok) {
+  *ok = true;
+  if (rec.value_type == RefValueType::kSymref) {
+    GitResolution r;
+    REFTAB_RETURN_IF_ERROR(ResolveRefAsGit(store, rec.refname, kResolveReading, &r));
+    *ok = r.resolved;
+    out->id = r.id;
+    // git peels a symref's id through the object database, which gives what the target
+    // stores; the stored value also serves where no database can be read.
+    out->peeled = r.peeled;
+    out->symref_target = &rec.target;
+  } else {
+    out->id = rec.value;
+    if (rec.value_type == RefValueType::kVal2) out->peeled = rec.peeled;
+  }
+  if (out->id == ObjectId{}) *ok = false;
+  if (!IsValidRefname(rec.refname, kRefnameAllowOneLevel)) {
+    if (!IsSafeRefname(rec.refname)) {
+      return Status::Corruption("refname is dangerous: " + rec.refname);
+    }
+    *ok = false;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ObjectExists(GitRefStore& store, const ObjectId& id, bool* exists) {
+  *exists = true;
+  if (!store.objects() || !store.objects()->available()) return Status::Ok();
+  GitObjectType type = GitObjectType::kNone;
+  REFTAB_RETURN_IF_ERROR(store.objects()->TypeOf(id, &type));
+  *exists = type != GitObjectType::kNone;
+  return Status::Ok();
+}
+
+Status ForEachGitRef(GitRefStore& store, std::string_view prefix, const GitListCallbacks& cb) {
+  Status inner;
+  Status s = store.ForEachRef(prefix, [&](const RefRecord& rec) {
+    if (rec.refname.compare(0, 5, "refs/") != 0) return true;
+    GitListedRef ref;
+    ref.name = &rec.refname;
+    bool ok = false;
+    inner = ResolveListed(store, rec, &ref, &ok);
+    if (!inner.ok()) return false;
+    if (!ok) return true;
+    bool exists = true;
+    inner = ObjectExists(store, ref.id, &exists);
+    if (!inner.ok()) return false;
+    if (!exists) {
+      if (cb.error) cb.error(rec.refname + " does not point to a valid object!");
+      return true;
+    }
+    return cb.ref(ref);
+  });
+  return inner.ok() ? s : inner;
+}
+
+Status PeeledId(GitRefStore& store, const GitListedRef& ref, std::optional<ObjectId>* peeled) {
+  *peeled = ref.peeled;
+  if (peeled->has_value() || !store.objects() || !store.objects()->available()) {
+    return Status::Ok();
+  }
+  GitObjectType type = GitObjectType::kNone;
+  REFTAB_RETURN_IF_ERROR(store.objects()->TypeOf(ref.id, &type));
+  if (type != GitObjectType::kTag) return Status::Ok();
+  ObjectId id{};
+  bool ok = false;
+  REFTAB_RETURN_IF_ERROR(store.objects()->Peel(ref.id, &id, &ok));
+  if (ok) *peeled = id;
+  return Status::Ok();
+}
+
+}  // namespace reftab

@@ -1,0 +1,271 @@
+#!/usr/bin/env bash
+# reftab's show-ref, symbolic-ref, refs (exists, verify, optimize), pack-refs and rev-parse
+# against the real git, case by case: both run the same command on copies of the same
+# repositories (SHA-1 and SHA-256; loose and packed objects, annotated tags and a tag of a
+# tag, symrefs and dangling symrefs, root refs, remote HEADs, a name that is both a branch and
+# a tag, a ref whose object was removed) and must agree byte for byte on stdout, stderr and
+# the exit status — and, for commands that write, on the refs and reflogs afterwards.
+#
+# Usage texts name the program: reftab's "usage: reftab ..." lines are compared as git's
+# after replacing the name (and the indentation that follows it).
+#
+# Usage: git_compare_refs.sh REFTAB [FILTER]. Needs a reftable-capable git ($REFTAB_GIT, else
+# `git` on PATH if at least 2.45); without one it prints why and exits 77 (skipped).
+set -u
+reftab=$(realpath "$1")
+filter=${2:-}
+
+git=${REFTAB_GIT:-}
+if [ -z "$git" ]; then
+  if v=$(git --version 2>/dev/null) && [[ $v =~ ([0-9]+)\.([0-9]+) ]] &&
+     { [ "${BASH_REMATCH[1]}" -gt 2 ] || [ "${BASH_REMATCH[2]}" -ge 45 ]; }; then
+    git=git
+  else
+    echo "skipped: no REFTAB_GIT and no git >= 2.45 on PATH (found: ${v:-none}); reftable needs 2.45"
+    exit 77
+  fi
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export HOME=$tmp GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null TZ=UTC LC_ALL=C
+export GIT_COMMITTER_NAME='C O Mitter' GIT_COMMITTER_EMAIL=c@example.com
+export GIT_COMMITTER_DATE='1700000000 +0100' GIT_AUTHOR_NAME=A GIT_AUTHOR_EMAIL=a@example.com
+export GIT_AUTHOR_DATE='1700000000 +0100'
+unset GIT_DIR GIT_WORK_TREE GIT_TEST_REFTABLE_AUTOCOMPACTION
+
+# make_repo DIR HASH: the repositories every case starts from.
+make_repo() {
+  local d=$1 hash=$2 g=("$git" -C "$1")
+  "$git" init -q -b main --ref-format=reftable --object-format="$hash" "$d" || exit 1
+  for m in one two three; do "${g[@]}" commit -q --allow-empty -m "$m"; done
+  "${g[@]}" tag -a -m annotated at1 HEAD~1
+  "${g[@]}" tag -a -m 'tag of a tag' at2 at1
+  "${g[@]}" tag t1 HEAD~2
+  "${g[@]}" repack -q -a -d  # what exists so far is packed; what follows stays loose
+  "${g[@]}" commit -q --allow-empty -m four
+  "${g[@]}" tag -a -m 'on a tree' attree 'HEAD^{tree}'
+  "${g[@]}" branch x HEAD~1
+  "${g[@]}" branch d/e HEAD~2
+  "${g[@]}" branch feature/long-name
+  "${g[@]}" tag main HEAD~3  # "main" is a branch and a tag
+  "${g[@]}" update-ref refs/remotes/origin/main HEAD~1
+  "${g[@]}" update-ref refs/remotes/origin/dev HEAD~2
+  "${g[@]}" symbolic-ref refs/remotes/origin/HEAD refs/remotes/origin/main
+  "${g[@]}" update-ref refs/remotes/up/main HEAD
+  "${g[@]}" symbolic-ref refs/remotes/up/HEAD refs/remotes/up/gone
+  "${g[@]}" symbolic-ref refs/heads/sym refs/heads/x
+  "${g[@]}" symbolic-ref refs/heads/sym2 refs/heads/sym
+  "${g[@]}" symbolic-ref refs/heads/dangling refs/heads/nowhere
+  "${g[@]}" symbolic-ref refs/tags/symtag refs/tags/at1
+  "${g[@]}" update-ref refs/other/o HEAD~1
+  "${g[@]}" update-ref ORIG_HEAD HEAD~1
+  "${g[@]}" update-ref refs/heads/only-in-x HEAD
+  # A ref whose object is gone: written while the blob existed, then the blob removed.
+  local blob
+  blob=$(echo lost | "${g[@]}" hash-object -w --stdin)
+  "${g[@]}" update-ref refs/heads/lost "$blob"
+  rm -f "$d/.git/objects/${blob:0:2}/${blob:2}"
+}
+S1=$tmp/sha1; S2=$tmp/sha256
+make_repo "$S1" sha1
+make_repo "$S2" sha256
+export S1 S2
+# the ids, for cases that name them
+H1=$("$git" -C "$S1" rev-parse HEAD)
+M1=1111111111111111111111111111111111111111
+
+compared=0 identical=0 known_diff=0 failed=0
+declare -A KNOWN=()
+KNOWN["refs: no subcommand"]="reftab's refs has fewer subcommands (no migrate/create/delete/update/rename), so its usage lists fewer"
+KNOWN["refs: unknown subcommand"]="reftab's refs has fewer subcommands, so its usage lists fewer"
+KNOWN["refs: -h"]="reftab's refs has fewer subcommands, so its usage lists fewer"
+for k in "refs: no subcommand" "refs: unknown subcommand" "refs: -h"; do
+  KNOWN["$k (sha256)"]=${KNOWN[$k]}
+done
+
+# What `usage:` blocks name: reftab's program name and the indentation after it.
+normalize() {
+  sed -e 's/^usage: reftab /usage: git /' -e 's/^   or: reftab /   or: git /' \
+      -e 's/^                       \[/                    [/'
+}
+
+# git's view of a repository after a writing case.
+state() {
+  "$git" --git-dir="$1" for-each-ref --include-root-refs \
+    --format='%(refname) %(objectname) %(symref)' 2>&1
+  local refs
+  refs=$("$git" --git-dir="$1" reflog list 2>&1)
+  echo "reflogs: $refs"
+  for r in $refs; do
+    echo "== $r"
+    "$git" --git-dir="$1" reflog show --date=raw --format='%gD|%H|%gn|%ge|%gs' "$r" -- 2>&1
+  done
+}
+
+# check DESC REPO STDIN WRITES ARG... — runs `git ARG...` and `reftab ARG...` in copies of
+# REPO (or in REPO itself when WRITES is 0) with STDIN (a file, or /dev/null) as input.
+check() {
+  local desc=$1 repo=$2 input=$3 writes=$4; shift 4
+  if [ -n "$filter" ] && [[ $desc != *$filter* ]]; then return; fi
+  local gd=$repo rd=$repo
+  if [ "$writes" = 1 ]; then
+    gd=$tmp/g rd=$tmp/r
+    rm -rf "$gd" "$rd"; cp -a "$repo" "$gd"; cp -a "$repo" "$rd"
+  fi
+  (cd "$gd" && "$git" "$@") <"$input" >"$tmp/go" 2>"$tmp/ge"; local grc=$?
+  (cd "$rd" && "$reftab" "$@") <"$input" >"$tmp/ro" 2>"$tmp/re"; local rrc=$?
+  local why=""
+  [ "$grc" = "$rrc" ] || why+=" exit git=$grc reftab=$rrc;"
+  cmp -s "$tmp/go" <(normalize <"$tmp/ro") ||
+    why+=" stdout: $(diff "$tmp/go" <(normalize <"$tmp/ro") | grep '^[<>]' | head -6 | tr '\n' ' ')"
+  cmp -s "$tmp/ge" <(normalize <"$tmp/re") ||
+    why+=" stderr: $(diff "$tmp/ge" <(normalize <"$tmp/re") | grep '^[<>]' | head -6 | tr '\n' ' ')"
+  if [ "$writes" = 1 ]; then
+    local gs rs
+    gs=$(state "$gd/.git"); rs=$(state "$rd/.git")
+    [ "$gs" = "$rs" ] || why+=" state: $(diff <(echo "$gs") <(echo "$rs") | grep '^[<>]' | head -6 | tr '\n' ' ')"
+  fi
+  compared=$((compared + 1))
+  if [ -z "$why" ]; then
+    identical=$((identical + 1))
+  elif [ -n "${KNOWN[$desc]:-}" ]; then
+    known_diff=$((known_diff + 1))
+    echo "known difference: $desc (${KNOWN[$desc]})"
+  else
+    failed=$((failed + 1))
+    echo "DIFFERENT: $desc:$why" | cat -v
+  fi
+}
+
+# Read-only cases run on both hash formats.
+ro() {
+  local desc=$1; shift
+  check "$desc" "$S1" /dev/null 0 "$@"
+  check "$desc (sha256)" "$S2" /dev/null 0 "$@"
+}
+
+# ---------------------------------------------------------------- show-ref
+for opts in "" "--head" "-d" "--dereference" "-s" "--hash" "--hash=10" "--hash=2" "-s10" \
+    "--abbrev" "--abbrev=5" "--abbrev=0" "--abbrev=100" "--no-abbrev" "-q" "--heads" \
+    "--branches" "--tags" "--branches --tags" "--tags -d" "--head -d -s" "--head --tags" \
+    "-h --tags" "-d --abbrev=8" "-s -d" "--no-hash" "--hash --no-hash"; do
+  ro "show-ref $opts" show-ref $opts
+done
+for opts in "" "-d" "--head" "--tags" "--branches --tags" "--abbrev -d"; do
+  for pat in main x t1 at1 heads/main origin/HEAD HEAD e d/e "refs/heads/x" nomatch "main x" \
+      ain sym dangling lost; do
+    check "show-ref $opts [$pat]" "$S1" /dev/null 0 show-ref $opts $pat
+  done
+done
+for refs in refs/heads/main HEAD main refs/tags/at1 refs/tags/at2 refs/tags/attree \
+    refs/heads/sym refs/heads/sym2 refs/heads/dangling refs/remotes/origin/HEAD \
+    refs/heads/nope ORIG_HEAD FOO "refs/heads/main refs/tags/t1" "refs/heads/main nope" \
+    refs/heads/lost "refs/heads/a..b" "refs/../x" "refs/tags/symtag" ""; do
+  for opts in "" "-q" "-d" "-s" "--abbrev" "-d --hash=7" "-q -d"; do
+    check "show-ref --verify $opts [$refs]" "$S1" /dev/null 0 show-ref --verify $opts $refs
+  done
+done
+for ref in refs/heads/main HEAD refs/heads/dangling refs/heads/nope refs/heads "bad name" \
+    refs/heads/lost ORIG_HEAD "" "a b c"; do
+  ro "show-ref --exists [$ref]" show-ref --exists $ref
+done
+ro "show-ref --exists none" show-ref --exists
+ro "show-ref --exists two" show-ref --exists refs/heads/main refs/heads/x
+for bad in "--verify --exists x" "--exclude-existing --verify" "--exclude-existing --exists" \
+    "--exclude-existing --verify --exists" "--bogus" "-x" "-verify" "--hash=abc" "--abbrev=" \
+    "--abbrev=x" "--no-exclude-existing" "--verif refs/heads/main" "--ta" "--he" "-h" \
+    "--no-" "--exclude-existing=refs --exists" "--head --no-head" "-dq --verify HEAD" \
+    "-- --tags" "--end-of-options --head"; do
+  ro "show-ref $bad" show-ref $bad
+done
+# --exclude-existing reads lines of refs from stdin
+printf '%s\n' refs/heads/main refs/heads/new "$H1 refs/heads/x" "$H1 refs/tags/at1^{}" \
+  "$H1 refs/tags/new^{}" "$H1	refs/heads/tabbed" "refs/heads/a..b" "x y refs/heads/zz" \
+  refs/remotes/origin/HEAD refs/heads/dangling refs/heads/lost "" "^{}" "just-one-level" \
+  refs/heads/sym "refs/tags/newtag" > "$tmp/stdin1"
+for opts in "--exclude-existing" "--exclude-existing=refs/heads/" "--exclude-existing=refs/tags" \
+    "--exclude-existing=nomatch" "--exclude-existing=" "--exclude-existing=refs/heads/main"; do
+  check "show-ref $opts" "$S1" "$tmp/stdin1" 0 show-ref $opts
+done
+
+# ---------------------------------------------------------------- symbolic-ref (reading)
+for name in HEAD refs/heads/sym refs/heads/sym2 refs/heads/dangling refs/heads/main \
+    refs/heads/nope refs/remotes/origin/HEAD refs/remotes/up/HEAD "refs/heads/a..b" main \
+    ORIG_HEAD refs/tags/symtag "bad name" refs/heads; do
+  for opts in "" "-q" "--short" "--no-recurse" "--recurse" "--short --no-recurse" "-q --short"; do
+    check "symbolic-ref $opts [$name]" "$S1" /dev/null 0 symbolic-ref $opts "$name"
+  done
+done
+for bad in "" "--bogus" "-x" "-h" "a b c" "--shor HEAD" "-short HEAD" "-d" "-d a b" \
+    "--no-quiet HEAD" "-m" "--delete"; do
+  ro "symbolic-ref $bad" symbolic-ref $bad
+done
+# ---------------------------------------------------------------- symbolic-ref (writing)
+w() { local desc=$1; shift; check "$desc" "$S1" /dev/null 1 "$@"; check "$desc (sha256)" "$S2" /dev/null 1 "$@"; }
+w "symbolic-ref set HEAD" symbolic-ref HEAD refs/heads/x
+w "symbolic-ref set HEAD -m" symbolic-ref -m "switch to x" HEAD refs/heads/x
+w "symbolic-ref set HEAD unborn" symbolic-ref HEAD refs/heads/unborn
+w "symbolic-ref set HEAD outside refs" symbolic-ref HEAD main
+w "symbolic-ref set HEAD outside refs 2" symbolic-ref HEAD ORIG_HEAD
+w "symbolic-ref set invalid target" symbolic-ref refs/heads/s3 "refs/heads/a..b"
+w "symbolic-ref set one-level target" symbolic-ref refs/heads/s3 FOO
+w "symbolic-ref set new" symbolic-ref refs/heads/s3 refs/heads/main
+w "symbolic-ref set new -m" symbolic-ref -m why refs/heads/s3 refs/heads/main
+w "symbolic-ref set over branch" symbolic-ref refs/heads/x refs/heads/main
+w "symbolic-ref set over symref" symbolic-ref refs/heads/sym refs/heads/main
+w "symbolic-ref set empty -m" symbolic-ref -m "" HEAD refs/heads/x
+w "symbolic-ref set D/F" symbolic-ref refs/heads/d refs/heads/main
+w "symbolic-ref set D/F 2" symbolic-ref refs/heads/x/y refs/heads/main
+w "symbolic-ref set bad name" symbolic-ref "refs/heads/a..b" refs/heads/main
+w "symbolic-ref set remote HEAD" symbolic-ref refs/remotes/origin/HEAD refs/remotes/origin/dev
+w "symbolic-ref set root ref" symbolic-ref ORIG_HEAD refs/heads/main
+w "symbolic-ref set pseudoref" symbolic-ref FETCH_HEAD refs/heads/main
+w "symbolic-ref set multi-line -m" symbolic-ref -m $'line one\nline two' HEAD refs/heads/x
+for name in refs/heads/sym refs/heads/dangling HEAD refs/heads/main refs/heads/nope \
+    refs/remotes/origin/HEAD "refs/heads/a..b" refs/heads/sym2; do
+  w "symbolic-ref -d [$name]" symbolic-ref -d "$name"
+  check "symbolic-ref --delete -q [$name]" "$S1" /dev/null 1 symbolic-ref --delete -q "$name"
+done
+
+# ---------------------------------------------------------------- refs exists
+for ref in refs/heads/main HEAD refs/heads/dangling refs/heads/nope refs/heads refs/tags/at1 \
+    "bad name" ORIG_HEAD FETCH_HEAD refs/heads/lost refs/remotes/origin/HEAD; do
+  ro "refs exists [$ref]" refs exists "$ref"
+done
+for bad in "" "a b" "-h" "--bogus x"; do ro "refs exists $bad" refs exists $bad; done
+ro "refs: no subcommand" refs
+ro "refs: unknown subcommand" refs bogus
+ro "refs: -h" refs -h
+
+# ---------------------------------------------------------------- rev-parse (names only)
+for name in main HEAD @ x heads/main tags/main refs/heads/main at1 origin origin/main up \
+    sym dangling nope refs/heads/nope feature/long-name "$H1" "$M1" ORIG_HEAD FOO lost \
+    "a..b" symtag d/e e; do
+  for opts in "" "--verify" "-q --verify" "--symbolic" "--symbolic-full-name" "--abbrev-ref" \
+      "--abbrev-ref=loose"; do
+    check "rev-parse $opts [$name]" "$S1" /dev/null 0 rev-parse $opts "$name"
+  done
+done
+check "rev-parse two names" "$S1" /dev/null 0 rev-parse main x
+check "rev-parse --verify two names" "$S1" /dev/null 0 rev-parse --verify main x
+check "rev-parse --verify none" "$S1" /dev/null 0 rev-parse --verify
+check "rev-parse --verify -q none" "$S1" /dev/null 0 rev-parse --verify -q
+check "rev-parse --verify --symbolic-full-name" "$S1" /dev/null 0 rev-parse --verify --symbolic-full-name main
+check "rev-parse --abbrev-ref=strict" "$S1" /dev/null 0 rev-parse --abbrev-ref=strict refs/heads/main
+check "rev-parse --verify --quiet" "$S1" /dev/null 0 rev-parse --verify --quiet nope
+check "rev-parse warnAmbiguousRefs=false" "$S1" /dev/null 0 rev-parse --verify tags/main
+
+# ---------------------------------------------------------------- pack-refs / refs optimize / refs verify
+for cmd in "pack-refs" "refs optimize"; do
+  for opts in "" "--all" "--auto" "--all --prune" "--no-prune" "--include refs/heads/*" \
+      "--exclude refs/tags/*" "--all --auto" "x" "--bogus" "-h" "--include"; do
+    w "$cmd $opts" $cmd $opts
+  done
+done
+for opts in "" "--strict" "--verbose" "x" "--bogus" "-h"; do
+  ro "refs verify $opts" refs verify $opts
+done
+
+echo "compared $compared, identical $identical, known differences $known_diff, different $failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,82 @@
+// cli/progress.h: the lines git's progress draws, written to a memory stream (so never a
+// terminal: --progress forces them), with GIT_PROGRESS_DELAY=0 so no clock decides.
+#include "cli/progress.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace reftab::cli {
+namespace {
+
+class ProgressTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    setenv("GIT_PROGRESS_DELAY", "0", 1);
+    f_ = open_memstream(&buf_, &len_);
+  }
+  void TearDown() override { unsetenv("GIT_PROGRESS_DELAY"); }
+  std::string Text() {
+    std::fclose(f_);
+    std::string s(buf_, len_);
+    std::free(buf_);
+    return s;
+  }
+  FILE* f_ = nullptr;
+  char* buf_ = nullptr;
+  size_t len_ = 0;
+};
+
+TEST_F(ProgressTest, KnownTotalDrawsEachNewPercentageThenDone) {
+  TerminalProgress p(ProgressFlag::kOn, f_);
+  ASSERT_NE(p.get(), nullptr);
+  {
+    ProgressPhase phase(p.get(), "Checking", 4);
+    for (int i = 0; i < 4; ++i) phase.Tick();
+  }
+  EXPECT_EQ(Text(),
+            "Checking:   0% (0/4)\rChecking:  25% (1/4)\rChecking:  50% (2/4)\r"
+            "Checking:  75% (3/4)\rChecking: 100% (4/4)\rChecking: 100% (4/4), done.\n");
+}
+
+TEST_F(ProgressTest, SamePercentageIsNotRedrawn) {
+  TerminalProgress p(ProgressFlag::kOn, f_);
+  {
+    ProgressPhase phase(p.get(), "T", 1000);
+    for (int i = 0; i < 5; ++i) phase.Tick();
+  }
+  EXPECT_EQ(Text(), "T:   0% (0/1000)\rT:   0% (5/1000), done.\n");
+}
+
+TEST_F(ProgressTest, UnknownTotalShowsTheCountWhenDone) {
+  TerminalProgress p(ProgressFlag::kOn, f_);
+  {
+    ProgressPhase phase(p.get(), "Compacting records", 0);
+    for (int i = 0; i < 10; ++i) phase.Tick();
+  }
+  EXPECT_EQ(Text(), "Compacting records: 10, done.\n");
+}
+
+TEST_F(ProgressTest, OffOrNotATerminalDrawsNothing) {
+  TerminalProgress off(ProgressFlag::kOff, f_);
+  TerminalProgress automatic(ProgressFlag::kAuto, f_);  // a memory stream is no terminal
+  EXPECT_EQ(off.get(), nullptr);
+  EXPECT_EQ(automatic.get(), nullptr);
+  ProgressPhase phase(nullptr, "T", 3);  // nobody listens: a no-op
+  phase.Tick();
+  EXPECT_EQ(Text(), "");
+}
+
+TEST(ProgressFlagTest, TakesGitsTwoOptions) {
+  ProgressFlag f = ProgressFlag::kAuto;
+  EXPECT_TRUE(TakeProgressFlag("--progress", &f));
+  EXPECT_EQ(f, ProgressFlag::kOn);
+  EXPECT_TRUE(TakeProgressFlag("--no-progress", &f));
+  EXPECT_EQ(f, ProgressFlag::kOff);
+  EXPECT_FALSE(TakeProgressFlag("--progres", &f));
+}
+
+}  // namespace
+}  // namespace reftab::cli

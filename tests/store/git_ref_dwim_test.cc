@@ -1,0 +1,159 @@
+// Short names and listings as git reads them (store/git_ref_dwim.h, store/git_ref_list.h) and
+// the numbers of store/stack_stats.h, over a bare reftable directory (git's defaults, ids
+// taken on trust). tests/cli/git_compare_refs.sh compares the same rules with a real git.
+#include "store/git_ref_dwim.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "store/git_ref_list.h"
+#include "store/git_ref_store.h"
+#include "store/git_ref_transaction.h"
+#include "store/stack_stats.h"
+#include "tests/testutil/store_util.h"
+
+namespace reftab {
+namespace {
+
+using testutil::TempDir;
+
+ObjectId Id(uint64_t n) { return testutil::TestId(n, 20); }
+
+class DwimTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    StackOptions o;
+    o.durability = Durability::kNone;
+    auto s = GitRefStore::OpenStack(tmp_.Subdir("stack"), o);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    store_ = std::move(*s);
+    GitRefTransaction tx(store_.get());
+    auto id = [](uint64_t n) { return RefValue::Id(Id(n)); };
+    ASSERT_TRUE(tx.Update("HEAD", RefValue::Symref("refs/heads/main"), {}, kGitRefNoDeref).ok());
+    ASSERT_TRUE(tx.Update("refs/heads/main", id(1), {}, 0).ok());
+    ASSERT_TRUE(tx.Update("refs/tags/main", id(2), {}, 0).ok());  // ambiguous with the branch
+    ASSERT_TRUE(tx.Update("refs/heads/x", id(3), {}, 0).ok());
+    ASSERT_TRUE(tx.Update("refs/remotes/origin/main", id(4), {}, 0).ok());
+    ASSERT_TRUE(tx.Update("refs/remotes/origin/HEAD", RefValue::Symref("refs/remotes/origin/main"),
+                          {}, kGitRefNoDeref)
+                    .ok());
+    ASSERT_TRUE(
+        tx.Update("refs/heads/dangling", RefValue::Symref("refs/heads/nowhere"), {}, kGitRefNoDeref)
+            .ok());
+    ASSERT_TRUE(tx.Commit().ok());
+  }
+  DwimResult Dwim(const std::string& name, bool all = true) {
+    DwimResult r;
+    EXPECT_TRUE(DwimRef(*store_, name, all, &r).ok());
+    return r;
+  }
+  std::string Short(const std::string& name, bool strict) {
+    std::string out;
+    EXPECT_TRUE(ShortenRefname(*store_, name, strict, &out).ok());
+    return out;
+  }
+  TempDir tmp_;
+  std::unique_ptr<GitRefStore> store_;
+};
+
+TEST_F(DwimTest, GitsRulesInOrder) {
+  DwimResult r = Dwim("x");
+  EXPECT_EQ(r.matches, 1);
+  EXPECT_EQ(r.refname, "refs/heads/x");
+  EXPECT_EQ(r.id, Id(3));
+  EXPECT_EQ(Dwim("heads/x").refname, "refs/heads/x");
+  EXPECT_EQ(Dwim("refs/heads/x").refname, "refs/heads/x");
+  // refs/remotes/<name>/HEAD, followed to where it points.
+  EXPECT_EQ(Dwim("origin").refname, "refs/remotes/origin/main");
+  EXPECT_EQ(Dwim("origin/main").refname, "refs/remotes/origin/main");
+  // HEAD resolves to its branch.
+  EXPECT_EQ(Dwim("HEAD").refname, "refs/heads/main");
+  EXPECT_EQ(Dwim("nope").matches, 0);
+}
+
+TEST_F(DwimTest, TagsComeBeforeBranchesAndAmbiguityIsCounted) {
+  DwimResult r = Dwim("main");
+  EXPECT_EQ(r.matches, 2);
+  EXPECT_EQ(r.refname, "refs/tags/main");
+  EXPECT_EQ(Dwim("main", /*all=*/false).matches, 1);
+  ObjectNameResult o;
+  ASSERT_TRUE(ResolveObjectName(*store_, "main", &o).ok());
+  EXPECT_TRUE(o.found);
+  ASSERT_EQ(o.warnings.size(), 1u);
+  EXPECT_EQ(o.warnings[0], "refname 'main' is ambiguous.");
+}
+
+TEST_F(DwimTest, DanglingSymrefsAreWarnedAbout) {
+  DwimResult r = Dwim("dangling");
+  EXPECT_EQ(r.matches, 0);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0], "ignoring dangling symref refs/heads/dangling");
+}
+
+TEST_F(DwimTest, BadNamesAndHexIds) {
+  EXPECT_EQ(Dwim("a..b").matches, 0);
+  ObjectNameResult o;
+  ASSERT_TRUE(ResolveObjectName(*store_, std::string(40, '1'), &o).ok());
+  EXPECT_TRUE(o.found);
+  EXPECT_TRUE(o.refname.empty());
+  ASSERT_TRUE(ResolveObjectName(*store_, "@", &o).ok());
+  EXPECT_EQ(o.refname, "refs/heads/main");
+}
+
+TEST_F(DwimTest, ShortensUnlessAnEarlierRuleFindsARef) {
+  EXPECT_EQ(Short("refs/heads/x", false), "x");
+  EXPECT_EQ(Short("refs/tags/main", false), "main");
+  EXPECT_EQ(Short("refs/heads/main", false), "heads/main");  // "main" reads as the tag
+  EXPECT_EQ(Short("refs/remotes/origin/HEAD", false), "origin");
+  EXPECT_EQ(Short("refs/tags/main", true), "tags/main");  // strict: the branch matches too
+  EXPECT_EQ(Short("HEAD", false), "HEAD");
+}
+
+TEST_F(DwimTest, ResolutionFlagsAsGits) {
+  GitResolution r;
+  ASSERT_TRUE(ResolveRefAsGit(*store_, "refs/heads/dangling", kResolveDefault, &r).ok());
+  EXPECT_TRUE(r.resolved);
+  EXPECT_TRUE(r.through_symref);
+  EXPECT_FALSE(r.exists);
+  EXPECT_EQ(r.name, "refs/heads/nowhere");
+  ASSERT_TRUE(ResolveRefAsGit(*store_, "refs/heads/dangling", kResolveReading, &r).ok());
+  EXPECT_FALSE(r.resolved);
+  ASSERT_TRUE(ResolveRefAsGit(*store_, "HEAD", kResolveNoRecurse, &r).ok());
+  EXPECT_EQ(r.name, "refs/heads/main");
+  ASSERT_TRUE(ResolveRefAsGit(*store_, "refs/heads/a..b", kResolveDefault, &r).ok());
+  EXPECT_FALSE(r.resolved);
+}
+
+TEST_F(DwimTest, ListingLeavesOutBrokenRefsAndRootRefs) {
+  std::vector<std::string> names;
+  GitListCallbacks cb;
+  cb.ref = [&](const GitListedRef& ref) {
+    names.push_back(*ref.name);
+    return true;
+  };
+  ASSERT_TRUE(ForEachGitRef(*store_, "refs/", cb).ok());
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"refs/heads/main", "refs/heads/x", "refs/remotes/origin/HEAD",
+                                      "refs/remotes/origin/main", "refs/tags/main"}));
+}
+
+TEST_F(DwimTest, StatsCountRecordsAndTombstones) {
+  GitRefTransaction tx(store_.get());
+  ASSERT_TRUE(tx.Delete("refs/heads/x", std::nullopt, 0).ok());
+  ASSERT_TRUE(tx.Commit().ok());
+  StackStats s;
+  ASSERT_TRUE(ComputeStackStats(store_->main_stack(), &s).ok());
+  ASSERT_EQ(s.tables.size(), 2u);
+  EXPECT_EQ(s.live_refs, 6u);
+  EXPECT_EQ(s.tables[0].refs, 7u);
+  EXPECT_EQ(s.tables[0].symrefs, 3u);
+  EXPECT_EQ(s.tables[1].ref_tombstones, 1u);
+  EXPECT_EQ(s.tables[0].ref.blocks, 1u);
+  EXPECT_GT(s.tables[0].ref.bytes_used, 0u);
+  EXPECT_LE(s.tables[0].ref.bytes_used, s.tables[0].ref.bytes_capacity);
+  EXPECT_EQ(s.tables[0].ref.index_levels, 0);
+}
+
+}  // namespace
+}  // namespace reftab
