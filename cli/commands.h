@@ -30,6 +30,8 @@ int CmdUpdateRef(const GlobalOptions& g, const Args& args);
 int CmdCompact(const GlobalOptions& g, const Args& args);
 int CmdVerify(const GlobalOptions& g, const Args& args);
 int CmdForEachRef(const GlobalOptions& g, const Args& args);
+// `refs list`: for-each-ref under git 2.55's other name (its usage says "git refs list").
+int CmdRefsList(const GlobalOptions& g, const Args& args);
 
 // Prints "reftab: <message>" to stderr and returns kExitError.
 int Fail(const Status& s);

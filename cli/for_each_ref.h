@@ -1,0 +1,47 @@
+// `reftab for-each-ref` and `reftab refs list`: one command under two names, as in git.
+// The options as git's for-each-ref reads them (for_each_ref_args.cc), and the listing
+// itself (cmd_for_each_ref.cc).
+#ifndef REFTAB_CLI_FOR_EACH_REF_H_
+#define REFTAB_CLI_FOR_EACH_REF_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/git_color.h"
+#include "cli/ref_format.h"
+
+namespace reftab::cli {
+
+struct ForEachRefOptions {
+  unsigned quote_bits = 0;  // one bit per quoting option given
+  QuoteStyle quote = QuoteStyle::kNone;
+  bool omit_empty = false;
+  int64_t count = 0;  // 0: all
+  std::string format = "%(objectname) %(objecttype)\t%(refname)";
+  bool json = false;  // --format=json (reftab's addition)
+  std::optional<std::string> start_after;
+  ColorWhen color = ColorWhen::kUnknown;  // kUnknown: color.ui decides
+  std::vector<std::string> excludes;
+  std::vector<std::string> sorts{"refname"};  // git's default key comes first
+  std::vector<std::string> points_at;
+  std::vector<std::string> unsupported;  // --merged, --contains, ... as given
+  bool ignore_case = false;
+  bool from_stdin = false;
+  bool include_root_refs = false;
+  std::vector<std::string> patterns;
+};
+
+// "git for-each-ref" or "git refs list": the usage text git prints for it.
+std::string ForEachRefUsage(const char* command);
+
+// Reads the options; returns -1 to go on, or the exit status after printing git's message.
+int ParseForEachRefArgs(const char* command, const Args& args, ForEachRefOptions* options);
+
+int RunForEachRef(const GlobalOptions& g, const char* command, const Args& args);
+
+}  // namespace reftab::cli
+
+#endif  // REFTAB_CLI_FOR_EACH_REF_H_

@@ -1,0 +1,358 @@
+// Atom values read from objects: the type and size of what a ref names, and the fields of
+// commits and tags (%(subject), %(authordate), %(tagger), ...), the "%(*...)" ones from the
+// object an annotated tag finally points at. Parsing follows git's ref-filter: header lines
+// up to the first blank line, the message after it, a trailing signature block apart.
+#include <cinttypes>
+#include <cstdlib>
+#include <cstring>
+
+#include "cli/git_date.h"
+#include "cli/ref_objects.h"
+#include "cli/ref_values.h"
+
+namespace reftab::cli {
+
+struct RefValues::ObjectData {
+  ObjectId id{};
+  GitObjectType type = GitObjectType::kNone;
+  std::string content;
+};
+
+namespace {
+
+bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// The rest of the buffer after "<who> " on a header line, or "" (git's find_wholine).
+std::string_view WhoLine(std::string_view who, std::string_view buf) {
+  while (!buf.empty()) {
+    if (StartsWith(buf, who) && buf.size() > who.size() && buf[who.size()] == ' ') {
+      return buf.substr(who.size() + 1);
+    }
+    size_t eol = buf.find('\n');
+    if (eol == std::string_view::npos) return "";
+    buf.remove_prefix(eol + 1);
+    if (!buf.empty() && buf[0] == '\n') return "";  // end of the header
+  }
+  return "";
+}
+
+std::string_view Line(std::string_view s) { return s.substr(0, s.find('\n')); }
+
+std::string PersonName(std::string_view line) {
+  line = Line(line);
+  size_t at = line.find(" <");
+  return at == std::string_view::npos ? "" : std::string(line.substr(0, at));
+}
+
+std::string PersonEmail(std::string_view buf, unsigned opt) {
+  size_t lt = buf.find('<');
+  if (lt == std::string_view::npos) return "";
+  std::string_view email = buf.substr(lt);
+  if (opt & (kEmailLocalpart | kEmailTrim)) email.remove_prefix(1);
+  size_t end = std::string_view::npos;
+  if (opt & kEmailLocalpart) {
+    end = email.find('@');
+    if (end == std::string_view::npos) end = email.find('>');
+  } else if (opt & kEmailTrim) {
+    end = email.find('>');
+  } else {
+    end = email.find('>');
+    if (end != std::string_view::npos) ++end;
+  }
+  return end == std::string_view::npos ? "" : std::string(email.substr(0, end));
+}
+
+// git's grab_date: the time after "> " and its zone; "" when unparsable.
+Status PersonDate(std::string_view buf, const UsedAtom& a, std::string_view name, AtomValue* v) {
+  size_t colon = name.find(':');
+  DateMode mode;
+  std::string error;
+  if (colon != std::string_view::npos && !ParseDateMode(name.substr(colon + 1), &mode, &error)) {
+    return Status::InvalidArgument(error);
+  }
+  if (mode.style == DateStyle::kHuman) {
+    return Status::InvalidArgument("reftab does not support the date format 'human'");
+  }
+  size_t gt = buf.find("> ");
+  if (gt == std::string_view::npos) return Status::Ok();
+  std::string rest(buf.substr(gt + 2, 64));
+  char* zone = nullptr;
+  errno = 0;
+  uintmax_t t = std::strtoumax(rest.c_str(), &zone, 10);
+  if (t == UINTMAX_MAX || t > uintmax_t(INT64_MAX)) return Status::Ok();
+  long tz = std::strtol(zone, nullptr, 10);
+  v->s = ShowDate(int64_t(t), int(tz), mode);
+  v->value = t;
+  (void)a;
+  return Status::Ok();
+}
+
+// Offsets into a commit or tag message, as git's find_subpos.
+struct MessageParts {
+  std::string_view subject, body, nonsig_body, signature, from_subject;
+};
+
+size_t SignatureStart(std::string_view buf) {
+  static constexpr std::string_view kStarts[] = {
+      "-----BEGIN PGP SIGNATURE-----", "-----BEGIN PGP MESSAGE-----",
+      "-----BEGIN SIGNED MESSAGE-----", "-----BEGIN SSH SIGNATURE-----"};
+  size_t match = buf.size();
+  for (size_t at = 0; at < buf.size();) {
+    for (std::string_view s : kStarts) {
+      if (StartsWith(buf.substr(at), s)) match = at;
+    }
+    size_t eol = buf.find('\n', at);
+    at = eol == std::string_view::npos ? buf.size() : eol + 1;
+  }
+  return match;
+}
+
+MessageParts SplitMessage(std::string_view buf) {
+  buf = buf.substr(0, buf.find('\0'));
+  while (!buf.empty() && buf[0] != '\n') {
+    size_t eol = buf.find('\n');
+    buf.remove_prefix(eol == std::string_view::npos ? buf.size() : eol + 1);
+  }
+  while (!buf.empty() && buf[0] == '\n') buf.remove_prefix(1);
+  MessageParts m;
+  size_t sig = SignatureStart(buf);
+  m.signature = buf.substr(sig);
+  m.from_subject = buf;
+  size_t eol = buf.find("\n\n");
+  if (eol == std::string_view::npos) eol = buf.find("\r\n\r\n");
+  eol = eol == std::string_view::npos ? sig : std::min(eol, sig);
+  std::string_view sub = buf.substr(0, eol);
+  while (!sub.empty() && (sub.back() == '\n' || sub.back() == '\r')) sub.remove_suffix(1);
+  m.subject = sub;
+  size_t body = eol;
+  while (body < buf.size() && (buf[body] == '\n' || buf[body] == '\r')) ++body;
+  m.body = buf.substr(body);
+  m.nonsig_body = buf.substr(body, sig > body ? sig - body : 0);
+  return m;
+}
+
+std::string Subject(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\r' && i + 1 < s.size() && s[i + 1] == '\n') continue;
+    out.push_back(s[i] == '\n' ? ' ' : s[i]);
+  }
+  return out;
+}
+
+bool TitleChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+         c == '_';
+}
+
+// git's format_sanitized_subject: a file-name-friendly subject.
+std::string SanitizedSubject(std::string_view s) {
+  std::string out;
+  int space = 2;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (!TitleChar(c)) {
+      space |= 1;
+      continue;
+    }
+    if (space == 1) out.push_back('-');
+    space = 0;
+    out.push_back(c);
+    if (c == '.') {
+      while (i + 1 < s.size() && s[i + 1] == '.') ++i;
+    }
+  }
+  while (!out.empty() && (out.back() == '.' || out.back() == '-')) out.pop_back();
+  return out;
+}
+
+std::string Lines(std::string_view buf, unsigned lines) {
+  std::string out;
+  size_t sp = 0;
+  for (unsigned i = 0; i < lines && sp < buf.size(); ++i) {
+    if (i) out.append("\n    ");
+    size_t eol = buf.find('\n', sp);
+    out.append(buf.substr(sp, eol == std::string_view::npos ? std::string_view::npos : eol - sp));
+    if (eol == std::string_view::npos) break;
+    sp = eol + 1;
+  }
+  return out;
+}
+
+// The value of a header field ("tree", "object", "type", "tag"); every "parent" joined.
+std::vector<std::string_view> HeaderValues(std::string_view buf, std::string_view key) {
+  std::vector<std::string_view> out;
+  while (!buf.empty() && buf[0] != '\n') {
+    std::string_view line = Line(buf);
+    if (StartsWith(line, key) && line.size() > key.size() && line[key.size()] == ' ') {
+      out.push_back(line.substr(key.size() + 1));
+    }
+    buf.remove_prefix(std::min(buf.size(), line.size() + 1));
+  }
+  return out;
+}
+
+}  // namespace
+
+Status RefValues::Load(const ObjectId& id, const RefItem& ref, ObjectData* data) {
+  data->id = id;
+  GitObjects* objects = store_.objects();
+  REFTAB_RETURN_IF_ERROR(ReadObject(*objects, id, &data->type, &data->content));
+  if (data->type == GitObjectType::kNone) {
+    return Status::InvalidArgument("missing object " + HexId(id, hash_size_) + " for " +
+                                   ref.refname);
+  }
+  return Status::Ok();
+}
+
+Status RefValues::ObjectAtoms(const RefFormat& format, const RefItem& ref, bool deref,
+                              const ObjectData& d, std::vector<AtomValue>* values) {
+  (void)ref;
+  const bool is_commit = d.type == GitObjectType::kCommit, is_tag = d.type == GitObjectType::kTag;
+  std::string_view content = d.content;
+  for (size_t i = 0; i < format.atoms.size(); ++i) {
+    const UsedAtom& a = format.atoms[i];
+    if (a.deref != deref || !a.needs_object) continue;
+    AtomValue& v = (*values)[i];
+    std::string_view name = std::string_view(a.name).substr(deref ? 1 : 0);
+    switch (a.kind) {
+      case AtomKind::kObjecttype: v.s = ObjectTypeName(d.type); continue;
+      case AtomKind::kObjectsize:
+        if (a.disk) return Status::InvalidArgument("reftab does not support %(objectsize:disk)");
+        v.value = d.content.size();
+        v.s = std::to_string(v.value);
+        continue;
+      case AtomKind::kObjectname:  // the ref's own id was filled without reading the object
+        if (deref) REFTAB_RETURN_IF_ERROR(Abbrev(d.id, a, &v.s));
+        continue;
+      case AtomKind::kRaw:
+        if (a.raw_size) {
+          v.value = d.content.size();
+          v.s = std::to_string(v.value);
+        } else {
+          v.s = d.content;
+        }
+        continue;
+      default: break;
+    }
+    if (is_tag &&
+        (a.kind == AtomKind::kTag || a.kind == AtomKind::kType || a.kind == AtomKind::kObject)) {
+      const char* key = a.kind == AtomKind::kTag    ? "tag"
+                        : a.kind == AtomKind::kType ? "type"
+                                                    : "object";
+      std::vector<std::string_view> vals = HeaderValues(content, key);
+      if (!vals.empty()) v.s = std::string(vals[0]);
+      continue;
+    }
+    if (is_commit && (a.kind == AtomKind::kTree || a.kind == AtomKind::kParent ||
+                      a.kind == AtomKind::kNumparent)) {
+      std::vector<std::string_view> vals =
+          HeaderValues(content, a.kind == AtomKind::kTree ? "tree" : "parent");
+      if (a.kind == AtomKind::kNumparent) {
+        v.value = vals.size();
+        v.s = std::to_string(v.value);
+        continue;
+      }
+      for (size_t k = 0; k < vals.size(); ++k) {
+        ObjectId id{};
+        if (!ParseHexId(vals[k], hash_size_, &id)) continue;
+        if (k) v.s.push_back(' ');
+        REFTAB_RETURN_IF_ERROR(Abbrev(id, a, &v.s));
+      }
+      continue;
+    }
+    if ((is_commit || is_tag) && (a.kind == AtomKind::kSubject || a.kind == AtomKind::kBody ||
+                                  a.kind == AtomKind::kContents)) {
+      MessageParts m = SplitMessage(content);
+      switch (a.contents) {
+        case ContentsOption::kSubject: v.s = Subject(m.subject); break;
+        case ContentsOption::kSubjectSanitize: v.s = SanitizedSubject(m.subject); break;
+        case ContentsOption::kBodyDep: v.s = std::string(m.body); break;
+        case ContentsOption::kLength:
+          v.value = m.from_subject.size();
+          v.s = std::to_string(v.value);
+          break;
+        case ContentsOption::kBody: v.s = std::string(m.nonsig_body); break;
+        case ContentsOption::kSignature: v.s = std::string(m.signature); break;
+        case ContentsOption::kLines: {
+          size_t end = size_t(m.nonsig_body.data() + m.nonsig_body.size() - m.from_subject.data());
+          v.s = Lines(m.from_subject.substr(0, end), a.lines);
+          break;
+        }
+        case ContentsOption::kBare: v.s = std::string(m.from_subject); break;
+        case ContentsOption::kTrailers: break;
+      }
+      continue;
+    }
+    REFTAB_RETURN_IF_ERROR(PersonAtom(a, name, d, &v));
+  }
+  return Status::Ok();
+}
+
+Status RefValues::PersonAtom(const UsedAtom& a, std::string_view name, const ObjectData& d,
+                             AtomValue* v) {
+  const bool is_commit = d.type == GitObjectType::kCommit, is_tag = d.type == GitObjectType::kTag;
+  if (!is_commit && !is_tag) return Status::Ok();
+  std::string_view who;
+  if (a.kind == AtomKind::kCreator || a.kind == AtomKind::kCreatordate) {
+    who = is_commit ? "committer" : "tagger";
+  } else {
+    for (std::string_view w : {"author", "committer", "tagger"}) {
+      if (StartsWith(name, w)) who = w;
+    }
+    if (who.empty() || (who == "tagger") != is_tag) return Status::Ok();
+  }
+  std::string_view rest =
+      name.substr(a.kind == AtomKind::kCreator || a.kind == AtomKind::kCreatordate
+                      ? std::string_view("creator").size()
+                      : who.size());
+  if (a.mailmap || (a.email & kEmailMailmap)) {
+    return Status::InvalidArgument("reftab does not support mailmap in %(" + a.name + ")");
+  }
+  std::string_view line = WhoLine(who, d.content);
+  if (rest.empty()) {
+    v->s = std::string(Line(line));
+  } else if (StartsWith(rest, "name")) {
+    v->s = PersonName(line);
+  } else if (StartsWith(rest, "email")) {
+    v->s = PersonEmail(line, a.email);
+  } else if (StartsWith(rest, "date")) {
+    return PersonDate(line, a, name, v);
+  }
+  return Status::Ok();
+}
+
+Status RefValues::Fill(const RefFormat& format, const RefItem& ref,
+                       std::vector<AtomValue>* values) {
+  values->assign(format.atoms.size(), AtomValue());
+  bool need_object = false, need_tagged = false;
+  const char* first_object_atom = nullptr;
+  for (size_t i = 0; i < format.atoms.size(); ++i) {
+    const UsedAtom& a = format.atoms[i];
+    bool done = false;
+    REFTAB_RETURN_IF_ERROR(RefAtom(a, ref, &(*values)[i], &done));
+    need_tagged |= a.deref;
+    if (!done || a.deref) {
+      need_object = true;
+      if (!first_object_atom) first_object_atom = a.name.c_str();
+    }
+  }
+  if (!need_object) return Status::Ok();
+  GitObjects* objects = nullptr;
+  REFTAB_RETURN_IF_ERROR(Objects(first_object_atom, &objects));
+  ObjectData main;
+  REFTAB_RETURN_IF_ERROR(Load(ref.oid, ref, &main));
+  REFTAB_RETURN_IF_ERROR(ObjectAtoms(format, ref, false, main, values));
+  if (!need_tagged || main.type != GitObjectType::kTag) return Status::Ok();
+  ObjectId peeled = ref.peeled;
+  if (!ref.has_peeled) {
+    bool ok = false;
+    REFTAB_RETURN_IF_ERROR(objects->Peel(ref.oid, &peeled, &ok));
+    if (!ok) return Status::InvalidArgument("bad tag");
+  }
+  ObjectData target;
+  REFTAB_RETURN_IF_ERROR(Load(peeled, ref, &target));
+  return ObjectAtoms(format, ref, true, target, values);
+}
+
+}  // namespace reftab::cli
