@@ -9,13 +9,15 @@
 #include "cli/git_date.h"
 #include "cli/ref_objects.h"
 #include "cli/ref_values.h"
+#include "store/git_object_parse.h"
 
 namespace reftab::cli {
 
 struct RefValues::ObjectData {
   ObjectId id{};
   GitObjectType type = GitObjectType::kNone;
-  std::string content;
+  uint64_t size = 0;
+  std::string content;  // read only when an atom needs more than type and size
 };
 
 namespace {
@@ -87,59 +89,6 @@ Status PersonDate(std::string_view buf, const UsedAtom& a, std::string_view name
   return Status::Ok();
 }
 
-// Offsets into a commit or tag message, as git's find_subpos.
-struct MessageParts {
-  std::string_view subject, body, nonsig_body, signature, from_subject;
-};
-
-size_t SignatureStart(std::string_view buf) {
-  static constexpr std::string_view kStarts[] = {
-      "-----BEGIN PGP SIGNATURE-----", "-----BEGIN PGP MESSAGE-----",
-      "-----BEGIN SIGNED MESSAGE-----", "-----BEGIN SSH SIGNATURE-----"};
-  size_t match = buf.size();
-  for (size_t at = 0; at < buf.size();) {
-    for (std::string_view s : kStarts) {
-      if (StartsWith(buf.substr(at), s)) match = at;
-    }
-    size_t eol = buf.find('\n', at);
-    at = eol == std::string_view::npos ? buf.size() : eol + 1;
-  }
-  return match;
-}
-
-MessageParts SplitMessage(std::string_view buf) {
-  buf = buf.substr(0, buf.find('\0'));
-  while (!buf.empty() && buf[0] != '\n') {
-    size_t eol = buf.find('\n');
-    buf.remove_prefix(eol == std::string_view::npos ? buf.size() : eol + 1);
-  }
-  while (!buf.empty() && buf[0] == '\n') buf.remove_prefix(1);
-  MessageParts m;
-  size_t sig = SignatureStart(buf);
-  m.signature = buf.substr(sig);
-  m.from_subject = buf;
-  size_t eol = buf.find("\n\n");
-  if (eol == std::string_view::npos) eol = buf.find("\r\n\r\n");
-  eol = eol == std::string_view::npos ? sig : std::min(eol, sig);
-  std::string_view sub = buf.substr(0, eol);
-  while (!sub.empty() && (sub.back() == '\n' || sub.back() == '\r')) sub.remove_suffix(1);
-  m.subject = sub;
-  size_t body = eol;
-  while (body < buf.size() && (buf[body] == '\n' || buf[body] == '\r')) ++body;
-  m.body = buf.substr(body);
-  m.nonsig_body = buf.substr(body, sig > body ? sig - body : 0);
-  return m;
-}
-
-std::string Subject(std::string_view s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\r' && i + 1 < s.size() && s[i + 1] == '\n') continue;
-    out.push_back(s[i] == '\n' ? ' ' : s[i]);
-  }
-  return out;
-}
-
 bool TitleChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
          c == '_';
@@ -194,10 +143,15 @@ std::vector<std::string_view> HeaderValues(std::string_view buf, std::string_vie
 
 }  // namespace
 
-Status RefValues::Load(const ObjectId& id, const RefItem& ref, ObjectData* data) {
+Status RefValues::Load(const ObjectId& id, const RefItem& ref, bool content, ObjectData* data) {
   data->id = id;
   GitObjects* objects = store_.objects();
-  REFTAB_RETURN_IF_ERROR(ReadObject(*objects, id, &data->type, &data->content));
+  if (content) {
+    REFTAB_RETURN_IF_ERROR(ReadObject(*objects, id, &data->type, &data->content));
+    data->size = data->content.size();
+  } else {
+    REFTAB_RETURN_IF_ERROR(ObjectSize(*objects, id, &data->type, &data->size));
+  }
   if (data->type == GitObjectType::kNone) {
     return Status::InvalidArgument("missing object " + HexId(id, hash_size_) + " for " +
                                    ref.refname);
@@ -219,7 +173,7 @@ Status RefValues::ObjectAtoms(const RefFormat& format, const RefItem& ref, bool 
       case AtomKind::kObjecttype: v.s = ObjectTypeName(d.type); continue;
       case AtomKind::kObjectsize:
         if (a.disk) return Status::InvalidArgument("reftab does not support %(objectsize:disk)");
-        v.value = d.content.size();
+        v.value = d.size;
         v.s = std::to_string(v.value);
         continue;
       case AtomKind::kObjectname:  // the ref's own id was filled without reading the object
@@ -263,23 +217,19 @@ Status RefValues::ObjectAtoms(const RefFormat& format, const RefItem& ref, bool 
     }
     if ((is_commit || is_tag) && (a.kind == AtomKind::kSubject || a.kind == AtomKind::kBody ||
                                   a.kind == AtomKind::kContents)) {
-      MessageParts m = SplitMessage(content);
+      GitMessageParts m = SplitMessage(content);
       switch (a.contents) {
-        case ContentsOption::kSubject: v.s = Subject(m.subject); break;
-        case ContentsOption::kSubjectSanitize: v.s = SanitizedSubject(m.subject); break;
-        case ContentsOption::kBodyDep: v.s = std::string(m.body); break;
+        case ContentsOption::kSubject: v.s = m.subject; break;
+        case ContentsOption::kSubjectSanitize: v.s = SanitizedSubject(m.raw_subject); break;
+        case ContentsOption::kBodyDep: v.s = m.body_and_sig; break;
         case ContentsOption::kLength:
-          v.value = m.from_subject.size();
+          v.value = m.contents.size();
           v.s = std::to_string(v.value);
           break;
-        case ContentsOption::kBody: v.s = std::string(m.nonsig_body); break;
-        case ContentsOption::kSignature: v.s = std::string(m.signature); break;
-        case ContentsOption::kLines: {
-          size_t end = size_t(m.nonsig_body.data() + m.nonsig_body.size() - m.from_subject.data());
-          v.s = Lines(m.from_subject.substr(0, end), a.lines);
-          break;
-        }
-        case ContentsOption::kBare: v.s = std::string(m.from_subject); break;
+        case ContentsOption::kBody: v.s = m.body; break;
+        case ContentsOption::kSignature: v.s = m.signature; break;
+        case ContentsOption::kLines: v.s = Lines(m.unsigned_part, a.lines); break;
+        case ContentsOption::kBare: v.s = m.contents; break;
         case ContentsOption::kTrailers: break;
       }
       continue;
@@ -325,13 +275,15 @@ Status RefValues::PersonAtom(const UsedAtom& a, std::string_view name, const Obj
 Status RefValues::Fill(const RefFormat& format, const RefItem& ref,
                        std::vector<AtomValue>* values) {
   values->assign(format.atoms.size(), AtomValue());
-  bool need_object = false, need_tagged = false;
+  bool need_object = false, need_tagged = false, need_content = false;
   const char* first_object_atom = nullptr;
   for (size_t i = 0; i < format.atoms.size(); ++i) {
     const UsedAtom& a = format.atoms[i];
     bool done = false;
     REFTAB_RETURN_IF_ERROR(RefAtom(a, ref, &(*values)[i], &done));
     need_tagged |= a.deref;
+    need_content |= a.needs_object && a.kind != AtomKind::kObjecttype &&
+                    a.kind != AtomKind::kObjectsize && a.kind != AtomKind::kObjectname;
     if (!done || a.deref) {
       need_object = true;
       if (!first_object_atom) first_object_atom = a.name.c_str();
@@ -341,7 +293,8 @@ Status RefValues::Fill(const RefFormat& format, const RefItem& ref,
   GitObjects* objects = nullptr;
   REFTAB_RETURN_IF_ERROR(Objects(first_object_atom, &objects));
   ObjectData main;
-  REFTAB_RETURN_IF_ERROR(Load(ref.oid, ref, &main));
+  // A tag is read whole when "%(*...)" atoms need what it points at (git reads it too).
+  REFTAB_RETURN_IF_ERROR(Load(ref.oid, ref, need_content || need_tagged, &main));
   REFTAB_RETURN_IF_ERROR(ObjectAtoms(format, ref, false, main, values));
   if (!need_tagged || main.type != GitObjectType::kTag) return Status::Ok();
   ObjectId peeled = ref.peeled;
@@ -351,7 +304,7 @@ Status RefValues::Fill(const RefFormat& format, const RefItem& ref,
     if (!ok) return Status::InvalidArgument("bad tag");
   }
   ObjectData target;
-  REFTAB_RETURN_IF_ERROR(Load(peeled, ref, &target));
+  REFTAB_RETURN_IF_ERROR(Load(peeled, ref, need_content, &target));
   return ObjectAtoms(format, ref, true, target, values);
 }
 

@@ -1,38 +1,33 @@
 #include "cli/ref_objects.h"
 
 namespace reftab::cli {
-namespace {
 
-Status NotBuilt() { return Status::IoError("this build of reftab cannot read object contents"); }
+const char* ObjectTypeName(GitObjectType type) { return GitObjectTypeName(type); }
 
-}  // namespace
-
-const char* ObjectTypeName(GitObjectType type) {
-  switch (type) {
-    case GitObjectType::kCommit: return "commit";
-    case GitObjectType::kTree: return "tree";
-    case GitObjectType::kBlob: return "blob";
-    case GitObjectType::kTag: return "tag";
-    case GitObjectType::kNone: break;
-  }
-  return "";
-}
-
-bool ObjectsAvailable(GitObjects&, std::string* why) {
-  *why = "this build of reftab cannot read object contents";
+bool ObjectsAvailable(GitObjects& objects, std::string* why) {
+  if (objects.available()) return true;
+  *why = objects.reason();
   return false;
 }
 
 Status ReadObject(GitObjects& objects, const ObjectId& id, GitObjectType* type,
                   std::string* content) {
-  content->clear();
-  return objects.TypeOf(id, type);
+  return objects.Read(id, type, content);
 }
 
-Status AbbreviateObject(GitObjects&, const ObjectId&, size_t, std::string*) { return NotBuilt(); }
-Status DefaultAbbrev(GitObjects&, size_t*) { return NotBuilt(); }
-Status CountAheadBehind(GitObjects&, const ObjectId&, const ObjectId&, size_t*, size_t*) {
-  return NotBuilt();
+Status ObjectSize(GitObjects& objects, const ObjectId& id, GitObjectType* type, uint64_t* size) {
+  return objects.Size(id, type, size);
+}
+
+Status AbbreviateObject(GitObjects& objects, const ObjectId& id, size_t min_len, std::string* hex) {
+  return objects.Abbreviate(id, min_len, hex);
+}
+
+Status DefaultAbbrev(GitObjects& objects, size_t* len) { return objects.DefaultAbbrevLength(len); }
+
+Status CountAheadBehind(GitObjects& objects, const ObjectId& a, const ObjectId& b, size_t* ahead,
+                        size_t* behind) {
+  return objects.AheadBehind(a, b, ahead, behind);
 }
 
 }  // namespace reftab::cli

@@ -42,7 +42,7 @@ class RefValues {
   Status RemoteAtom(const UsedAtom& a, const RefItem& ref, AtomValue* v);
   Status Track(const UsedAtom& a, const std::string& branch, const std::string& base,
                std::string* out);
-  Status Load(const ObjectId& id, const RefItem& ref, ObjectData* data);
+  Status Load(const ObjectId& id, const RefItem& ref, bool content, ObjectData* data);
   Status ObjectAtoms(const RefFormat& format, const RefItem& ref, bool deref,
                      const ObjectData& data, std::vector<AtomValue>* values);
   Status PersonAtom(const UsedAtom& a, std::string_view name, const ObjectData& d, AtomValue* v);
