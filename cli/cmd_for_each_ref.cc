@@ -284,7 +284,16 @@ int Prepare(const char* command, Store& store, ForEachRefOptions* o, RefFormat* 
     }
     points_at->push_back(id);
   }
-  if (!o->unsupported.empty()) return Fatal("reftab does not support " + o->unsupported[0]);
+  for (const auto& [option, commit] : o->unsupported) {
+    ObjectId id{};
+    bool merged = option.find("merged") != std::string::npos;
+    if (!ResolveObjectName(store, commit, &id)) {
+      if (merged) return Fatal("malformed object name " + commit);
+      std::fprintf(stderr, "error: malformed object name %s\n", commit.c_str());
+      return 129;
+    }
+  }
+  if (!o->unsupported.empty()) return Fatal("reftab does not support " + o->unsupported[0].first);
   f->quote = o->quote;
   f->use_color =
       WantColor(o->color != ColorWhen::kUnknown ? o->color : ConfiguredColor(store.config()));

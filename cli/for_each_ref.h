@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/commands.h"
@@ -27,7 +28,8 @@ struct ForEachRefOptions {
   std::vector<std::string> excludes;
   std::vector<std::string> sorts{"refname"};  // git's default key comes first
   std::vector<std::string> points_at;
-  std::vector<std::string> unsupported;  // --merged, --contains, ... as given
+  // --merged, --no-merged, --contains, --no-contains (not supported) and their commits.
+  std::vector<std::pair<std::string, std::string>> unsupported;
   bool ignore_case = false;
   bool from_stdin = false;
   bool include_root_refs = false;

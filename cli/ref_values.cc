@@ -4,6 +4,7 @@
 
 #include "cli/ref_objects.h"
 #include "store/git_short_name.h"
+#include "store/git_worktrees.h"
 
 namespace reftab::cli {
 namespace {
@@ -176,6 +177,21 @@ Status RefValues::RemoteAtom(const UsedAtom& a, const RefItem& ref, AtomValue* v
   return Status::Ok();
 }
 
+Status RefValues::WorktreePath(const std::string& refname, std::string* out) {
+  if (!worktrees_ && store_.repo()) {
+    worktrees_.emplace();
+    REFTAB_RETURN_IF_ERROR(ListWorktreeHeads(store_.repo()->common_dir(), &*worktrees_));
+  }
+  if (!worktrees_) return Status::Ok();
+  for (const GitWorktreeHead& w : *worktrees_) {
+    if (w.head_ref == refname) {
+      out->append(w.path);
+      break;
+    }
+  }
+  return Status::Ok();
+}
+
 // The atoms that need no object; *done is false for the others.
 Status RefValues::RefAtom(const UsedAtom& a, const RefItem& ref, AtomValue* v, bool* done) {
   *done = true;
@@ -205,6 +221,8 @@ Status RefValues::RefAtom(const UsedAtom& a, const RefItem& ref, AtomValue* v, b
       if (a.deref) break;
       return Abbrev(ref.oid, a, &v->s);
     case AtomKind::kWorktreepath:
+      if (StartsWith(ref.refname, "refs/heads/")) return WorktreePath(ref.refname, &v->s);
+      return Status::Ok();
     case AtomKind::kAlign:
     case AtomKind::kEnd:
     case AtomKind::kIf:

@@ -13,6 +13,7 @@
 #include "format/status.h"
 #include "store/git_ref_store.h"
 #include "store/git_upstream.h"
+#include "store/git_worktrees.h"
 
 namespace reftab::cli {
 
@@ -49,12 +50,14 @@ class RefValues {
   Status Abbrev(const ObjectId& id, const UsedAtom& a, std::string* out);
   Status Objects(const char* atom, GitObjects** objects);
   Status ShortName(const std::string& refname, std::string* out);
+  Status WorktreePath(const std::string& refname, std::string* out);
 
   GitRefStore& store_;
   size_t hash_size_;
   GitUpstreams upstreams_;
   std::optional<std::string> head_;  // what HEAD resolves to (a name), read once
   size_t default_abbrev_ = 0;        // 0 until first needed
+  std::optional<std::vector<GitWorktreeHead>> worktrees_;  // read once, when first needed
 };
 
 }  // namespace reftab::cli
