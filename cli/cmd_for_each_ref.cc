@@ -239,17 +239,6 @@ class Listing {
   Output out_;
 };
 
-ColorWhen ConfiguredColor(const GitConfig& config) {
-  const ConfigEntry* e = config.Last("color.ui");
-  if (!e) return ColorWhen::kAuto;
-  if (e->value) {
-    ColorWhen w = ParseColorWhen(*e->value);
-    if (w != ColorWhen::kUnknown) return w;
-  }
-  std::optional<bool> b = ParseGitBool(e->value);
-  return b && !*b ? ColorWhen::kNever : ColorWhen::kAuto;
-}
-
 // --points-at names: a full hex id, or a ref name as git's rev-parse rules find it.
 bool ResolveObjectName(Store& store, const std::string& name, ObjectId* id) {
   if (ParseHexId(name, store.hash_size(), id)) return true;
@@ -295,8 +284,8 @@ int Prepare(const char* command, Store& store, ForEachRefOptions* o, RefFormat* 
   }
   if (!o->unsupported.empty()) return Fatal("reftab does not support " + o->unsupported[0].first);
   f->quote = o->quote;
-  f->use_color =
-      WantColor(o->color != ColorWhen::kUnknown ? o->color : ConfiguredColor(store.config()));
+  // git's for-each-ref reads no color.ui: without --color, colours follow the terminal.
+  f->use_color = WantColor(o->color != ColorWhen::kUnknown ? o->color : ColorWhen::kAuto);
   FormatError e;
   if (!o->json) e = ParseRefFormat(o->format, f);
   if (e.kind == FormatError::kUsage) {

@@ -310,6 +310,43 @@ fer -h
 fer --include-root --format='%(refname)' HEAD
 fer --ign --format='%(refname)' 'refs/heads/U*'
 
+# Settings from the environment (GIT_CONFIG_COUNT), as both tools read them.
+with_config() {  # with_config KEY VALUE: the cases that follow see KEY=VALUE
+  export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=$1 GIT_CONFIG_VALUE_0=$2
+  PREFIX="[$1=$2] "
+}
+for mode in simple current matching upstream nothing tracking; do
+  with_config push.default "$mode"
+  fer --format='%(refname:short) %(push) %(push:track) %(push:remotename) %(push:remoteref)' refs/heads
+done
+with_config remote.pushDefault other
+fer --format='%(refname:short) %(push) %(push:remotename) %(upstream:remotename)' refs/heads
+with_config color.ui always
+fer --format='%(color:red)%(refname)' refs/heads/main
+with_config color.ui false
+fer --format='%(color:red)%(refname)' refs/heads/main
+with_config core.abbrev 12
+fer --format='%(objectname:short) %(tree:short) %(parent:short)' refs/heads
+with_config core.abbrev no
+fer --format='%(objectname:short)' refs/heads/main
+with_config remote.origin.mirror true
+fer --format='%(refname:short) %(push)' refs/heads
+unset GIT_CONFIG_COUNT GIT_CONFIG_KEY_0 GIT_CONFIG_VALUE_0
+PREFIX=
+
+# Messages with CR LF, a multi-line first paragraph, no body; a symref chain too deep.
+at 1700002000
+g tag -a -m $'crlf subject\r\n\r\ncrlf body\r\n' crlf main
+g tag -a -m $'first line\nsecond line of the subject\n\nthe body' twoline main
+g tag -a -m 'trailing dots...' dots main
+for i in 1 2 3 4 5 6; do g symbolic-ref refs/heads/chain$i refs/heads/chain$((i + 1)); done
+g update-ref refs/heads/chain7 main
+for f in '%(subject)|%(body)|' '%(subject:sanitize)' '%(contents:lines=2)' '%(contents:size)' \
+         '%(contents:subject)|%(contents:body)|%(contents:signature)'; do
+  fer --format="$f" refs/tags/crlf refs/tags/twoline refs/tags/dots refs/tags/signed
+done
+fer --format='%(refname) %(symref)' 'refs/heads/chain*'
+
 # refs list: the same command under git 2.55's new name.
 rl --format='%(refname)' refs/heads
 rl --sort=-committerdate --count=2
