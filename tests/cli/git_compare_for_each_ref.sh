@@ -347,6 +347,27 @@ for f in '%(subject)|%(body)|' '%(subject:sanitize)' '%(contents:lines=2)' '%(co
 done
 fer --format='%(refname) %(symref)' 'refs/heads/chain*'
 
+# A short branch.<name>.merge on a local upstream, sorting by computed atoms, more mixes.
+g config branch.feature.remote .
+g config branch.feature.merge main
+fer --format='%(refname:short) %(upstream) %(upstream:track)' refs/heads/feature
+fer --sort=upstream:track --format='%(refname) %(upstream:track)' refs/heads
+fer --sort=-upstream --sort=HEAD --format='%(HEAD) %(refname) %(upstream)' refs/heads
+fer --omit-empty --count=3 --format='%(upstream)'
+fer --include-root-refs --exclude=ORIG_HEAD --exclude='refs/[hrt]*' --format='%(refname)'
+fer --format='%(*refname) %(*objecttype)' refs/heads/main refs/tags/nested
+fer --format='%(if)%(upstream:track)%(then)%(align:12)%(upstream:track)%(end)%(else)-%(end)|' refs/heads
+fer --shell --format='%(if)%(symref)%(then)%(align:30)%(symref)%(end)%(else)%(refname)%(end)'
+
+# Outside any repository.
+mkdir "$tmp/norepo"
+DIR=$tmp/norepo
+export GIT_CEILING_DIRECTORIES=$tmp
+fer --format='%(refname)'
+fer -h
+unset GIT_CEILING_DIRECTORIES
+DIR=$R
+
 # refs list: the same command under git 2.55's new name.
 rl --format='%(refname)' refs/heads
 rl --sort=-committerdate --count=2
