@@ -7,12 +7,14 @@
 // buffered. Another --sort keeps every matching ref's values (or, with --count=N, only the N
 // best so far) and sorts them. Patterns narrow the read to their literal prefixes.
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <iostream>
 #include <queue>
 
 #include "cli/for_each_ref.h"
 #include "cli/jsonl.h"
+#include "cli/object_name.h"
 #include "cli/output.h"
 #include "cli/ref_objects.h"
 #include "cli/ref_sort.h"
@@ -31,6 +33,26 @@ int Fatal(const std::string& message) {
   return kExitFatal;
 }
 
+// The commits of --merged, --no-merged, --contains, --no-contains, in that order.
+using Reach = std::array<std::vector<ObjectId>, 4>;
+
+// The commit `id` names, tags peeled (git's lookup_commit_reference_gently); *is_commit is
+// false for anything else. `what` names the option or atom in the message when there is no
+// object database.
+Status CommitOf(Store& store, const char* what, const ObjectId& id, ObjectId* commit,
+                bool* is_commit) {
+  GitObjects* objects = store.objects();
+  std::string why = "the repository has no object database";
+  if (!objects || !ObjectsAvailable(*objects, &why)) {
+    return Status::InvalidArgument(std::string("--") + what + " needs the object database: " + why);
+  }
+  REFTAB_RETURN_IF_ERROR(objects->Peel(id, commit, is_commit));
+  GitObjectType type = GitObjectType::kNone;
+  if (*is_commit) REFTAB_RETURN_IF_ERROR(objects->TypeOf(*commit, &type));
+  *is_commit = *is_commit && type == GitObjectType::kCommit;
+  return Status::Ok();
+}
+
 struct Entry {
   RefItem item;
   std::vector<AtomValue> values;
@@ -39,12 +61,13 @@ struct Entry {
 class Listing {
  public:
   Listing(Store& store, const ForEachRefOptions& o, const RefFormat& f,
-          const std::vector<SortKey>& keys, std::vector<ObjectId> points_at)
+          const std::vector<SortKey>& keys, std::vector<ObjectId> points_at, Reach reach)
       : store_(store),
         o_(o),
         f_(f),
         keys_(keys),
         points_at_(std::move(points_at)),
+        reach_(std::move(reach)),
         values_(store) {}
 
   // The exit status; output and git's messages are written.
@@ -115,7 +138,44 @@ class Listing {
       REFTAB_RETURN_IF_ERROR(PointsAt(*item, &points));
       if (!points) return Status::Ok();
     }
+    if (!o_.reach.empty()) {
+      bool keep = false;
+      REFTAB_RETURN_IF_ERROR(Reachable(item->oid, &keep));
+      if (!keep) return Status::Ok();
+    }
     *listed = true;
+    return Status::Ok();
+  }
+
+  // Whether any of `commits` is an ancestor of `commit` (descendant: the other way round).
+  Status AnyAncestor(const std::vector<ObjectId>& commits, const ObjectId& commit, bool descendant,
+                     bool* any) {
+    *any = false;
+    for (const ObjectId& c : commits) {
+      REFTAB_RETURN_IF_ERROR(descendant ? store_.objects()->IsAncestor(commit, c, any)
+                                        : store_.objects()->IsAncestor(c, commit, any));
+      if (*any) break;
+    }
+    return Status::Ok();
+  }
+
+  // git's --merged / --no-merged / --contains / --no-contains: refs to commits only (tags
+  // peeled), merged into any of the --merged commits and into none of the --no-merged ones,
+  // containing any --contains commit and no --no-contains one.
+  Status Reachable(const ObjectId& id, bool* keep) {
+    ObjectId commit{};
+    bool is_commit = false;
+    REFTAB_RETURN_IF_ERROR(
+        CommitOf(store_, o_.reach[0].first.c_str() + 2, id, &commit, &is_commit));
+    *keep = false;
+    if (!is_commit) return Status::Ok();
+    bool hit = false;
+    for (int kind = 0; kind < 4; ++kind) {
+      if (reach_[size_t(kind)].empty()) continue;
+      REFTAB_RETURN_IF_ERROR(AnyAncestor(reach_[size_t(kind)], commit, kind < 2, &hit));
+      if (hit != (kind % 2 == 0)) return Status::Ok();
+    }
+    *keep = true;
     return Status::Ok();
   }
 
@@ -235,36 +295,14 @@ class Listing {
   const RefFormat& f_;
   const std::vector<SortKey>& keys_;
   std::vector<ObjectId> points_at_;
+  Reach reach_;
   RefValues values_;
   Output out_;
 };
 
-// --points-at names: a full hex id, or a ref name as git's rev-parse rules find it.
-bool ResolveObjectName(Store& store, const std::string& name, ObjectId* id) {
-  if (ParseHexId(name, store.hash_size(), id)) return true;
-  static constexpr std::string_view kRules[][2] = {
-      {"", ""},
-      {"refs/", ""},
-      {"refs/tags/", ""},
-      {"refs/heads/", ""},
-      {"refs/remotes/", ""},
-      {"refs/remotes/", "/HEAD"},
-  };
-  for (const auto& rule : kRules) {
-    ResolvedRef r;
-    std::string candidate = std::string(rule[0]) + name + std::string(rule[1]);
-    if (!IsSafeRefname(candidate)) continue;
-    if (store.Resolve(candidate, &r).ok() && r.exists && !r.broken) {
-      *id = r.id;
-      return true;
-    }
-  }
-  return false;
-}
-
 // The checks git makes after reading the options, in git's order; -1 to go on.
 int Prepare(const char* command, Store& store, ForEachRefOptions* o, RefFormat* f,
-            std::vector<SortKey>* keys, std::vector<ObjectId>* points_at) {
+            std::vector<SortKey>* keys, std::vector<ObjectId>* points_at, Reach* reach) {
   for (const std::string& p : o->points_at) {
     ObjectId id{};
     if (!ResolveObjectName(store, p, &id)) {
@@ -273,7 +311,7 @@ int Prepare(const char* command, Store& store, ForEachRefOptions* o, RefFormat* 
     }
     points_at->push_back(id);
   }
-  for (const auto& [option, commit] : o->unsupported) {
+  for (const auto& [option, commit] : o->reach) {
     ObjectId id{};
     bool merged = option.find("merged") != std::string::npos;
     if (!ResolveObjectName(store, commit, &id)) {
@@ -281,8 +319,29 @@ int Prepare(const char* command, Store& store, ForEachRefOptions* o, RefFormat* 
       std::fprintf(stderr, "error: malformed object name %s\n", commit.c_str());
       return 129;
     }
+    int kind = option == "--merged"      ? 0
+               : option == "--no-merged" ? 1
+               : option == "--contains"  ? 2
+                                         : 3;
+    bool is_commit = false;
+    const ObjectId named = id;  // git's message names the object itself, the type its peel's
+    Status s = CommitOf(store, option.c_str() + 2, named, &id, &is_commit);
+    if (!s.ok()) return Fatal(s.message());
+    if (!is_commit) {
+      GitObjectType type = GitObjectType::kNone;
+      if (store.objects()->TypeOf(id, &type).ok() && type != GitObjectType::kNone) {
+        std::fprintf(stderr, "error: object %s is a %s, not a commit\n",
+                     HexId(named, store.hash_size()).c_str(), GitObjectTypeName(type));
+      }
+      if (merged) {
+        std::fprintf(stderr, "error: option `%s' must point to a commit\n", option.c_str() + 2);
+      } else {
+        std::fprintf(stderr, "error: no such commit %s\n", commit.c_str());
+      }
+      return 129;
+    }
+    (*reach)[size_t(kind)].push_back(id);
   }
-  if (!o->unsupported.empty()) return Fatal("reftab does not support " + o->unsupported[0].first);
   f->quote = o->quote;
   // git's for-each-ref reads no color.ui: without --color, colours follow the terminal.
   f->use_color = WantColor(o->color != ColorWhen::kUnknown ? o->color : ColorWhen::kAuto);
@@ -326,9 +385,10 @@ int RunForEachRef(const GlobalOptions& g, const char* command, const Args& args)
   RefFormat f;
   std::vector<SortKey> keys;
   std::vector<ObjectId> points_at;
-  rc = Prepare(command, **store, &o, &f, &keys, &points_at);
+  Reach reach;
+  rc = Prepare(command, **store, &o, &f, &keys, &points_at, &reach);
   if (rc >= 0) return rc;
-  return Listing(**store, o, f, keys, std::move(points_at)).Run();
+  return Listing(**store, o, f, keys, std::move(points_at), std::move(reach)).Run();
 }
 
 int CmdForEachRef(const GlobalOptions& g, const Args& args) {

@@ -28,8 +28,8 @@ struct ForEachRefOptions {
   std::vector<std::string> excludes;
   std::vector<std::string> sorts{"refname"};  // git's default key comes first
   std::vector<std::string> points_at;
-  // --merged, --no-merged, --contains, --no-contains (not supported) and their commits.
-  std::vector<std::pair<std::string, std::string>> unsupported;
+  // --merged, --no-merged, --contains, --no-contains with the commit each names.
+  std::vector<std::pair<std::string, std::string>> reach;
   bool ignore_case = false;
   bool from_stdin = false;
   bool include_root_refs = false;

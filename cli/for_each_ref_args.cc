@@ -132,10 +132,10 @@ bool Apply(const ParseOptUse& u, ForEachRefOptions* o) {
     case kExclude: u.negated ? o->excludes.clear() : o->excludes.push_back(v); break;
     case kSort: u.negated ? o->sorts.clear() : o->sorts.push_back(v); break;
     case kPointsAt: u.negated ? o->points_at.clear() : o->points_at.push_back(v); break;
-    case kMerged: o->unsupported.emplace_back("--merged", u.value.value_or("HEAD")); break;
-    case kNoMerged: o->unsupported.emplace_back("--no-merged", u.value.value_or("HEAD")); break;
-    case kContains: o->unsupported.emplace_back("--contains", u.value.value_or("HEAD")); break;
-    case kNoContains: o->unsupported.emplace_back("--no-contains", u.value.value_or("HEAD")); break;
+    case kMerged: o->reach.emplace_back("--merged", u.value.value_or("HEAD")); break;
+    case kNoMerged: o->reach.emplace_back("--no-merged", u.value.value_or("HEAD")); break;
+    case kContains: o->reach.emplace_back("--contains", u.value.value_or("HEAD")); break;
+    case kNoContains: o->reach.emplace_back("--no-contains", u.value.value_or("HEAD")); break;
     case kIgnoreCase: o->ignore_case = !u.negated; break;
     case kStdin: o->from_stdin = !u.negated; break;
     case kIncludeRootRefs: o->include_root_refs = !u.negated; break;

@@ -101,8 +101,6 @@ declare -A KNOWN=()
 KNOWN["--format=%(creatordate:human) refs/tags"]="human dates are not supported"
 KNOWN["--format=%(describe) refs/tags"]="%(describe) is not supported"
 KNOWN["--format=%(trailers) refs/heads"]="%(trailers) is not supported"
-KNOWN["--merged=main --format=%(refname)"]="--merged is not supported"
-KNOWN["--contains=main --format=%(refname)"]="--contains is not supported"
 KNOWN["--format=%(objectsize:disk) refs/heads/main"]="%(objectsize:disk) is not supported"
 KNOWN["sha256: --include-root-refs"]="libgit2 1.5 reads no SHA-256 objects (%(objecttype))"
 
@@ -273,8 +271,26 @@ fer --points-at="$(g rev-parse HEAD~1)" --points-at=feature --format='%(refname)
 fer --omit-empty --format='%(upstream)'
 fer --omit-empty --format='%(if)%(symref)%(then)%(refname)%(end)'
 fer --no-omit-empty --omit-empty --format='%(symref)'
-fer --merged=main --format='%(refname)'
-fer --contains=main --format='%(refname)'
+for r in main feature HEAD~1 v1.10 topic/a "$main_id"; do
+  fer --merged="$r" --format='%(refname)'
+  fer --no-merged="$r" --format='%(refname)'
+  fer --contains="$r" --format='%(refname)'
+  fer --no-contains="$r" --format='%(refname)'
+done
+fer --merged=main --merged=feature --format='%(refname)'
+fer --contains=UPPER --no-contains=feature --format='%(refname)'
+fer --merged=main --no-merged=UPPER --sort=-committerdate --format='%(refname)'
+fer --merged --format='%(refname)' refs/heads
+fer --contains --format='%(refname)'
+fer --merged=treetag --format='%(refname)'
+fer --contains=treetag --format='%(refname)'
+fer --points-at='HEAD^{tree}' --format='%(refname)'
+fer --points-at='v1.10^{}' --format='%(refname)'
+fer --merged='HEAD~5' --format='%(refname)'
+fer --merged='feature^2' --format='%(refname)'
+fer --merged='feature~1^1' --format='%(refname)'
+fer --contains=nope --format='%(refname)'
+fer --merged=nope --format='%(refname)'
 
 # JSON.
 "$reftab" --git-dir "$R/.git" for-each-ref --format=json refs/heads >"$tmp/json" 2>&1
