@@ -351,6 +351,16 @@ int Prepare(const char* command, Store& store, ForEachRefOptions* o, RefFormat* 
     std::fprintf(stderr, "error: %s\n%s", e.message.c_str(), ForEachRefUsage(command).c_str());
     return 129;
   }
+  if (e.ok()) {
+    for (UsedAtom& a : f->atoms) {
+      if (a.kind != AtomKind::kAheadBehind) continue;
+      bool is_commit = false;
+      if (!ResolveObjectName(store, a.base_name, &a.base) ||
+          !CommitOf(store, "%(ahead-behind)", a.base, &a.base, &is_commit).ok() || !is_commit) {
+        return Fatal("failed to find '" + a.base_name + "'");
+      }
+    }
+  }
   if (o->start_after && o->sorts.size() > 1) {
     e.kind = FormatError::kFatal;
     e.message = "cannot use --start-after with custom sort options";

@@ -104,6 +104,38 @@ std::string Strftime(const std::string& fmt, const struct tm& tm, int tz, bool s
   return out;
 }
 
+// git's "human" dates: the parts that are the same as now are left out.
+std::string Human(int64_t time, int tz, const struct tm& tm, bool local) {
+  time_t now_t = std::time(nullptr);
+  struct tm now;
+  localtime_r(&now_t, &now);
+  int now_tz = LocalZone(int64_t(now_t));
+  bool hide_tz = local || tz == now_tz, hide_year = tm.tm_year == now.tm_year;
+  bool hide_date = false, hide_wday = false;
+  if (hide_year && tm.tm_mon == now.tm_mon) {
+    if (tm.tm_mday == now.tm_mday) {
+      hide_date = hide_wday = true;
+    } else if (tm.tm_mday < now.tm_mday && tm.tm_mday + 5 > now.tm_mday) {
+      hide_date = true;
+    }
+  }
+  if (hide_wday) return Relative(time);
+  hide_tz = hide_tz || !hide_date;
+  bool hide_time = !hide_year;
+  hide_wday = !hide_year;
+  std::string s;
+  if (!hide_wday) s += Printf("%.3s ", kWeekdays[tm.tm_wday]);
+  if (!hide_date) s += Printf("%.3s %d ", kMonths[tm.tm_mon], tm.tm_mday);
+  if (!hide_time) {
+    s += Printf("%02d:%02d", tm.tm_hour, tm.tm_min);
+  } else {
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+  }
+  if (!hide_year) s += Printf(" %d", tm.tm_year + 1900);
+  if (!hide_tz) s += Printf(" %+05d", tz);
+  return s;
+}
+
 }  // namespace
 
 bool ParseDateMode(std::string_view spec, DateMode* mode, std::string* error) {
@@ -178,6 +210,7 @@ std::string ShowDate(int64_t time, int tz, const DateMode& mode) {
       return Printf("%.3s, %d %.3s %d %02d:%02d:%02d %+05d", kWeekdays[tm.tm_wday], d,
                     kMonths[tm.tm_mon], y, tm.tm_hour, tm.tm_min, tm.tm_sec, tz);
     case DateStyle::kStrftime: return Strftime(mode.strftime_format, tm, tz, !mode.local);
+    case DateStyle::kHuman: return Human(time, tz, tm, mode.local);
     default: break;
   }
   std::string s = Printf("%.3s %.3s %d %02d:%02d:%02d %d", kWeekdays[tm.tm_wday],

@@ -1,6 +1,7 @@
 // git's date formats (--date=..., and the ":<format>" of for-each-ref's date atoms): default,
 // relative, iso, iso-strict, rfc, short, raw, unix, format:<strftime>, and their -local forms,
-// printed as git prints them. "human" and "auto:" are not supported.
+// printed as git prints them ("relative" and "human" against the current time). "auto:" is
+// not supported.
 #ifndef REFTAB_CLI_GIT_DATE_H_
 #define REFTAB_CLI_GIT_DATE_H_
 

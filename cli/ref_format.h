@@ -5,6 +5,7 @@
 #ifndef REFTAB_CLI_REF_FORMAT_H_
 #define REFTAB_CLI_REF_FORMAT_H_
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -123,6 +124,9 @@ struct UsedAtom {
   std::string compare_to;
   // color: the escape sequence ("" when colours are off)
   std::string color;
+  // ahead-behind: the commit as written, and the commit it names (set by the command)
+  std::string base_name;
+  std::array<uint8_t, 32> base{};
 };
 
 // A piece of a parsed format: literal bytes, or an index into RefFormat::atoms.

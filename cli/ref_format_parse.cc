@@ -314,6 +314,9 @@ bool ParseArgs(UsedAtom* a, const std::string_view* arg, bool use_color, FormatE
     case AtomKind::kTrailers:
     case AtomKind::kSignature:
     case AtomKind::kAheadBehind:
+      if (!arg) return Fatal(e, "expected format: %(ahead-behind:<committish>)");
+      a->base_name = std::string(*arg);
+      return true;
     case AtomKind::kIsBase: return Unsupported(e, a->name);
     default: return true;  // git ignores arguments of the atoms without a parser
   }

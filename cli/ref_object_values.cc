@@ -2,7 +2,10 @@
 // commits and tags (%(subject), %(authordate), %(tagger), ...), the "%(*...)" ones from the
 // object an annotated tag finally points at. Parsing follows git's ref-filter: header lines
 // up to the first blank line, the message after it, a trailing signature block apart.
+#include <unistd.h>
+
 #include <cinttypes>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -71,9 +74,6 @@ Status PersonDate(std::string_view buf, const UsedAtom& a, std::string_view name
   std::string error;
   if (colon != std::string_view::npos && !ParseDateMode(name.substr(colon + 1), &mode, &error)) {
     return Status::InvalidArgument(error);
-  }
-  if (mode.style == DateStyle::kHuman) {
-    return Status::InvalidArgument("reftab does not support the date format 'human'");
   }
   size_t gt = buf.find("> ");
   if (gt == std::string_view::npos) return Status::Ok();
@@ -164,12 +164,17 @@ Status RefValues::ObjectAtoms(const RefFormat& format, const RefItem& ref, bool 
   (void)ref;
   const bool is_commit = d.type == GitObjectType::kCommit, is_tag = d.type == GitObjectType::kTag;
   std::string_view content = d.content;
+  bool ahead_behind_seen = false;
   for (size_t i = 0; i < format.atoms.size(); ++i) {
     const UsedAtom& a = format.atoms[i];
     if (a.deref != deref || !a.needs_object) continue;
     AtomValue& v = (*values)[i];
     std::string_view name = std::string_view(a.name).substr(deref ? 1 : 0);
     switch (a.kind) {
+      case AtomKind::kAheadBehind:
+        if (!deref) REFTAB_RETURN_IF_ERROR(AheadBehind(a, d, !ahead_behind_seen, &v.s));
+        ahead_behind_seen = true;
+        continue;
       case AtomKind::kObjecttype: v.s = ObjectTypeName(d.type); continue;
       case AtomKind::kObjectsize:
         if (a.disk) return Status::InvalidArgument("reftab does not support %(objectsize:disk)");
@@ -256,7 +261,8 @@ Status RefValues::PersonAtom(const UsedAtom& a, std::string_view name, const Obj
       name.substr(a.kind == AtomKind::kCreator || a.kind == AtomKind::kCreatordate
                       ? std::string_view("creator").size()
                       : who.size());
-  if (a.mailmap || (a.email & kEmailMailmap)) {
+  // Without a mailmap the :mailmap forms are the plain ones; reftab reads no mailmap.
+  if ((a.mailmap || (a.email & kEmailMailmap)) && MailmapInUse()) {
     return Status::InvalidArgument("reftab does not support mailmap in %(" + a.name + ")");
   }
   std::string_view line = WhoLine(who, d.content);
@@ -270,6 +276,42 @@ Status RefValues::PersonAtom(const UsedAtom& a, std::string_view name, const Obj
     return PersonDate(line, a, name, v);
   }
   return Status::Ok();
+}
+
+// "<ahead> <behind>" of the ref's commit against the atom's, or "" for a ref to no commit.
+Status RefValues::AheadBehind(const UsedAtom& a, const ObjectData& d, bool first,
+                              std::string* out) {
+  GitObjects* objects = store_.objects();
+  ObjectId commit{};
+  bool ok = false;
+  REFTAB_RETURN_IF_ERROR(objects->Peel(d.id, &commit, &ok));
+  GitObjectType type = GitObjectType::kNone;
+  if (ok) REFTAB_RETURN_IF_ERROR(objects->TypeOf(commit, &type));
+  if (!ok || type != GitObjectType::kCommit) {
+    if (first) {  // git says so once per ref, whatever the number of atoms
+      GitObjectType peeled = GitObjectType::kNone;
+      if (ok) REFTAB_RETURN_IF_ERROR(objects->TypeOf(commit, &peeled));
+      std::fprintf(stderr, "error: object %s is a %s, not a commit\n",
+                   HexId(d.id, hash_size_).c_str(), GitObjectTypeName(peeled));
+    }
+    return Status::Ok();
+  }
+  size_t ahead = 0, behind = 0;
+  if (commit != a.base) {
+    REFTAB_RETURN_IF_ERROR(CountAheadBehind(*objects, commit, a.base, &ahead, &behind));
+  }
+  out->append(std::to_string(ahead)).push_back(' ');
+  out->append(std::to_string(behind));
+  return Status::Ok();
+}
+
+bool RefValues::MailmapInUse() {
+  const GitConfig& c = store_.config();
+  if (c.Get("mailmap.file") || c.Get("mailmap.blob") || store_.bare()) return true;
+  if (!store_.repo()) return false;
+  std::string dir = store_.repo()->common_dir();
+  if (dir.size() < 5 || dir.compare(dir.size() - 5, 5, "/.git") != 0) return true;
+  return access((dir.substr(0, dir.size() - 4) + ".mailmap").c_str(), F_OK) == 0;
 }
 
 Status RefValues::Fill(const RefFormat& format, const RefItem& ref,

@@ -51,6 +51,10 @@ bool ParseSortKeys(const std::vector<std::string>& specs, bool ignore_case, RefF
 }
 
 bool IsNameOrder(const RefFormat& format, const std::vector<SortKey>& keys) {
+  // %(ahead-behind:...) is computed over the whole list first in git (its messages too).
+  for (const UsedAtom& a : format.atoms) {
+    if (a.kind == AtomKind::kAheadBehind) return false;
+  }
   if (keys.empty()) return true;
   const SortKey& k = keys[0];
   return keys.size() == 1 && !k.reverse && !k.version && !k.ignore_case &&

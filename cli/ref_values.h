@@ -50,6 +50,8 @@ class RefValues {
   Status Abbrev(const ObjectId& id, const UsedAtom& a, std::string* out);
   Status Objects(const char* atom, GitObjects** objects);
   Status ShortName(const std::string& refname, std::string* out);
+  bool MailmapInUse();
+  Status AheadBehind(const UsedAtom& a, const ObjectData& d, bool first, std::string* out);
   Status WorktreePath(const std::string& refname, std::string* out);
 
   GitRefStore& store_;

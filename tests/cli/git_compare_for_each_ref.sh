@@ -98,7 +98,6 @@ at 1700001000; "$git" -C "$S" commit -q --allow-empty -m "sha256 commit"
 
 compared=0 identical=0 known_diff=0 failed=0
 declare -A KNOWN=()
-KNOWN["--format=%(creatordate:human) refs/tags"]="human dates are not supported"
 KNOWN["--format=%(describe) refs/tags"]="%(describe) is not supported"
 KNOWN["--format=%(trailers) refs/heads"]="%(trailers) is not supported"
 KNOWN["--format=%(objectsize:disk) refs/heads/main"]="%(objectsize:disk) is not supported"
@@ -374,6 +373,14 @@ fer --include-root-refs --exclude=ORIG_HEAD --exclude='refs/[hrt]*' --format='%(
 fer --format='%(*refname) %(*objecttype)' refs/heads/main refs/tags/nested
 fer --format='%(if)%(upstream:track)%(then)%(align:12)%(upstream:track)%(end)%(else)-%(end)|' refs/heads
 fer --shell --format='%(if)%(symref)%(then)%(align:30)%(symref)%(end)%(else)%(refname)%(end)'
+
+KNOWN["--format=%(refname) %(is-base:main)"]="%(is-base) is not supported"
+for f in '%(creatordate:human)' '%(committerdate:human-local)' '%(authorname:mailmap) %(authoremail:mailmap,trim)' \
+         '%(ahead-behind:main)' '%(ahead-behind:feature) %(ahead-behind:HEAD~2)' '%(ahead-behind:nope)' \
+         '%(ahead-behind)' '%(is-base:main)'; do
+  fer --format="%(refname) $f"
+done
+fer --sort=ahead-behind:main --format='%(refname) %(ahead-behind:main)' refs/heads
 
 # Outside any repository.
 mkdir "$tmp/norepo"
