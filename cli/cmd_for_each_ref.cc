@@ -9,12 +9,10 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
-#include <iostream>
 #include <queue>
 
 #include "cli/for_each_ref.h"
 #include "cli/jsonl.h"
-#include "cli/object_name.h"
 #include "cli/output.h"
 #include "cli/ref_objects.h"
 #include "cli/ref_sort.h"
@@ -31,26 +29,6 @@ constexpr int kExitFatal = 128;  // git's status after "fatal: ..."
 int Fatal(const std::string& message) {
   std::fprintf(stderr, "fatal: %s\n", message.c_str());
   return kExitFatal;
-}
-
-// The commits of --merged, --no-merged, --contains, --no-contains, in that order.
-using Reach = std::array<std::vector<ObjectId>, 4>;
-
-// The commit `id` names, tags peeled (git's lookup_commit_reference_gently); *is_commit is
-// false for anything else. `what` names the option or atom in the message when there is no
-// object database.
-Status CommitOf(Store& store, const char* what, const ObjectId& id, ObjectId* commit,
-                bool* is_commit) {
-  GitObjects* objects = store.objects();
-  std::string why = "the repository has no object database";
-  if (!objects || !ObjectsAvailable(*objects, &why)) {
-    return Status::InvalidArgument(std::string("--") + what + " needs the object database: " + why);
-  }
-  REFTAB_RETURN_IF_ERROR(objects->Peel(id, commit, is_commit));
-  GitObjectType type = GitObjectType::kNone;
-  if (*is_commit) REFTAB_RETURN_IF_ERROR(objects->TypeOf(*commit, &type));
-  *is_commit = *is_commit && type == GitObjectType::kCommit;
-  return Status::Ok();
 }
 
 struct Entry {
@@ -165,8 +143,7 @@ class Listing {
   Status Reachable(const ObjectId& id, bool* keep) {
     ObjectId commit{};
     bool is_commit = false;
-    REFTAB_RETURN_IF_ERROR(
-        CommitOf(store_, o_.reach[0].first.c_str() + 2, id, &commit, &is_commit));
+    REFTAB_RETURN_IF_ERROR(CommitOf(store_, o_.reach[0].first.c_str(), id, &commit, &is_commit));
     *keep = false;
     if (!is_commit) return Status::Ok();
     bool hit = false;
@@ -300,89 +277,6 @@ class Listing {
   Output out_;
 };
 
-// The checks git makes after reading the options, in git's order; -1 to go on.
-int Prepare(const char* command, Store& store, ForEachRefOptions* o, RefFormat* f,
-            std::vector<SortKey>* keys, std::vector<ObjectId>* points_at, Reach* reach) {
-  for (const std::string& p : o->points_at) {
-    ObjectId id{};
-    if (!ResolveObjectName(store, p, &id)) {
-      std::fprintf(stderr, "error: malformed object name '%s'\n", p.c_str());
-      return 129;
-    }
-    points_at->push_back(id);
-  }
-  for (const auto& [option, commit] : o->reach) {
-    ObjectId id{};
-    bool merged = option.find("merged") != std::string::npos;
-    if (!ResolveObjectName(store, commit, &id)) {
-      if (merged) return Fatal("malformed object name " + commit);
-      std::fprintf(stderr, "error: malformed object name %s\n", commit.c_str());
-      return 129;
-    }
-    int kind = option == "--merged"      ? 0
-               : option == "--no-merged" ? 1
-               : option == "--contains"  ? 2
-                                         : 3;
-    bool is_commit = false;
-    const ObjectId named = id;  // git's message names the object itself, the type its peel's
-    Status s = CommitOf(store, option.c_str() + 2, named, &id, &is_commit);
-    if (!s.ok()) return Fatal(s.message());
-    if (!is_commit) {
-      GitObjectType type = GitObjectType::kNone;
-      if (store.objects()->TypeOf(id, &type).ok() && type != GitObjectType::kNone) {
-        std::fprintf(stderr, "error: object %s is a %s, not a commit\n",
-                     HexId(named, store.hash_size()).c_str(), GitObjectTypeName(type));
-      }
-      if (merged) {
-        std::fprintf(stderr, "error: option `%s' must point to a commit\n", option.c_str() + 2);
-      } else {
-        std::fprintf(stderr, "error: no such commit %s\n", commit.c_str());
-      }
-      return 129;
-    }
-    (*reach)[size_t(kind)].push_back(id);
-  }
-  f->quote = o->quote;
-  // git's for-each-ref reads no color.ui: without --color, colours follow the terminal.
-  f->use_color = WantColor(o->color != ColorWhen::kUnknown ? o->color : ColorWhen::kAuto);
-  FormatError e;
-  if (!o->json) e = ParseRefFormat(o->format, f);
-  if (e.kind == FormatError::kUsage) {
-    std::fprintf(stderr, "error: %s\n%s", e.message.c_str(), ForEachRefUsage(command).c_str());
-    return 129;
-  }
-  if (e.ok()) {
-    for (UsedAtom& a : f->atoms) {
-      if (a.kind != AtomKind::kAheadBehind) continue;
-      bool is_commit = false;
-      if (!ResolveObjectName(store, a.base_name, &a.base) ||
-          !CommitOf(store, "%(ahead-behind)", a.base, &a.base, &is_commit).ok() || !is_commit) {
-        return Fatal("failed to find '" + a.base_name + "'");
-      }
-    }
-  }
-  if (o->start_after && o->sorts.size() > 1) {
-    e.kind = FormatError::kFatal;
-    e.message = "cannot use --start-after with custom sort options";
-  }
-  if (e.ok()) ParseSortKeys(o->sorts, o->ignore_case, f, keys, &e);
-  if (!e.ok()) {
-    if (!e.error_line.empty()) std::fprintf(stderr, "error: %s\n", e.error_line.c_str());
-    return Fatal(e.message);
-  }
-  if (o->from_stdin) {
-    if (!o->patterns.empty()) return Fatal("unknown arguments supplied with --stdin");
-    std::string line;
-    while (std::getline(std::cin, line)) {
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      o->patterns.push_back(line);
-    }
-  }
-  if (o->start_after && !o->patterns.empty())
-    return Fatal("cannot use --start-after with patterns");
-  return -1;
-}
-
 }  // namespace
 
 int RunForEachRef(const GlobalOptions& g, const char* command, const Args& args) {
@@ -396,7 +290,7 @@ int RunForEachRef(const GlobalOptions& g, const char* command, const Args& args)
   std::vector<SortKey> keys;
   std::vector<ObjectId> points_at;
   Reach reach;
-  rc = Prepare(command, **store, &o, &f, &keys, &points_at, &reach);
+  rc = PrepareForEachRef(command, **store, &o, &f, &keys, &points_at, &reach);
   if (rc >= 0) return rc;
   return Listing(**store, o, f, keys, std::move(points_at), std::move(reach)).Run();
 }

@@ -4,6 +4,7 @@
 #ifndef REFTAB_CLI_FOR_EACH_REF_H_
 #define REFTAB_CLI_FOR_EACH_REF_H_
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -13,6 +14,9 @@
 #include "cli/commands.h"
 #include "cli/git_color.h"
 #include "cli/ref_format.h"
+#include "cli/ref_sort.h"
+#include "format/record.h"
+#include "store/git_ref_store.h"
 
 namespace reftab::cli {
 
@@ -35,6 +39,20 @@ struct ForEachRefOptions {
   bool include_root_refs = false;
   std::vector<std::string> patterns;
 };
+
+// The commits of --merged, --no-merged, --contains, --no-contains, in that order.
+using Reach = std::array<std::vector<ObjectId>, 4>;
+
+// The commit `id` names, tags peeled (git's lookup_commit_reference_gently); *is_commit is
+// false for anything else. Fails, naming `what`, when there is no object database.
+Status CommitOf(GitRefStore& store, const char* what, const ObjectId& id, ObjectId* commit,
+                bool* is_commit);
+
+// The checks and look-ups git makes after reading the options, in git's order (object names,
+// the format, sort keys, --stdin patterns). -1 to go on, else the exit status (after git's
+// message).
+int PrepareForEachRef(const char* command, GitRefStore& store, ForEachRefOptions* o, RefFormat* f,
+                      std::vector<SortKey>* keys, std::vector<ObjectId>* points_at, Reach* reach);
 
 // "git for-each-ref" or "git refs list": the usage text git prints for it.
 std::string ForEachRefUsage(const char* command);
