@@ -382,6 +382,18 @@ for f in '%(creatordate:human)' '%(committerdate:human-local)' '%(authorname:mai
 done
 fer --sort=ahead-behind:main --format='%(refname) %(ahead-behind:main)' refs/heads
 
+# A name that is not UTF-8, and one with a shell metacharacter.
+g update-ref "refs/heads/caf$(printf '\351')" main
+g update-ref 'refs/heads/it'"'"'s!' main
+for q in '' --shell --perl --python --tcl; do
+  fer $q --format='%(refname) %(refname:short) %(align:12)%(refname:lstrip=2)%(end)|' refs/heads/c* 'refs/heads/it*'
+done
+"$reftab" --git-dir "$R/.git" for-each-ref --format=json 'refs/heads/c*' >"$tmp/json3" 2>&1
+grep -q '"refname_hex":"726566732f68656164732f636166e9"' "$tmp/json3" || {
+  echo "DIFFERS: --format=json does not write a non-UTF-8 name as refname_hex"; failed=$((failed + 1)); }
+g update-ref -d "refs/heads/caf$(printf '\351')"
+g update-ref -d 'refs/heads/it'"'"'s!'
+
 # Outside any repository.
 mkdir "$tmp/norepo"
 DIR=$tmp/norepo
