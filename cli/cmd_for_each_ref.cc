@@ -1,328 +1,306 @@
-// reftab for-each-ref [--format=FORMAT] [--count=N] [PATTERN...]
+// reftab for-each-ref / reftab refs list: git's for-each-ref over the ref store, byte for
+// byte (see cli/ref_format.h for the format language, cli/for_each_ref_args.cc for the
+// options), plus --format=json: one JSON object per ref, with dump's byte-string rules.
 //
-// Lists the refs under refs/ in name order, like `git for-each-ref`: root refs such as HEAD
-// are not shown, and a symref that does not resolve to an object id is skipped (silently, as
-// git's ref iteration skips broken refs). A PATTERN matches a ref that equals it or starts with it
-// followed by '/' (or when the pattern itself ends in '/'), or, for a pattern with wildcards,
-// that matches it as fnmatch(3) with FNM_PATHNAME (so '*' stops at '/'; git's '**' is not
-// special here).
-//
-// FORMAT atoms: %(refname), %(refname:short) (git's unambiguous short name),
-// %(refname:lstrip=N), %(objectname), %(objectname:short) (7 digits: there is no object
-// database to find the shortest unique prefix), %(objecttype), %(*objectname) (the peeled id
-// stored with an annotated tag), %(symref) (the target of a symref). %% is a '%' and %xx the
-// byte with hex code xx. Default: "%(objectname) %(objecttype)\t%(refname)", git's default.
-//
-// %(objecttype) is inferred, since reftab reads no objects: git stores a peeled id (value
-// type 2) exactly when the ref points at an annotated tag, so such refs print "tag" and all
-// others "commit". That is right for branches and for tags written by git; a ref pointing
-// straight at a tree or a blob, or an annotated tag written without its peeled id (reftab's
-// update-ref cannot peel), prints "commit" where git prints "tree", "blob" or "tag".
-// %(refname:short) follows current git (refs/remotes/origin/HEAD -> "origin"); git before
-// 2.41 printed "origin/HEAD" there.
-//
-// The listing seeks to the longest literal prefix the patterns share and stops after it, so
-// `for-each-ref refs/tags/` reads only the tags. Output is formatted into one buffer and
-// written in large chunks; nothing is allocated per ref.
-#include <fnmatch.h>
-
+// Streaming: in name order (the default, or --no-sort) refs are read from the merged stack,
+// formatted and written one at a time, and --count=N stops the read after N; nothing is
+// buffered. Another --sort keeps every matching ref's values (or, with --count=N, only the N
+// best so far) and sorts them. Patterns narrow the read to their literal prefixes.
+#include <algorithm>
+#include <array>
 #include <cstdio>
-#include <cstring>
-#include <string>
-#include <string_view>
-#include <vector>
+#include <queue>
 
-#include "cli/commands.h"
+#include "cli/for_each_ref.h"
+#include "cli/jsonl.h"
 #include "cli/output.h"
+#include "cli/ref_objects.h"
+#include "cli/ref_sort.h"
+#include "cli/ref_values.h"
 #include "cli/stack_access.h"
+#include "store/ref_patterns.h"
+#include "store/refname.h"
 
 namespace reftab::cli {
 namespace {
 
-constexpr int kExitFatal = 128;  // git's exit status for a fatal error
+constexpr int kExitFatal = 128;  // git's status after "fatal: ..."
 
-enum class Atom {
-  kLiteral,
-  kRefname,
-  kRefnameShort,
-  kRefnameLstrip,
-  kObjectname,
-  kObjectnameShort,
-  kObjecttype,
-  kPeeledObjectname,
-  kSymref,
+int Fatal(const std::string& message) {
+  std::fprintf(stderr, "fatal: %s\n", message.c_str());
+  return kExitFatal;
+}
+
+struct Entry {
+  RefItem item;
+  std::vector<AtomValue> values;
 };
 
-struct Item {
-  Atom atom = Atom::kLiteral;
-  std::string literal;  // kLiteral
-  int lstrip = 0;       // kRefnameLstrip
-};
+class Listing {
+ public:
+  Listing(Store& store, const ForEachRefOptions& o, const RefFormat& f,
+          const std::vector<SortKey>& keys, std::vector<ObjectId> points_at, Reach reach)
+      : store_(store),
+        o_(o),
+        f_(f),
+        keys_(keys),
+        points_at_(std::move(points_at)),
+        reach_(std::move(reach)),
+        values_(store) {}
 
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// Parses FORMAT into items; false (with *bad naming the field) on an unknown atom.
-bool ParseFormat(std::string_view f, std::vector<Item>* items, std::string* bad) {
-  auto literal = [&]() -> std::string& {
-    if (items->empty() || items->back().atom != Atom::kLiteral) items->emplace_back();
-    return items->back().literal;
-  };
-  for (size_t i = 0; i < f.size();) {
-    char c = f[i];
-    if (c != '%') {
-      literal().push_back(c);
-      ++i;
-      continue;
-    }
-    if (i + 1 < f.size() && f[i + 1] == '%') {
-      literal().push_back('%');
-      i += 2;
-      continue;
-    }
-    if (i + 2 < f.size() && HexDigit(f[i + 1]) >= 0 && HexDigit(f[i + 2]) >= 0) {
-      literal().push_back(char(HexDigit(f[i + 1]) * 16 + HexDigit(f[i + 2])));
-      i += 3;
-      continue;
-    }
-    size_t close = f.find(')', i);
-    if (i + 1 >= f.size() || f[i + 1] != '(' || close == std::string_view::npos) {
-      literal().push_back('%');  // git prints a lone '%' as is
-      ++i;
-      continue;
-    }
-    std::string_view name = f.substr(i + 2, close - i - 2);
-    Item item;
-    if (name == "refname") {
-      item.atom = Atom::kRefname;
-    } else if (name == "refname:short") {
-      item.atom = Atom::kRefnameShort;
-    } else if (name.rfind("refname:lstrip=", 0) == 0 || name.rfind("refname:strip=", 0) == 0) {
-      std::string n(name.substr(name.find('=') + 1));
-      uint64_t v = 0;
-      if (!ParseUint(n, &v) || v > 1000) {
-        *bad = std::string(name);
-        return false;
-      }
-      item.atom = Atom::kRefnameLstrip;
-      item.lstrip = int(v);
-    } else if (name == "objectname") {
-      item.atom = Atom::kObjectname;
-    } else if (name == "objectname:short") {
-      item.atom = Atom::kObjectnameShort;
-    } else if (name == "objecttype") {
-      item.atom = Atom::kObjecttype;
-    } else if (name == "*objectname") {
-      item.atom = Atom::kPeeledObjectname;
-    } else if (name == "symref") {
-      item.atom = Atom::kSymref;
-    } else {
-      *bad = std::string(name);
-      return false;
-    }
-    items->push_back(std::move(item));
-    i = close + 1;
+  // The exit status; output and git's messages are written.
+  int Run() {
+    bool stream = IsNameOrder(f_, keys_);
+    Status s = stream ? Stream() : Sorted();
+    if (!out_.Flush()) return Fail(Status::IoError("writing standard output failed"));
+    if (!s.ok()) return Fatal(s.message());
+    return kExitOk;
   }
-  return true;
-}
 
-struct Pattern {
-  std::string text;
-  bool glob = false;
-};
-
-bool HasGlob(std::string_view p) { return p.find_first_of("*?[\\") != std::string_view::npos; }
-
-// git's match_name_as_path(): a literal prefix ending at a '/' boundary, or a wildcard match.
-bool Matches(const std::string& name, const std::vector<Pattern>& patterns) {
-  if (patterns.empty()) return true;
-  for (const Pattern& p : patterns) {
-    size_t n = p.text.size();
-    if (n <= name.size() && name.compare(0, n, p.text) == 0 &&
-        (n == name.size() || name[n] == '/' || (n > 0 && p.text[n - 1] == '/'))) {
-      return true;
+ private:
+  // Calls fn for each listed ref in name order until it returns false.
+  Status ForEach(const std::function<bool(const RefItem&)>& fn) {
+    std::vector<std::string> prefixes{o_.include_root_refs ? "" : "refs/"};
+    if (!o_.patterns.empty() && !o_.ignore_case && !o_.include_root_refs) {
+      prefixes = PatternPrefixes(o_.patterns);
     }
-    if (p.glob && fnmatch(p.text.c_str(), name.c_str(), FNM_PATHNAME) == 0) return true;
+    bool go_on = true;
+    Status inner;
+    for (const std::string& prefix : prefixes) {
+      Status s = store_.ForEachRef(prefix, [&](const RefRecord& rec) {
+        RefItem item;
+        bool listed = false;
+        inner = Admit(rec, &item, &listed);
+        if (!inner.ok()) return go_on = false;
+        if (listed) go_on = fn(item);
+        return go_on && inner.ok();
+      });
+      REFTAB_RETURN_IF_ERROR(inner);
+      REFTAB_RETURN_IF_ERROR(s);
+      if (!go_on) break;
+    }
+    return Status::Ok();
   }
-  return false;
-}
 
-// Where the listing starts and stops: refs/ and the literal prefix all patterns share.
-std::string SeekPrefix(const std::vector<Pattern>& patterns) {
-  std::string common;
-  for (size_t i = 0; i < patterns.size(); ++i) {
-    std::string_view p = patterns[i].text;
-    size_t glob = p.find_first_of("*?[\\");
-    if (glob != std::string_view::npos) p = p.substr(0, glob);
-    if (i == 0) {
-      common = std::string(p);
-    } else {
-      size_t k = 0;
-      while (k < common.size() && k < p.size() && common[k] == p[k]) ++k;
-      common.resize(k);
-    }
-  }
-  // Only refs under refs/ are listed: the prefix is the longer of the two when one extends
-  // the other. Otherwise no ref can match: an empty result says so.
-  if (common.size() > 5 && common.compare(0, 5, "refs/") == 0) return common;
-  if (std::string_view("refs/").substr(0, common.size()) == common) return "refs/";
-  return "";
-}
-
-// Follows symrefs (git's depth limit, store/git_ref_store.h) to an object id; *found is
-// false for a missing, dangling or broken ref.
-Status Resolve(Store& store, std::string_view name, RefRecord* rec, bool* found) {
-  ResolvedRef r;
-  REFTAB_RETURN_IF_ERROR(store.Resolve(name, &r));
-  *found = r.exists && !r.broken;
-  if (*found) *rec = std::move(r.record);
-  return Status::Ok();
-}
-
-// git's shorten_unambiguous_ref() in strict mode (core.warnAmbiguousRefs, on by default):
-// the shortest form that no other rev-parse rule would resolve to an existing ref.
-Status ShortName(Store& snap, const std::string& refname, std::string* out) {
-  static constexpr std::string_view kRules[][2] = {
-      {"", ""},
-      {"refs/", ""},
-      {"refs/tags/", ""},
-      {"refs/heads/", ""},
-      {"refs/remotes/", ""},
-      {"refs/remotes/", "/HEAD"},
-  };
-  constexpr int kRuleCount = 6;
-  RefRecord scratch;
-  std::string candidate;
-  for (int i = kRuleCount - 1; i > 0; --i) {
-    std::string_view pre = kRules[i][0], post = kRules[i][1];
-    if (refname.size() <= pre.size() + post.size() || refname.compare(0, pre.size(), pre) != 0 ||
-        refname.compare(refname.size() - post.size(), post.size(), post) != 0) {
-      continue;
-    }
-    std::string_view short_name =
-        std::string_view(refname).substr(pre.size(), refname.size() - pre.size() - post.size());
-    int j = 0;
-    for (; j < kRuleCount; ++j) {
-      if (j == i) continue;
-      candidate.assign(kRules[j][0]).append(short_name).append(kRules[j][1]);
-      bool found = false;
-      REFTAB_RETURN_IF_ERROR(Resolve(snap, candidate, &scratch, &found));
-      if (found) break;
-    }
-    if (j == kRuleCount) {
-      out->append(short_name);
+  // git's ref filter: which records are listed, and what they resolve to.
+  Status Admit(const RefRecord& rec, RefItem* item, bool* listed) {
+    const std::string& name = rec.refname;
+    *listed = false;
+    if (name.compare(0, 5, "refs/") != 0 && !(o_.include_root_refs && IsRootRef(name))) {
       return Status::Ok();
     }
+    if (o_.start_after && name <= *o_.start_after) return Status::Ok();
+    if (!o_.patterns.empty() && !MatchesRefPattern(o_.patterns, name, o_.ignore_case)) {
+      return Status::Ok();
+    }
+    if (!o_.excludes.empty() && MatchesRefPattern(o_.excludes, name, o_.ignore_case)) {
+      return Status::Ok();
+    }
+    item->refname = name;
+    if (rec.value_type == RefValueType::kSymref) {
+      ResolvedRef r;
+      REFTAB_RETURN_IF_ERROR(store_.Resolve(name, &r));
+      if (!r.exists || r.broken) return Status::Ok();  // git skips broken refs silently
+      item->is_symref = true;
+      item->symref = r.name;
+      item->oid = r.id;
+      item->has_peeled = r.record.value_type == RefValueType::kVal2;
+      item->peeled = r.record.peeled;
+    } else {
+      item->oid = rec.value;
+      item->has_peeled = rec.value_type == RefValueType::kVal2;
+      item->peeled = rec.peeled;
+    }
+    if (!points_at_.empty()) {
+      bool points = false;
+      REFTAB_RETURN_IF_ERROR(PointsAt(*item, &points));
+      if (!points) return Status::Ok();
+    }
+    if (!o_.reach.empty()) {
+      bool keep = false;
+      REFTAB_RETURN_IF_ERROR(Reachable(item->oid, &keep));
+      if (!keep) return Status::Ok();
+    }
+    *listed = true;
+    return Status::Ok();
   }
-  out->append(refname);
-  return Status::Ok();
-}
 
-void AppendHex(const ObjectId& id, size_t n, std::string* out) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  size_t at = out->size();
-  out->resize(at + 2 * n);
-  char* p = out->data() + at;
-  for (size_t i = 0; i < n; ++i) {
-    p[2 * i] = kDigits[id[i] >> 4];
-    p[2 * i + 1] = kDigits[id[i] & 15];
+  // Whether any of `commits` is an ancestor of `commit` (descendant: the other way round).
+  Status AnyAncestor(const std::vector<ObjectId>& commits, const ObjectId& commit, bool descendant,
+                     bool* any) {
+    *any = false;
+    for (const ObjectId& c : commits) {
+      REFTAB_RETURN_IF_ERROR(descendant ? store_.objects()->IsAncestor(commit, c, any)
+                                        : store_.objects()->IsAncestor(c, commit, any));
+      if (*any) break;
+    }
+    return Status::Ok();
   }
-}
 
-void AppendLstrip(std::string_view name, int n, std::string* out) {
-  for (int i = 0; i < n; ++i) {
-    size_t slash = name.find('/');
-    if (slash == std::string_view::npos) return;  // git prints nothing when too few remain
-    name.remove_prefix(slash + 1);
+  // git's --merged / --no-merged / --contains / --no-contains: refs to commits only (tags
+  // peeled), merged into any of the --merged commits and into none of the --no-merged ones,
+  // containing any --contains commit and no --no-contains one.
+  Status Reachable(const ObjectId& id, bool* keep) {
+    ObjectId commit{};
+    bool is_commit = false;
+    REFTAB_RETURN_IF_ERROR(CommitOf(store_, o_.reach[0].first.c_str(), id, &commit, &is_commit));
+    *keep = false;
+    if (!is_commit) return Status::Ok();
+    bool hit = false;
+    for (int kind = 0; kind < 4; ++kind) {
+      if (reach_[size_t(kind)].empty()) continue;
+      REFTAB_RETURN_IF_ERROR(AnyAncestor(reach_[size_t(kind)], commit, kind < 2, &hit));
+      if (hit != (kind % 2 == 0)) return Status::Ok();
+    }
+    *keep = true;
+    return Status::Ok();
   }
-  out->append(name);
-}
+
+  bool Wanted(const ObjectId& id) const {
+    return std::find(points_at_.begin(), points_at_.end(), id) != points_at_.end();
+  }
+
+  // git's match_points_at: the ref's id, or an object a chain of tags from it names.
+  Status PointsAt(const RefItem& item, bool* points) {
+    *points = Wanted(item.oid);
+    if (*points) return Status::Ok();
+    GitObjects* objects = store_.objects();
+    std::string why;
+    if (!objects || !ObjectsAvailable(*objects, &why)) {
+      *points = item.has_peeled && Wanted(item.peeled);
+      return Status::Ok();
+    }
+    ObjectId cur = item.oid;
+    for (int depth = 0; depth < 64; ++depth) {
+      GitObjectType type = GitObjectType::kNone;
+      std::string content;
+      REFTAB_RETURN_IF_ERROR(ReadObject(*objects, cur, &type, &content));
+      if (type == GitObjectType::kNone) {
+        return Status::InvalidArgument("malformed object at '" + item.refname + "'");
+      }
+      if (type != GitObjectType::kTag) return Status::Ok();
+      if (content.compare(0, 7, "object ") != 0 ||
+          !ParseHexId(std::string_view(content).substr(7, 2 * store_.hash_size()),
+                      store_.hash_size(), &cur)) {
+        return Status::InvalidArgument("malformed object at '" + item.refname + "'");
+      }
+      if (Wanted(cur)) return *points = true, Status::Ok();
+    }
+    return Status::Ok();
+  }
+
+  // Formats one ref into the output; false when git would die here.
+  bool Print(const RefItem& item, const std::vector<AtomValue>& values, Status* s) {
+    std::string& b = out_.buf();
+    if (o_.json) {
+      AppendJson(item, &b);
+    } else {
+      std::string line, error;
+      if (!RenderRef(f_, values, &line, &error)) {
+        *s = Status::InvalidArgument(error);
+        return false;
+      }
+      if (line.empty() && o_.omit_empty) return true;
+      b.append(line).push_back('\n');
+    }
+    out_.MaybeFlush();
+    return true;
+  }
+
+  void AppendJson(const RefItem& item, std::string* b) const {
+    std::string fields;
+    size_t hs = store_.hash_size();
+    AppendJsonBytesField("refname", item.refname, &fields);
+    fields.append(",\"objectname\":\"").append(HexId(item.oid, hs)).push_back('"');
+    if (item.has_peeled) {
+      fields.append(",\"peeled\":\"").append(HexId(item.peeled, hs)).push_back('"');
+    }
+    if (item.is_symref) AppendJsonBytesField("symref", item.symref, &fields);
+    fields[0] = '{';
+    b->append(fields).append("}\n");
+  }
+
+  Status Stream() {
+    std::vector<AtomValue> values;
+    int64_t shown = 0;
+    Status s;
+    REFTAB_RETURN_IF_ERROR(ForEach([&](const RefItem& item) {
+      if (!o_.json) {
+        s = values_.Fill(f_, item, &values);
+        if (!s.ok()) return false;
+      }
+      if (!Print(item, values, &s)) return false;
+      return !(o_.count && ++shown >= o_.count);
+    }));
+    return s;
+  }
+
+  Status Sorted() {
+    auto before = [&](const Entry& a, const Entry& b) {
+      return CompareRefs(keys_, f_, a.values, a.item.refname, b.values, b.item.refname) < 0;
+    };
+    // With --count=N only the N first in sort order are kept: a heap whose top is the
+    // worst of them.
+    std::priority_queue<Entry, std::vector<Entry>, decltype(before)> best(before);
+    std::vector<Entry> all;
+    Status s;
+    REFTAB_RETURN_IF_ERROR(ForEach([&](const RefItem& item) {
+      Entry e{item, {}};
+      s = values_.Fill(f_, item, &e.values);
+      if (!s.ok()) return false;
+      if (!o_.count) {
+        all.push_back(std::move(e));
+      } else if (int64_t(best.size()) < o_.count) {
+        best.push(std::move(e));
+      } else if (before(e, best.top())) {
+        best.pop();
+        best.push(std::move(e));
+      }
+      return true;
+    }));
+    REFTAB_RETURN_IF_ERROR(s);
+    for (; !best.empty(); best.pop()) all.push_back(best.top());
+    std::stable_sort(all.begin(), all.end(), before);
+    for (const Entry& e : all) {
+      if (!Print(e.item, e.values, &s)) return s;
+    }
+    return Status::Ok();
+  }
+
+  Store& store_;
+  const ForEachRefOptions& o_;
+  const RefFormat& f_;
+  const std::vector<SortKey>& keys_;
+  std::vector<ObjectId> points_at_;
+  Reach reach_;
+  RefValues values_;
+  Output out_;
+};
 
 }  // namespace
 
-int CmdForEachRef(const GlobalOptions& g, const Args& args) {
-  std::string format = "%(objectname) %(objecttype)\t%(refname)";
-  uint64_t count = 0;  // 0: all
-  std::vector<Pattern> patterns;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string v;
-    if (TakeValue(args, &i, "--format", &v)) {
-      format = v;
-    } else if (TakeValue(args, &i, "--count", &v)) {
-      if (!ParseUint(v, &count)) return Usage("for-each-ref", "--count takes a number");
-    } else if (args[i] == "--") {
-      for (++i; i < args.size(); ++i) patterns.push_back(Pattern{args[i], HasGlob(args[i])});
-    } else if (!args[i].empty() && args[i][0] == '-') {
-      return Usage("for-each-ref", "unknown option " + args[i]);
-    } else {
-      patterns.push_back(Pattern{args[i], HasGlob(args[i])});
-    }
-  }
-  std::vector<Item> items;
-  std::string bad;
-  if (!ParseFormat(format, &items, &bad)) {
-    std::fprintf(stderr, "fatal: unknown field name: %s\n", bad.c_str());
-    return kExitFatal;
-  }
-  bool needs_short = false;
-  for (const Item& it : items) needs_short |= it.atom == Atom::kRefnameShort;
-
+int RunForEachRef(const GlobalOptions& g, const char* command, const Args& args) {
+  ForEachRefOptions o;
+  if (args.size() == 1 && args[0] == "-h") return ParseForEachRefArgs(command, args, &o);
   auto store = OpenStore(g, GitRepoAccess::kReadOnly);
-  if (!store.ok()) return Fail(store.status());
-  Store& refs = **store;
-  const size_t hs = refs.hash_size();
-  const std::string prefix = SeekPrefix(patterns);
+  if (!store.ok()) return Fatal(store.status().message());
+  int rc = ParseForEachRefArgs(command, args, &o);
+  if (rc >= 0) return rc;
+  RefFormat f;
+  std::vector<SortKey> keys;
+  std::vector<ObjectId> points_at;
+  Reach reach;
+  rc = PrepareForEachRef(command, **store, &o, &f, &keys, &points_at, &reach);
+  if (rc >= 0) return rc;
+  return Listing(**store, o, f, keys, std::move(points_at), std::move(reach)).Run();
+}
 
-  Output out;
-  RefRecord resolved;
-  uint64_t shown = 0;
-  Status s;
-  auto show = [&](const RefRecord& rec) {
-    if (!Matches(rec.refname, patterns)) return true;
-    const RefRecord* obj = &rec;
-    if (rec.value_type == RefValueType::kSymref) {
-      bool found = false;
-      s = Resolve(refs, rec.target, &resolved, &found);
-      if (!s.ok()) return false;
-      if (!found) return true;  // git's ref iteration skips broken refs silently
-      obj = &resolved;
-    }
-    std::string& b = out.buf();
-    for (const Item& item : items) {
-      switch (item.atom) {
-        case Atom::kLiteral: b.append(item.literal); break;
-        case Atom::kRefname: b.append(rec.refname); break;
-        case Atom::kRefnameShort: s = ShortName(refs, rec.refname, &b); break;
-        case Atom::kRefnameLstrip: AppendLstrip(rec.refname, item.lstrip, &b); break;
-        case Atom::kObjectname: AppendHex(obj->value, hs, &b); break;
-        case Atom::kObjectnameShort: AppendHex(obj->value, 4, &b), b.pop_back(); break;
-        case Atom::kObjecttype:
-          b.append(obj->value_type == RefValueType::kVal2 ? "tag" : "commit");
-          break;
-        case Atom::kPeeledObjectname:
-          if (obj->value_type == RefValueType::kVal2) AppendHex(obj->peeled, hs, &b);
-          break;
-        case Atom::kSymref:
-          if (rec.value_type == RefValueType::kSymref) b.append(rec.target);
-          break;
-      }
-    }
-    b.push_back('\n');
-    out.MaybeFlush();
-    if (needs_short && !s.ok()) return false;
-    return !(count && ++shown >= count);
-  };
-  if (!prefix.empty()) {
-    Status iterated = refs.ForEachRef(prefix, show);
-    if (s.ok()) s = iterated;
-  }
-  if (!out.Flush()) return Fail(Status::IoError("writing standard output failed"));
-  if (!s.ok()) return Fail(s);
-  return kExitOk;
+int CmdForEachRef(const GlobalOptions& g, const Args& args) {
+  return RunForEachRef(g, "for-each-ref", args);
+}
+
+int CmdRefsList(const GlobalOptions& g, const Args& args) {
+  return RunForEachRef(g, "refs list", args);
 }
 
 }  // namespace reftab::cli

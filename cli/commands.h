@@ -40,6 +40,8 @@ int CmdStats(const GlobalOptions& g, const Args& args);
 int PackRefsCore(const GlobalOptions& g, const Args& args, std::string_view usage_line);
 // `refs verify`, git's form of verify (cli/cmd_verify.cc).
 int RefsVerify(const GlobalOptions& g, const Args& args);
+// `refs list`: for-each-ref under git 2.55's other name (its usage says "git refs list").
+int CmdRefsList(const GlobalOptions& g, const Args& args);
 
 // Prints "reftab: <message>" to stderr and returns kExitError.
 int Fail(const Status& s);

@@ -227,6 +227,8 @@ mapfile -d '' LIST < <(cmds "for-each-ref, one table" "$R1" "for-each-ref --form
   cmds "for-each-ref, 9-table stack" "$R9" "for-each-ref --format=%(refname)"
   cmds "for-each-ref refs/tags/, one table" "$R1" "for-each-ref --format=%(refname) refs/tags/"
   cmds "for-each-ref refs/tags/, 9-table stack" "$R9" "for-each-ref --format=%(refname) refs/tags/")
+# The "recent branches" idiom: a sort by an object's date (needs the objects, so only with git).
+[[ -n $GIT ]] && mapfile -d '' -O "${#LIST[@]}" LIST < <(cmds "for-each-ref --sort=-committerdate --count=10 refs/heads/, one table" "$R1" "for-each-ref --sort=-committerdate --count=10 refs/heads/")
 "${HF[@]}" --export-json "$OUT/cli-list.json" --export-markdown "$OUT/cli-list.md" "${LIST[@]}"
 # One --prepare per command, run before each timing run (not timed): an empty repository (or
 # stack) for the writes, a fresh copy of the 9-table stack for the compaction.

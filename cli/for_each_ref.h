@@ -1,0 +1,67 @@
+// `reftab for-each-ref` and `reftab refs list`: one command under two names, as in git.
+// The options as git's for-each-ref reads them (for_each_ref_args.cc), and the listing
+// itself (cmd_for_each_ref.cc).
+#ifndef REFTAB_CLI_FOR_EACH_REF_H_
+#define REFTAB_CLI_FOR_EACH_REF_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/git_color.h"
+#include "cli/ref_format.h"
+#include "cli/ref_sort.h"
+#include "format/record.h"
+#include "store/git_ref_store.h"
+
+namespace reftab::cli {
+
+struct ForEachRefOptions {
+  unsigned quote_bits = 0;  // one bit per quoting option given
+  QuoteStyle quote = QuoteStyle::kNone;
+  bool omit_empty = false;
+  int64_t count = 0;  // 0: all
+  std::string format = "%(objectname) %(objecttype)\t%(refname)";
+  bool json = false;  // --format=json (reftab's addition)
+  std::optional<std::string> start_after;
+  ColorWhen color = ColorWhen::kUnknown;  // kUnknown: color.ui decides
+  std::vector<std::string> excludes;
+  std::vector<std::string> sorts{"refname"};  // git's default key comes first
+  std::vector<std::string> points_at;
+  // --merged, --no-merged, --contains, --no-contains with the commit each names.
+  std::vector<std::pair<std::string, std::string>> reach;
+  bool ignore_case = false;
+  bool from_stdin = false;
+  bool include_root_refs = false;
+  std::vector<std::string> patterns;
+};
+
+// The commits of --merged, --no-merged, --contains, --no-contains, in that order.
+using Reach = std::array<std::vector<ObjectId>, 4>;
+
+// The commit `id` names, tags peeled (git's lookup_commit_reference_gently); *is_commit is
+// false for anything else. Fails, naming `what`, when there is no object database.
+Status CommitOf(GitRefStore& store, const char* what, const ObjectId& id, ObjectId* commit,
+                bool* is_commit);
+
+// The checks and look-ups git makes after reading the options, in git's order (object names,
+// the format, sort keys, --stdin patterns). -1 to go on, else the exit status (after git's
+// message).
+int PrepareForEachRef(const char* command, GitRefStore& store, ForEachRefOptions* o, RefFormat* f,
+                      std::vector<SortKey>* keys, std::vector<ObjectId>* points_at, Reach* reach);
+
+// "git for-each-ref" or "git refs list": the usage text git prints for it.
+std::string ForEachRefUsage(const char* command);
+
+// Reads the options; returns -1 to go on, or the exit status after printing git's message.
+int ParseForEachRefArgs(const char* command, const Args& args, ForEachRefOptions* options);
+
+int RunForEachRef(const GlobalOptions& g, const char* command, const Args& args);
+
+}  // namespace reftab::cli
+
+#endif  // REFTAB_CLI_FOR_EACH_REF_H_

@@ -1,0 +1,154 @@
+// What for-each-ref works out before listing: the objects its options name, the format and
+// the sort keys, the patterns of --stdin; each failure worded and ordered as git's.
+#include <cstdio>
+#include <iostream>
+
+#include "cli/for_each_ref.h"
+#include "cli/object_name.h"
+#include "cli/ref_objects.h"
+
+namespace reftab::cli {
+namespace {
+
+constexpr int kExitFatal = 128;
+constexpr int kExitGitUsage = 129;
+
+int Fatal(const std::string& message) {
+  std::fprintf(stderr, "fatal: %s\n", message.c_str());
+  return kExitFatal;
+}
+
+int ResolvePointsAt(GitRefStore& store, const ForEachRefOptions& o,
+                    std::vector<ObjectId>* points_at) {
+  for (const std::string& p : o.points_at) {
+    ObjectId id{};
+    if (!ResolveObjectName(store, p, &id)) {
+      std::fprintf(stderr, "error: malformed object name '%s'\n", p.c_str());
+      return kExitGitUsage;
+    }
+    points_at->push_back(id);
+  }
+  return -1;
+}
+
+// One --merged/--contains commit: named, and a commit (tags peeled).
+int ResolveReachCommit(GitRefStore& store, const std::string& option, const std::string& name,
+                       ObjectId* commit) {
+  bool merged = option.find("merged") != std::string::npos;
+  ObjectId named{};
+  if (!ResolveObjectName(store, name, &named)) {
+    if (merged) return Fatal("malformed object name " + name);
+    std::fprintf(stderr, "error: malformed object name %s\n", name.c_str());
+    return kExitGitUsage;
+  }
+  bool is_commit = false;
+  Status s = CommitOf(store, option.c_str(), named, commit, &is_commit);
+  if (!s.ok()) return Fatal(s.message());
+  if (is_commit) return -1;
+  GitObjectType type = GitObjectType::kNone;
+  if (store.objects()->TypeOf(*commit, &type).ok() && type != GitObjectType::kNone) {
+    // git names the object given, with the type of what it peels to.
+    std::fprintf(stderr, "error: object %s is a %s, not a commit\n",
+                 HexId(named, store.hash_size()).c_str(), GitObjectTypeName(type));
+  }
+  if (merged) {
+    std::fprintf(stderr, "error: option `%s' must point to a commit\n", option.c_str() + 2);
+  } else {
+    std::fprintf(stderr, "error: no such commit %s\n", name.c_str());
+  }
+  return kExitGitUsage;
+}
+
+int ResolveReach(GitRefStore& store, const ForEachRefOptions& o, Reach* reach) {
+  static constexpr const char* kOptions[] = {"--merged", "--no-merged", "--contains",
+                                             "--no-contains"};
+  for (const auto& [option, name] : o.reach) {
+    ObjectId commit{};
+    int rc = ResolveReachCommit(store, option, name, &commit);
+    if (rc >= 0) return rc;
+    for (size_t kind = 0; kind < 4; ++kind) {
+      if (option == kOptions[kind]) (*reach)[kind].push_back(commit);
+    }
+  }
+  return -1;
+}
+
+// The commits of %(ahead-behind:<commit>) atoms.
+int ResolveAheadBehind(GitRefStore& store, RefFormat* f) {
+  for (UsedAtom& a : f->atoms) {
+    if (a.kind != AtomKind::kAheadBehind) continue;
+    bool is_commit = false;
+    if (!ResolveObjectName(store, a.base_name, &a.base) ||
+        !CommitOf(store, "%(ahead-behind)", a.base, &a.base, &is_commit).ok() || !is_commit) {
+      return Fatal("failed to find '" + a.base_name + "'");
+    }
+  }
+  return -1;
+}
+
+int ParseFormatAndSort(const char* command, GitRefStore& store, const ForEachRefOptions& o,
+                       RefFormat* f, std::vector<SortKey>* keys) {
+  f->quote = o.quote;
+  // git's for-each-ref reads no color.ui: without --color, colours follow the terminal.
+  f->use_color = WantColor(o.color != ColorWhen::kUnknown ? o.color : ColorWhen::kAuto);
+  FormatError e;
+  if (!o.json) e = ParseRefFormat(o.format, f);
+  if (e.kind == FormatError::kUsage) {
+    std::fprintf(stderr, "error: %s\n%s", e.message.c_str(), ForEachRefUsage(command).c_str());
+    return kExitGitUsage;
+  }
+  if (e.ok()) {
+    int rc = ResolveAheadBehind(store, f);
+    if (rc >= 0) return rc;
+  }
+  if (e.ok() && o.start_after && o.sorts.size() > 1) {
+    e.kind = FormatError::kFatal;
+    e.message = "cannot use --start-after with custom sort options";
+  }
+  if (e.ok()) ParseSortKeys(o.sorts, o.ignore_case, f, keys, &e);
+  if (e.ok()) return -1;
+  if (!e.error_line.empty()) std::fprintf(stderr, "error: %s\n", e.error_line.c_str());
+  return Fatal(e.message);
+}
+
+// --stdin: one pattern per line (a CR before the LF dropped, as git's strbuf_getline).
+int ReadStdinPatterns(ForEachRefOptions* o) {
+  if (!o->from_stdin) return -1;
+  if (!o->patterns.empty()) return Fatal("unknown arguments supplied with --stdin");
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    o->patterns.push_back(line);
+  }
+  return -1;
+}
+
+}  // namespace
+
+Status CommitOf(GitRefStore& store, const char* what, const ObjectId& id, ObjectId* commit,
+                bool* is_commit) {
+  GitObjects* objects = store.objects();
+  std::string why = "the repository has no object database";
+  if (!objects || !ObjectsAvailable(*objects, &why)) {
+    return Status::InvalidArgument(std::string(what) + " needs the object database: " + why);
+  }
+  REFTAB_RETURN_IF_ERROR(objects->Peel(id, commit, is_commit));
+  GitObjectType type = GitObjectType::kNone;
+  if (*is_commit) REFTAB_RETURN_IF_ERROR(objects->TypeOf(*commit, &type));
+  *is_commit = *is_commit && type == GitObjectType::kCommit;
+  return Status::Ok();
+}
+
+int PrepareForEachRef(const char* command, GitRefStore& store, ForEachRefOptions* o, RefFormat* f,
+                      std::vector<SortKey>* keys, std::vector<ObjectId>* points_at, Reach* reach) {
+  int rc = ResolvePointsAt(store, *o, points_at);
+  if (rc < 0) rc = ResolveReach(store, *o, reach);
+  if (rc < 0) rc = ParseFormatAndSort(command, store, *o, f, keys);
+  if (rc < 0) rc = ReadStdinPatterns(o);
+  if (rc < 0 && o->start_after && !o->patterns.empty()) {
+    rc = Fatal("cannot use --start-after with patterns");
+  }
+  return rc;
+}
+
+}  // namespace reftab::cli

@@ -1,0 +1,353 @@
+// Atom values read from objects: the type and size of what a ref names, and the fields of
+// commits and tags (%(subject), %(authordate), %(tagger), ...), the "%(*...)" ones from the
+// object an annotated tag finally points at. Parsing follows git's ref-filter: header lines
+// up to the first blank line, the message after it, a trailing signature block apart.
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "cli/git_date.h"
+#include "cli/ref_objects.h"
+#include "cli/ref_values.h"
+#include "store/git_object_parse.h"
+
+namespace reftab::cli {
+
+struct RefValues::ObjectData {
+  ObjectId id{};
+  GitObjectType type = GitObjectType::kNone;
+  uint64_t size = 0;
+  std::string content;  // read only when an atom needs more than type and size
+};
+
+namespace {
+
+bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// The rest of the buffer after "<who> " on a header line, or "" (git's find_wholine).
+std::string_view WhoLine(std::string_view who, std::string_view buf) {
+  while (!buf.empty()) {
+    if (StartsWith(buf, who) && buf.size() > who.size() && buf[who.size()] == ' ') {
+      return buf.substr(who.size() + 1);
+    }
+    size_t eol = buf.find('\n');
+    if (eol == std::string_view::npos) return "";
+    buf.remove_prefix(eol + 1);
+    if (!buf.empty() && buf[0] == '\n') return "";  // end of the header
+  }
+  return "";
+}
+
+std::string_view Line(std::string_view s) { return s.substr(0, s.find('\n')); }
+
+std::string PersonName(std::string_view line) {
+  line = Line(line);
+  size_t at = line.find(" <");
+  return at == std::string_view::npos ? "" : std::string(line.substr(0, at));
+}
+
+std::string PersonEmail(std::string_view buf, unsigned opt) {
+  size_t lt = buf.find('<');
+  if (lt == std::string_view::npos) return "";
+  std::string_view email = buf.substr(lt);
+  if (opt & (kEmailLocalpart | kEmailTrim)) email.remove_prefix(1);
+  size_t end = std::string_view::npos;
+  if (opt & kEmailLocalpart) {
+    end = email.find('@');
+    if (end == std::string_view::npos) end = email.find('>');
+  } else if (opt & kEmailTrim) {
+    end = email.find('>');
+  } else {
+    end = email.find('>');
+    if (end != std::string_view::npos) ++end;
+  }
+  return end == std::string_view::npos ? "" : std::string(email.substr(0, end));
+}
+
+// git's grab_date: the time after "> " and its zone; "" when unparsable.
+Status PersonDate(std::string_view buf, const UsedAtom& a, std::string_view name, AtomValue* v) {
+  size_t colon = name.find(':');
+  DateMode mode;
+  std::string error;
+  if (colon != std::string_view::npos && !ParseDateMode(name.substr(colon + 1), &mode, &error)) {
+    return Status::InvalidArgument(error);
+  }
+  size_t gt = buf.find("> ");
+  if (gt == std::string_view::npos) return Status::Ok();
+  std::string rest(buf.substr(gt + 2, 64));
+  char* zone = nullptr;
+  errno = 0;
+  uintmax_t t = std::strtoumax(rest.c_str(), &zone, 10);
+  if (t == UINTMAX_MAX || t > uintmax_t(INT64_MAX)) return Status::Ok();
+  long tz = std::strtol(zone, nullptr, 10);
+  v->s = ShowDate(int64_t(t), int(tz), mode);
+  v->value = t;
+  (void)a;
+  return Status::Ok();
+}
+
+bool TitleChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+         c == '_';
+}
+
+// git's format_sanitized_subject: a file-name-friendly subject.
+std::string SanitizedSubject(std::string_view s) {
+  std::string out;
+  int space = 2;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (!TitleChar(c)) {
+      space |= 1;
+      continue;
+    }
+    if (space == 1) out.push_back('-');
+    space = 0;
+    out.push_back(c);
+    if (c == '.') {
+      while (i + 1 < s.size() && s[i + 1] == '.') ++i;
+    }
+  }
+  while (!out.empty() && (out.back() == '.' || out.back() == '-')) out.pop_back();
+  return out;
+}
+
+std::string Lines(std::string_view buf, unsigned lines) {
+  std::string out;
+  size_t sp = 0;
+  for (unsigned i = 0; i < lines && sp < buf.size(); ++i) {
+    if (i) out.append("\n    ");
+    size_t eol = buf.find('\n', sp);
+    out.append(buf.substr(sp, eol == std::string_view::npos ? std::string_view::npos : eol - sp));
+    if (eol == std::string_view::npos) break;
+    sp = eol + 1;
+  }
+  return out;
+}
+
+// The value of a header field ("tree", "object", "type", "tag"); every "parent" joined.
+std::vector<std::string_view> HeaderValues(std::string_view buf, std::string_view key) {
+  std::vector<std::string_view> out;
+  while (!buf.empty() && buf[0] != '\n') {
+    std::string_view line = Line(buf);
+    if (StartsWith(line, key) && line.size() > key.size() && line[key.size()] == ' ') {
+      out.push_back(line.substr(key.size() + 1));
+    }
+    buf.remove_prefix(std::min(buf.size(), line.size() + 1));
+  }
+  return out;
+}
+
+}  // namespace
+
+Status RefValues::Load(const ObjectId& id, const RefItem& ref, bool content, ObjectData* data) {
+  data->id = id;
+  GitObjects* objects = store_.objects();
+  if (content) {
+    REFTAB_RETURN_IF_ERROR(ReadObject(*objects, id, &data->type, &data->content));
+    data->size = data->content.size();
+  } else {
+    REFTAB_RETURN_IF_ERROR(ObjectSize(*objects, id, &data->type, &data->size));
+  }
+  if (data->type == GitObjectType::kNone) {
+    return Status::InvalidArgument("missing object " + HexId(id, hash_size_) + " for " +
+                                   ref.refname);
+  }
+  return Status::Ok();
+}
+
+Status RefValues::ObjectAtoms(const RefFormat& format, const RefItem& ref, bool deref,
+                              const ObjectData& d, std::vector<AtomValue>* values) {
+  (void)ref;
+  const bool is_commit = d.type == GitObjectType::kCommit, is_tag = d.type == GitObjectType::kTag;
+  std::string_view content = d.content;
+  bool ahead_behind_seen = false;
+  for (size_t i = 0; i < format.atoms.size(); ++i) {
+    const UsedAtom& a = format.atoms[i];
+    if (a.deref != deref || !a.needs_object) continue;
+    AtomValue& v = (*values)[i];
+    std::string_view name = std::string_view(a.name).substr(deref ? 1 : 0);
+    switch (a.kind) {
+      case AtomKind::kAheadBehind:
+        if (!deref) REFTAB_RETURN_IF_ERROR(AheadBehind(a, d, !ahead_behind_seen, &v.s));
+        ahead_behind_seen = true;
+        continue;
+      case AtomKind::kObjecttype: v.s = ObjectTypeName(d.type); continue;
+      case AtomKind::kObjectsize:
+        if (a.disk) return Status::InvalidArgument("reftab does not support %(objectsize:disk)");
+        v.value = d.size;
+        v.s = std::to_string(v.value);
+        continue;
+      case AtomKind::kObjectname:  // the ref's own id was filled without reading the object
+        if (deref) REFTAB_RETURN_IF_ERROR(Abbrev(d.id, a, &v.s));
+        continue;
+      case AtomKind::kRaw:
+        if (a.raw_size) {
+          v.value = d.content.size();
+          v.s = std::to_string(v.value);
+        } else {
+          v.s = d.content;
+        }
+        continue;
+      default: break;
+    }
+    if (is_tag &&
+        (a.kind == AtomKind::kTag || a.kind == AtomKind::kType || a.kind == AtomKind::kObject)) {
+      const char* key = a.kind == AtomKind::kTag    ? "tag"
+                        : a.kind == AtomKind::kType ? "type"
+                                                    : "object";
+      std::vector<std::string_view> vals = HeaderValues(content, key);
+      if (!vals.empty()) v.s = std::string(vals[0]);
+      continue;
+    }
+    if (is_commit && (a.kind == AtomKind::kTree || a.kind == AtomKind::kParent ||
+                      a.kind == AtomKind::kNumparent)) {
+      std::vector<std::string_view> vals =
+          HeaderValues(content, a.kind == AtomKind::kTree ? "tree" : "parent");
+      if (a.kind == AtomKind::kNumparent) {
+        v.value = vals.size();
+        v.s = std::to_string(v.value);
+        continue;
+      }
+      for (size_t k = 0; k < vals.size(); ++k) {
+        ObjectId id{};
+        if (!ParseHexId(vals[k], hash_size_, &id)) continue;
+        if (k) v.s.push_back(' ');
+        REFTAB_RETURN_IF_ERROR(Abbrev(id, a, &v.s));
+      }
+      continue;
+    }
+    if ((is_commit || is_tag) && (a.kind == AtomKind::kSubject || a.kind == AtomKind::kBody ||
+                                  a.kind == AtomKind::kContents)) {
+      GitMessageParts m = SplitMessage(content);
+      switch (a.contents) {
+        case ContentsOption::kSubject: v.s = m.subject; break;
+        case ContentsOption::kSubjectSanitize: v.s = SanitizedSubject(m.raw_subject); break;
+        case ContentsOption::kBodyDep: v.s = m.body_and_sig; break;
+        case ContentsOption::kLength:
+          v.value = m.contents.size();
+          v.s = std::to_string(v.value);
+          break;
+        case ContentsOption::kBody: v.s = m.body; break;
+        case ContentsOption::kSignature: v.s = m.signature; break;
+        case ContentsOption::kLines: v.s = Lines(m.unsigned_part, a.lines); break;
+        case ContentsOption::kBare: v.s = m.contents; break;
+        case ContentsOption::kTrailers: break;
+      }
+      continue;
+    }
+    REFTAB_RETURN_IF_ERROR(PersonAtom(a, name, d, &v));
+  }
+  return Status::Ok();
+}
+
+Status RefValues::PersonAtom(const UsedAtom& a, std::string_view name, const ObjectData& d,
+                             AtomValue* v) {
+  const bool is_commit = d.type == GitObjectType::kCommit, is_tag = d.type == GitObjectType::kTag;
+  if (!is_commit && !is_tag) return Status::Ok();
+  std::string_view who;
+  if (a.kind == AtomKind::kCreator || a.kind == AtomKind::kCreatordate) {
+    who = is_commit ? "committer" : "tagger";
+  } else {
+    for (std::string_view w : {"author", "committer", "tagger"}) {
+      if (StartsWith(name, w)) who = w;
+    }
+    if (who.empty() || (who == "tagger") != is_tag) return Status::Ok();
+  }
+  std::string_view rest =
+      name.substr(a.kind == AtomKind::kCreator || a.kind == AtomKind::kCreatordate
+                      ? std::string_view("creator").size()
+                      : who.size());
+  // Without a mailmap the :mailmap forms are the plain ones; reftab reads no mailmap.
+  if ((a.mailmap || (a.email & kEmailMailmap)) && MailmapInUse()) {
+    return Status::InvalidArgument("reftab does not support mailmap in %(" + a.name + ")");
+  }
+  std::string_view line = WhoLine(who, d.content);
+  if (rest.empty()) {
+    v->s = std::string(Line(line));
+  } else if (StartsWith(rest, "name")) {
+    v->s = PersonName(line);
+  } else if (StartsWith(rest, "email")) {
+    v->s = PersonEmail(line, a.email);
+  } else if (StartsWith(rest, "date")) {
+    return PersonDate(line, a, name, v);
+  }
+  return Status::Ok();
+}
+
+// "<ahead> <behind>" of the ref's commit against the atom's, or "" for a ref to no commit.
+Status RefValues::AheadBehind(const UsedAtom& a, const ObjectData& d, bool first,
+                              std::string* out) {
+  GitObjects* objects = store_.objects();
+  ObjectId commit{};
+  bool ok = false;
+  REFTAB_RETURN_IF_ERROR(objects->Peel(d.id, &commit, &ok));
+  GitObjectType type = GitObjectType::kNone;
+  if (ok) REFTAB_RETURN_IF_ERROR(objects->TypeOf(commit, &type));
+  if (!ok || type != GitObjectType::kCommit) {
+    if (first) {  // git says so once per ref, whatever the number of atoms
+      GitObjectType peeled = GitObjectType::kNone;
+      if (ok) REFTAB_RETURN_IF_ERROR(objects->TypeOf(commit, &peeled));
+      std::fprintf(stderr, "error: object %s is a %s, not a commit\n",
+                   HexId(d.id, hash_size_).c_str(), GitObjectTypeName(peeled));
+    }
+    return Status::Ok();
+  }
+  size_t ahead = 0, behind = 0;
+  if (commit != a.base) {
+    REFTAB_RETURN_IF_ERROR(CountAheadBehind(*objects, commit, a.base, &ahead, &behind));
+  }
+  out->append(std::to_string(ahead)).push_back(' ');
+  out->append(std::to_string(behind));
+  return Status::Ok();
+}
+
+bool RefValues::MailmapInUse() {
+  const GitConfig& c = store_.config();
+  if (c.Get("mailmap.file") || c.Get("mailmap.blob") || store_.bare()) return true;
+  if (!store_.repo()) return false;
+  std::string dir = store_.repo()->common_dir();
+  if (dir.size() < 5 || dir.compare(dir.size() - 5, 5, "/.git") != 0) return true;
+  return access((dir.substr(0, dir.size() - 4) + ".mailmap").c_str(), F_OK) == 0;
+}
+
+Status RefValues::Fill(const RefFormat& format, const RefItem& ref,
+                       std::vector<AtomValue>* values) {
+  values->assign(format.atoms.size(), AtomValue());
+  bool need_object = false, need_tagged = false, need_content = false;
+  const char* first_object_atom = nullptr;
+  for (size_t i = 0; i < format.atoms.size(); ++i) {
+    const UsedAtom& a = format.atoms[i];
+    bool done = false;
+    REFTAB_RETURN_IF_ERROR(RefAtom(a, ref, &(*values)[i], &done));
+    need_tagged |= a.deref;
+    need_content |= a.needs_object && a.kind != AtomKind::kObjecttype &&
+                    a.kind != AtomKind::kObjectsize && a.kind != AtomKind::kObjectname;
+    if (!done || a.deref) {
+      need_object = true;
+      if (!first_object_atom) first_object_atom = a.name.c_str();
+    }
+  }
+  if (!need_object) return Status::Ok();
+  GitObjects* objects = nullptr;
+  REFTAB_RETURN_IF_ERROR(Objects(first_object_atom, &objects));
+  ObjectData main;
+  // A tag is read whole when "%(*...)" atoms need what it points at (git reads it too).
+  REFTAB_RETURN_IF_ERROR(Load(ref.oid, ref, need_content || need_tagged, &main));
+  REFTAB_RETURN_IF_ERROR(ObjectAtoms(format, ref, false, main, values));
+  if (!need_tagged || main.type != GitObjectType::kTag) return Status::Ok();
+  ObjectId peeled = ref.peeled;
+  if (!ref.has_peeled) {
+    bool ok = false;
+    REFTAB_RETURN_IF_ERROR(objects->Peel(ref.oid, &peeled, &ok));
+    if (!ok) return Status::InvalidArgument("bad tag");
+  }
+  ObjectData target;
+  REFTAB_RETURN_IF_ERROR(Load(peeled, ref, need_content, &target));
+  return ObjectAtoms(format, ref, true, target, values);
+}
+
+}  // namespace reftab::cli

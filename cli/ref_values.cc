@@ -1,0 +1,238 @@
+// Atom values that come from the ref, the config and the ref store; the object part is in
+// ref_object_values.cc.
+#include "cli/ref_values.h"
+
+#include "cli/ref_objects.h"
+#include "store/git_short_name.h"
+#include "store/git_worktrees.h"
+
+namespace reftab::cli {
+namespace {
+
+bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// git's count of components to strip: a negative N leaves |N| components.
+int ComponentCount(std::string_view name, int n) {
+  if (n >= 0) return n;
+  int slashes = 0;
+  for (char c : name) slashes += c == '/';
+  return slashes + n + 1;
+}
+
+std::string Lstrip(std::string_view name, int n) {
+  int remaining = ComponentCount(name, n);
+  size_t i = 0;
+  while (remaining > 0) {
+    if (i == name.size()) return "";
+    if (name[i++] == '/') --remaining;
+  }
+  return std::string(name.substr(i));
+}
+
+std::string Rstrip(std::string_view name, int n) {
+  int remaining = ComponentCount(name, n);
+  size_t end = name.size();
+  while (remaining > 0) {
+    if (end == 0) return "";
+    if (name[--end] == '/') --remaining;
+  }
+  return std::string(name.substr(0, end));
+}
+
+}  // namespace
+
+RefValues::RefValues(GitRefStore& store)
+    : store_(store),
+      hash_size_(store.hash_size()),
+      upstreams_(store.config(), [&store](const std::string& name) {
+        ResolvedRef r;
+        return store.Resolve(name, &r).ok() && r.exists && !r.broken;
+      }) {}
+
+Status RefValues::ShortName(const std::string& refname, std::string* out) {
+  return ShortenRefname(store_, refname, out);
+}
+
+Status RefValues::ShowRef(const UsedAtom& a, const std::string& name, std::string* out) {
+  switch (a.refname) {
+    case RefnameOption::kShort: return ShortName(name, out);
+    case RefnameOption::kLstrip: out->append(Lstrip(name, a.strip)); break;
+    case RefnameOption::kRstrip: out->append(Rstrip(name, a.strip)); break;
+    case RefnameOption::kNormal: out->append(name); break;
+  }
+  return Status::Ok();
+}
+
+Status RefValues::Objects(const char* atom, GitObjects** objects) {
+  std::string why = "the repository has no object database";
+  *objects = store_.objects();
+  if (*objects && ObjectsAvailable(**objects, &why)) return Status::Ok();
+  return Status::InvalidArgument(std::string("%(") + atom + ") needs the object database: " + why);
+}
+
+Status RefValues::Abbrev(const ObjectId& id, const UsedAtom& a, std::string* out) {
+  if (a.oid == OidOption::kFull) {
+    out->append(HexId(id, hash_size_));
+    return Status::Ok();
+  }
+  GitObjects* objects = nullptr;
+  REFTAB_RETURN_IF_ERROR(Objects(a.name.c_str(), &objects));
+  size_t len = a.oid_length;
+  if (a.oid == OidOption::kShort) {
+    if (default_abbrev_ == 0) {
+      std::optional<std::string> configured = store_.config().Get("core.abbrev");
+      int64_t n = configured ? store_.config().GetInt("core.abbrev", 0) : 0;
+      if (configured && (*configured == "no" || *configured == "false")) {
+        default_abbrev_ = 2 * hash_size_;
+      } else if (n >= 4) {
+        default_abbrev_ = size_t(n);
+      } else {
+        REFTAB_RETURN_IF_ERROR(DefaultAbbrev(*objects, &default_abbrev_));
+      }
+    }
+    len = default_abbrev_;
+  }
+  std::string hex;
+  REFTAB_RETURN_IF_ERROR(AbbreviateObject(*objects, id, len, &hex));
+  out->append(hex);
+  return Status::Ok();
+}
+
+// The commit a ref finally names (tags peeled), or nullopt: git's "gone" upstream.
+Status RefValues::Track(const UsedAtom& a, const std::string& branch, const std::string& base,
+                        std::string* out) {
+  GitObjects* objects = nullptr;
+  REFTAB_RETURN_IF_ERROR(Objects(a.name.c_str(), &objects));
+  auto commit_of = [&](const std::string& name, ObjectId* id, bool* ok) -> Status {
+    ResolvedRef r;
+    REFTAB_RETURN_IF_ERROR(store_.Resolve(name, &r));
+    *ok = r.exists && !r.broken;
+    if (!*ok) return Status::Ok();
+    REFTAB_RETURN_IF_ERROR(objects->Peel(r.id, id, ok));
+    GitObjectType type = GitObjectType::kNone;
+    if (*ok) REFTAB_RETURN_IF_ERROR(objects->TypeOf(*id, &type));
+    *ok = *ok && type == GitObjectType::kCommit;
+    return Status::Ok();
+  };
+  ObjectId theirs{}, ours{};
+  bool ok_theirs = false, ok_ours = false;
+  REFTAB_RETURN_IF_ERROR(commit_of(base, &theirs, &ok_theirs));
+  if (ok_theirs) REFTAB_RETURN_IF_ERROR(commit_of(branch, &ours, &ok_ours));
+  bool short_form = a.remote == RemoteOption::kTrackShort;
+  if (!ok_theirs || !ok_ours) {
+    if (!short_form) out->append(a.nobracket ? "gone" : "[gone]");
+    return Status::Ok();
+  }
+  size_t ahead = 0, behind = 0;
+  if (ours != theirs)
+    REFTAB_RETURN_IF_ERROR(CountAheadBehind(*objects, ours, theirs, &ahead, &behind));
+  if (short_form) {
+    out->append(ahead && behind ? "<>" : ahead ? ">" : behind ? "<" : "=");
+    return Status::Ok();
+  }
+  std::string s;
+  if (ahead && behind) {
+    s = "ahead " + std::to_string(ahead) + ", behind " + std::to_string(behind);
+  } else if (ahead) {
+    s = "ahead " + std::to_string(ahead);
+  } else if (behind) {
+    s = "behind " + std::to_string(behind);
+  }
+  if (!s.empty() && !a.nobracket) {
+    out->push_back('[');
+    out->append(s).push_back(']');
+  } else {
+    out->append(s);
+  }
+  return Status::Ok();
+}
+
+Status RefValues::RemoteAtom(const UsedAtom& a, const RefItem& ref, AtomValue* v) {
+  if (!StartsWith(ref.refname, "refs/heads/")) return Status::Ok();  // only branches
+  std::string branch = ref.refname.substr(11);
+  bool by_remote = a.remote == RemoteOption::kRemoteName || a.remote == RemoteOption::kRemoteRef;
+  std::optional<std::string> target;
+  if (!a.push) {
+    target = upstreams_.Upstream(branch);
+    if (!target) return Status::Ok();
+  } else if (!by_remote) {
+    target = upstreams_.Push(branch);
+    if (!target) return Status::Ok();
+  }
+  switch (a.remote) {
+    case RemoteOption::kRef: return ShowRef(a, *target, &v->s);
+    case RemoteOption::kTrack:
+    case RemoteOption::kTrackShort: return Track(a, ref.refname, *target, &v->s);
+    case RemoteOption::kRemoteName: {
+      bool explicit_ = false;
+      std::string remote = a.push ? upstreams_.PushRemoteFor(branch, &explicit_)
+                                  : upstreams_.RemoteFor(branch, &explicit_);
+      if (explicit_) v->s = remote;
+      return Status::Ok();
+    }
+    case RemoteOption::kRemoteRef:
+      v->s = upstreams_.RemoteRef(branch, a.push).value_or("");
+      return Status::Ok();
+  }
+  return Status::Ok();
+}
+
+Status RefValues::WorktreePath(const std::string& refname, std::string* out) {
+  if (!worktrees_ && store_.repo()) {
+    worktrees_.emplace();
+    REFTAB_RETURN_IF_ERROR(ListWorktreeHeads(store_.repo()->common_dir(), &*worktrees_));
+  }
+  if (!worktrees_) return Status::Ok();
+  for (const GitWorktreeHead& w : *worktrees_) {
+    if (w.head_ref == refname) {
+      out->append(w.path);
+      break;
+    }
+  }
+  return Status::Ok();
+}
+
+// The atoms that need no object; *done is false for the others.
+Status RefValues::RefAtom(const UsedAtom& a, const RefItem& ref, AtomValue* v, bool* done) {
+  *done = true;
+  switch (a.kind) {
+    case AtomKind::kRefname:
+    case AtomKind::kSymref: {
+      if (a.kind == AtomKind::kRefname || ref.is_symref) {
+        REFTAB_RETURN_IF_ERROR(
+            ShowRef(a, a.kind == AtomKind::kRefname ? ref.refname : ref.symref, &v->s));
+      }
+      if (a.deref) v->s.append("^{}");
+      return Status::Ok();
+    }
+    case AtomKind::kUpstream:
+    case AtomKind::kPush: return RemoteAtom(a, ref, v);
+    case AtomKind::kColor: v->s = a.color; return Status::Ok();
+    case AtomKind::kFlag: v->s = ref.is_symref ? "symref" : ""; return Status::Ok();
+    case AtomKind::kHead:
+      if (!head_) {
+        ResolvedRef r;
+        REFTAB_RETURN_IF_ERROR(store_.Resolve("HEAD", &r));
+        head_ = r.exists && !r.broken ? r.name : std::string();
+      }
+      v->s.assign(1, !head_->empty() && *head_ == ref.refname ? '*' : ' ');
+      return Status::Ok();
+    case AtomKind::kObjectname:
+      if (a.deref) break;
+      return Abbrev(ref.oid, a, &v->s);
+    case AtomKind::kWorktreepath:
+      if (StartsWith(ref.refname, "refs/heads/")) return WorktreePath(ref.refname, &v->s);
+      return Status::Ok();
+    case AtomKind::kAlign:
+    case AtomKind::kEnd:
+    case AtomKind::kIf:
+    case AtomKind::kThen:
+    case AtomKind::kElse:
+    case AtomKind::kRest: return Status::Ok();
+    default: break;
+  }
+  *done = false;
+  return Status::Ok();
+}
+
+}  // namespace reftab::cli

@@ -1,0 +1,67 @@
+// The values of for-each-ref's atoms for one ref: from the ref itself (names, ids, symref
+// targets, HEAD), from the config (upstream, push) and from the object database (types,
+// sizes, commit and tag fields), computed as git computes them.
+#ifndef REFTAB_CLI_REF_VALUES_H_
+#define REFTAB_CLI_REF_VALUES_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/ref_format.h"
+#include "format/record.h"
+#include "format/status.h"
+#include "store/git_ref_store.h"
+#include "store/git_upstream.h"
+#include "store/git_worktrees.h"
+
+namespace reftab::cli {
+
+// A listed ref, as git's ref iteration hands it over.
+struct RefItem {
+  std::string refname;
+  ObjectId oid{};           // what the ref (through its symrefs) names
+  bool has_peeled = false;  // the table stores the peeled id of an annotated tag
+  ObjectId peeled{};
+  bool is_symref = false;
+  std::string symref;  // the last name its symref chain reaches
+};
+
+class RefValues {
+ public:
+  // `store` must outlive this object.
+  explicit RefValues(GitRefStore& store);
+
+  // Fills one value per atom of `format`. Errors carry git's fatal message (without
+  // "fatal: "), e.g. "missing object <id> for refs/heads/x".
+  Status Fill(const RefFormat& format, const RefItem& ref, std::vector<AtomValue>* values);
+
+ private:
+  struct ObjectData;
+  Status RefAtom(const UsedAtom& a, const RefItem& ref, AtomValue* v, bool* done);
+  Status ShowRef(const UsedAtom& a, const std::string& name, std::string* out);
+  Status RemoteAtom(const UsedAtom& a, const RefItem& ref, AtomValue* v);
+  Status Track(const UsedAtom& a, const std::string& branch, const std::string& base,
+               std::string* out);
+  Status Load(const ObjectId& id, const RefItem& ref, bool content, ObjectData* data);
+  Status ObjectAtoms(const RefFormat& format, const RefItem& ref, bool deref,
+                     const ObjectData& data, std::vector<AtomValue>* values);
+  Status PersonAtom(const UsedAtom& a, std::string_view name, const ObjectData& d, AtomValue* v);
+  Status Abbrev(const ObjectId& id, const UsedAtom& a, std::string* out);
+  Status Objects(const char* atom, GitObjects** objects);
+  Status ShortName(const std::string& refname, std::string* out);
+  bool MailmapInUse();
+  Status AheadBehind(const UsedAtom& a, const ObjectData& d, bool first, std::string* out);
+  Status WorktreePath(const std::string& refname, std::string* out);
+
+  GitRefStore& store_;
+  size_t hash_size_;
+  GitUpstreams upstreams_;
+  std::optional<std::string> head_;  // what HEAD resolves to (a name), read once
+  size_t default_abbrev_ = 0;        // 0 until first needed
+  std::optional<std::vector<GitWorktreeHead>> worktrees_;  // read once, when first needed
+};
+
+}  // namespace reftab::cli
+
+#endif  // REFTAB_CLI_REF_VALUES_H_

@@ -1,0 +1,429 @@
+#!/usr/bin/env bash
+# reftab's for-each-ref and refs list against the real git, case by case: both run the same
+# command in the same repository and must agree byte for byte on standard output, standard
+# error and the exit status. The repositories are built here with git: commits with fixed
+# dates, branches with upstreams (a remote, a local one, a push remote), annotated and nested
+# tags, tags of trees and blobs, symrefs (one dangling), remote-tracking refs, root refs,
+# packed and loose objects; and a SHA-256 repository.
+#
+# Usage: git_compare_for_each_ref.sh REFTAB [FILTER]. Needs a reftable-capable git:
+# $REFTAB_GIT, else `git` on PATH if it is at least 2.45. Without one it prints why and exits
+# 77 (skipped). Cases listed in KNOWN may differ; they are counted apart and do not fail.
+set -u
+reftab=$(realpath "$1")
+filter=${2:-}
+
+git=${REFTAB_GIT:-}
+if [ -z "$git" ]; then
+  if v=$(git --version 2>/dev/null) && [[ $v =~ ([0-9]+)\.([0-9]+) ]] &&
+     { [ "${BASH_REMATCH[1]}" -gt 2 ] || [ "${BASH_REMATCH[2]}" -ge 45 ]; }; then
+    git=git
+  else
+    echo "skipped: no REFTAB_GIT and no git >= 2.45 on PATH (found: ${v:-none}); reftable needs 2.45"
+    exit 77
+  fi
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export HOME=$tmp GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null TZ=UTC LC_ALL=C
+export GIT_COMMITTER_NAME='C O Mitter' GIT_COMMITTER_EMAIL=c@example.com
+export GIT_AUTHOR_NAME='A U Thor' GIT_AUTHOR_EMAIL=a@example.com
+unset GIT_DIR GIT_WORK_TREE GIT_TEST_REFTABLE_AUTOCOMPACTION
+
+at() {  # at SECONDS: the dates of the next commit or tag
+  export GIT_COMMITTER_DATE="$1 +0100" GIT_AUTHOR_DATE="$(($1 - 3600)) -0530"
+}
+
+# The main repository (SHA-1).
+R=$tmp/repo
+g() { "$git" -C "$R" "$@"; }
+"$git" init -q -b main --ref-format=reftable "$R" || exit 1
+at 1700000000; g commit -q --allow-empty -m "first"
+at 1700000100; g commit -q --allow-empty -m "second: with a body" -m "body line 1
+body line 2"
+g repack -q -a -d  # the first two commits packed, the rest loose
+at 1700000200; g branch feature
+g commit -q --allow-empty -m "third"
+at 1700000300; g checkout -q feature
+g commit -q --allow-empty -m "feature work" -m "Signed-off-by: A U Thor <a@example.com>"
+at 1700000400; g commit -q --allow-empty -m "more feature's work"
+g checkout -q main
+at 1700000500; g branch topic/a HEAD~1
+g branch topic/b
+g branch UPPER HEAD~2
+g update-ref refs/remotes/origin/main HEAD~1
+g update-ref refs/remotes/origin/feature feature~1
+g symbolic-ref refs/remotes/origin/HEAD refs/remotes/origin/main
+g symbolic-ref refs/heads/sym refs/heads/topic/a
+g symbolic-ref refs/heads/dangling refs/heads/nowhere
+g update-ref ORIG_HEAD HEAD~1
+at 1700000600; g tag -a -m "annotated v1.2" v1.2 HEAD~2
+at 1700000700; g tag -a -m "release v1.10" -m "with a message body" v1.10 HEAD~1
+at 1700000800; g tag v1.9-rc1 HEAD
+g tag -a -m "a tag of a tag" nested v1.10
+g tag -a -m "a tag of a tree" treetag "HEAD^{tree}"
+blob=$(echo "some blob" | g hash-object -w --stdin)
+g tag blobtag "$blob"
+g tag -a -m 'quote '"'"' and "double" \ back $dollar [br] {c}' quoting HEAD
+printf 'object %s\ntype commit\ntag signed\ntagger T <t@example.com> 1700000900 +0000\n\nsigned subject\n\nsigned body\n-----BEGIN PGP SIGNATURE-----\nabc\n-----END PGP SIGNATURE-----\n' \
+  "$(g rev-parse HEAD)" | g hash-object -t tag -w --stdin >"$tmp/signed"
+g update-ref refs/tags/signed "$(cat "$tmp/signed")"
+g update-ref refs/notes/commits HEAD
+g update-ref refs/other/Mixed/Case HEAD~2
+g config remote.origin.url /nonexistent
+g config remote.origin.fetch '+refs/heads/*:refs/remotes/origin/*'
+g config branch.main.remote origin
+g config branch.main.merge refs/heads/main
+g config branch.feature.remote origin
+g config branch.feature.merge refs/heads/feature
+g config branch.topic/a.remote .
+g config branch.topic/a.merge refs/heads/main
+g config branch.topic/b.remote origin
+g config branch.topic/b.merge refs/heads/gone
+g config branch.UPPER.remote origin
+g config branch.UPPER.merge refs/heads/main
+g config branch.UPPER.pushRemote other
+g config remote.other.url /elsewhere
+g config remote.other.fetch '+refs/heads/*:refs/remotes/other/*'
+g config remote.other.push 'refs/heads/*:refs/heads/pushed/*'
+
+# A SHA-256 repository (libgit2 1.5 reads no SHA-256 objects: object atoms differ there).
+S=$tmp/sha256
+"$git" init -q -b main --ref-format=reftable --object-format=sha256 "$S" || exit 1
+at 1700001000; "$git" -C "$S" commit -q --allow-empty -m "sha256 commit"
+"$git" -C "$S" branch side
+"$git" -C "$S" tag -a -m "sha256 tag" t256
+"$git" -C "$S" symbolic-ref refs/heads/link refs/heads/side
+
+compared=0 identical=0 known_diff=0 failed=0
+declare -A KNOWN=()
+KNOWN["--format=%(describe) refs/tags"]="%(describe) is not supported"
+KNOWN["--format=%(trailers) refs/heads"]="%(trailers) is not supported"
+KNOWN["--format=%(objectsize:disk) refs/heads/main"]="%(objectsize:disk) is not supported"
+KNOWN["sha256: --include-root-refs"]="libgit2 1.5 reads no SHA-256 objects (%(objecttype))"
+
+DIR=$R
+STDIN=
+run_case() {  # run_case LABEL ARGS...: both tools, same arguments, same directory
+  local label=$1; shift
+  [ -n "$filter" ] && [[ $label != *$filter* ]] && return
+  printf '%s' "$STDIN" >"$tmp/in"
+  (cd "$DIR" && "$git" "$@" <"$tmp/in" >"$tmp/g.out" 2>"$tmp/g.err"; echo $? >"$tmp/g.rc")
+  (cd "$DIR" && "$reftab" "$@" <"$tmp/in" >"$tmp/r.out" 2>"$tmp/r.err"; echo $? >"$tmp/r.rc")
+  compared=$((compared + 1))
+  if cmp -s "$tmp/g.out" "$tmp/r.out" && cmp -s "$tmp/g.err" "$tmp/r.err" &&
+     cmp -s "$tmp/g.rc" "$tmp/r.rc"; then
+    identical=$((identical + 1))
+  elif [ -n "${KNOWN[$label]:-}" ]; then
+    known_diff=$((known_diff + 1))
+    echo "known difference: [$label]: ${KNOWN[$label]}"
+  else
+    failed=$((failed + 1))
+    echo "DIFFERS: [$label] in $DIR"
+    echo "  git rc=$(cat "$tmp/g.rc") reftab rc=$(cat "$tmp/r.rc")"
+    diff <(cat "$tmp/g.out"; echo "--- stderr"; cat "$tmp/g.err") \
+         <(cat "$tmp/r.out"; echo "--- stderr"; cat "$tmp/r.err") | head -12 | sed 's/^/  /'
+  fi
+}
+PREFIX=
+fer() { run_case "$PREFIX$*" for-each-ref "$@"; }
+# `refs list` is wired up by the `refs` command; without one these cases are not run.
+if "$reftab" refs list -h >/dev/null 2>&1; then
+  rl() { run_case "${PREFIX}refs list $*" refs list "$@"; }
+else
+  echo "note: this reftab has no 'refs' command; the refs list cases are not run"
+  rl() { :; }
+fi
+
+# Formats, each run over a few selections of refs.
+formats=(
+  '%(refname)' '%(refname:short)' '%(refname:lstrip=1)' '%(refname:lstrip=2)'
+  '%(refname:lstrip=-1)' '%(refname:lstrip=-2)' '%(refname:strip=3)' '%(refname:rstrip=1)'
+  '%(refname:rstrip=-1)' '%(refname:rstrip=2)' '%(refname:lstrip=9)' '%(refname:rstrip=9)'
+  '%(refname:lstrip=-9)' '%(objectname)' '%(objectname:short)' '%(objectname:short=10)'
+  '%(objectname:short=1)' '%(objecttype)' '%(objectsize)' '%(*objectname)' '%(*objecttype)'
+  '%(*objectsize)' '%(*refname)' '%(symref)' '%(symref:short)' '%(symref:lstrip=-1)'
+  '%(symref:rstrip=1)' '%(HEAD) %(refname)' '%(flag)' '%(upstream)' '%(upstream:short)'
+  '%(upstream:lstrip=2)' '%(upstream:track)' '%(upstream:trackshort)'
+  '%(upstream:track,nobracket)' '%(upstream:remotename)' '%(upstream:remoteref)'
+  '%(push)' '%(push:short)' '%(push:track)' '%(push:trackshort)' '%(push:remotename)'
+  '%(push:remoteref)' '%(subject)' '%(subject:sanitize)' '%(body)' '%(contents)'
+  '%(contents:subject)' '%(contents:body)' '%(contents:signature)' '%(contents:size)'
+  '%(contents:lines=1)' '%(contents:lines=2)' '%(contents:lines=0)' '%(*subject)' '%(*body)'
+  '%(author)' '%(authorname)' '%(authoremail)' '%(authoremail:trim)'
+  '%(authoremail:localpart)' '%(authoremail:trim,localpart)' '%(authordate)'
+  '%(committer)' '%(committername)' '%(committeremail)' '%(committerdate)'
+  '%(committerdate:raw)' '%(committerdate:unix)' '%(committerdate:iso)'
+  '%(committerdate:iso-strict)' '%(committerdate:iso8601)' '%(committerdate:rfc)'
+  '%(committerdate:short)' '%(committerdate:default)' '%(committerdate:format:%Y/%m/%d %H:%M %z)'
+  '%(committerdate:format-local:%Y-%m-%d %H:%M)' '%(committerdate:local)'
+  '%(committerdate:iso-local)' '%(authordate:raw-local)' '%(committerdate:relative)'
+  '%(tagger)' '%(taggername)' '%(taggeremail)' '%(taggerdate)' '%(taggerdate:short)'
+  '%(creator)' '%(creatordate)' '%(creatordate:unix)' '%(*authorname)' '%(*committerdate:iso)'
+  '%(tag)' '%(type)' '%(object)' '%(tree)' '%(tree:short)' '%(parent)' '%(parent:short)'
+  '%(numparent)' '%(raw:size)' '%(*raw:size)' '%(worktreepath)'
+  '%(if)%(symref)%(then)sym:%(symref)%(else)plain:%(refname)%(end)'
+  '%(if)%(upstream)%(then)[%(upstream:short)]%(end)%(refname:short)'
+  '%(if:equals=main)%(refname:short)%(then)MAIN%(else)other%(end)'
+  '%(if:notequals=commit)%(objecttype)%(then)not a commit: %(objecttype)%(end)'
+  '%(if)%(*objectname)%(then)%(*objectname)%(else)%(objectname)%(end)'
+  '%(if)%(if)%(symref)%(then)x%(end)%(then)outer%(else)none%(end)'
+  '%(align:20)%(refname:short)%(end)|' '%(align:20,right)%(refname:short)%(end)|'
+  '%(align:width=20,position=middle)%(refname:short)%(end)|' '%(align:3)%(refname)%(end)|'
+  '%(align:position=right,25)%(if)%(symref)%(then)%(symref)%(else)%(refname)%(end)%(end)|'
+  '%(color:red)%(refname)' '%(color:bold green)x%(color:reset)'
+  '%% %%(refname) %41%42 %zz %' 'literal only' ''
+  '%(refname)%(refname)%(refname:short)'
+)
+for f in "${formats[@]}"; do
+  fer --format="$f"
+  fer --format="$f" refs/heads
+  fer --format="$f" refs/tags
+done
+
+# Quoting styles.
+for q in --shell --perl --python --tcl; do
+  for f in '%(refname)' '%(subject) %(refname:short)' '%(contents)' \
+           '%(align:30)%(refname)%(end)' '%(if)%(symref)%(then)%(symref)%(end)' \
+           '%(color:red)%(refname)'; do
+    fer $q --format="$f"
+  done
+  fer $q --format='%(raw)' refs/heads/main
+done
+fer -s --format='%(refname)' refs/heads
+fer -p --format='%(refname)' refs/heads
+fer --shell --perl --format='%(refname)'
+fer --shell --no-shell --tcl --format='%(refname)' refs/heads
+
+# Colour switches.
+for c in --color --color=always --color=never --color=auto --no-color --color=bogus; do
+  fer $c --format='%(color:red)%(refname)%(color:reset) %(color:#ff0000 ul)x' refs/heads
+done
+for spec in 'red' 'bold red' 'brightblue' 'reset' '#abc' '#a0b0c0 italic' '208' '-1' \
+            'normal blue' 'no-bold' 'nodim' 'ul reverse strike blink dim' 'red blue green' \
+            'nosuch' 'default' '17 23'; do
+  fer --color=always --format="%(color:$spec)%(refname)" refs/heads/main
+done
+
+# Sorting.
+for s in refname -refname objectname -objectname objecttype objectsize -objectsize \
+         committerdate -committerdate creatordate -creatordate authordate taggerdate \
+         -taggerdate version:refname -version:refname v:refname refname:short \
+         upstream symref HEAD subject contents:size '*objectname' 'committerdate:short' \
+         'refname:lstrip=-1' 'bogus' '-v:refname'; do
+  fer --sort="$s" --format='%(refname) %(objectname:short)'
+done
+fer --sort=-committerdate --count=10 refs/heads/
+fer --sort=-committerdate --count=3 --format='%(refname:short) %(committerdate:relative)' refs/heads/
+fer --sort=objecttype --sort=-refname --format='%(objecttype) %(refname)'
+fer --sort=-refname --sort=objecttype --format='%(objecttype) %(refname)'
+fer --sort=committerdate --sort=-objecttype --count=5
+fer --no-sort --format='%(refname)'
+fer --sort=-refname --no-sort --format='%(refname)'
+fer --sort=version:refname refs/tags
+fer --sort=-v:refname --format='%(refname:short)' refs/tags
+fer --ignore-case --sort=refname --format='%(refname)'
+fer --ignore-case --format='%(refname)' 'refs/heads/u*'
+fer --ignore-case --format='%(refname)' 'refs/OTHER/mixed/*'
+fer --ignore-case --sort=-refname --format='%(refname)' refs/heads
+fer --sort=refname --ignore-case --count=4 --format='%(refname)'
+
+# Counting, patterns, excludes, root refs, stdin, start-after, points-at, omit-empty.
+for n in 0 1 3 100 -1 abc 2k 99999999999 ''; do fer --count="$n" --format='%(refname)'; done
+fer --count 2 --format='%(refname)'
+for p in refs refs/ refs/heads refs/heads/ refs/heads/m refs/heads/main 'refs/heads/*' \
+         'refs/heads/t*' 'refs/heads/**' 'refs/*/main' 'refs/**/main' '*' 'refs/tags/v1.[0-9]*' \
+         'refs/tags/v1.?' 'refs/heads/topic' main HEAD 'refs/heads/\*' 'refs/tags/v?.*'; do
+  fer --format='%(refname)' "$p"
+done
+fer --format='%(refname)' refs/tags refs/heads
+fer --format='%(refname)' refs/heads/topic refs/heads 'refs/heads/t*'
+fer --format='%(refname)' refs/remotes/origin/HEAD refs/notes
+fer --format='%(refname)' --exclude=refs/heads/topic refs/heads
+fer --format='%(refname)' --exclude='refs/tags/v*' --exclude=refs/heads
+fer --format='%(refname)' --exclude='refs/heads/t*' --no-exclude refs/heads
+fer --format='%(refname)' --exclude=refs/heads/topic/ 'refs/heads/*/*'
+fer --include-root-refs --format='%(refname) %(objectname:short)'
+fer --include-root-refs --format='%(refname)' HEAD ORIG_HEAD
+fer --include-root-refs --format='%(HEAD) %(refname)' refs/heads
+fer --include-root-refs --sort=-refname --count=3 --format='%(refname)'
+STDIN=$'refs/heads\nrefs/tags/v*\n'; fer --stdin --format='%(refname)'
+STDIN=$'refs/heads/topic\r\n'; fer --stdin --format='%(refname)'
+STDIN=''; fer --stdin --format='%(refname)'
+STDIN='refs/heads'; fer --stdin --format='%(refname)' refs/tags
+STDIN=''
+fer --start-after=refs/heads/sym --format='%(refname)'
+fer --start-after=refs/heads/t --format='%(refname)'
+fer --start-after=refs/heads/main --include-root-refs --format='%(refname)'
+fer --start-after=refs/heads/main --sort=-refname --format='%(refname)'
+fer --start-after=refs/heads/main --format='%(refname)' refs/tags
+fer --start-after=zzz --format='%(refname)'
+main_id=$(g rev-parse main)
+fer --points-at=main --format='%(refname)'
+fer --points-at="$main_id" --format='%(refname)'
+fer --points-at=topic/a --format='%(refname)'
+fer --points-at=refs/heads/topic/a --format='%(refname)'
+fer --points-at=nosuchthing --format='%(refname)'
+fer --points-at=v1.10 --format='%(refname)'
+fer --points-at="$(g rev-parse HEAD~1)" --points-at=feature --format='%(refname)'
+fer --omit-empty --format='%(upstream)'
+fer --omit-empty --format='%(if)%(symref)%(then)%(refname)%(end)'
+fer --no-omit-empty --omit-empty --format='%(symref)'
+for r in main feature HEAD~1 v1.10 topic/a "$main_id"; do
+  fer --merged="$r" --format='%(refname)'
+  fer --no-merged="$r" --format='%(refname)'
+  fer --contains="$r" --format='%(refname)'
+  fer --no-contains="$r" --format='%(refname)'
+done
+fer --merged=main --merged=feature --format='%(refname)'
+fer --contains=UPPER --no-contains=feature --format='%(refname)'
+fer --merged=main --no-merged=UPPER --sort=-committerdate --format='%(refname)'
+fer --merged --format='%(refname)' refs/heads
+fer --contains --format='%(refname)'
+fer --merged=treetag --format='%(refname)'
+fer --contains=treetag --format='%(refname)'
+fer --points-at='HEAD^{tree}' --format='%(refname)'
+fer --points-at='v1.10^{}' --format='%(refname)'
+fer --merged='HEAD~5' --format='%(refname)'
+fer --merged='feature^2' --format='%(refname)'
+fer --merged='feature~1^1' --format='%(refname)'
+fer --contains=nope --format='%(refname)'
+fer --merged=nope --format='%(refname)'
+
+# JSON.
+"$reftab" --git-dir "$R/.git" for-each-ref --format=json refs/heads >"$tmp/json" 2>&1
+grep -q '"refname":"refs/heads/main","objectname":"'"$main_id"'"' "$tmp/json" || {
+  echo "DIFFERS: --format=json does not list refs/heads/main with its id"; failed=$((failed + 1)); }
+"$reftab" --git-dir "$R/.git" for-each-ref --format=json --sort=-committerdate --count=2 \
+  refs/heads >"$tmp/json2" 2>&1
+[ "$(wc -l <"$tmp/json2")" = 2 ] || {
+  echo "DIFFERS: --format=json --count=2 printed $(wc -l <"$tmp/json2") lines"; failed=$((failed + 1)); }
+
+# Errors in formats and options.
+for f in '%(bogus)' '%(refname' '%()' '%(*)' '%(refname:bogus)' '%(refname:lstrip=x)' \
+         '%(refname:rstrip=)' '%(objectname:short=0)' '%(objectname:short=-1)' \
+         '%(objectname:bogus)' '%(objecttype:x)' '%(objectsize:x)' '%(HEAD:x)' '%(body:x)' \
+         '%(subject:x)' '%(contents:x)' '%(contents:lines=x)' '%(raw:x)' '%(authoremail:x)' \
+         '%(authoremail:trim,)' '%(authorname:x)' '%(align)' '%(align:x)' '%(align:left)' \
+         '%(align:position=x,5)' '%(align:width=x)' '%(if:x)' '%(rest)' '%(color)' \
+         '%(color:nosuch)' '%(then)' '%(else)' '%(end)' '%(if)x' '%(if)%(then)%(then)%(end)' \
+         '%(if)%(else)%(end)' '%(if)%(then)%(else)%(else)%(end)' '%(if)%(end)' '%(align:5)x' \
+         '%(upstream:x)' '%(push:x)' '%(symref:x)' '%(committerdate:bogus)' \
+         '%(committerdate:format)' '%(*bogus)' '%(deltabase:x)' '%(end:ignored)%(refname)'; do
+  fer --format="$f" refs/heads/main
+done
+fer --python --format='%(raw)' refs/heads/main
+fer --format='%(objectsize:disk)' refs/heads/main
+for a in --bogus -x -sx --no-bogus --co=1 --fo=%\(refname\) --form --count --shell=x \
+         --no-sort=x --sort --points-at --exclude --stdin\ x --no-color=x -format \
+         --no-merged=x --start; do
+  # shellcheck disable=SC2086
+  fer $a
+done
+fer -h
+fer --include-root --format='%(refname)' HEAD
+fer --ign --format='%(refname)' 'refs/heads/U*'
+
+# Settings from the environment (GIT_CONFIG_COUNT), as both tools read them.
+with_config() {  # with_config KEY VALUE: the cases that follow see KEY=VALUE
+  export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=$1 GIT_CONFIG_VALUE_0=$2
+  PREFIX="[$1=$2] "
+}
+for mode in simple current matching upstream nothing tracking; do
+  with_config push.default "$mode"
+  fer --format='%(refname:short) %(push) %(push:track) %(push:remotename) %(push:remoteref)' refs/heads
+done
+with_config remote.pushDefault other
+fer --format='%(refname:short) %(push) %(push:remotename) %(upstream:remotename)' refs/heads
+with_config color.ui always
+fer --format='%(color:red)%(refname)' refs/heads/main
+with_config color.ui false
+fer --format='%(color:red)%(refname)' refs/heads/main
+with_config core.abbrev 12
+fer --format='%(objectname:short) %(tree:short) %(parent:short)' refs/heads
+with_config core.abbrev no
+fer --format='%(objectname:short)' refs/heads/main
+with_config remote.origin.mirror true
+fer --format='%(refname:short) %(push)' refs/heads
+unset GIT_CONFIG_COUNT GIT_CONFIG_KEY_0 GIT_CONFIG_VALUE_0
+PREFIX=
+
+# Messages with CR LF, a multi-line first paragraph, no body; a symref chain too deep.
+at 1700002000
+g tag -a -m $'crlf subject\r\n\r\ncrlf body\r\n' crlf main
+g tag -a -m $'first line\nsecond line of the subject\n\nthe body' twoline main
+g tag -a -m 'trailing dots...' dots main
+for i in 1 2 3 4 5 6; do g symbolic-ref refs/heads/chain$i refs/heads/chain$((i + 1)); done
+g update-ref refs/heads/chain7 main
+for f in '%(subject)|%(body)|' '%(subject:sanitize)' '%(contents:lines=2)' '%(contents:size)' \
+         '%(contents:subject)|%(contents:body)|%(contents:signature)'; do
+  fer --format="$f" refs/tags/crlf refs/tags/twoline refs/tags/dots refs/tags/signed
+done
+fer --format='%(refname) %(symref)' 'refs/heads/chain*'
+
+# A short branch.<name>.merge on a local upstream, sorting by computed atoms, more mixes.
+g config branch.feature.remote .
+g config branch.feature.merge main
+fer --format='%(refname:short) %(upstream) %(upstream:track)' refs/heads/feature
+fer --sort=upstream:track --format='%(refname) %(upstream:track)' refs/heads
+fer --sort=-upstream --sort=HEAD --format='%(HEAD) %(refname) %(upstream)' refs/heads
+fer --omit-empty --count=3 --format='%(upstream)'
+fer --include-root-refs --exclude=ORIG_HEAD --exclude='refs/[hrt]*' --format='%(refname)'
+fer --format='%(*refname) %(*objecttype)' refs/heads/main refs/tags/nested
+fer --format='%(if)%(upstream:track)%(then)%(align:12)%(upstream:track)%(end)%(else)-%(end)|' refs/heads
+fer --shell --format='%(if)%(symref)%(then)%(align:30)%(symref)%(end)%(else)%(refname)%(end)'
+
+KNOWN["--format=%(refname) %(is-base:main)"]="%(is-base) is not supported"
+for f in '%(creatordate:human)' '%(committerdate:human-local)' '%(authorname:mailmap) %(authoremail:mailmap,trim)' \
+         '%(ahead-behind:main)' '%(ahead-behind:feature) %(ahead-behind:HEAD~2)' '%(ahead-behind:nope)' \
+         '%(ahead-behind)' '%(is-base:main)'; do
+  fer --format="%(refname) $f"
+done
+fer --sort=ahead-behind:main --format='%(refname) %(ahead-behind:main)' refs/heads
+
+# A name that is not UTF-8, and one with a shell metacharacter.
+g update-ref "refs/heads/caf$(printf '\351')" main
+g update-ref 'refs/heads/it'"'"'s!' main
+for q in '' --shell --perl --python --tcl; do
+  fer $q --format='%(refname) %(refname:short) %(align:12)%(refname:lstrip=2)%(end)|' refs/heads/c* 'refs/heads/it*'
+done
+"$reftab" --git-dir "$R/.git" for-each-ref --format=json 'refs/heads/c*' >"$tmp/json3" 2>&1
+grep -q '"refname_hex":"726566732f68656164732f636166e9"' "$tmp/json3" || {
+  echo "DIFFERS: --format=json does not write a non-UTF-8 name as refname_hex"; failed=$((failed + 1)); }
+g update-ref -d "refs/heads/caf$(printf '\351')"
+g update-ref -d 'refs/heads/it'"'"'s!'
+
+# Outside any repository.
+mkdir "$tmp/norepo"
+DIR=$tmp/norepo
+export GIT_CEILING_DIRECTORIES=$tmp
+fer --format='%(refname)'
+fer -h
+unset GIT_CEILING_DIRECTORIES
+DIR=$R
+
+# refs list: the same command under git 2.55's new name.
+rl --format='%(refname)' refs/heads
+rl --sort=-committerdate --count=2
+rl --bogus
+rl -h
+rl --format='%(bogus)'
+rl --include-root-refs --format='%(refname) %(symref)'
+
+# Inside a linked worktree, and in the SHA-256 repository.
+g worktree add -q "$tmp/wt" topic/b
+DIR=$tmp/wt
+fer --format='%(HEAD) %(refname)' refs/heads
+fer --include-root-refs --format='%(refname) %(objectname)'
+DIR=$S
+PREFIX='sha256: '
+for f in '%(refname)' '%(objectname) %(refname)' '%(symref) %(refname:short)' \
+         '%(HEAD)%(refname:lstrip=-1)' '%(if)%(symref)%(then)%(symref)%(end)'; do
+  fer --format="$f"
+done
+fer --include-root-refs
+fer --sort=-refname --format='%(refname)'
+
+echo "compared $compared, identical $identical, known differences $known_diff, failed $failed"
+[ "$failed" = 0 ]
