@@ -48,7 +48,7 @@ struct Subcommand {
 
 constexpr Subcommand kSubcommands[] = {
     {"verify", RefsVerify},
-    {"list", CmdForEachRef},
+    {"list", CmdRefsList},
     {"exists", RefsExists},
     {"optimize", RefsOptimize},
 };
