@@ -22,6 +22,9 @@ namespace reftab::cli {
 void AppendHeaderJson(const TableHeader& h, std::string* out);
 void AppendRefJson(const RefRecord& r, size_t hash_size, std::string* out);
 void AppendLogJson(const LogRecord& r, size_t hash_size, std::string* out);
+// One `,"key":"value"` member by the rules above (`,"key_hex":"..."` for bytes that are not
+// UTF-8), for other commands' JSON output.
+void AppendJsonBytesField(const char* key, std::string_view value, std::string* out);
 
 // A parsed flat JSON object: values are strings (decoded bytes) or integers.
 struct JsonValue {
