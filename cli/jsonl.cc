@@ -316,8 +316,7 @@ Status Missing(const char* key) {
 Status GetUint(const JsonObject& obj, const char* key, uint64_t* out) {
   auto it = obj.find(key);
   if (it == obj.end()) return Missing(key);
-  if (it->second.is_string)
-    return Status::InvalidArgument(std::string("\"") + key + "\" must be a number");
+  if (it->second.is_string) return Status::InvalidArgument(std::string("\"") + key + "\" must be a number");
   *out = uint64_t(it->second.num);
   return Status::Ok();
 }
@@ -326,8 +325,7 @@ Status GetUint(const JsonObject& obj, const char* key, uint64_t* out) {
 Status GetBytes(const JsonObject& obj, const char* key, std::string* out) {
   auto it = obj.find(key);
   if (it != obj.end()) {
-    if (!it->second.is_string)
-      return Status::InvalidArgument(std::string("\"") + key + "\" must be a string");
+    if (!it->second.is_string) return Status::InvalidArgument(std::string("\"") + key + "\" must be a string");
     *out = it->second.str;
     return Status::Ok();
   }
@@ -340,8 +338,7 @@ Status GetBytes(const JsonObject& obj, const char* key, std::string* out) {
   out->clear();
   for (size_t i = 0; i < h.size(); i += 2) {
     int hi = Parser::Hex(h[i]), lo = Parser::Hex(h[i + 1]);
-    if (hi < 0 || lo < 0)
-      return Status::InvalidArgument(std::string("\"") + key + "_hex\" is not hex");
+    if (hi < 0 || lo < 0) return Status::InvalidArgument(std::string("\"") + key + "_hex\" is not hex");
     out->push_back(char(hi << 4 | lo));
   }
   return Status::Ok();
@@ -386,10 +383,8 @@ Status HeaderFromJson(const JsonObject& obj, TableHeader* h) {
     REFTAB_RETURN_IF_ERROR(GetUint(obj, "block_size", &v));
     h->block_size = uint32_t(v);
   }
-  if (obj.count("min_update_index"))
-    REFTAB_RETURN_IF_ERROR(GetUint(obj, "min_update_index", &h->min_update_index));
-  if (obj.count("max_update_index"))
-    REFTAB_RETURN_IF_ERROR(GetUint(obj, "max_update_index", &h->max_update_index));
+  if (obj.count("min_update_index")) REFTAB_RETURN_IF_ERROR(GetUint(obj, "min_update_index", &h->min_update_index));
+  if (obj.count("max_update_index")) REFTAB_RETURN_IF_ERROR(GetUint(obj, "max_update_index", &h->max_update_index));
   return Status::Ok();
 }
 
