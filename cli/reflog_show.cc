@@ -57,6 +57,15 @@ bool ParseCount(const std::string& v, int64_t* out) {
   return true;
 }
 
+// git's named formats other than oneline.
+bool IsBuiltinPretty(const std::string& v) {
+  for (const char* n :
+       {"short", "medium", "full", "fuller", "reference", "email", "raw", "mboxrd"}) {
+    if (v == n) return true;
+  }
+  return false;
+}
+
 // --format/--pretty's value; -1 when done well, else the exit status.
 int SetFormat(const std::string& v, ShowOptions* o) {
   using Style = ShowOptions::Style;
@@ -73,9 +82,11 @@ int SetFormat(const std::string& v, ShowOptions* o) {
   } else if (v.find('%') != std::string::npos) {
     o->style = Style::kTerminated;
     o->format = v;
-  } else {
+  } else if (IsBuiltinPretty(v)) {
     return Fatal("reftab reflog show: --format=" + v +
                  " is not supported (oneline, json, format:..., tformat:...)");
+  } else {
+    return Fatal("invalid --pretty format: " + v);
   }
   return -1;
 }
@@ -122,18 +133,20 @@ int ParseShowArgs(const Args& args, ShowOptions* o) {
 // git's rules for what a revision name "NAME" (no @{...}) resolves to: the first of NAME,
 // refs/NAME, refs/tags/NAME, refs/heads/NAME, refs/remotes/NAME, refs/remotes/NAME/HEAD that
 // resolves to an object.
-Status RefResolves(Store& store, const std::string& name, bool* ok) {
-  *ok = false;
+// `*count`: how many of them do (git warns when more than one does).
+Status RefResolves(Store& store, const std::string& name, int* count) {
+  *count = 0;
   for (const std::string& path : {name, "refs/" + name, "refs/tags/" + name, "refs/heads/" + name,
                                   "refs/remotes/" + name, "refs/remotes/" + name + "/HEAD"}) {
     ResolvedRef r;
     REFTAB_RETURN_IF_ERROR(store.Resolve(path, &r));
-    if (r.exists && !r.broken) {
-      *ok = true;
-      return Status::Ok();
-    }
+    if (r.exists && !r.broken) ++*count;
   }
   return Status::Ok();
+}
+
+void WarnAmbiguous(const std::string& name) {
+  std::fprintf(stderr, "warning: refname '%s' is ambiguous.\n", name.c_str());
 }
 
 // The name of the current branch (what HEAD points to), or "HEAD" when it is detached.
@@ -153,7 +166,9 @@ int CheckSelector(Store& store, const std::string& spec, const ReflogSelector& s
     s = CurrentBranch(store, &real);
     said = real.starts_with("refs/heads/") ? real.substr(11) : "HEAD";
   } else {
-    s = DwimReflog(store, sel.ref, &real);
+    int found = 0;
+    s = DwimReflog(store, sel.ref, &real, &found);
+    if (s.ok() && found > 1) WarnAmbiguous(sel.ref);
   }
   if (!s.ok()) return Fatal(s.message());
   if (real.empty()) return AmbiguousArgument(spec);
@@ -195,9 +210,10 @@ int StartWalk(Store& store, const std::string& arg, WalkLog* log) {
   ReflogSelector sel = ParseReflogSelector(spec);
   Status s;
   if (sel.kind == ReflogSelector::Kind::kNone) {
-    bool ok = false;
-    s = RefResolves(store, spec, &ok);
-    if (s.ok() && !ok) return AmbiguousArgument(arg);
+    int count = 0;
+    s = RefResolves(store, spec, &count);
+    if (s.ok() && count == 0) return AmbiguousArgument(arg);
+    if (s.ok() && count > 1) WarnAmbiguous(spec);
   } else {
     int r = CheckSelector(store, spec, sel);
     if (r >= 0) return r;
@@ -358,7 +374,6 @@ int ReflogShow(Store& store, const Args& args) {
     ++next->pos;
     ++shown;
   }
-  if (o.style == ShowOptions::Style::kSeparated && shown > 0) out.buf().push_back('\n');
   return out.Flush() ? kExitOk : kExitError;
 }
 

@@ -47,10 +47,13 @@ bool ParseZone(std::string_view s, long* offset) {
   return true;
 }
 
-// YYYY-MM-DD[( |T)HH:MM[:SS]][ ][zone]
-bool ParseIsoLike(std::string_view s, uint64_t* out) {
+// YYYY-MM-DD[( |T)HH:MM[:SS]][ ][zone]. A date alone keeps the time of day of `now`, as
+// git's approxidate does.
+bool ParseIsoLike(std::string_view s, uint64_t now, uint64_t* out) {
   std::tm tm{};
-  int y, mo, d, h = 0, mi = 0, sec = 0;
+  time_t now_t = time_t(now);
+  localtime_r(&now_t, &tm);
+  int y, mo, d, h = tm.tm_hour, mi = tm.tm_min, sec = tm.tm_sec;
   if (!TakeDigits(&s, 4, &y) || !TakeChar(&s, '-') || !TakeDigits(&s, 2, &mo) ||
       !TakeChar(&s, '-') || !TakeDigits(&s, 2, &d)) {
     return false;
@@ -136,7 +139,8 @@ Status ParseApproxDate(std::string_view text, uint64_t now, uint64_t* out) {
     *out = now - 86400;
     return Status::Ok();
   }
-  if (ParseIsoLike(text, out) || ParseRelative(std::string(text), now, out)) return Status::Ok();
+  if (ParseIsoLike(text, now, out) || ParseRelative(std::string(text), now, out))
+    return Status::Ok();
   return Status::InvalidArgument("date '" + std::string(text) +
                                  "' is not one reftab reads (see reftab help reflog)");
 }

@@ -97,8 +97,9 @@ Status ListReflogs(GitRefStore& store, std::vector<std::string>* names) {
   return Status::Ok();
 }
 
-Status DwimReflog(GitRefStore& store, std::string_view name, std::string* refname) {
+Status DwimReflog(GitRefStore& store, std::string_view name, std::string* refname, int* found) {
   refname->clear();
+  int count = 0;
   const std::string n(name);
   for (const std::string& path : {n, "refs/" + n, "refs/tags/" + n, "refs/heads/" + n,
                                   "refs/remotes/" + n, "refs/remotes/" + n + "/HEAD"}) {
@@ -107,19 +108,16 @@ Status DwimReflog(GitRefStore& store, std::string_view name, std::string* refnam
     REFTAB_RETURN_IF_ERROR(ResolvesToObject(store, path, &ok, &target));
     if (!ok) continue;
     bool exists = false;
+    std::string it = path;
     REFTAB_RETURN_IF_ERROR(store.ReflogExists(path, &exists));
-    if (exists) {
-      *refname = path;
-      return Status::Ok();
-    }
-    if (target != path) {
+    if (!exists && target != path) {
+      it = target;
       REFTAB_RETURN_IF_ERROR(store.ReflogExists(target, &exists));
-      if (exists) {
-        *refname = target;
-        return Status::Ok();
-      }
     }
+    if (!exists) continue;
+    if (count++ == 0) *refname = it;
   }
+  if (found) *found = count;
   return Status::Ok();
 }
 

@@ -33,8 +33,10 @@ Status ListReflogs(GitRefStore& store, std::vector<std::string>* names);
 
 // git's `dwim_log`: the first of NAME, refs/NAME, refs/tags/NAME, refs/heads/NAME,
 // refs/remotes/NAME, refs/remotes/NAME/HEAD that resolves to an object and has a reflog
-// (its own, or that of the ref it points to). Empty when none.
-Status DwimReflog(GitRefStore& store, std::string_view name, std::string* refname);
+// (its own, or that of the ref it points to). Empty when none. `*found` (optional): how
+// many of them qualify (git warns when more than one does).
+Status DwimReflog(GitRefStore& store, std::string_view name, std::string* refname,
+                  int* found = nullptr);
 
 // What `git log -g NAME` reads for NAME (without its @{...}): NAME's reflog, else that of
 // the ref NAME points to, else refs/NAME's, else refs/heads/NAME's, else DwimReflog's.
