@@ -1,11 +1,26 @@
-// Public API: the little of git's object database a ref store needs — whether an object
-// exists, its type, and what an annotated tag peels to — read from loose objects and pack
-// indexes (version 2) in $GIT_COMMON_DIR/objects and its alternates. No object is written.
+// Public API: git's object database, read-only — whether an object exists, its type, size and
+// content, what an annotated tag peels to, abbreviated names, and how two commits relate —
+// read through libgit2's object database (git_odb_open on $GIT_COMMON_DIR/objects: loose
+// objects, packs, multi-pack indexes and alternates). No object is written, and no ref is read
+// through libgit2 (it need not understand reftable).
+//
+// libgit2 is loaded lazily: this library does not link it. When the build found libgit2's
+// headers (Meson feature `libgit2`, default auto), the first call that needs an object
+// dlopen()s libgit2's shared library and resolves the few functions it uses; commands that
+// never touch an object (listing refs, --help) pay nothing. available() is false, and reason()
+// says why in one line, when the build has no libgit2 support, when the library cannot be
+// loaded at run time, when the database cannot be opened, and for SHA-256 repositories:
+// libgit2 1.5 (Debian 12) has no SHA-256 object format. Callers then take ids on trust (the
+// ref store does, and says so: store/git_ref_transaction.h).
+//
+// Not thread-safe: one GitObjects per thread.
 #ifndef REFTAB_STORE_GIT_OBJECTS_H_
 #define REFTAB_STORE_GIT_OBJECTS_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "format/record.h"
@@ -15,32 +30,68 @@ namespace reftab {
 
 enum class GitObjectType { kNone = 0, kCommit = 1, kTree = 2, kBlob = 3, kTag = 4 };
 
+// git's name of the type ("commit", "tree", "blob", "tag"); "" for kNone.
+const char* GitObjectTypeName(GitObjectType type);
+// The type git's name stands for; kNone for anything else.
+GitObjectType GitObjectTypeNamed(std::string_view name);
+
 class GitObjects {
  public:
-  // `objects_dir` is $GIT_COMMON_DIR/objects; `hash_size` 20 or 32.
+  // `objects_dir` is $GIT_COMMON_DIR/objects; `hash_size` 20 or 32. Nothing is loaded or
+  // opened here; failures to do so later are reported by available()/reason().
   GitObjects(std::string objects_dir, size_t hash_size);
   ~GitObjects();
+  GitObjects(const GitObjects&) = delete;
+  GitObjects& operator=(const GitObjects&) = delete;
 
-  // The object's type, or kNone when the database does not have it. Errors are I/O errors
-  // and corrupt objects.
+  // Whether objects can be looked up; loads libgit2 and opens the database on first use.
+  // When false, reason() says why and every lookup below fails with an IoError saying so.
+  bool available();
+  // One line, without a trailing newline; empty while available.
+  const std::string& reason();
+
+  // The object's type, or kNone when the database does not have it. Errors: I/O, corrupt
+  // objects, an unavailable database.
   Status TypeOf(const ObjectId& id, GitObjectType* type);
+  // Type and size of the content (what `git cat-file -s` prints) without inflating all of
+  // it where the storage allows; kNone and 0 when missing.
+  Status Size(const ObjectId& id, GitObjectType* type, uint64_t* size);
+  // The whole content (without git's "<type> <size>\0" header); kNone and "" when missing.
+  Status Read(const ObjectId& id, GitObjectType* type, std::string* content);
   // Follows annotated tags from `id` to the first object that is not a tag. *ok is false
-  // when a tag in the chain names a missing object or one of another type than it claims
-  // (git then stores no peeled value).
+  // when `id` is missing, or a tag in the chain is malformed, names a missing object or one
+  // of another type than it claims (git then stores no peeled value).
   Status Peel(const ObjectId& id, ObjectId* peeled, bool* ok);
 
- private:
-  struct Pack;
-  // The object's type and, for a tag, the start of its body (what `object`/`type` say).
-  Status Read(const ObjectId& id, GitObjectType* type, std::string* head);
-  Status ReadLoose(const std::string& dir, const ObjectId& id, GitObjectType* type,
-                   std::string* head, bool* found);
-  Status LoadPacks();
+  // git's abbreviation of `id`: its first hex digits, at least `min_len` (clamped to 4..hex
+  // length) and as many more as make it name no other object in the database. An id the
+  // database lacks is abbreviated so that it names no object at all, as git does.
+  Status Abbreviate(const ObjectId& id, size_t min_len, std::string* hex);
+  // git's automatic core.abbrev: half the bits of the approximate object count (objects in
+  // packs and multi-pack indexes, alternates included; loose objects are not counted), in
+  // hex digits rounded up, and at least 7. Callers honour a configured core.abbrev first.
+  Status DefaultAbbrevLength(size_t* len);
 
-  std::vector<std::string> dirs_;  // objects_dir and its alternates
+  // Whether `ancestor` is reachable from `descendant` over commit parents (a commit is its
+  // own ancestor), as `git merge-base --is-ancestor`. Non-commits: InvalidArgument.
+  Status IsAncestor(const ObjectId& ancestor, const ObjectId& descendant, bool* is);
+  // Commits reachable from `a` but not from `b` (*ahead) and from `b` but not from `a`
+  // (*behind): what %(upstream:track) prints for a = the branch, b = its upstream.
+  Status AheadBehind(const ObjectId& a, const ObjectId& b, size_t* ahead, size_t* behind);
+
+ private:
+  struct Lib;  // libgit2's functions, its odb handle, and the loaded library
+  Status Load();
+  Status Unavailable() const;
+  // A commit's parents and committer date; a commit the database lacks (a shallow
+  // boundary) has none. InvalidArgument for an object that is not a commit.
+  Status ReadCommit(const ObjectId& id, std::vector<ObjectId>* parents, uint64_t* date);
+
+  std::string objects_dir_;
   size_t hash_size_;
-  bool packs_loaded_ = false;
-  std::vector<std::unique_ptr<Pack>> packs_;
+  bool tried_ = false;  // Load() ran (successfully or not)
+  std::unique_ptr<Lib> lib_;
+  std::string reason_;
 };
 
 }  // namespace reftab

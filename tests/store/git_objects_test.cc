@@ -1,0 +1,304 @@
+// store/git_objects.h on repositories made by git (any version: objects have not changed):
+// loose and packed objects, annotated and nested tags, missing objects, abbreviations and
+// commit walks, each checked against what git itself says. Skipped with a message when there
+// is no git, or libgit2 cannot be loaded (the build has none, or the library is missing).
+#include "store/git_objects.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/testutil/git_environment.h"
+#include "tests/testutil/process.h"
+#include "tests/testutil/store_util.h"
+
+namespace reftab {
+namespace {
+
+using testutil::TempDir;
+
+const auto* const kIsolated =
+    ::testing::AddGlobalTestEnvironment(new testutil::IsolatedGitEnvironment);
+
+// fast-import's "data" command.
+std::string Data(const std::string& s) { return "data " + std::to_string(s.size()) + "\n" + s; }
+
+// A commit on `branch` with the given marks; `parents` by mark, the first one "from".
+std::string Commit(const std::string& branch, int mark, std::vector<int> parents, int time) {
+  std::string when = std::to_string(1700000000 + time) + " +0100";
+  std::string s = "commit refs/heads/" + branch + "\nmark :" + std::to_string(mark) +
+                  "\nauthor A <a@x> " + when + "\ncommitter C <c@x> " + when + "\n" +
+                  Data("commit " + std::to_string(mark) + "\n\nbody\n");
+  for (size_t i = 0; i < parents.size(); ++i) {
+    s += (i == 0 ? "from :" : "merge :") + std::to_string(parents[i]) + "\n";
+  }
+  return s + "M 100644 inline f\n" + Data("file of " + std::to_string(mark) + "\n") + "\n";
+}
+
+ObjectId IdOf(const std::string& hex) {
+  ObjectId id{};
+  EXPECT_TRUE(ParseHexId(hex, 20, &id)) << hex;
+  return id;
+}
+
+class GitObjectsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (testing::RunProcess({"git", "--version"}).exit_code != 0) GTEST_SKIP() << "no git on PATH";
+    repo_ = tmp_.Subdir("repo.git");
+    Git({"init", "-q", "--bare", repo_});
+    objects_ = repo_ + "/objects";
+    GitObjects probe(objects_, 20);
+    if (!probe.available()) GTEST_SKIP() << "objects unavailable: " << probe.reason();
+  }
+
+  // Runs git in the repository; its standard output (fails the test on a non-zero exit).
+  std::string Git(std::vector<std::string> args, const std::string& input = "") {
+    args.insert(args.begin(), "git");
+    testing::ProcessOptions opts;
+    opts.cwd = repo_.empty() ? tmp_.path() : repo_;
+    opts.input = input;
+    opts.env = {{"GIT_COMMITTER_NAME", "C"},
+                {"GIT_COMMITTER_EMAIL", "c@x"},
+                {"GIT_COMMITTER_DATE", "1700000100 +0100"},
+                {"GIT_AUTHOR_NAME", "A"},
+                {"GIT_AUTHOR_EMAIL", "a@x"},
+                {"GIT_AUTHOR_DATE", "1700000100 +0100"}};
+    testing::ProcessResult r = testing::RunProcess(args, opts);
+    EXPECT_EQ(r.exit_code, 0) << args[1] << ": " << r.err;
+    return r.out;
+  }
+  std::string Rev(const std::string& rev) { return Git({"rev-parse", rev}).substr(0, 40); }
+
+  // main: 1-2-3-4, side: 2-5-6, merge 7 = 4+6 on main; tags: v1 (annotated, on 3), v1-outer
+  // (a tag of v1), vblob (on a blob); a tag claiming the wrong type; a tag of a missing object.
+  void MakeHistory() {
+    std::string s = Commit("main", 1, {}, 1) + Commit("main", 2, {1}, 2) +
+                    Commit("main", 3, {2}, 3) + Commit("side", 5, {2}, 4) +
+                    Commit("main", 4, {3}, 5) + Commit("side", 6, {5}, 6) +
+                    Commit("main", 7, {4, 6}, 7);
+    Git({"fast-import", "--quiet"}, s);
+    Git({"tag", "-a", "-m", "annotated", "v1", "main~1~1"});
+    Git({"-c", "advice.nestedTag=false", "tag", "-a", "-m", "outer", "v1-outer", "v1"});
+    Git({"tag", "-a", "-m", "of a blob", "vblob", "main:f"});
+    liar_ = Git({"hash-object", "-w", "--literally", "-t", "tag", "--stdin"},
+                "object " + Rev("main") + "\ntype tree\ntag liar\n\nwrong type\n")
+                .substr(0, 40);
+    dangling_ = Git({"hash-object", "-w", "--literally", "-t", "tag", "--stdin"},
+                    "object 1234567890123456789012345678901234567890\ntype commit\ntag d\n\nx\n")
+                    .substr(0, 40);
+  }
+  // Every object into one pack, or every object loose (also those no ref reaches).
+  void Pack() {
+    Git({"pack-objects", "-q", "objects/pack/pack"}, ObjectList());
+    Git({"prune-packed"});
+    ASSERT_EQ(Git({"count-objects"}).substr(0, 10), "0 objects,");
+  }
+  void Unpack() {
+    std::string pack = Git({"pack-objects", "-q", "--stdout"}, ObjectList());
+    std::filesystem::remove_all(objects_ + "/pack");
+    std::filesystem::create_directory(objects_ + "/pack");
+    Git({"unpack-objects", "-q"}, pack);
+    ASSERT_EQ(std::filesystem::is_empty(objects_ + "/pack"), true);
+  }
+  std::string ObjectList() {
+    return Git({"cat-file", "--batch-all-objects", "--batch-check=%(objectname)"});
+  }
+
+  // Every object git has: id -> (type, content).
+  std::map<std::string, std::pair<std::string, std::string>> AllObjects() {
+    std::string out = Git({"cat-file", "--batch-all-objects", "--batch"});
+    std::map<std::string, std::pair<std::string, std::string>> all;
+    for (size_t pos = 0; pos < out.size();) {
+      size_t nl = out.find('\n', pos);
+      std::istringstream head(out.substr(pos, nl - pos));
+      std::string id, type;
+      size_t size = 0;
+      head >> id >> type >> size;
+      all[id] = {type, out.substr(nl + 1, size)};
+      pos = nl + 1 + size + 1;
+    }
+    return all;
+  }
+
+  void ExpectSameObjectsAsGit() {
+    auto all = AllObjects();
+    ASSERT_GT(all.size(), 20u);
+    GitObjects db(objects_, 20);
+    for (const auto& [hex, object] : all) {
+      GitObjectType type = GitObjectType::kNone;
+      uint64_t size = 0;
+      std::string content;
+      ASSERT_TRUE(db.Size(IdOf(hex), &type, &size).ok());
+      EXPECT_EQ(GitObjectTypeName(type), object.first) << hex;
+      EXPECT_EQ(size, object.second.size()) << hex;
+      ASSERT_TRUE(db.Read(IdOf(hex), &type, &content).ok());
+      EXPECT_EQ(GitObjectTypeName(type), object.first) << hex;
+      EXPECT_EQ(content, object.second) << hex;
+    }
+  }
+
+  void ExpectPeeling() {
+    GitObjects db(objects_, 20);
+    ObjectId peeled{};
+    bool ok = false;
+    for (const char* tag : {"v1", "v1-outer"}) {
+      ASSERT_TRUE(db.Peel(IdOf(Rev(tag)), &peeled, &ok).ok());
+      EXPECT_TRUE(ok) << tag;
+      EXPECT_EQ(HexId(peeled, 20), Rev(std::string(tag) + "^{}")) << tag;
+    }
+    ASSERT_TRUE(db.Peel(IdOf(Rev("vblob")), &peeled, &ok).ok());
+    EXPECT_TRUE(ok);
+    EXPECT_EQ(HexId(peeled, 20), Rev("main:f"));
+    ASSERT_TRUE(db.Peel(IdOf(Rev("main")), &peeled, &ok).ok());  // not a tag: itself
+    EXPECT_TRUE(ok);
+    EXPECT_EQ(HexId(peeled, 20), Rev("main"));
+    for (const std::string& bad : {liar_, dangling_, std::string(40, 'e')}) {
+      ASSERT_TRUE(db.Peel(IdOf(bad), &peeled, &ok).ok());
+      EXPECT_FALSE(ok) << bad;
+    }
+  }
+
+  TempDir tmp_{"git-objects"};
+  std::string repo_, objects_, liar_, dangling_;
+};
+
+TEST_F(GitObjectsTest, ReadsLooseObjectsAsGitDoes) {
+  MakeHistory();
+  Unpack();
+  ExpectSameObjectsAsGit();
+  ExpectPeeling();
+}
+
+TEST_F(GitObjectsTest, ReadsPackedObjectsAsGitDoes) {
+  MakeHistory();
+  Pack();
+  ExpectSameObjectsAsGit();
+  ExpectPeeling();
+}
+
+TEST_F(GitObjectsTest, MissingObjects) {
+  MakeHistory();
+  GitObjects db(objects_, 20);
+  ObjectId missing = IdOf(std::string(40, 'e'));
+  GitObjectType type = GitObjectType::kCommit;
+  uint64_t size = 7;
+  std::string content = "x";
+  ASSERT_TRUE(db.TypeOf(missing, &type).ok());
+  EXPECT_EQ(type, GitObjectType::kNone);
+  ASSERT_TRUE(db.Size(missing, &type, &size).ok());
+  EXPECT_EQ(size, 0u);
+  ASSERT_TRUE(db.Read(missing, &type, &content).ok());
+  EXPECT_EQ(type, GitObjectType::kNone);
+  EXPECT_EQ(content, "");
+}
+
+TEST_F(GitObjectsTest, AncestryAndAheadBehindAsGit) {
+  MakeHistory();
+  Pack();
+  GitObjects db(objects_, 20);
+  std::vector<std::string> commits;
+  for (const char* rev : {"main", "main~1", "main~2", "main~3", "main~4", "side", "side~1"}) {
+    commits.push_back(Rev(rev));
+  }
+  testing::ProcessOptions in_repo;
+  in_repo.cwd = repo_;
+  for (const std::string& a : commits) {
+    for (const std::string& b : commits) {
+      bool is = false;
+      ASSERT_TRUE(db.IsAncestor(IdOf(a), IdOf(b), &is).ok());
+      int git_is =
+          testing::RunProcess({"git", "merge-base", "--is-ancestor", a, b}, in_repo).exit_code;
+      EXPECT_EQ(is, git_is == 0) << a << " " << b;
+      size_t ahead = 0, behind = 0;
+      ASSERT_TRUE(db.AheadBehind(IdOf(a), IdOf(b), &ahead, &behind).ok());
+      std::string counts = Git({"rev-list", "--left-right", "--count", a + "..." + b});
+      EXPECT_EQ(std::to_string(ahead) + "\t" + std::to_string(behind) + "\n", counts)
+          << a << " " << b;
+    }
+  }
+  size_t ahead = 0, behind = 0;
+  EXPECT_EQ(db.AheadBehind(IdOf(Rev("v1")), IdOf(Rev("main")), &ahead, &behind).code(),
+            Code::kInvalidArgument);  // a tag is not a commit
+}
+
+// Abbreviations against git's, on enough blobs that four hex digits often collide.
+TEST_F(GitObjectsTest, AbbreviatesAsGit) {
+  std::string s = "commit refs/heads/main\ncommitter C <c@x> 1700000000 +0000\n" + Data("m\n");
+  for (int i = 0; i < 3000; ++i) {
+    s += "M 100644 inline f" + std::to_string(i) + "\n" + Data(std::to_string(i) + "\n") + "\n";
+  }
+  Git({"fast-import", "--quiet"}, s + "\n");
+  for (bool loose : {false, true}) {  // fast-import writes a pack
+    if (loose) Unpack();
+    GitObjects db(objects_, 20);
+    std::istringstream full(Git({"ls-tree", "main"})),
+        short4(Git({"ls-tree", "--abbrev=4", "main"}));
+    std::string a, b;
+    size_t longer = 0;
+    while (std::getline(full, a) && std::getline(short4, b)) {
+      std::string hex = a.substr(12, 40), want = b.substr(12, b.find('\t') - 12);
+      std::string got;
+      ASSERT_TRUE(db.Abbreviate(IdOf(hex), 4, &got).ok());
+      EXPECT_EQ(got, want) << hex;
+      longer += want.size() > 4;
+    }
+    EXPECT_GT(longer, 10u);  // the test does meet collisions
+    // An id the database lacks is made long enough to name nothing: one nibble off an
+    // existing one needs every digit.
+    std::string hex = full.str().substr(12, 40), got;
+    hex[39] = hex[39] == '0' ? '1' : '0';
+    ASSERT_TRUE(db.Abbreviate(IdOf(hex), 4, &got).ok());
+    EXPECT_EQ(got, hex);
+    ASSERT_TRUE(db.Abbreviate(IdOf(hex), 50, &got).ok());
+    EXPECT_EQ(got, hex);
+  }
+}
+
+// git's automatic abbreviation grows with the packed object count (loose ones do not count).
+TEST_F(GitObjectsTest, DefaultAbbrevLengthAsGit) {
+  GitObjects db(objects_, 20);
+  size_t len = 0;
+  ASSERT_TRUE(db.DefaultAbbrevLength(&len).ok());
+  EXPECT_EQ(len, 7u);
+  std::string s;
+  for (int i = 0; i < 17000; ++i) s += "blob\n" + Data(std::to_string(i) + "\n") + "\n";
+  s += "commit refs/heads/main\ncommitter C <c@x> 1700000000 +0000\n" + Data("m\n") + "\n";
+  Git({"fast-import", "--quiet"}, s);  // one pack of 17001 objects
+  const size_t git_len = Git({"rev-parse", "--short", "main"}).size() - 1;
+  EXPECT_EQ(git_len, 8u);
+  ASSERT_TRUE(db.DefaultAbbrevLength(&len).ok());
+  EXPECT_EQ(len, git_len);
+  Git({"multi-pack-index", "write"});  // counted once, through the multi-pack index
+  ASSERT_TRUE(db.DefaultAbbrevLength(&len).ok());
+  EXPECT_EQ(len, 8u);
+}
+
+TEST(GitObjectsUnavailableTest, SaysWhyInOneLine) {
+  TempDir tmp("git-objects");
+  std::string objects = tmp.Subdir("objects");
+  GitObjects sha256(objects, 32);
+  EXPECT_FALSE(sha256.available());
+  EXPECT_EQ(sha256.reason().find('\n'), std::string::npos);
+  GitObjectType type = GitObjectType::kCommit;
+  Status s = sha256.TypeOf(ObjectId{}, &type);
+  EXPECT_EQ(s.code(), Code::kIoError);
+  EXPECT_EQ(s.message(), sha256.reason());
+  EXPECT_EQ(type, GitObjectType::kNone);
+#ifdef REFTAB_HAVE_LIBGIT2
+  EXPECT_NE(sha256.reason().find("SHA-256"), std::string::npos) << sha256.reason();
+  GitObjects missing(tmp.path() + "/no-such-dir", 20);
+  if (missing.available()) GTEST_SKIP() << "libgit2 opens a missing directory";
+  EXPECT_NE(missing.reason().find("no-such-dir"), std::string::npos) << missing.reason();
+#else
+  EXPECT_EQ(sha256.reason(), "reftab was built without libgit2");
+  EXPECT_FALSE(GitObjects(objects, 20).available());
+#endif
+}
+
+}  // namespace
+}  // namespace reftab
