@@ -1,6 +1,7 @@
 #include "cli/reflog_show.h"
 
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -8,6 +9,7 @@
 #include "cli/output.h"
 #include "cli/reflog_format.h"
 #include "store/git_date.h"
+#include "store/git_object_parse.h"
 #include "store/git_reflog.h"
 
 namespace reftab::cli {
@@ -43,6 +45,19 @@ int AmbiguousArgument(const std::string& arg) {
                "[<revision>...] -- [<file>...]'\n",
                arg.c_str());
   return kExitFatal;
+}
+
+// The object database, when the store has one that can be read.
+GitObjects* Database(Store& store) {
+  GitObjects* objects = store.objects();
+  return objects && objects->available() ? objects : nullptr;
+}
+
+// Why something that needs an object cannot have it.
+Status NoDatabase(Store& store, const char* what) {
+  std::string why = store.objects() ? store.objects()->reason() : "no object database here";
+  return Status::InvalidArgument(std::string(what) + " needs the object database (" + why +
+                                 "); --format=%H prints full ids without it");
 }
 
 // git's strtol_i-style integer of -n/--max-count.
@@ -273,7 +288,7 @@ Status ShortenRef(Store& store, const std::string& full, std::string* out) {
 // database to ask; over a bare stack ids are taken on trust).
 Status ShowsEntry(Store& store, const LogRecord& e, bool* shows) {
   *shows = true;
-  GitObjects* objects = store.objects();
+  GitObjects* objects = Database(store);
   if (!objects) return Status::Ok();
   GitObjectType type = GitObjectType::kNone;
   REFTAB_RETURN_IF_ERROR(objects->TypeOf(e.new_id, &type));
@@ -309,14 +324,69 @@ std::string Selector(const WalkLog& l, const std::string& name, const DateFormat
   return name + "@{" + std::to_string(l.pos) + "}";
 }
 
+// The abbreviation length git uses: core.abbrev, else its automatic length.
+Status AbbrevLength(Store& store, GitObjects& objects, size_t* len) {
+  std::optional<std::string> v = store.config().Get("core.abbrev");
+  if (v && *v != "auto") {
+    if (*v == "no" || *v == "false" || *v == "off" || *v == "0") {
+      *len = 2 * store.hash_size();
+      return Status::Ok();
+    }
+    int64_t n = store.config().GetInt("core.abbrev", 0);
+    if (n >= 4) {
+      *len = size_t(n);
+      return Status::Ok();
+    }
+  }
+  return objects.DefaultAbbrevLength(len);
+}
+
+Result<CommitFields> ReadCommitFields(Store& store, const ObjectId& id) {
+  GitObjects* objects = Database(store);
+  if (!objects) return NoDatabase(store, "this --format placeholder");
+  GitObjectType type = GitObjectType::kNone;
+  std::string content;
+  REFTAB_RETURN_IF_ERROR(objects->Read(id, &type, &content));
+  if (type != GitObjectType::kCommit) return Status::Corruption("not a commit");
+  GitCommit c;
+  const size_t hs = store.hash_size();
+  REFTAB_RETURN_IF_ERROR(ParseCommit(content, hs, &c));
+  CommitFields f;
+  f.subject = SplitMessage(content).subject;
+  f.tree = HexId(c.tree, hs);
+  for (const ObjectId& p : c.parents) {
+    if (!f.parents.empty()) f.parents.push_back(' ');
+    f.parents.append(HexId(p, hs));
+  }
+  auto person = [](const std::optional<GitPerson>& p, std::string* name, std::string* email,
+                   uint64_t* time, int* tz) {
+    if (!p) return;
+    *name = p->name;
+    std::string_view e = p->email;
+    if (e.size() >= 2) e = e.substr(1, e.size() - 2);  // without the < >
+    email->assign(e.data(), e.size());
+    *time = p->timestamp;
+    *tz = p->tz;
+  };
+  person(c.author, &f.author_name, &f.author_email, &f.author_time, &f.author_tz);
+  person(c.committer, &f.committer_name, &f.committer_email, &f.committer_time, &f.committer_tz);
+  return f;
+}
+
 ReflogObjects ObjectsFor(Store& store) {
   ReflogObjects o;
   const size_t hs = store.hash_size();
-  o.abbrev = [hs](const ObjectId& id) -> Result<std::string> { return HexId(id, hs).substr(0, 7); };
-  o.commit = [](const ObjectId&) -> Result<CommitFields> {
-    return Status::InvalidArgument(
-        "this --format placeholder needs the commit, and reftab cannot read commits here");
+  auto len = std::make_shared<size_t>(0);
+  o.abbrev = [&store, hs, len](const ObjectId& id) -> Result<std::string> {
+    if (!store.objects()) return HexId(id, hs).substr(0, 7);  // a bare stack: ids on trust
+    GitObjects* objects = Database(store);
+    if (!objects) return NoDatabase(store, "an abbreviated id");
+    if (*len == 0) REFTAB_RETURN_IF_ERROR(AbbrevLength(store, *objects, len.get()));
+    std::string hex;
+    REFTAB_RETURN_IF_ERROR(objects->Abbreviate(id, *len, &hex));
+    return hex;
   };
+  o.commit = [&store](const ObjectId& id) { return ReadCommitFields(store, id); };
   return o;
 }
 

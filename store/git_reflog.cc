@@ -223,7 +223,8 @@ Status OwnValue(GitRefStore& store, std::string_view refname, ObjectId* id) {
 // What git stores for a ref moved by --updateref: the id, peeled when it is a tag.
 Status UpdatedValue(GitRefStore& store, const ObjectId& id, RefValue* value) {
   *value = RefValue::Id(id);
-  if (GitObjects* objects = store.objects()) {
+  GitObjects* objects = store.objects();
+  if (objects && objects->available()) {
     GitObjectType type = GitObjectType::kNone;
     REFTAB_RETURN_IF_ERROR(objects->TypeOf(id, &type));
     if (type != GitObjectType::kTag) return Status::Ok();
@@ -287,9 +288,7 @@ bool IsHeadName(std::string_view name) {
 // Whether `commit` is `tip` or one of its ancestors.
 Status IsReachableFrom(GitObjects& objects, const ObjectId& commit, const ObjectId& tip,
                        bool* out) {
-  (void)objects, (void)commit, (void)tip, (void)out;
-  return Status::InvalidArgument(
-      "--expire-unreachable needs the commit graph, which this build cannot read");
+  return objects.IsAncestor(commit, tip, out);
 }
 
 }  // namespace
@@ -297,9 +296,10 @@ Status IsReachableFrom(GitObjects& objects, const ObjectId& commit, const Object
 Status ReflogExpiryPolicy::CommitOf(const ObjectId& id, ObjectId* commit, bool* ok) {
   *ok = false;
   GitObjects* objects = store_->objects();
-  if (!objects) {
-    return Status::InvalidArgument(
-        "--expire-unreachable needs the repository's object database (here there is none)");
+  if (!objects || !objects->available()) {
+    return Status::InvalidArgument("--expire-unreachable needs the object database (" +
+                                   std::string(objects ? objects->reason() : "there is none here") +
+                                   ")");
   }
   ObjectId peeled = id;
   GitObjectType type = GitObjectType::kNone;

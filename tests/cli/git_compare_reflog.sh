@@ -102,6 +102,17 @@ ro() {
   verdict "$desc" "$why"
 }
 
+# A reader on a copy with one config setting KEY=VALUE.
+ro_config() {
+  local kv=$1; shift
+  local desc="show [$kv] $*"
+  if [ -n "$filter" ] && [[ $desc != *$filter* ]]; then return; fi
+  rm -rf "$tmp/c"; cp -a "$T" "$tmp/c"
+  "$git" -C "$tmp/c" config "${kv%%=*}" "${kv#*=}"
+  run_both "$tmp/c/.git" "$tmp/c/.git" "$@"
+  verdict "$desc" "$why"
+}
+
 # Every reflog as git shows it (one walk over all of them), and as reftab reads them (old ids
 # too, without update indices, which depend on table layout).
 state() {
@@ -170,6 +181,13 @@ ro show --format='%gd %gD' refs/heads/topic
 ro show --format='%gd' --date=iso topic
 ro show --format='%gD' --date=raw "topic@{1.day.ago}"
 ro show --pretty='format:%gd' -n 3
+# Placeholders that read the commit (object database).
+ro show --format='%h %s|%an|%ae|%ad|%cn|%ce|%cd|%at|%ct|%T|%P' -n 6
+ro show --date=iso --format='%ad|%cd|%gd' topic
+ro show --date=unix --format='%ad %s' main@{3}
+ro_config core.abbrev=12 show -n 3
+ro_config core.abbrev=no show -n 2 topic
+ro_config core.abbrev=auto show -n 2 topic
 
 # --- list, exists --------------------------------------------------------------------------
 ro list
@@ -217,6 +235,17 @@ for r in HEAD main topic refs/heads/topic marker origin/main nosuch light; do
   rw expire --rewrite --updateref --verbose --expire=1700040000 --expire-unreachable=never "$r"
   rw expire --dry-run --verbose --expire=1700040000 --expire-unreachable=never "$r"
 done
+# Entries older than the unreachable time go when their commits are not reachable from the
+# tip (for HEAD: from any ref) — the commits a reset and a deleted branch left behind.
+for r in HEAD main topic origin/main; do
+  for u in all now 1700060000 2.days.ago; do
+    rw expire --expire=never --expire-unreachable="$u" "$r"
+  done
+  rw expire --expire=1700020000 "$r"
+  rw expire --expire=1700020000 --expire-unreachable=1700080000 --verbose "$r"
+  rw expire --rewrite --updateref --expire=never --expire-unreachable=all "$r"
+done
+rw expire --all --expire=never --expire-unreachable=all
 rw expire --all --expire=1700040000 --expire-unreachable=never
 rw expire --all --dry-run --verbose --expire=1700040000 --expire-unreachable=never
 rw expire --all
