@@ -18,8 +18,9 @@
 #include "store/refname.h"
 
 namespace reftab::cli {
+namespace {
 
-const char kReflogUsage[] =
+constexpr const char kReflogUsageText[] =
     "usage: reftab reflog [show] [<log-options>] [<ref>]\n"
     "   or: reftab reflog list\n"
     "   or: reftab reflog exists <ref>\n"
@@ -31,9 +32,8 @@ const char kReflogUsage[] =
     "\n"
     "    <log-options>: -n <N>, --max-count=<N>, --date=<mode>, --format=<format>\n"
     "                   (%gd %gD %gs %gn %ge %H %h %s %an %ae %ad %cn %ce %cd ...), or\n"
-    "                   --format=json (one JSON object per entry)\n";
-
-namespace {
+    "                   --format=json (one JSON object per entry)\n"
+    "\n";
 
 constexpr const char kExistsUsage[] = "usage: reftab reflog exists <ref>\n\n";
 constexpr const char kListUsage[] = "usage: reftab reflog list\n\n";
@@ -307,7 +307,7 @@ int ReflogExpire(Store& store, const Args& args) {
 }  // namespace
 
 int CmdReflog(const GlobalOptions& g, const Args& args) {
-  if (!args.empty() && (args[0] == "-h" || args[0] == "--help")) return Help(kReflogUsage);
+  if (!args.empty() && (args[0] == "-h" || args[0] == "--help")) return Help(kReflogUsageText);
   std::string sub = args.empty() ? "show" : args[0];
   bool named =
       sub == "show" || sub == "list" || sub == "exists" || sub == "delete" || sub == "expire";
@@ -317,7 +317,7 @@ int CmdReflog(const GlobalOptions& g, const Args& args) {
   }
   Args rest(args.begin() + (named && !args.empty() ? 1 : 0), args.end());
   if (!named) sub = "show";
-  if (sub == "show" && !rest.empty() && rest[0] == "-h") return Help(kReflogUsage);
+  if (sub == "show" && !rest.empty() && rest[0] == "-h") return Help(kReflogUsageText);
   const bool writes = sub == "delete" || sub == "expire";
   auto store = OpenStore(g, writes ? GitRepoAccess::kReadWrite : GitRepoAccess::kReadOnly);
   if (!store.ok()) return Fatal(store.status().message());
@@ -330,3 +330,6 @@ int CmdReflog(const GlobalOptions& g, const Args& args) {
 }
 
 }  // namespace reftab::cli
+
+// `reftab help reflog` and `reftab reflog -h` (cli/commands.h).
+const char* const reftab::cli::kReflogUsage = reftab::cli::kReflogUsageText;

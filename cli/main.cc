@@ -45,19 +45,49 @@ constexpr const char kHelp[] =
 struct Command {
   const char* name;
   int (*run)(const reftab::cli::GlobalOptions&, const reftab::cli::Args&);
+  // The command's usage (cli/commands.h), for `help <command>` and `<command> -h`.
+  const char* const* usage = nullptr;
 };
 
 constexpr Command kCommands[] = {
-    {"dump", reftab::cli::CmdDump},
-    {"write-table", reftab::cli::CmdWriteTable},
-    {"show-ref", reftab::cli::CmdShowRef},
-    {"update-ref", reftab::cli::CmdUpdateRef},
-    {"compact", reftab::cli::CmdCompact},
-    {"verify", reftab::cli::CmdVerify},
-    {"for-each-ref", reftab::cli::CmdForEachRef},
-    {"demo", reftab::cli::CmdDemo},
-    {"reflog", reftab::cli::CmdReflog},
+    {"dump", reftab::cli::CmdDump, &reftab::cli::kDumpUsage},
+    {"write-table", reftab::cli::CmdWriteTable, &reftab::cli::kWriteTableUsage},
+    {"show-ref", reftab::cli::CmdShowRef, &reftab::cli::kShowRefUsage},
+    {"update-ref", reftab::cli::CmdUpdateRef, &reftab::cli::kUpdateRefUsage},
+    {"compact", reftab::cli::CmdCompact, &reftab::cli::kCompactUsage},
+    {"verify", reftab::cli::CmdVerify, &reftab::cli::kVerifyUsage},
+    {"for-each-ref", reftab::cli::CmdForEachRef, &reftab::cli::kForEachRefUsage},
+    {"demo", reftab::cli::CmdDemo, &reftab::cli::kDemoUsage},
+    {"reflog", reftab::cli::CmdReflog, &reftab::cli::kReflogUsage},
 };
+
+const Command* FindCommand(const std::string& name) {
+  for (const Command& c : kCommands) {
+    if (name == c.name) return &c;
+  }
+  return nullptr;
+}
+
+// `reftab help [<command>]`: the overview, or one command's usage, on stdout. `help
+// --commands` lists the command names (for shell completion).
+int Help(const reftab::cli::Args& rest, size_t i) {
+  if (i + 1 >= rest.size()) {
+    std::fputs(kHelp, stdout);
+    return reftab::cli::kExitOk;
+  }
+  const std::string& name = rest[i + 1];
+  if (name == "--commands") {
+    for (const Command& c : kCommands) std::puts(c.name);
+    return reftab::cli::kExitOk;
+  }
+  const Command* c = FindCommand(name);
+  if (!c) {
+    std::fprintf(stderr, "reftab: no help for unknown command '%s'\n", name.c_str());
+    return reftab::cli::kExitUsage;
+  }
+  std::fputs(c->usage ? *c->usage : kHelp, stdout);
+  return reftab::cli::kExitOk;
+}
 
 }  // namespace
 
@@ -73,8 +103,7 @@ int main(int argc, char** argv) {
     } else if (TakeValue(rest, &i, "--git-dir", &v)) {
       g.git_dir = v;
     } else if (rest[i] == "-h" || rest[i] == "--help" || rest[i] == "help") {
-      std::fputs(kHelp, stdout);
-      return kExitOk;
+      return Help(rest, i);
     } else if (rest[i] == "--version") {
       std::puts("reftab 0.1.0");
       return kExitOk;
@@ -91,8 +120,13 @@ int main(int argc, char** argv) {
   }
   const std::string& name = rest[i];
   Args args(rest.begin() + long(i) + 1, rest.end());
-  for (const Command& c : kCommands) {
-    if (name == c.name) return c.run(g, args);
+  if (const Command* c = FindCommand(name)) {
+    // git prints a command's usage for -h on stdout and exits 0 (2.55).
+    if (c->usage && !args.empty() && (args[0] == "-h" || args[0] == "--help")) {
+      std::fputs(*c->usage, stdout);
+      return kExitOk;
+    }
+    return c->run(g, args);
   }
   std::fprintf(stderr, "reftab: unknown command '%s'\n%s", name.c_str(), kHelp);
   return kExitUsage;
