@@ -39,3 +39,10 @@ int CmdCompact(const GlobalOptions& g, const Args& args) {
 }
 
 }  // namespace reftab::cli
+
+// `reftab help compact` and `reftab compact -h` (cli/commands.h).
+const char* const reftab::cli::kCompactUsage =
+    "usage: reftab compact [--auto]\n"
+    "\n"
+    "    --auto                git's geometric auto-compaction instead of merging everything\n"
+    "\n";

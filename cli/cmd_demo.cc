@@ -213,3 +213,12 @@ int CmdDemo(const GlobalOptions&, const Args& args) {
 }
 
 }  // namespace reftab::cli
+
+// `reftab help demo` and `reftab demo -h` (cli/commands.h).
+const char* const reftab::cli::kDemoUsage =
+    "usage: reftab demo [--refs <n>] [--dir <dir>] [--keep]\n"
+    "\n"
+    "    --refs <n>            how many refs to write (default 100000)\n"
+    "    --dir <dir>           where to write them (default: a temporary directory)\n"
+    "    --keep                keep the directory afterwards\n"
+    "\n";

@@ -97,3 +97,13 @@ int CmdDump(const GlobalOptions& g, const Args& args) {
 }
 
 }  // namespace reftab::cli
+
+// `reftab help dump` and `reftab dump -h` (cli/commands.h).
+const char* const reftab::cli::kDumpUsage =
+    "usage: reftab dump [--format=jsonl|git] [--blocks] [<file.ref>]\n"
+    "   or: reftab (--stack <dir> | --git-dir <gitdir>) dump [--format=jsonl|git]\n"
+    "\n"
+    "    --format=jsonl        one JSON object per record (default), bytes kept exactly\n"
+    "    --format=git          the text of git's `test-tool dump-reftable`\n"
+    "    --blocks              also the block structure (with --format=git and a file)\n"
+    "\n";

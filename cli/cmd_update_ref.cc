@@ -615,3 +615,6 @@ int CmdUpdateRef(const GlobalOptions& g, const Args& args) {
 }
 
 }  // namespace reftab::cli
+
+// `reftab help update-ref` and `reftab update-ref -h` (cli/commands.h).
+const char* const reftab::cli::kUpdateRefUsage = reftab::cli::kUsage;

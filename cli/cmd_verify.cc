@@ -129,3 +129,9 @@ int RefsVerify(const GlobalOptions& g, const Args& args) {
 }
 
 }  // namespace reftab::cli
+// `reftab help verify` and `reftab verify -h` (cli/commands.h).
+const char* const reftab::cli::kVerifyUsage =
+    "usage: reftab verify [--strict] [<file.ref>...]\n"
+    "\n"
+    "    --strict              count warnings as errors, as git refs verify --strict\n"
+    "\n";

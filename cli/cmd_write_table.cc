@@ -179,3 +179,18 @@ int CmdWriteTable(const GlobalOptions&, const Args& args) {
 }
 
 }  // namespace reftab::cli
+
+// `reftab help write-table` and `reftab write-table -h` (cli/commands.h).
+const char* const reftab::cli::kWriteTableUsage =
+    "usage: reftab write-table [<options>] <out.ref>\n"
+    "\n"
+    "    --block-size <n>      block size in bytes\n"
+    "    --restart-interval <n>\n"
+    "                          records between restart points\n"
+    "    --no-index-objects    write no object index\n"
+    "    --unpadded            do not pad blocks to the block size\n"
+    "    --hash sha1|sha256    the object format\n"
+    "    --min-update-index <n>\n"
+    "    --max-update-index <n>\n"
+    "                          the table's update index range\n"
+    "\n";

@@ -42,6 +42,20 @@ int PackRefsCore(const GlobalOptions& g, const Args& args, std::string_view usag
 int RefsVerify(const GlobalOptions& g, const Args& args);
 // `refs list`: for-each-ref under git 2.55's other name (its usage says "git refs list").
 int CmdRefsList(const GlobalOptions& g, const Args& args);
+int CmdReflog(const GlobalOptions& g, const Args& args);
+
+// git-style usage of each command ("usage: reftab <command> ..." and its options), printed
+// by `reftab help <command>` and `reftab <command> -h` (to stdout, exit 0, as git 2.55 does
+// for -h). Each is defined beside its command; kCommands (main.cc) points at it.
+extern const char* const kDumpUsage;
+extern const char* const kWriteTableUsage;
+extern const char* const kDemoUsage;
+extern const char* const kShowRefUsage;
+extern const char* const kUpdateRefUsage;
+extern const char* const kCompactUsage;
+extern const char* const kVerifyUsage;
+extern const char* const kForEachRefUsage;
+extern const char* const kReflogUsage;
 
 // Prints "reftab: <message>" to stderr and returns kExitError.
 int Fail(const Status& s);

@@ -28,6 +28,8 @@ constexpr const char kHelp[] =
     "                    --points-at, --include-root-refs, --stdin, --shell/--perl/..., --color,\n"
     "                    %(if)/%(align)/%(color), upstreams, object atoms; --format=json\n"
     "  refs list ...     the same as for-each-ref (git 2.55's name for it)\n"
+    "  reflog [show|list|exists|delete|expire] ...\n"
+    "                    read and prune reflogs like `git reflog` (see reftab reflog -h)\n"
     "  demo [--refs N] [--dir DIR] [--keep]\n"
     "                    write 100,000 refs, look some up, list, and time it\n"
     "  show-ref ... [--abbrev[=N]] [--hash[=N]] [--exclude-existing[=PATTERN]] [--format=json]\n"
@@ -66,23 +68,60 @@ constexpr const char kHelp[] =
 struct Command {
   const char* name;
   int (*run)(const reftab::cli::GlobalOptions&, const reftab::cli::Args&);
+  // The command's usage (cli/commands.h), for `help <command>` and `<command> -h`; null for
+  // a command whose option parser answers -h itself.
+  const char* const* usage = nullptr;
 };
 
 constexpr Command kCommands[] = {
-    {"dump", reftab::cli::CmdDump},
-    {"write-table", reftab::cli::CmdWriteTable},
-    {"show-ref", reftab::cli::CmdShowRef},
-    {"update-ref", reftab::cli::CmdUpdateRef},
-    {"compact", reftab::cli::CmdCompact},
-    {"verify", reftab::cli::CmdVerify},
-    {"for-each-ref", reftab::cli::CmdForEachRef},
-    {"demo", reftab::cli::CmdDemo},
-    {"symbolic-ref", reftab::cli::CmdSymbolicRef},
-    {"refs", reftab::cli::CmdRefs},
-    {"pack-refs", reftab::cli::CmdPackRefs},
-    {"rev-parse", reftab::cli::CmdRevParse},
-    {"stats", reftab::cli::CmdStats},
+    {"dump", reftab::cli::CmdDump, &reftab::cli::kDumpUsage},
+    {"write-table", reftab::cli::CmdWriteTable, &reftab::cli::kWriteTableUsage},
+    {"show-ref", reftab::cli::CmdShowRef, &reftab::cli::kShowRefUsage},
+    {"update-ref", reftab::cli::CmdUpdateRef, &reftab::cli::kUpdateRefUsage},
+    {"compact", reftab::cli::CmdCompact, &reftab::cli::kCompactUsage},
+    {"verify", reftab::cli::CmdVerify, &reftab::cli::kVerifyUsage},
+    {"for-each-ref", reftab::cli::CmdForEachRef, &reftab::cli::kForEachRefUsage},
+    {"demo", reftab::cli::CmdDemo, &reftab::cli::kDemoUsage},
+    {"reflog", reftab::cli::CmdReflog, &reftab::cli::kReflogUsage},
+    {"symbolic-ref", reftab::cli::CmdSymbolicRef, nullptr},
+    {"refs", reftab::cli::CmdRefs, nullptr},
+    {"pack-refs", reftab::cli::CmdPackRefs, nullptr},
+    {"rev-parse", reftab::cli::CmdRevParse, nullptr},
+    {"stats", reftab::cli::CmdStats, nullptr},
 };
+
+const Command* FindCommand(const std::string& name) {
+  for (const Command& c : kCommands) {
+    if (name == c.name) return &c;
+  }
+  return nullptr;
+}
+
+// `reftab help [<command>]`: the overview, or one command's usage, on stdout. `help
+// --commands` lists the command names (for shell completion).
+int Help(const reftab::cli::Args& rest, size_t i) {
+  if (i + 1 >= rest.size()) {
+    std::fputs(kHelp, stdout);
+    return reftab::cli::kExitOk;
+  }
+  const std::string& name = rest[i + 1];
+  if (name == "--commands") {
+    for (const Command& c : kCommands) std::puts(c.name);
+    return reftab::cli::kExitOk;
+  }
+  const Command* c = FindCommand(name);
+  if (!c) {
+    std::fprintf(stderr, "reftab: no help for unknown command '%s'\n", name.c_str());
+    return reftab::cli::kExitUsage;
+  }
+  if (c->usage) {
+    std::fputs(*c->usage, stdout);
+    return reftab::cli::kExitOk;
+  }
+  // Commands parsed with git's option parser (cli/git_options.h) print their own usage for
+  // -h, on stdout with exit 0, as git 2.55.
+  return c->run(reftab::cli::GlobalOptions{}, {"-h"});
+}
 
 }  // namespace
 
@@ -98,8 +137,7 @@ int main(int argc, char** argv) {
     } else if (TakeValue(rest, &i, "--git-dir", &v)) {
       g.git_dir = v;
     } else if (rest[i] == "-h" || rest[i] == "--help" || rest[i] == "help") {
-      std::fputs(kHelp, stdout);
-      return kExitOk;
+      return Help(rest, i);
     } else if (rest[i] == "--version") {
       std::puts("reftab 0.1.0");
       return kExitOk;
@@ -116,8 +154,13 @@ int main(int argc, char** argv) {
   }
   const std::string& name = rest[i];
   Args args(rest.begin() + long(i) + 1, rest.end());
-  for (const Command& c : kCommands) {
-    if (name == c.name) return c.run(g, args);
+  if (const Command* c = FindCommand(name)) {
+    // git prints a command's usage for -h on stdout and exits 0 (2.55).
+    if (c->usage && !args.empty() && (args[0] == "-h" || args[0] == "--help")) {
+      std::fputs(*c->usage, stdout);
+      return kExitOk;
+    }
+    return c->run(g, args);
   }
   std::fprintf(stderr, "reftab: unknown command '%s'\n%s", name.c_str(), kHelp);
   return kExitUsage;

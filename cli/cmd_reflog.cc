@@ -1,0 +1,335 @@
+// reftab reflog [show|list|exists|delete|expire] ...: git's `git reflog`, with git's output,
+// messages and exit codes: 128 after "fatal: ...", 129 for usage errors, 255 when a
+// subcommand reports "error: ..." (git returns -1 there), 1 from `exists` for a missing reflog.
+// Which entries, selectors and expiry decisions: store/git_reflog.h; printing:
+// cli/reflog_format.h.
+#include <cstdio>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "cli/reflog_format.h"
+#include "cli/reflog_show.h"
+#include "cli/stack_access.h"
+#include "store/git_date.h"
+#include "store/git_reflog.h"
+#include "store/refname.h"
+
+namespace reftab::cli {
+namespace {
+
+constexpr const char kReflogUsageText[] =
+    "usage: reftab reflog [show] [<log-options>] [<ref>]\n"
+    "   or: reftab reflog list\n"
+    "   or: reftab reflog exists <ref>\n"
+    "   or: reftab reflog delete [--rewrite] [--updateref]\n"
+    "                            [--dry-run | -n] [--verbose] <ref>@{<specifier>}...\n"
+    "   or: reftab reflog expire [--expire=<time>] [--expire-unreachable=<time>]\n"
+    "                            [--rewrite] [--updateref]\n"
+    "                            [--dry-run | -n] [--verbose] [--all | <refs>...]\n"
+    "\n"
+    "    <log-options>: -n <N>, --max-count=<N>, --date=<mode>, --format=<format>\n"
+    "                   (%gd %gD %gs %gn %ge %H %h %s %an %ae %ad %cn %ce %cd ...), or\n"
+    "                   --format=json (one JSON object per entry)\n"
+    "\n";
+
+constexpr const char kExistsUsage[] = "usage: reftab reflog exists <ref>\n\n";
+constexpr const char kListUsage[] = "usage: reftab reflog list\n\n";
+constexpr const char kDeleteUsage[] =
+    "usage: reftab reflog delete [--rewrite] [--updateref]\n"
+    "                            [--dry-run | -n] [--verbose] <ref>@{<specifier>}...\n"
+    "\n"
+    "    -n, --[no-]dry-run    do not actually prune any entries\n"
+    "    --[no-]rewrite        rewrite the old SHA1 with the new SHA1 of the entry that now "
+    "precedes it\n"
+    "    --[no-]updateref      update the reference to the value of the top reflog entry\n"
+    "    --[no-]verbose        print extra information on screen\n"
+    "\n";
+constexpr const char kExpireUsage[] =
+    "usage: reftab reflog expire [--expire=<time>] [--expire-unreachable=<time>]\n"
+    "                            [--rewrite] [--updateref] [--stale-fix]\n"
+    "                            [--dry-run | -n] [--verbose] [--all [--single-worktree] | "
+    "<refs>...]\n"
+    "\n"
+    "    -n, --[no-]dry-run    do not actually prune any entries\n"
+    "    --[no-]rewrite        rewrite the old SHA1 with the new SHA1 of the entry that now "
+    "precedes it\n"
+    "    --[no-]updateref      update the reference to the value of the top reflog entry\n"
+    "    --[no-]verbose        print extra information on screen\n"
+    "    --expire <timestamp>  prune entries older than the specified time\n"
+    "    --expire-unreachable <timestamp>\n"
+    "                          prune entries older than <time> that are not reachable from "
+    "the current tip of the branch\n"
+    "    --[no-]stale-fix      prune any reflog entries that point to broken commits\n"
+    "    --[no-]all            process the reflogs of all references\n"
+    "    --[no-]single-worktree\n"
+    "                          limits processing to reflogs from the current worktree only\n"
+    "\n";
+
+constexpr int kExitFatal = 128;
+constexpr int kExitGitUsage = 129;
+constexpr int kExitGitError = 255;  // a git command returning error()'s -1
+
+int Fatal(const std::string& message) {
+  std::fprintf(stderr, "fatal: %s\n", message.c_str());
+  return kExitFatal;
+}
+
+int Error(const std::string& message) {
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  return kExitGitError;
+}
+
+// git's parse-options complaint about an option it does not know, then the usage.
+int UnknownOption(const std::string& arg, const char* usage) {
+  if (arg.size() > 2 && arg[1] == '-') {
+    std::fprintf(stderr, "error: unknown option `%s'\n", arg.c_str() + 2);
+  } else {
+    std::fprintf(stderr, "error: unknown switch `%c'\n", arg.size() > 1 ? arg[1] : '-');
+  }
+  std::fputs(usage, stderr);
+  return kExitGitUsage;
+}
+
+int Help(const char* usage) {
+  std::fputs(usage, stdout);
+  return kExitOk;
+}
+
+int ReflogList(Store& store, const Args& args) {
+  for (const std::string& a : args) {
+    if (a == "-h") return Help(kListUsage);
+    if (a.size() > 1 && a[0] == '-' && a != "--") return UnknownOption(a, kListUsage);
+  }
+  if (!args.empty()) return Error("list does not accept arguments: '" + args[0] + "'");
+  std::vector<std::string> names;
+  Status s = ListReflogs(store, &names);
+  if (!s.ok()) return Fatal(s.message());
+  Output out;
+  for (const std::string& n : names) out.buf().append(n).push_back('\n');
+  return out.Flush() ? kExitOk : kExitError;
+}
+
+int ReflogExists(Store& store, const Args& args) {
+  std::vector<std::string> refs;
+  for (const std::string& a : args) {
+    if (a == "-h") return Help(kExistsUsage);
+    if (a.size() > 1 && a[0] == '-') return UnknownOption(a, kExistsUsage);
+    refs.push_back(a);
+  }
+  if (refs.empty()) {
+    std::fputs(kExistsUsage, stderr);
+    return kExitGitUsage;
+  }
+  if (!IsValidRefname(refs[0], kRefnameAllowOneLevel)) {
+    return Fatal("invalid ref format: " + refs[0]);
+  }
+  bool exists = false;
+  Status s = store.ReflogExists(refs[0], &exists);
+  if (!s.ok()) return Fatal(s.message());
+  return exists ? kExitOk : kExitError;
+}
+
+// Options shared by delete and expire.
+struct PruneOptions {
+  ReflogExpireFlags flags;
+  bool verbose = false;
+  bool verbose_says_would = false;  // git says "would prune" only where it passes dry_run
+};
+
+// Takes one of delete's and expire's common options; false if `a` is none of them.
+bool TakePruneOption(const std::string& a, PruneOptions* o) {
+  if (a == "-n" || a == "--dry-run") return o->flags.dry_run = true;
+  if (a == "--no-dry-run") return !(o->flags.dry_run = false);
+  if (a == "--rewrite") return o->flags.rewrite = true;
+  if (a == "--no-rewrite") return !(o->flags.rewrite = false);
+  if (a == "--updateref") return o->flags.update_ref = true;
+  if (a == "--no-updateref") return !(o->flags.update_ref = false);
+  if (a == "--verbose") return o->verbose = true;
+  if (a == "--no-verbose") return !(o->verbose = false);
+  return false;
+}
+
+// Wraps a policy with --verbose's lines ("keep <message>", "prune <message>").
+ReflogPruneFn Verbose(const PruneOptions& o, ReflogPruneFn inner, Output* out) {
+  if (!o.verbose) return inner;
+  bool would = o.verbose_says_would && o.flags.dry_run;
+  return [inner = std::move(inner), would, out](const LogRecord& e) -> Result<bool> {
+    REFTAB_ASSIGN_OR_RETURN(bool prune, inner(e));
+    out->buf().append(!prune ? "keep " : would ? "would prune " : "prune ").append(e.message);
+    return prune;
+  };
+}
+
+// One `reflog delete` argument; returns git's status for it (0 or -1).
+int DeleteOne(Store& store, const std::string& rev, const PruneOptions& o, Output* out) {
+  if (rev.find("@{") == std::string::npos) return Error("not a reflog: " + rev);
+  ReflogSelector sel = ParseReflogSelector(rev);
+  std::string ref;
+  Status s = DwimReflog(store, sel.ref, &ref);
+  if (!s.ok()) return Fatal(s.message());
+  if (ref.empty()) return Error("no reflog for '" + rev + "'");
+  std::vector<LogRecord> entries;
+  s = ReadReflog(store, ref, &entries);
+  if (!s.ok()) return Fatal(s.message());
+  int64_t kth = 0;
+  s = ReflogDeleteTarget(entries, sel, GitDateNow(), &kth);
+  if (!s.ok()) return Fatal(s.message());
+  PruneOptions po = o;
+  po.verbose_says_would = true;
+  s = ExpireReflog(store, ref, o.flags, {}, Verbose(po, PruneNthOldest(kth), out));
+  if (!s.ok()) return Error(s.message());
+  return 0;
+}
+
+int ReflogDelete(Store& store, const Args& args) {
+  PruneOptions o;
+  std::vector<std::string> revs;
+  bool dashdash = false;
+  for (const std::string& a : args) {
+    if (dashdash || a.empty() || a[0] != '-' || a == "-") {
+      revs.push_back(a);
+    } else if (a == "--") {
+      dashdash = true;
+    } else if (a == "-h") {
+      return Help(kDeleteUsage);
+    } else if (!TakePruneOption(a, &o)) {
+      return UnknownOption(a, kDeleteUsage);
+    }
+  }
+  if (revs.empty()) return Error("no reflog specified to delete");
+  Output out;
+  int status = 0;
+  for (const std::string& r : revs) {
+    status |= DeleteOne(store, r, o, &out);
+    out.Flush();
+  }
+  return status == 0 ? kExitOk : status == kExitFatal ? kExitFatal : kExitGitError;
+}
+
+struct ExpireOptions {
+  PruneOptions prune;
+  bool all = false;
+  std::optional<uint64_t> expire_total, expire_unreachable;
+  std::vector<std::string> refs;
+};
+
+// Parses expire's arguments; returns -1 when done, else the exit status.
+int ParseExpire(const Args& args, ExpireOptions* o) {
+  const uint64_t now = GitDateNow();
+  bool dashdash = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    std::string v;
+    if (dashdash || a.empty() || a[0] != '-' || a == "-") {
+      o->refs.push_back(a);
+    } else if (a == "--") {
+      dashdash = true;
+    } else if (a == "-h") {
+      return Help(kExpireUsage);
+    } else if (TakePruneOption(a, &o->prune)) {
+    } else if (a == "--all") {
+      o->all = true;
+    } else if (a == "--no-all") {
+      o->all = false;
+    } else if (a == "--single-worktree" || a == "--no-single-worktree") {
+      // Only this worktree's reflogs are listed anyway (ListReflogs).
+    } else if (a == "--stale-fix") {
+      return Fatal("reftab reflog expire: --stale-fix is not supported");
+    } else if (TakeValue(args, &i, "--expire-unreachable", &v) ||
+               TakeValue(args, &i, "--expire", &v)) {
+      bool unreach = a.starts_with("--expire-unreachable");
+      uint64_t t = 0;
+      if (!ParseExpiryDate(v, now, &t).ok()) {
+        return Fatal("invalid timestamp '" + v + "' given to '--" +
+                     (unreach ? "expire-unreachable" : "expire") + "'");
+      }
+      (unreach ? o->expire_unreachable : o->expire_total) = t;
+    } else {
+      return UnknownOption(a, kExpireUsage);
+    }
+  }
+  return -1;
+}
+
+// git's times for one ref: explicit ones, else refs/stash never, else the defaults.
+ReflogExpiryTimes TimesFor(const ExpireOptions& o, std::string_view ref, uint64_t now) {
+  ReflogExpiryTimes t;
+  bool stash = ref == "refs/stash";
+  t.expire_total = o.expire_total ? *o.expire_total : stash ? 0 : now - 30 * 24 * 3600;
+  t.expire_unreachable = o.expire_unreachable ? *o.expire_unreachable
+                         : stash              ? 0
+                                              : now - 90 * 24 * 3600;
+  return t;
+}
+
+Status ExpireOne(Store& store, const ExpireOptions& o, const std::string& ref, Output* out) {
+  ReflogExpiryPolicy policy(&store, ref, TimesFor(o, ref, uint64_t(std::time(nullptr))));
+  auto prune = [&policy](const LogRecord& e) { return policy.ShouldPrune(e); };
+  auto prepare = [&policy](const ObjectId& tip) { return policy.Prepare(tip); };
+  return ExpireReflog(store, ref, o.prune.flags, prepare, Verbose(o.prune, prune, out));
+}
+
+int ReflogExpire(Store& store, const Args& args) {
+  ExpireOptions o;
+  int r = ParseExpire(args, &o);
+  if (r >= 0) return r;
+  Output out;
+  int status = 0;
+  std::vector<std::string> all;
+  if (o.all) {
+    Status s = ListReflogs(store, &all);
+    if (!s.ok()) return Fatal(s.message());
+    o.prune.verbose_says_would = true;
+  }
+  for (const std::string& ref : all) {
+    Status s = ExpireOne(store, o, ref, &out);
+    out.Flush();
+    if (!s.ok()) status = Error(s.message());
+  }
+  o.prune.verbose_says_would = false;
+  for (const std::string& name : o.refs) {
+    std::string ref;
+    Status s = DwimReflog(store, name, &ref);
+    if (s.ok() && ref.empty()) {
+      status = Error("reflog could not be found: '" + name + "'");
+      continue;
+    }
+    if (s.ok()) s = ExpireOne(store, o, ref, &out);
+    out.Flush();
+    if (!s.ok()) status = Error(s.message());
+  }
+  return status;
+}
+
+}  // namespace
+
+int CmdReflog(const GlobalOptions& g, const Args& args) {
+  if (!args.empty() && (args[0] == "-h" || args[0] == "--help")) return Help(kReflogUsageText);
+  std::string sub = args.empty() ? "show" : args[0];
+  bool named =
+      sub == "show" || sub == "list" || sub == "exists" || sub == "delete" || sub == "expire";
+  if (sub == "write" || sub == "drop") {
+    return Usage("reflog",
+                 "'" + sub + "' is not implemented by reftab (use git reflog " + sub + ")");
+  }
+  Args rest(args.begin() + (named && !args.empty() ? 1 : 0), args.end());
+  if (!named) sub = "show";
+  if (sub == "show" && !rest.empty() && rest[0] == "-h") return Help(kReflogUsageText);
+  const bool writes = sub == "delete" || sub == "expire";
+  auto store = OpenStore(g, writes ? GitRepoAccess::kReadWrite : GitRepoAccess::kReadOnly);
+  if (!store.ok()) return Fatal(store.status().message());
+  Store& s = **store;
+  if (sub == "list") return ReflogList(s, rest);
+  if (sub == "exists") return ReflogExists(s, rest);
+  if (sub == "delete") return ReflogDelete(s, rest);
+  if (sub == "expire") return ReflogExpire(s, rest);
+  return ReflogShow(s, rest);
+}
+
+}  // namespace reftab::cli
+
+// `reftab help reflog` and `reftab reflog -h` (cli/commands.h).
+const char* const reftab::cli::kReflogUsage = reftab::cli::kReflogUsageText;

@@ -1,0 +1,276 @@
+#include "cli/reflog_format.h"
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <optional>
+
+#include "cli/jsonl.h"
+
+namespace reftab::cli {
+namespace {
+
+constexpr const char* kWeekdays[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+constexpr const char* kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                   "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+
+bool TakePrefix(std::string_view* s, std::string_view p) {
+  if (s->substr(0, p.size()) != p) return false;
+  s->remove_prefix(p.size());
+  return true;
+}
+
+// The zone of `time` in the local time zone, in git's +HHMM-as-decimal convention.
+int LocalZone(uint64_t time) {
+  time_t t = time_t(time);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  long minutes = tm.tm_gmtoff / 60;
+  long a = minutes < 0 ? -minutes : minutes;
+  int z = int(a / 60 * 100 + a % 60);
+  return minutes < 0 ? -z : z;
+}
+
+// Broken-down time at the zone `tz` (git's gm_time_t: the offset added, then UTC).
+std::tm AtZone(uint64_t time, int tz) {
+  int a = tz < 0 ? -tz : tz;
+  long minutes = a / 100 * 60 + a % 100;
+  time_t t = time_t(time) + (tz < 0 ? -minutes : minutes) * 60;
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  return tm;
+}
+
+std::string Printf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+std::string Printf(const char* fmt, ...) {
+  char buf[128];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  return std::string(buf, n < 0 ? 0 : size_t(n) < sizeof buf ? size_t(n) : sizeof buf - 1);
+}
+
+}  // namespace
+
+bool ParseDateFormat(std::string_view text, DateFormat* out, bool* unknown) {
+  *unknown = false;
+  *out = DateFormat();
+  out->explicit_ = true;
+  if (text == "local") {
+    out->local = true;
+    return true;
+  }
+  std::string_view p = text;
+  static constexpr struct {
+    const char* name;
+    DateMode mode;
+  } kModes[] = {{"iso8601-strict", DateMode::kIsoStrict},
+                {"iso-strict", DateMode::kIsoStrict},
+                {"iso8601", DateMode::kIso},
+                {"iso", DateMode::kIso},
+                {"rfc2822", DateMode::kRfc2822},
+                {"rfc", DateMode::kRfc2822},
+                {"short", DateMode::kShort},
+                {"default", DateMode::kNormal},
+                {"raw", DateMode::kRaw},
+                {"unix", DateMode::kUnix}};
+  bool found = false;
+  for (const auto& m : kModes) {
+    if (TakePrefix(&p, m.name)) {
+      out->mode = m.mode;
+      found = true;
+      break;
+    }
+  }
+  if (!found) {
+    // Known to git, not printed by reftab: relative and human depend on the clock.
+    *unknown = !(text.starts_with("relative") || text.starts_with("human") ||
+                 text.starts_with("format") || text.starts_with("auto:"));
+    return false;
+  }
+  if (TakePrefix(&p, "-local")) out->local = true;
+  if (!p.empty()) {
+    *unknown = true;
+    return false;
+  }
+  return true;
+}
+
+std::string ShowDate(uint64_t time, int tz, const DateFormat& f) {
+  if (f.mode == DateMode::kUnix) return std::to_string(time);
+  if (f.local) tz = LocalZone(time);
+  if (f.mode == DateMode::kRaw) return Printf("%llu %+05d", (unsigned long long)time, tz);
+  std::tm tm = AtZone(time, tz);
+  const int year = tm.tm_year + 1900, mon = tm.tm_mon + 1;
+  switch (f.mode) {
+    case DateMode::kShort: return Printf("%04d-%02d-%02d", year, mon, tm.tm_mday);
+    case DateMode::kIso:
+      return Printf("%04d-%02d-%02d %02d:%02d:%02d %+05d", year, mon, tm.tm_mday, tm.tm_hour,
+                    tm.tm_min, tm.tm_sec, tz);
+    case DateMode::kIsoStrict: {
+      std::string s = Printf("%04d-%02d-%02dT%02d:%02d:%02d", year, mon, tm.tm_mday, tm.tm_hour,
+                             tm.tm_min, tm.tm_sec);
+      if (tz == 0) return s + "Z";
+      int a = tz < 0 ? -tz : tz;
+      return s + Printf("%c%02d:%02d", tz < 0 ? '-' : '+', a / 100, a % 100);
+    }
+    case DateMode::kRfc2822:
+      return Printf("%.3s, %d %.3s %d %02d:%02d:%02d %+05d", kWeekdays[tm.tm_wday], tm.tm_mday,
+                    kMonths[tm.tm_mon], year, tm.tm_hour, tm.tm_min, tm.tm_sec, tz);
+    default: break;
+  }
+  std::string s = Printf("%.3s %.3s %d %02d:%02d:%02d %d", kWeekdays[tm.tm_wday],
+                         kMonths[tm.tm_mon], tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, year);
+  if (!f.local) s += Printf(" %+05d", tz);
+  return s;
+}
+
+Status AppendDefaultLine(const ReflogLine& line, ReflogObjects& objects, std::string* out) {
+  REFTAB_ASSIGN_OR_RETURN(std::string abbrev, objects.abbrev(line.entry->new_id));
+  out->append(abbrev).append(" ").append(line.selector).append(": ");
+  out->append(line.entry->message);
+  return Status::Ok();
+}
+
+namespace {
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// The reflog message without the newline it is stored with (git's %gs).
+std::string_view Subject(const LogRecord& e) {
+  std::string_view m = e.message;
+  if (!m.empty()) m.remove_suffix(1);
+  return m;
+}
+
+// A placeholder that needs only the entry; returns how many bytes of `p` (after '%') it
+// used, 0 when it is not one of these.
+size_t EntryPlaceholder(std::string_view p, const ReflogLine& line, std::string* out) {
+  const LogRecord& e = *line.entry;
+  if (p.size() >= 2 && p[0] == 'g') {
+    switch (p[1]) {
+      case 'd': out->append(line.short_selector); return 2;
+      case 'D': out->append(line.selector); return 2;
+      case 's': out->append(Subject(e)); return 2;
+      case 'n':
+      case 'N': out->append(e.name); return 2;
+      case 'e':
+      case 'E': out->append(e.email); return 2;
+      default: return 0;
+    }
+  }
+  if (p[0] == 'H') {
+    out->append(HexId(e.new_id, line.hash_size));
+    return 1;
+  }
+  if (p[0] == 'n') {
+    out->push_back('\n');
+    return 1;
+  }
+  if (p[0] == '%') {
+    out->push_back('%');
+    return 1;
+  }
+  if (p[0] == 'x' && p.size() >= 3 && HexValue(p[1]) >= 0 && HexValue(p[2]) >= 0) {
+    out->push_back(char(HexValue(p[1]) * 16 + HexValue(p[2])));
+    return 3;
+  }
+  return 0;
+}
+
+// %an %ae %ad %at, %cn %ce %cd %ct for one person of the commit.
+size_t PersonPlaceholder(char what, const std::string& name, const std::string& email,
+                         uint64_t time, int tz, const DateFormat& date, std::string* out) {
+  switch (what) {
+    case 'n': out->append(name); return 2;
+    case 'e': out->append(email); return 2;
+    case 'd': out->append(ShowDate(time, tz, date)); return 2;
+    case 't': out->append(std::to_string(time)); return 2;
+    default: return 0;
+  }
+}
+
+// Whether `p` starts with a placeholder that needs the commit object.
+bool NeedsCommit(std::string_view p) {
+  if (p.empty()) return false;
+  if (p[0] == 's' || p[0] == 'T' || p[0] == 'P') return true;
+  return p.size() >= 2 && (p[0] == 'a' || p[0] == 'c') &&
+         std::string_view("nedt").find(p[1]) != std::string_view::npos;
+}
+
+size_t CommitPlaceholder(std::string_view p, const CommitFields& c, const DateFormat& date,
+                         std::string* out) {
+  switch (p[0]) {
+    case 's': out->append(c.subject); return 1;
+    case 'T': out->append(c.tree); return 1;
+    case 'P': out->append(c.parents); return 1;
+    case 'a':
+      return PersonPlaceholder(p[1], c.author_name, c.author_email, c.author_time, c.author_tz,
+                               date, out);
+    default:
+      return PersonPlaceholder(p[1], c.committer_name, c.committer_email, c.committer_time,
+                               c.committer_tz, date, out);
+  }
+}
+
+}  // namespace
+
+Status AppendFormattedLine(std::string_view fmt, const ReflogLine& line, const DateFormat& date,
+                           ReflogObjects& objects, std::string* out) {
+  std::optional<CommitFields> commit;
+  size_t i = 0;
+  while (i < fmt.size()) {
+    size_t pct = fmt.find('%', i);
+    if (pct == std::string_view::npos) pct = fmt.size();
+    out->append(fmt.substr(i, pct - i));
+    if (pct + 1 >= fmt.size()) {
+      out->append(fmt.substr(pct));
+      break;
+    }
+    std::string_view p = fmt.substr(pct + 1);
+    size_t used = EntryPlaceholder(p, line, out);
+    if (!used && p[0] == 'h') {
+      REFTAB_ASSIGN_OR_RETURN(std::string abbrev, objects.abbrev(line.entry->new_id));
+      out->append(abbrev);
+      used = 1;
+    }
+    if (!used && NeedsCommit(p)) {
+      if (!commit) {
+        REFTAB_ASSIGN_OR_RETURN(CommitFields c, objects.commit(line.entry->new_id));
+        commit = std::move(c);
+      }
+      used = CommitPlaceholder(p, *commit, date, out);
+    }
+    if (!used) {
+      out->push_back('%');  // not a placeholder: git copies it as written
+      used = 0;
+    }
+    i = pct + 1 + used;
+  }
+  out->push_back('\n');
+  return Status::Ok();
+}
+
+void AppendJsonLine(const ReflogLine& line, std::string* out) {
+  const LogRecord& e = *line.entry;
+  out->append("{\"type\":\"reflog\"");
+  AppendJsonBytesField("selector", line.selector, out);
+  out->append(",\"old_id\":\"").append(HexId(e.old_id, line.hash_size)).append("\"");
+  out->append(",\"new_id\":\"").append(HexId(e.new_id, line.hash_size)).append("\"");
+  AppendJsonBytesField("committer", e.name, out);
+  AppendJsonBytesField("email", e.email, out);
+  out->append(",\"time\":").append(std::to_string(e.time));
+  out->append(",\"tz_offset\":").append(std::to_string(e.tz_offset));
+  AppendJsonBytesField("message", Subject(e), out);
+  out->append(",\"update_index\":").append(std::to_string(e.update_index));
+  out->append("}\n");
+}
+
+}  // namespace reftab::cli

@@ -1,0 +1,450 @@
+#include "cli/reflog_show.h"
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/output.h"
+#include "cli/reflog_format.h"
+#include "store/git_date.h"
+#include "store/git_object_parse.h"
+#include "store/git_reflog.h"
+
+namespace reftab::cli {
+namespace {
+
+constexpr int kExitFatal = 128;
+
+struct ShowOptions {
+  std::optional<int64_t> max_count;  // negative: no limit
+  DateFormat date;
+  enum class Style { kDefault, kTerminated, kSeparated, kJson } style = Style::kDefault;
+  std::string format;
+  std::vector<std::string> refs;
+};
+
+// A reflog being walked: its entries newest first and where the walk is.
+struct WalkLog {
+  std::string shown;  // the name selectors print
+  std::vector<LogRecord> entries;
+  size_t pos = 0;  // next entry to show (entries.size(): done)
+  ReflogSelector::Kind kind = ReflogSelector::Kind::kNone;
+};
+
+int Fatal(const std::string& message) {
+  std::fprintf(stderr, "fatal: %s\n", message.c_str());
+  return kExitFatal;
+}
+
+int AmbiguousArgument(const std::string& arg) {
+  std::fprintf(stderr,
+               "fatal: ambiguous argument '%s': unknown revision or path not in the working "
+               "tree.\nUse '--' to separate paths from revisions, like this:\n'git <command> "
+               "[<revision>...] -- [<file>...]'\n",
+               arg.c_str());
+  return kExitFatal;
+}
+
+// The object database, when the store has one that can be read.
+GitObjects* Database(Store& store) {
+  GitObjects* objects = store.objects();
+  return objects && objects->available() ? objects : nullptr;
+}
+
+// Why something that needs an object cannot have it.
+Status NoDatabase(Store& store, const char* what) {
+  std::string why = store.objects() ? store.objects()->reason() : "no object database here";
+  return Status::InvalidArgument(std::string(what) + " needs the object database (" + why +
+                                 "); --format=%H prints full ids without it");
+}
+
+// git's strtol_i-style integer of -n/--max-count.
+bool ParseCount(const std::string& v, int64_t* out) {
+  if (v.empty()) return false;
+  size_t i = v[0] == '-' || v[0] == '+' ? 1 : 0;
+  if (i == v.size() || v.size() > 18) return false;
+  for (size_t k = i; k < v.size(); ++k) {
+    if (v[k] < '0' || v[k] > '9') return false;
+  }
+  *out = std::stoll(v);
+  return true;
+}
+
+// git's named formats other than oneline.
+bool IsBuiltinPretty(const std::string& v) {
+  for (const char* n :
+       {"short", "medium", "full", "fuller", "reference", "email", "raw", "mboxrd"}) {
+    if (v == n) return true;
+  }
+  return false;
+}
+
+// --format/--pretty's value; -1 when done well, else the exit status.
+int SetFormat(const std::string& v, ShowOptions* o) {
+  using Style = ShowOptions::Style;
+  if (v == "json") {
+    o->style = Style::kJson;
+  } else if (v == "oneline") {
+    o->style = Style::kDefault;
+  } else if (v.starts_with("format:")) {
+    o->style = Style::kSeparated;
+    o->format = v.substr(7);
+  } else if (v.starts_with("tformat:")) {
+    o->style = Style::kTerminated;
+    o->format = v.substr(8);
+  } else if (v.find('%') != std::string::npos) {
+    o->style = Style::kTerminated;
+    o->format = v;
+  } else if (IsBuiltinPretty(v)) {
+    return Fatal("reftab reflog show: --format=" + v +
+                 " is not supported (oneline, json, format:..., tformat:...)");
+  } else {
+    return Fatal("invalid --pretty format: " + v);
+  }
+  return -1;
+}
+
+// Parses the log options `reflog show` accepts; -1 when done, else the exit status.
+int ParseShowArgs(const Args& args, ShowOptions* o) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    std::string v;
+    int64_t n = 0;
+    if (a.empty() || a[0] != '-' || a == "-") {
+      o->refs.push_back(a);
+    } else if (a == "--") {
+      if (i + 1 < args.size()) return Fatal("reftab reflog show: paths are not supported");
+    } else if (a == "-n" || TakeValue(args, &i, "--max-count", &v) ||
+               (a.starts_with("-n") && (v = a.substr(2), true))) {
+      if (a == "-n") {
+        if (i + 1 >= args.size()) return Fatal("switch `n' requires a value");
+        v = args[++i];
+      }
+      if (!ParseCount(v, &n)) return Fatal("'" + v + "': not an integer");
+      o->max_count = n;
+    } else if (a.size() > 1 && ParseCount(a.substr(1), &n) && a[1] != '-' && a[1] != '+') {
+      o->max_count = n;
+    } else if (TakeValue(args, &i, "--date", &v)) {
+      bool unknown = false;
+      if (!ParseDateFormat(v, &o->date, &unknown)) {
+        if (unknown) return Fatal("unknown date format " + v);
+        return Fatal("reftab reflog show: --date=" + v + " is not supported");
+      }
+    } else if (TakeValue(args, &i, "--format", &v) || TakeValue(args, &i, "--pretty", &v)) {
+      int r = SetFormat(v, o);
+      if (r >= 0) return r;
+    } else if (a == "--oneline" || a == "--abbrev-commit") {
+      if (a == "--oneline") o->style = ShowOptions::Style::kDefault;
+    } else {
+      return Fatal("unrecognized argument: " + a);
+    }
+  }
+  if (o->refs.empty()) o->refs.push_back("HEAD");
+  return -1;
+}
+
+// git's rules for what a revision name "NAME" (no @{...}) resolves to: the first of NAME,
+// refs/NAME, refs/tags/NAME, refs/heads/NAME, refs/remotes/NAME, refs/remotes/NAME/HEAD that
+// resolves to an object.
+// `*count`: how many of them do (git warns when more than one does).
+Status RefResolves(Store& store, const std::string& name, int* count) {
+  *count = 0;
+  for (const std::string& path : {name, "refs/" + name, "refs/tags/" + name, "refs/heads/" + name,
+                                  "refs/remotes/" + name, "refs/remotes/" + name + "/HEAD"}) {
+    ResolvedRef r;
+    REFTAB_RETURN_IF_ERROR(store.Resolve(path, &r));
+    if (r.exists && !r.broken) ++*count;
+  }
+  return Status::Ok();
+}
+
+void WarnAmbiguous(const std::string& name) {
+  std::fprintf(stderr, "warning: refname '%s' is ambiguous.\n", name.c_str());
+}
+
+// The name of the current branch (what HEAD points to), or "HEAD" when it is detached.
+Status CurrentBranch(Store& store, std::string* name) {
+  ResolvedRef r;
+  REFTAB_RETURN_IF_ERROR(store.Resolve("HEAD", &r));
+  *name = r.name;
+  return Status::Ok();
+}
+
+// The checks git's revision parser makes of NAME@{...} before the walk starts: the reflog
+// must exist and reach back far enough. -1 when it passes, else the exit status.
+int CheckSelector(Store& store, const std::string& spec, const ReflogSelector& sel) {
+  std::string real, said = sel.ref;
+  Status s;
+  if (sel.ref.empty()) {
+    s = CurrentBranch(store, &real);
+    said = real.starts_with("refs/heads/") ? real.substr(11) : "HEAD";
+  } else {
+    int found = 0;
+    s = DwimReflog(store, sel.ref, &real, &found);
+    if (s.ok() && found > 1) WarnAmbiguous(sel.ref);
+  }
+  if (!s.ok()) return Fatal(s.message());
+  if (real.empty()) return AmbiguousArgument(spec);
+  std::vector<LogRecord> entries;
+  s = ReadReflog(store, real, &entries);
+  if (!s.ok()) return Fatal(s.message());
+  uint64_t at = 0;
+  if (sel.kind == ReflogSelector::Kind::kIndex && sel.index >= 100000000) {
+    at = sel.index;  // git reads such a number as a time
+  } else if (sel.kind == ReflogSelector::Kind::kDate &&
+             !ParseApproxDate(sel.date, GitDateNow(), &at).ok()) {
+    return AmbiguousArgument(spec);
+  }
+  if (at == 0) {
+    const uint64_t n = sel.index;
+    if (entries.empty() && n > 0) return Fatal("log for " + real + " is empty");
+    if (n < entries.size() || entries.empty()) return -1;
+    if (n == entries.size() && !IsReflogExistenceMarker(entries.back(), store.hash_size())) {
+      // @{N} of an N-entry reflog is the oldest entry's old value (when there is one).
+      ObjectId zero{};
+      if (entries.back().old_id != zero) return -1;
+    }
+    return Fatal("log for '" + said + "' only has " + std::to_string(entries.size()) + " entries");
+  }
+  if (entries.empty()) return Fatal("log for " + real + " is empty");
+  if (entries.back().time > at) {
+    DateFormat rfc;
+    rfc.mode = DateMode::kRfc2822;
+    std::fprintf(stderr, "warning: log for '%s' only goes back to %s\n", said.c_str(),
+                 ShowDate(entries.back().time, entries.back().tz_offset, rfc).c_str());
+  }
+  return -1;
+}
+
+// Sets up the walk of one command-line name as git's reflog walk does. -1 when done (the
+// log may be empty: nothing to show), else the exit status.
+int StartWalk(Store& store, const std::string& arg, WalkLog* log) {
+  std::string spec = arg == "@" ? "HEAD" : arg;
+  ReflogSelector sel = ParseReflogSelector(spec);
+  Status s;
+  if (sel.kind == ReflogSelector::Kind::kNone) {
+    int count = 0;
+    s = RefResolves(store, spec, &count);
+    if (s.ok() && count == 0) return AmbiguousArgument(arg);
+    if (s.ok() && count > 1) WarnAmbiguous(spec);
+  } else {
+    int r = CheckSelector(store, spec, sel);
+    if (r >= 0) return r;
+  }
+  std::string branch = sel.ref;
+  if (s.ok() && branch.empty()) s = CurrentBranch(store, &branch);
+  if (s.ok()) s = ReadReflogForWalk(store, branch, &log->shown, &log->entries);
+  if (!s.ok()) return Fatal(s.message());
+  log->kind = sel.kind;
+  if (sel.kind == ReflogSelector::Kind::kIndex) {
+    log->pos = sel.index < log->entries.size() ? size_t(sel.index) : log->entries.size();
+  } else if (sel.kind == ReflogSelector::Kind::kDate) {
+    uint64_t at = 0;
+    (void)ParseApproxDate(sel.date, GitDateNow(), &at);
+    size_t i = 0;
+    while (i < log->entries.size() && log->entries[i].time > at) ++i;
+    log->pos = i;
+  }
+  return -1;
+}
+
+// git's shortest unambiguous name for a full ref name (refs_shorten_unambiguous_ref).
+Status ShortenRef(Store& store, const std::string& full, std::string* out) {
+  static constexpr struct {
+    const char* prefix;
+    const char* suffix;
+  } kRules[] = {{"", ""},
+                {"refs/", ""},
+                {"refs/tags/", ""},
+                {"refs/heads/", ""},
+                {"refs/remotes/", ""},
+                {"refs/remotes/", "/HEAD"}};
+  constexpr int kN = int(sizeof kRules / sizeof kRules[0]);
+  for (int i = kN - 1; i > 0; --i) {
+    std::string_view p = kRules[i].prefix, sfx = kRules[i].suffix;
+    if (full.size() <= p.size() + sfx.size() || !full.starts_with(p) || !full.ends_with(sfx)) {
+      continue;
+    }
+    std::string shortname = full.substr(p.size(), full.size() - p.size() - sfx.size());
+    bool ambiguous = false;
+    for (int j = 0; j < i && !ambiguous; ++j) {
+      ResolvedRef r;
+      REFTAB_RETURN_IF_ERROR(
+          store.Resolve(std::string(kRules[j].prefix) + shortname + kRules[j].suffix, &r));
+      ambiguous = r.exists && !r.broken;
+    }
+    if (!ambiguous) {
+      *out = shortname;
+      return Status::Ok();
+    }
+  }
+  *out = full;
+  return Status::Ok();
+}
+
+// Whether git's walk shows the entry: its new id must be a commit (when there is an object
+// database to ask; over a bare stack ids are taken on trust).
+Status ShowsEntry(Store& store, const LogRecord& e, bool* shows) {
+  *shows = true;
+  GitObjects* objects = Database(store);
+  if (!objects) return Status::Ok();
+  GitObjectType type = GitObjectType::kNone;
+  REFTAB_RETURN_IF_ERROR(objects->TypeOf(e.new_id, &type));
+  *shows = type == GitObjectType::kCommit;
+  return Status::Ok();
+}
+
+// The next entry git's walk shows: of each log's next commit entry, the newest (the first
+// log on a tie). nullptr when every log is done.
+Status NextEntry(Store& store, std::vector<WalkLog>& logs, WalkLog** best) {
+  *best = nullptr;
+  for (WalkLog& l : logs) {
+    bool shows = false;
+    while (l.pos < l.entries.size()) {
+      REFTAB_RETURN_IF_ERROR(ShowsEntry(store, l.entries[l.pos], &shows));
+      if (shows) break;
+      ++l.pos;
+    }
+    if (l.pos >= l.entries.size()) continue;
+    if (!*best || l.entries[l.pos].time > (*best)->entries[(*best)->pos].time) *best = &l;
+  }
+  return Status::Ok();
+}
+
+std::string Selector(const WalkLog& l, const std::string& name, const DateFormat& date) {
+  const LogRecord& e = l.entries[l.pos];
+  if (l.kind == ReflogSelector::Kind::kDate ||
+      (l.kind == ReflogSelector::Kind::kNone && date.explicit_)) {
+    DateFormat shown = date;
+    if (!date.explicit_) shown = DateFormat();
+    return name + "@{" + ShowDate(e.time, e.tz_offset, shown) + "}";
+  }
+  return name + "@{" + std::to_string(l.pos) + "}";
+}
+
+// The abbreviation length git uses: core.abbrev, else its automatic length.
+Status AbbrevLength(Store& store, GitObjects& objects, size_t* len) {
+  std::optional<std::string> v = store.config().Get("core.abbrev");
+  if (v && *v != "auto") {
+    if (*v == "no" || *v == "false" || *v == "off" || *v == "0") {
+      *len = 2 * store.hash_size();
+      return Status::Ok();
+    }
+    int64_t n = store.config().GetInt("core.abbrev", 0);
+    if (n >= 4) {
+      *len = size_t(n);
+      return Status::Ok();
+    }
+  }
+  return objects.DefaultAbbrevLength(len);
+}
+
+Result<CommitFields> ReadCommitFields(Store& store, const ObjectId& id) {
+  GitObjects* objects = Database(store);
+  if (!objects) return NoDatabase(store, "this --format placeholder");
+  GitObjectType type = GitObjectType::kNone;
+  std::string content;
+  REFTAB_RETURN_IF_ERROR(objects->Read(id, &type, &content));
+  if (type != GitObjectType::kCommit) return Status::Corruption("not a commit");
+  GitCommit c;
+  const size_t hs = store.hash_size();
+  REFTAB_RETURN_IF_ERROR(ParseCommit(content, hs, &c));
+  CommitFields f;
+  f.subject = SplitMessage(content).subject;
+  f.tree = HexId(c.tree, hs);
+  for (const ObjectId& p : c.parents) {
+    if (!f.parents.empty()) f.parents.push_back(' ');
+    f.parents.append(HexId(p, hs));
+  }
+  auto person = [](const std::optional<GitPerson>& p, std::string* name, std::string* email,
+                   uint64_t* time, int* tz) {
+    if (!p) return;
+    *name = p->name;
+    std::string_view e = p->email;
+    if (e.size() >= 2) e = e.substr(1, e.size() - 2);  // without the < >
+    email->assign(e.data(), e.size());
+    *time = p->timestamp;
+    *tz = p->tz;
+  };
+  person(c.author, &f.author_name, &f.author_email, &f.author_time, &f.author_tz);
+  person(c.committer, &f.committer_name, &f.committer_email, &f.committer_time, &f.committer_tz);
+  return f;
+}
+
+ReflogObjects ObjectsFor(Store& store) {
+  ReflogObjects o;
+  const size_t hs = store.hash_size();
+  auto len = std::make_shared<size_t>(0);
+  o.abbrev = [&store, hs, len](const ObjectId& id) -> Result<std::string> {
+    if (!store.objects()) return HexId(id, hs).substr(0, 7);  // a bare stack: ids on trust
+    GitObjects* objects = Database(store);
+    if (!objects) return NoDatabase(store, "an abbreviated id");
+    if (*len == 0) REFTAB_RETURN_IF_ERROR(AbbrevLength(store, *objects, len.get()));
+    std::string hex;
+    REFTAB_RETURN_IF_ERROR(objects->Abbreviate(id, *len, &hex));
+    return hex;
+  };
+  o.commit = [&store](const ObjectId& id) { return ReadCommitFields(store, id); };
+  return o;
+}
+
+Status PrintEntry(Store& store, const ShowOptions& o, WalkLog& l, ReflogObjects& objects,
+                  bool first, Output* out) {
+  ReflogLine line;
+  line.entry = &l.entries[l.pos];
+  line.hash_size = store.hash_size();
+  line.selector = Selector(l, l.shown, o.date);
+  using Style = ShowOptions::Style;
+  switch (o.style) {
+    case Style::kJson: AppendJsonLine(line, &out->buf()); break;
+    case Style::kDefault:
+      REFTAB_RETURN_IF_ERROR(AppendDefaultLine(line, objects, &out->buf()));
+      break;
+    case Style::kTerminated:
+    case Style::kSeparated: {
+      std::string shortname;
+      REFTAB_RETURN_IF_ERROR(ShortenRef(store, l.shown, &shortname));
+      line.short_selector = Selector(l, shortname, o.date);
+      if (o.style == Style::kSeparated && !first) out->buf().push_back('\n');
+      REFTAB_RETURN_IF_ERROR(AppendFormattedLine(o.format, line, o.date, objects, &out->buf()));
+      if (o.style == Style::kSeparated) out->buf().pop_back();
+      break;
+    }
+  }
+  out->MaybeFlush();
+  return Status::Ok();
+}
+
+}  // namespace
+
+int ReflogShow(Store& store, const Args& args) {
+  ShowOptions o;
+  int r = ParseShowArgs(args, &o);
+  if (r >= 0) return r;
+  std::vector<WalkLog> logs(o.refs.size());
+  for (size_t i = 0; i < o.refs.size(); ++i) {
+    r = StartWalk(store, o.refs[i], &logs[i]);
+    if (r >= 0) return r;
+  }
+  ReflogObjects objects = ObjectsFor(store);
+  Output out;
+  int64_t shown = 0;
+  for (;;) {
+    if (o.max_count && *o.max_count >= 0 && shown >= *o.max_count) break;
+    WalkLog* next = nullptr;
+    Status s = NextEntry(store, logs, &next);
+    if (s.ok() && next) s = PrintEntry(store, o, *next, objects, shown == 0, &out);
+    if (!s.ok()) {
+      out.Flush();
+      return Fatal(s.message());
+    }
+    if (!next) break;
+    ++next->pos;
+    ++shown;
+  }
+  return out.Flush() ? kExitOk : kExitError;
+}
+
+}  // namespace reftab::cli

@@ -1,0 +1,16 @@
+// `reftab reflog [show] [options] [REF...]`: git's `git log -g --oneline` view of reflogs
+// (what `git reflog show` runs), with git's selectors, ordering and errors.
+#ifndef REFTAB_CLI_REFLOG_SHOW_H_
+#define REFTAB_CLI_REFLOG_SHOW_H_
+
+#include "cli/commands.h"
+#include "cli/stack_access.h"
+
+namespace reftab::cli {
+
+// Returns the exit status: 0, 128 after "fatal: ...".
+int ReflogShow(Store& store, const Args& args);
+
+}  // namespace reftab::cli
+
+#endif  // REFTAB_CLI_REFLOG_SHOW_H_

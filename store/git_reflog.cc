@@ -1,0 +1,372 @@
+#include "store/git_reflog.h"
+
+#include <algorithm>
+
+#include "store/git_date.h"
+#include "store/git_ref_transaction.h"
+#include "store/refname.h"
+
+namespace reftab {
+namespace {
+
+bool IsZero(const ObjectId& id, size_t hash_size) {
+  return std::all_of(id.begin(), id.begin() + long(hash_size), [](uint8_t b) { return b == 0; });
+}
+
+// The live log records of `refname` in table order (newest first), markers included.
+Status ReadLiveLogs(GitRefStore& store, std::string_view refname, std::vector<LogRecord>* out) {
+  out->clear();
+  MergedLogIterator it = store.StackFor(refname).snapshot()->NewLogIterator();
+  it.set_suppress_deletions(true);
+  REFTAB_RETURN_IF_ERROR(it.Seek(refname));
+  LogRecord l;
+  while (it.Next(&l) && l.refname == refname) out->push_back(l);
+  return it.status();
+}
+
+// Names with a live log record in one stack, each once, in name order.
+Status LogNamesOf(const Stack& stack, std::vector<std::string>* out) {
+  MergedLogIterator it = stack.snapshot()->NewLogIterator();
+  it.set_suppress_deletions(true);
+  REFTAB_RETURN_IF_ERROR(it.SeekToFirst());
+  LogRecord l;
+  while (it.Next(&l)) {
+    if (!out->empty() && out->back() == l.refname) continue;
+    if (!IsValidRefname(l.refname, kRefnameAllowOneLevel)) continue;
+    out->push_back(l.refname);
+  }
+  return it.status();
+}
+
+// Whether `name` resolves (through symrefs) to an object id; *target is the last name.
+Status ResolvesToObject(GitRefStore& store, std::string_view name, bool* ok, std::string* target) {
+  ResolvedRef r;
+  REFTAB_RETURN_IF_ERROR(store.Resolve(name, &r));
+  *ok = r.exists && !r.broken;
+  *target = r.name;
+  return Status::Ok();
+}
+
+// The entries of the first of `names` that has any (ReadReflog), and which it was.
+Status FirstNonEmpty(GitRefStore& store, const std::vector<std::string>& names, std::string* which,
+                     std::vector<LogRecord>* entries) {
+  for (const std::string& n : names) {
+    if (n.empty()) continue;
+    REFTAB_RETURN_IF_ERROR(ReadReflog(store, n, entries));
+    if (!entries->empty()) {
+      *which = n;
+      return Status::Ok();
+    }
+  }
+  which->clear();
+  return Status::Ok();
+}
+
+}  // namespace
+
+bool IsReflogExistenceMarker(const LogRecord& log, size_t hash_size) {
+  return IsZero(log.old_id, hash_size) && IsZero(log.new_id, hash_size);
+}
+
+Status ReadReflog(GitRefStore& store, std::string_view refname, std::vector<LogRecord>* out) {
+  REFTAB_RETURN_IF_ERROR(ReadLiveLogs(store, refname, out));
+  const size_t hs = store.hash_size();
+  out->erase(std::remove_if(out->begin(), out->end(),
+                            [hs](const LogRecord& l) { return IsReflogExistenceMarker(l, hs); }),
+             out->end());
+  return Status::Ok();
+}
+
+Status ListReflogs(GitRefStore& store, std::vector<std::string>* names) {
+  names->clear();
+  GitRepo* repo = store.repo();
+  Stack* wt = repo ? repo->worktree_stack() : nullptr;
+  std::vector<std::string> main;
+  REFTAB_RETURN_IF_ERROR(LogNamesOf(store.main_stack(), &main));
+  if (!wt) {
+    *names = std::move(main);
+    return Status::Ok();
+  }
+  // A linked worktree sees its own per-worktree reflogs and the shared ones of the main
+  // stack, as git's merged reflog iterator does.
+  std::vector<std::string> own;
+  REFTAB_RETURN_IF_ERROR(LogNamesOf(*wt, &own));
+  std::erase_if(own, [](const std::string& n) { return !IsPerWorktreeRef(n); });
+  std::erase_if(main, [](const std::string& n) { return IsPerWorktreeRef(n); });
+  std::merge(own.begin(), own.end(), main.begin(), main.end(), std::back_inserter(*names));
+  return Status::Ok();
+}
+
+Status DwimReflog(GitRefStore& store, std::string_view name, std::string* refname, int* found) {
+  refname->clear();
+  int count = 0;
+  const std::string n(name);
+  for (const std::string& path : {n, "refs/" + n, "refs/tags/" + n, "refs/heads/" + n,
+                                  "refs/remotes/" + n, "refs/remotes/" + n + "/HEAD"}) {
+    bool ok = false;
+    std::string target;
+    REFTAB_RETURN_IF_ERROR(ResolvesToObject(store, path, &ok, &target));
+    if (!ok) continue;
+    bool exists = false;
+    std::string it = path;
+    REFTAB_RETURN_IF_ERROR(store.ReflogExists(path, &exists));
+    if (!exists && target != path) {
+      it = target;
+      REFTAB_RETURN_IF_ERROR(store.ReflogExists(target, &exists));
+    }
+    if (!exists) continue;
+    if (count++ == 0) *refname = it;
+  }
+  if (found) *found = count;
+  return Status::Ok();
+}
+
+Status ReadReflogForWalk(GitRefStore& store, std::string_view name, std::string* shown,
+                         std::vector<LogRecord>* entries) {
+  *shown = std::string(name);
+  bool ok = false;
+  std::string target;
+  REFTAB_RETURN_IF_ERROR(ResolvesToObject(store, name, &ok, &target));
+  std::string which;
+  const std::string n(name);
+  REFTAB_RETURN_IF_ERROR(
+      FirstNonEmpty(store, {n, ok && target != n ? target : "", "refs/" + n, "refs/heads/" + n},
+                    &which, entries));
+  if (!which.empty()) return Status::Ok();
+  std::string dwim;
+  REFTAB_RETURN_IF_ERROR(DwimReflog(store, name, &dwim));
+  if (dwim.empty()) return Status::Ok();
+  *shown = dwim;
+  return ReadReflog(store, dwim, entries);
+}
+
+ReflogSelector ParseReflogSelector(std::string_view spec) {
+  ReflogSelector s;
+  size_t at = spec.find("@{");
+  if (at == std::string_view::npos) {
+    s.ref = std::string(spec);
+    return s;
+  }
+  s.ref = std::string(spec.substr(0, at));
+  std::string_view rest = spec.substr(at + 2);
+  // git reads a decimal number (strtoul: no sign check here, digits only) and wants '}'
+  // right after it; anything else is a date.
+  size_t digits = 0;
+  uint64_t v = 0;
+  while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') {
+    v = v * 10 + uint64_t(rest[digits] - '0');
+    ++digits;
+  }
+  if (digits < rest.size() && rest[digits] == '}') {
+    s.kind = ReflogSelector::Kind::kIndex;
+    s.index = v;
+    return s;
+  }
+  s.kind = ReflogSelector::Kind::kDate;
+  size_t close = rest.find('}');
+  s.date = std::string(rest.substr(0, close));
+  return s;
+}
+
+Status ReflogDeleteTarget(const std::vector<LogRecord>& entries, const ReflogSelector& sel,
+                          uint64_t now, int64_t* kth_oldest) {
+  if (sel.kind == ReflogSelector::Kind::kIndex) {
+    *kth_oldest = int64_t(entries.size()) - int64_t(sel.index);
+    return Status::Ok();
+  }
+  uint64_t at = 0;
+  REFTAB_RETURN_IF_ERROR(ParseApproxDate(sel.date, now, &at));
+  *kth_oldest = 0;
+  for (const LogRecord& e : entries) *kth_oldest += e.time < at ? 1 : 0;
+  return Status::Ok();
+}
+
+ReflogPruneFn PruneNthOldest(int64_t kth_oldest) {
+  return [left = kth_oldest](const LogRecord&) mutable -> Result<bool> {
+    return left > 0 && --left == 0;
+  };
+}
+
+namespace {
+
+// The records git writes for an expiry: every entry again (pruned ones as deletions),
+// oldest first decided, with --rewrite's old ids, and the id --updateref moves the ref to.
+Status DecideEntries(const std::vector<LogRecord>& logs, const ReflogExpireFlags& flags,
+                     const ReflogPruneFn& prune, std::vector<LogRecord>* out, ObjectId* last_kept,
+                     bool* any_kept) {
+  *out = logs;
+  *any_kept = false;
+  for (size_t i = logs.size(); i-- > 0;) {
+    LogRecord& dest = (*out)[i];
+    REFTAB_ASSIGN_OR_RETURN(bool pruned, prune(logs[i]));
+    if (pruned) {
+      dest.value_type = LogValueType::kDeletion;
+      continue;
+    }
+    if (flags.rewrite && *any_kept) dest.old_id = *last_kept;
+    *last_kept = logs[i].new_id;
+    *any_kept = true;
+  }
+  return Status::Ok();
+}
+
+// The ref's own value: zero for a symref or a missing ref (git reads it without following).
+Status OwnValue(GitRefStore& store, std::string_view refname, ObjectId* id) {
+  *id = ObjectId{};
+  RefRecord rec;
+  bool found = false;
+  REFTAB_RETURN_IF_ERROR(store.ReadRef(refname, &rec, &found));
+  if (found && rec.value_type != RefValueType::kSymref) *id = rec.value;
+  return Status::Ok();
+}
+
+// What git stores for a ref moved by --updateref: the id, peeled when it is a tag.
+Status UpdatedValue(GitRefStore& store, const ObjectId& id, RefValue* value) {
+  *value = RefValue::Id(id);
+  GitObjects* objects = store.objects();
+  if (objects && objects->available()) {
+    GitObjectType type = GitObjectType::kNone;
+    REFTAB_RETURN_IF_ERROR(objects->TypeOf(id, &type));
+    if (type != GitObjectType::kTag) return Status::Ok();
+    ObjectId peeled{};
+    bool ok = false;
+    REFTAB_RETURN_IF_ERROR(objects->Peel(id, &peeled, &ok));
+    if (ok) *value = RefValue::Peeled(id, peeled);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ExpireReflog(GitRefStore& store, std::string_view refname, const ReflogExpireFlags& flags,
+                    const std::function<Status(const ObjectId& tip)>& prepare,
+                    const ReflogPruneFn& prune) {
+  const size_t hs = store.hash_size();
+  std::vector<LogRecord> logs;
+  REFTAB_RETURN_IF_ERROR(ReadReflog(store, refname, &logs));
+  ObjectId tip{};
+  REFTAB_RETURN_IF_ERROR(OwnValue(store, refname, &tip));
+  if (prepare) REFTAB_RETURN_IF_ERROR(prepare(tip));
+  std::vector<LogRecord> decided;
+  ObjectId last_kept{};
+  bool any_kept = false;
+  REFTAB_RETURN_IF_ERROR(DecideEntries(logs, flags, prune, &decided, &last_kept, &any_kept));
+  if (flags.dry_run) return Status::Ok();
+
+  Transaction tx = store.StackFor(refname).NewTransaction();
+  if (flags.update_ref && any_kept && !IsZero(tip, hs)) {
+    RefValue value;
+    REFTAB_RETURN_IF_ERROR(UpdatedValue(store, last_kept, &value));
+    tx.Update(std::string(refname), value);
+  }
+  if (!any_kept) {
+    // No entry left: the reflog stays, as an existence marker (all ids zero).
+    LogRecord marker;
+    marker.refname = std::string(refname);
+    marker.value_type = LogValueType::kUpdate;
+    tx.AddLogRecord(std::move(marker));
+  }
+  for (LogRecord& l : decided) tx.AddLogRecord(std::move(l), /*keep_update_index=*/true);
+  return tx.Commit();
+}
+
+}  // namespace reftab
+
+namespace reftab {
+namespace {
+
+// HEAD, also as another worktree names it (main-worktree/HEAD, worktrees/<id>/HEAD).
+bool IsHeadName(std::string_view name) {
+  if (name == "HEAD" || name == "main-worktree/HEAD") return true;
+  constexpr std::string_view kWorktrees = "worktrees/";
+  if (name.substr(0, kWorktrees.size()) != kWorktrees) return false;
+  name.remove_prefix(kWorktrees.size());
+  size_t slash = name.find('/');
+  return slash != std::string_view::npos && slash > 0 && name.substr(slash) == "/HEAD";
+}
+
+// Whether `commit` is `tip` or one of its ancestors.
+Status IsReachableFrom(GitObjects& objects, const ObjectId& commit, const ObjectId& tip,
+                       bool* out) {
+  return objects.IsAncestor(commit, tip, out);
+}
+
+}  // namespace
+
+Status ReflogExpiryPolicy::CommitOf(const ObjectId& id, ObjectId* commit, bool* ok) {
+  *ok = false;
+  GitObjects* objects = store_->objects();
+  if (!objects || !objects->available()) {
+    return Status::InvalidArgument("--expire-unreachable needs the object database (" +
+                                   std::string(objects ? objects->reason() : "there is none here") +
+                                   ")");
+  }
+  ObjectId peeled = id;
+  GitObjectType type = GitObjectType::kNone;
+  REFTAB_RETURN_IF_ERROR(objects->TypeOf(id, &type));
+  if (type == GitObjectType::kTag) {
+    bool peeled_ok = false;
+    REFTAB_RETURN_IF_ERROR(objects->Peel(id, &peeled, &peeled_ok));
+    if (!peeled_ok) return Status::Ok();
+    REFTAB_RETURN_IF_ERROR(objects->TypeOf(peeled, &type));
+  }
+  *ok = type == GitObjectType::kCommit;
+  *commit = peeled;
+  return Status::Ok();
+}
+
+Status ReflogExpiryPolicy::Prepare(const ObjectId& tip) {
+  tips_.clear();
+  if (times_.expire_unreachable <= times_.expire_total) {
+    kind_ = Unreachable::kAlways;
+    return Status::Ok();
+  }
+  const size_t hs = store_->hash_size();
+  if (!times_.expire_unreachable || IsHeadName(refname_)) {
+    kind_ = Unreachable::kHead;
+    Status s;
+    REFTAB_RETURN_IF_ERROR(store_->ForEachRef("refs/", [&](const RefRecord& r) {
+      if (r.value_type == RefValueType::kSymref) return true;
+      ObjectId c{};
+      bool ok = false;
+      s = CommitOf(r.value, &c, &ok);
+      if (ok) tips_.push_back(c);
+      return s.ok();
+    }));
+    return s;
+  }
+  ObjectId c{};
+  bool ok = false;
+  if (!IsZero(tip, hs)) REFTAB_RETURN_IF_ERROR(CommitOf(tip, &c, &ok));
+  kind_ = ok ? Unreachable::kNormal : Unreachable::kAlways;
+  if (ok) tips_.push_back(c);
+  return Status::Ok();
+}
+
+Result<bool> ReflogExpiryPolicy::IsUnreachable(const ObjectId& id) {
+  if (IsZero(id, store_->hash_size())) return false;
+  ObjectId commit{};
+  bool ok = false;
+  REFTAB_RETURN_IF_ERROR(CommitOf(id, &commit, &ok));
+  if (!ok) return false;  // not a commit: git keeps the entry
+  for (const ObjectId& tip : tips_) {
+    bool reachable = false;
+    REFTAB_RETURN_IF_ERROR(IsReachableFrom(*store_->objects(), commit, tip, &reachable));
+    if (reachable) return false;
+  }
+  return true;
+}
+
+Result<bool> ReflogExpiryPolicy::ShouldPrune(const LogRecord& e) {
+  if (e.time < times_.expire_total) return true;
+  if (e.time < times_.expire_unreachable) {
+    if (kind_ == Unreachable::kAlways) return true;
+    REFTAB_ASSIGN_OR_RETURN(bool old_gone, IsUnreachable(e.old_id));
+    if (old_gone) return true;
+    REFTAB_ASSIGN_OR_RETURN(bool new_gone, IsUnreachable(e.new_id));
+    if (new_gone) return true;
+  }
+  return false;
+}
+
+}  // namespace reftab

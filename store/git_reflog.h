@@ -1,0 +1,118 @@
+// Public API: git's reflogs over the git ref store — reading one (newest first, as git's
+// reflog walk numbers them), listing them, finding the reflog a user's name means, and
+// pruning entries (`git reflog delete` / `git reflog expire`) the way git's reftable backend
+// writes it: one new table holding a deletion record for every pruned entry, every kept
+// entry again under its own update index (rewritten with --rewrite), the ref moved with
+// --updateref, and an existence marker when no entry is left.
+#ifndef REFTAB_STORE_GIT_REFLOG_H_
+#define REFTAB_STORE_GIT_REFLOG_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "format/record.h"
+#include "format/status.h"
+#include "store/git_ref_store.h"
+
+namespace reftab {
+
+// Whether a log record is git's "this reflog exists" marker (both ids zero): git never
+// shows it as an entry.
+bool IsReflogExistenceMarker(const LogRecord& log, size_t hash_size);
+
+// The live entries of `refname`'s reflog, newest first (entry N is `refname@{N}`), without
+// deleted entries and existence markers.
+Status ReadReflog(GitRefStore& store, std::string_view refname, std::vector<LogRecord>* out);
+
+// Every name with a reflog (a live record, markers included), in name order; per-worktree
+// names of a linked worktree come from its own stack, merged in.
+Status ListReflogs(GitRefStore& store, std::vector<std::string>* names);
+
+// git's `dwim_log`: the first of NAME, refs/NAME, refs/tags/NAME, refs/heads/NAME,
+// refs/remotes/NAME, refs/remotes/NAME/HEAD that resolves to an object and has a reflog
+// (its own, or that of the ref it points to). Empty when none. `*found` (optional): how
+// many of them qualify (git warns when more than one does).
+Status DwimReflog(GitRefStore& store, std::string_view name, std::string* refname,
+                  int* found = nullptr);
+
+// What `git log -g NAME` reads for NAME (without its @{...}): NAME's reflog, else that of
+// the ref NAME points to, else refs/NAME's, else refs/heads/NAME's, else DwimReflog's.
+// `*shown` is the name git prints in selectors (NAME as given, or the dwim result).
+Status ReadReflogForWalk(GitRefStore& store, std::string_view name, std::string* shown,
+                         std::vector<LogRecord>* entries);
+
+// A `REF@{...}` selector, split as git splits it: at the first "@{".
+struct ReflogSelector {
+  enum class Kind { kNone, kIndex, kDate };
+  std::string ref;  // before "@{" (may be empty: the current branch)
+  Kind kind = Kind::kNone;
+  uint64_t index = 0;  // kIndex
+  std::string date;    // kDate: what stands between the braces
+};
+ReflogSelector ParseReflogSelector(std::string_view spec);
+
+// How an expiry or delete treats each entry (called oldest entry first, as git does).
+// Returns true to prune it.
+using ReflogPruneFn = std::function<Result<bool>(const LogRecord& entry)>;
+
+struct ReflogExpireFlags {
+  bool dry_run = false;     // decide, write nothing
+  bool rewrite = false;     // a kept entry's old id becomes the new id of the kept one before
+  bool update_ref = false;  // the ref (not through a symref) moves to the newest kept entry
+};
+
+// Runs `prune` over `refname`'s entries and writes the result as git does (see above).
+// `prepare` (may be empty) is called first with the ref's own value (zero for a symref or a
+// missing ref), as git's expiry policy wants it.
+Status ExpireReflog(GitRefStore& store, std::string_view refname, const ReflogExpireFlags& flags,
+                    const std::function<Status(const ObjectId& tip)>& prepare,
+                    const ReflogPruneFn& prune);
+
+// Which entry `reflog delete REF@{...}` removes, counted from the oldest (1 = the oldest;
+// 0 or less: none), as git counts: for @{N} the reflog's size minus N, for @{<date>} the
+// number of entries older than the date. `entries` newest first.
+Status ReflogDeleteTarget(const std::vector<LogRecord>& entries, const ReflogSelector& sel,
+                          uint64_t now, int64_t* kth_oldest);
+// Prunes the kth-oldest entry (ExpireReflog calls the policy oldest first).
+ReflogPruneFn PruneNthOldest(int64_t kth_oldest);
+
+// git's expiry policy for `reflog expire`: entries older than `expire_total` go; entries
+// older than `expire_unreachable` go too when `reachable` says their old or new commit is
+// not reachable from the tip (0 means never). Times are seconds since the epoch; "all"
+// is UINT64_MAX.
+struct ReflogExpiryTimes {
+  uint64_t expire_total = 0;
+  uint64_t expire_unreachable = 0;
+};
+
+// The policy of `git reflog expire` for one ref: Prepare() with the ref's own value (as
+// ExpireReflog passes it), then ShouldPrune() per entry. For HEAD an entry counts as
+// reachable from any ref under refs/, for another ref from its own tip; a ref whose tip is
+// not a commit has every old-enough entry pruned. Reachability needs the object database
+// (store/git_objects.h); without it only expiries that never ask about it work (the
+// unreachable time not after the total one), others fail saying so.
+class ReflogExpiryPolicy {
+ public:
+  ReflogExpiryPolicy(GitRefStore* store, std::string refname, ReflogExpiryTimes times)
+      : store_(store), refname_(std::move(refname)), times_(times) {}
+  Status Prepare(const ObjectId& tip);
+  Result<bool> ShouldPrune(const LogRecord& entry);
+
+ private:
+  enum class Unreachable { kAlways, kNormal, kHead };
+  Status CommitOf(const ObjectId& id, ObjectId* commit, bool* ok);
+  Result<bool> IsUnreachable(const ObjectId& id);
+
+  GitRefStore* store_;
+  std::string refname_;
+  ReflogExpiryTimes times_;
+  Unreachable kind_ = Unreachable::kAlways;
+  std::vector<ObjectId> tips_;
+};
+
+}  // namespace reftab
+
+#endif  // REFTAB_STORE_GIT_REFLOG_H_

@@ -1,0 +1,259 @@
+#!/usr/bin/env bash
+# reftab reflog against the real git, case by case. Readers (show, list, exists) run on one
+# repository; writers (delete, expire) on two copies of it, one changed by git and one by
+# reftab. Both must agree on exit status, stdout and stderr (usage texts may name the
+# program differently), and for writers on every reflog afterwards as git itself shows them
+# (and as reftab reads them, old ids included).
+#
+# Usage: git_compare_reflog.sh REFTAB [FILTER]. Needs a reftable-capable git: $REFTAB_GIT,
+# else `git` on PATH if it is at least 2.45. Without one it prints why and exits 77.
+set -u
+reftab=$(realpath "$1")
+filter=${2:-}
+
+git=${REFTAB_GIT:-}
+if [ -z "$git" ]; then
+  if v=$(git --version 2>/dev/null) && [[ $v =~ ([0-9]+)\.([0-9]+) ]] &&
+     { [ "${BASH_REMATCH[1]}" -gt 2 ] || [ "${BASH_REMATCH[2]}" -ge 45 ]; }; then
+    git=git
+  else
+    echo "skipped: no REFTAB_GIT and no git >= 2.45 on PATH (found: ${v:-none}); reftable needs 2.45"
+    exit 77
+  fi
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export HOME=$tmp GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null TZ=UTC LC_ALL=C
+export GIT_COMMITTER_NAME='C O Mitter' GIT_COMMITTER_EMAIL=c@example.com
+export GIT_AUTHOR_NAME=A GIT_AUTHOR_EMAIL=a@example.com
+# Relative dates ("2.days.ago") count from here, in both programs.
+export GIT_TEST_DATE_NOW=1700100000
+unset GIT_DIR GIT_WORK_TREE GIT_TEST_REFTABLE_AUTOCOMPACTION
+
+# The repository: main with 25 commits an hour apart (so many reflog entries), branches made,
+# moved back (unreachable entries) and deleted, HEAD moving between them and detached, a tag
+# (no reflog), a remote branch, an annotated tag, a ref with only an existence marker.
+T=$tmp/template
+"$git" init -q -b main --ref-format=reftable "$T" || exit 1
+t=1700000000
+at() { export GIT_COMMITTER_DATE="$1 +0100" GIT_AUTHOR_DATE="$1 +0100"; }
+g() { "$git" -C "$T" "$@"; }
+for i in $(seq 1 25); do
+  at $((t + i * 3600)); g commit -q --allow-empty -m "commit $i"
+  if [ "$i" = 5 ]; then g branch topic; fi
+  if [ "$i" = 8 ]; then g checkout -q topic; fi
+  if [ "$i" = 12 ]; then g checkout -q main; fi
+  if [ "$i" = 15 ]; then g branch gone; fi
+done
+at $((t + 26 * 3600)); g branch -q -D gone
+at $((t + 27 * 3600)); g reset -q --hard HEAD~3           # entries now unreachable from main
+at $((t + 28 * 3600)); g checkout -q --detach HEAD~1
+at $((t + 29 * 3600)); g checkout -q main
+at $((t + 30 * 3600)); g update-ref -m "set remote" refs/remotes/origin/main topic
+at $((t + 31 * 3600)); g tag light HEAD~2
+at $((t + 32 * 3600)); g tag -a -m annotated ann HEAD~4
+at $((t + 33 * 3600)); g update-ref --create-reflog refs/heads/marker HEAD
+at $((t + 34 * 3600)); g update-ref -m "tz east" refs/heads/topic topic~1
+export GIT_COMMITTER_DATE="$((t + 35 * 3600)) -0530"
+g update-ref -m "tz west" refs/heads/topic main
+at $((t + 36 * 3600)); g update-ref -m "a message with	tab" refs/heads/topic topic~2
+at $((t + 37 * 3600)); g branch ambig; g tag ambig-t; g update-ref refs/tags/ambig HEAD~5
+unset GIT_COMMITTER_DATE GIT_AUTHOR_DATE
+
+compared=0 identical=0 known_diff=0 failed=0
+declare -A KNOWN=()
+
+# Usage texts say "git ..." in git and "reftab ..." in reftab: that word is what differs.
+norm() { sed -e "s/^usage: git /usage: reftab /" -e "s/^   or: git /   or: reftab /" -e "s/^ *\[/ [/" "$1"; }
+
+verdict() {
+  local desc=$1 why=$2
+  compared=$((compared + 1))
+  if [ -z "$why" ]; then
+    identical=$((identical + 1))
+  elif [ -n "${KNOWN[$desc]:-}" ]; then
+    known_diff=$((known_diff + 1))
+    echo "known difference: $desc (${KNOWN[$desc]}):$why" | cat -v
+  else
+    failed=$((failed + 1))
+    echo "DIFFERENT: $desc:$why" | cat -v
+  fi
+}
+
+# Runs `reflog ARGS` in git directory $1 (git) and $2 (reftab); sets `why`.
+run_both() {
+  local gd=$1 rd=$2; shift 2
+  "$git" --git-dir="$gd" reflog "$@" >"$tmp/go" 2>"$tmp/ge" </dev/null; local grc=$?
+  "$reftab" --git-dir "$rd" reflog "$@" >"$tmp/ro" 2>"$tmp/re" </dev/null; local rrc=$?
+  why=""
+  [ "$grc" = "$rrc" ] || why+=" exit git=$grc reftab=$rrc;"
+  cmp -s <(norm "$tmp/go") <(norm "$tmp/ro") ||
+    why+=" stdout: $(diff <(norm "$tmp/go") <(norm "$tmp/ro") | grep '^[<>]' | head -6 | tr '\n' ' ')"
+  cmp -s <(norm "$tmp/ge") <(norm "$tmp/re") ||
+    why+=" stderr: $(diff <(norm "$tmp/ge") <(norm "$tmp/re") | grep '^[<>]' | head -6 | tr '\n' ' ')"
+}
+
+# A reader: both programs on the template.
+ro() {
+  local desc="show $*"
+  if [ -n "$filter" ] && [[ $desc != *$filter* ]]; then return; fi
+  run_both "$T/.git" "$T/.git" "$@"
+  verdict "$desc" "$why"
+}
+
+# A reader on a copy with one config setting KEY=VALUE.
+ro_config() {
+  local kv=$1; shift
+  local desc="show [$kv] $*"
+  if [ -n "$filter" ] && [[ $desc != *$filter* ]]; then return; fi
+  rm -rf "$tmp/c"; cp -a "$T" "$tmp/c"
+  "$git" -C "$tmp/c" config "${kv%%=*}" "${kv#*=}"
+  run_both "$tmp/c/.git" "$tmp/c/.git" "$@"
+  verdict "$desc" "$why"
+}
+
+# Every reflog as git shows it (one walk over all of them), and as reftab reads them (old ids
+# too, without update indices, which depend on table layout).
+state() {
+  local d=$1 refs
+  refs=$("$git" --git-dir="$d" reflog list 2>&1)
+  echo "reflogs: $refs"
+  "$git" --git-dir="$d" for-each-ref --include-root-refs --format='%(refname) %(objectname)'
+  # shellcheck disable=SC2086
+  [ -n "$refs" ] && "$git" --git-dir="$d" log -g --date=raw --format='%gD|%H|%gn|%ge|%gs' $refs -- 2>&1
+  "$reftab" --git-dir "$d" dump --format=jsonl 2>&1 | grep '"type":"log"' |
+    grep -v '"value_type":0' | sed 's/"update_index":[0-9]*,//' | sort
+}
+
+# A writer: git on one copy, reftab on another; then both states must match.
+rw() {
+  local desc="$*"
+  if [ -n "$filter" ] && [[ $desc != *$filter* ]]; then return; fi
+  rm -rf "$tmp/g" "$tmp/r"
+  cp -a "$T" "$tmp/g"; cp -a "$T" "$tmp/r"
+  run_both "$tmp/g/.git" "$tmp/r/.git" "$@"
+  local gs rs
+  gs=$(state "$tmp/g/.git"); rs=$(state "$tmp/r/.git")
+  [ "$gs" = "$rs" ] ||
+    why+=" state: $(diff <(echo "$gs") <(echo "$rs") | grep '^[<>]' | head -8 | tr '\n' ' ')"
+  # git must still read reftab's stack as a valid one.
+  "$git" --git-dir="$tmp/r/.git" refs verify >"$tmp/v" 2>&1 || why+=" refs verify: $(head -3 "$tmp/v")"
+  verdict "$desc" "$why"
+}
+
+# --- show: the default view, selectors, dwim, several refs, -n, dates, formats ----------
+for r in "" show "show HEAD" "show main" "show topic" "show refs/heads/topic" "show heads/topic" \
+  "show marker" "show light" "show ann" "show origin/main" "show refs/remotes/origin/main" \
+  "show nosuch" "show gone" "show @" "show ambig" "show refs/heads/ambig" "show tags/ambig" \
+  "show main topic" "show topic main" "show HEAD main" "show main main" \
+  "show HEAD@{0}" "show HEAD@{3}" "show HEAD@{42}" "show HEAD@{43}" "show HEAD@{44}" \
+  "show main@{1}" "show main@{30}" "show main@{31}" "show topic@{2}" "show topic@{0}" \
+  "show @{0}" "show @{2}" "show @{99}" "show marker@{0}" "show marker@{1}" \
+  "show light@{0}" "show nosuch@{0}" "show main@{1700050000}" "show main@{100000000}" \
+  "show main@{99999999}" "show -n 3" "show -n3 main" "show -3 topic" "show --max-count=2" \
+  "show --max-count 4 topic" "show -n 0" "show -n -1 topic" "show -n x" "show --bogus" \
+  "show -- " "--date=iso" "show --date=iso topic" "show --date=iso-strict topic" \
+  "show --date=iso8601 main@{2}" "show --date=rfc topic" "show --date=rfc2822 -n2" \
+  "show --date=short -n2" "show --date=raw topic" "show --date=unix topic" \
+  "show --date=default -n2" "show --date=bogus" "show --oneline -n2" "show --pretty=oneline -n2"; do
+  # shellcheck disable=SC2086
+  ro $r
+done
+ro show "main@{2023-11-15 05:00:00 +0100}"
+ro show "main@{2023-11-15 05:00:00}"
+ro show "main@{2023-11-14}"
+ro show "main@{2020-01-01}"
+ro show "topic@{1.day.ago}"
+ro show "main@{5.hours.ago}"
+ro show "main@{yesterday}"
+ro show --date=iso "main@{2023-11-15 05:00:00 +0100}"
+for f in '%gd' '%gD' '%gs' '%gn' '%ge' '%gN' '%gE' '%H' '%h' '%gd %h %gs' '%%gd%n%H' \
+  '%gx' '%q' 'plain' '%' 'x%' '%x41%x4a' '%gd|%gD|%gn <%ge>|%gs' 'tformat:%gd %H' \
+  'format:%gd %H'; do
+  ro show --format="$f" -n 5
+  ro show --format="$f" main@{2} topic
+done
+ro show --format='%gd %gD' refs/heads/ambig
+ro show --format='%gd %gD' heads/ambig
+ro show --format='%gd %gD' refs/remotes/origin/main
+ro show --format='%gd %gD' refs/heads/topic
+ro show --format='%gd' --date=iso topic
+ro show --format='%gD' --date=raw "topic@{1.day.ago}"
+ro show --pretty='format:%gd' -n 3
+# Placeholders that read the commit (object database).
+ro show --format='%h %s|%an|%ae|%ad|%cn|%ce|%cd|%at|%ct|%T|%P' -n 6
+ro show --date=iso --format='%ad|%cd|%gd' topic
+ro show --date=unix --format='%ad %s' main@{3}
+ro_config core.abbrev=12 show -n 3
+ro_config core.abbrev=no show -n 2 topic
+ro_config core.abbrev=auto show -n 2 topic
+
+# --- list, exists --------------------------------------------------------------------------
+ro list
+ro list x
+ro list --bogus
+for r in HEAD refs/heads/main main refs/heads/marker refs/heads/gone refs/tags/light \
+  refs/remotes/origin/main 'bad..ref' '' refs/heads/ '@'; do
+  ro exists "$r"
+done
+ro exists
+ro exists --bogus
+ro exists -x HEAD
+
+# --- delete ---------------------------------------------------------------------------------
+for a in "HEAD@{0}" "HEAD@{1}" "HEAD@{5}" "HEAD@{41}" "HEAD@{42}" "HEAD@{43}" "HEAD@{100}" \
+  "main@{0}" "main@{3}" "refs/heads/main@{2}" "topic@{1}" "topic@{0}" "marker@{0}" \
+  "origin/main@{0}" "nosuch@{0}" "light@{0}" "HEAD" "main" "main@{2023-11-15 05:00:00 +0100}" \
+  "topic@{2023-11-15}"; do
+  rw delete "$a"
+  rw delete --updateref --rewrite --verbose "$a"
+done
+for a in "HEAD@{1}" "main@{0}" "topic@{1}" "marker@{0}"; do
+  rw delete --rewrite "$a"
+  rw delete --updateref "$a"
+  rw delete --dry-run --verbose "$a"
+done
+rw delete "HEAD@{1}" "HEAD@{1}" "HEAD@{1}"
+rw delete "main@{0}" "topic@{0}" "HEAD@{2}"
+rw delete "main@{0}" nothere "topic@{0}"
+rw delete
+rw delete --bogus
+rw delete -n "topic@{1}"
+
+# --- expire ---------------------------------------------------------------------------------
+# The unreachable time is never later than the total one: the policy needs no commit walk.
+for e in all now never 2023-11-15 "2023-11-15 05:00:00 +0100" 1700040000 @1700040000 \
+  2.days.ago "20 hours ago" 1.week.ago; do
+  rw expire --expire="$e" --expire-unreachable=never HEAD
+  rw expire --expire="$e" --expire-unreachable=never main
+done
+for r in HEAD main topic refs/heads/topic marker origin/main nosuch light; do
+  rw expire "$r"
+  rw expire --expire=all --expire-unreachable=all "$r"
+  rw expire --updateref --expire=1700040000 --expire-unreachable=never "$r"
+  rw expire --rewrite --updateref --verbose --expire=1700040000 --expire-unreachable=never "$r"
+  rw expire --dry-run --verbose --expire=1700040000 --expire-unreachable=never "$r"
+done
+# Entries older than the unreachable time go when their commits are not reachable from the
+# tip (for HEAD: from any ref) — the commits a reset and a deleted branch left behind.
+for r in HEAD main topic origin/main; do
+  for u in all now 1700060000 2.days.ago; do
+    rw expire --expire=never --expire-unreachable="$u" "$r"
+  done
+  rw expire --expire=1700020000 "$r"
+  rw expire --expire=1700020000 --expire-unreachable=1700080000 --verbose "$r"
+  rw expire --rewrite --updateref --expire=never --expire-unreachable=all "$r"
+done
+rw expire --all --expire=never --expire-unreachable=all
+rw expire --all --expire=1700040000 --expire-unreachable=never
+rw expire --all --dry-run --verbose --expire=1700040000 --expire-unreachable=never
+rw expire --all
+rw expire --all --verbose
+rw expire --expire=bogus HEAD
+rw expire --expire-unreachable=bogus HEAD
+rw expire --bogus HEAD
+rw expire --expire=all main topic nosuch HEAD
+
+echo "compared $compared, identical $identical, known differences $known_diff, different $failed"
+[ "$failed" = 0 ]

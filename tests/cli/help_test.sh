@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# reftab help, <command> -h, the man page and the bash completion, checked against the command
+# table: every command has a git-style usage (stdout, exit 0), an entry in cli/reftab.1, and
+# the completion offers the commands, a command's options and ref names.
+# Usage: help_test.sh REFTAB MANPAGE COMPLETION
+set -u
+reftab=$(realpath "$1"); man_page=$2; completion=$3
+fails=0 checks=0
+check() {  # check DESCRIPTION COMMAND...: the command must succeed
+  checks=$((checks + 1))
+  if ! "${@:2}"; then echo "FAILED: $1"; fails=$((fails + 1)); fi
+}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+cmds=$("$reftab" help --commands) || { echo "help --commands failed"; exit 1; }
+[ -n "$cmds" ] || { echo "no commands listed"; exit 1; }
+for c in $cmds; do
+  for form in "help $c" "$c -h" "$c --help"; do
+    # shellcheck disable=SC2086
+    "$reftab" $form >"$tmp/out" 2>"$tmp/err"; rc=$?
+    check "$form exits 0" [ "$rc" = 0 ]
+    check "$form prints usage: reftab $c on stdout" grep -q "^usage: reftab $c" "$tmp/out"
+    check "$form prints nothing on stderr" [ ! -s "$tmp/err" ]
+  done
+  check "reftab.1 has an entry for $c" grep -q "^\.SS \"$(printf '%s' "$c" | sed 's/-/\\\\-/g')[ \"]" "$man_page"
+done
+"$reftab" help nosuch >/dev/null 2>&1; check "help of an unknown command exits 2" [ $? = 2 ]
+"$reftab" help >"$tmp/out"; check "help alone prints the overview" grep -q '^usage: reftab' "$tmp/out"
+
+if command -v man >/dev/null && man --help 2>&1 | grep -q -- --warnings; then
+  MANWIDTH=100 man --warnings -l "$man_page" >/dev/null 2>"$tmp/warn"
+  check "the man page renders without warnings ($(head -2 "$tmp/warn"))" [ ! -s "$tmp/warn" ]
+fi
+
+# Completion, with this reftab first on PATH and a bare stack holding two refs.
+mkdir -p "$tmp/bin" "$tmp/stack"; ln -s "$reftab" "$tmp/bin/reftab"
+id=1111111111111111111111111111111111111111
+"$reftab" --stack "$tmp/stack" update-ref refs/heads/main $id >/dev/null 2>&1
+"$reftab" --stack "$tmp/stack" update-ref refs/tags/v1.0 $id >/dev/null 2>&1
+comp() {  # comp WORD...: COMPREPLY for the last word, one per line
+  (PATH=$tmp/bin:$PATH
+   # shellcheck disable=SC1090
+   source "$completion"
+   COMP_WORDS=(reftab "$@"); COMP_CWORD=$#
+   _reftab; printf '%s\n' "${COMPREPLY[@]}")
+}
+check "completes command names" grep -qx reflog <(comp re)
+check "completes help's command names" grep -qx for-each-ref <(comp help for)
+check "completes a command's options" grep -qx -- --max-count= <(comp reflog show --max)
+check "completes reflog's subcommands" grep -qx expire <(comp reflog ex)
+check "completes short ref names" grep -qx main <(comp --stack "$tmp/stack" show-ref ma)
+check "completes full ref names" grep -qx refs/tags/v1.0 <(comp --stack "$tmp/stack" reflog show refs/t)
+check "completes HEAD" grep -qx HEAD <(comp --stack "$tmp/stack" reflog show H)
+
+echo "checks $checks, failed $fails"
+[ "$fails" = 0 ]
