@@ -30,6 +30,8 @@ int CmdUpdateRef(const GlobalOptions& g, const Args& args);
 int CmdCompact(const GlobalOptions& g, const Args& args);
 int CmdVerify(const GlobalOptions& g, const Args& args);
 int CmdForEachRef(const GlobalOptions& g, const Args& args);
+int CmdRefs(const GlobalOptions& g, const Args& args);
+int CmdRefsMigrate(const GlobalOptions& g, const Args& args);
 
 // Prints "reftab: <message>" to stderr and returns kExitError.
 int Fail(const Status& s);

@@ -24,6 +24,8 @@ constexpr const char kHelp[] =
     "  compact [--auto]  merge the stack's tables (all, or git's geometric auto-compaction)\n"
     "  for-each-ref [--format=FORMAT] [PATTERN...]\n"
     "                    list refs like `git for-each-ref` (%(refname), %(objectname), ...)\n"
+    "  refs migrate --ref-format=reftable|files [--dry-run] [--no-reflog] [--skip-unmigratable]\n"
+    "                    move refs and reflogs to the other storage, as `git refs migrate`\n"
     "  demo [--refs N] [--dir DIR] [--keep]\n"
     "                    write 100,000 refs, look some up, list, and time it\n"
     "\n"
@@ -54,6 +56,7 @@ constexpr Command kCommands[] = {
     {"verify", reftab::cli::CmdVerify},
     {"for-each-ref", reftab::cli::CmdForEachRef},
     {"demo", reftab::cli::CmdDemo},
+    {"refs", reftab::cli::CmdRefs},
 };
 
 }  // namespace
