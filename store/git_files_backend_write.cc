@@ -173,28 +173,33 @@ class TreeWriter {
   Fd last_fd_;
 };
 
-std::string PackedRefs(const FilesLayout& layout, size_t hash_size) {
-  std::vector<const RefRecord*> packed;
-  for (const RefRecord& r : layout.refs) {
-    if (!IsLooseInFiles(r)) packed.push_back(&r);
+void AppendHex(const ObjectId& id, size_t hash_size, std::string* out) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  const size_t at = out->size();
+  out->resize(at + 2 * hash_size);
+  char* p = out->data() + at;
+  for (size_t i = 0; i < hash_size; ++i) {
+    p[2 * i] = kDigits[id[i] >> 4];
+    p[2 * i + 1] = kDigits[id[i] & 15];
   }
-  std::sort(packed.begin(), packed.end(),
-            [](const RefRecord* a, const RefRecord* b) { return a->refname < b->refname; });
-  std::string out(kPackedRefsHeader);
-  out.reserve(out.size() + packed.size() * (2 * hash_size + 40));
-  for (const RefRecord* r : packed) {
-    out += HexId(r->value, hash_size);
-    out += ' ';
-    out += r->refname;
-    out += '\n';
-  }
-  return out;
 }
 
 }  // namespace
 
 bool IsLooseInFiles(const RefRecord& ref) {
-  return ref.value_type == RefValueType::kSymref || ref.refname.substr(0, 5) != "refs/";
+  return ref.value_type == RefValueType::kSymref || ref.refname.compare(0, 5, "refs/") != 0;
+}
+
+void AddRef(FilesLayout* layout, const RefRecord& ref, size_t hash_size) {
+  if (IsLooseInFiles(ref)) {
+    layout->loose.push_back(ref);
+    return;
+  }
+  AppendHex(ref.value, hash_size, &layout->packed);
+  layout->packed += ' ';
+  layout->packed += ref.refname;
+  layout->packed += '\n';
+  ++layout->packed_count;
 }
 
 std::vector<RefProblem> CheckFilesLayoutNames(const FilesLayout& layout, bool case_insensitive) {
@@ -203,11 +208,11 @@ std::vector<RefProblem> CheckFilesLayoutNames(const FilesLayout& layout, bool ca
   claims.Claim("packed-refs", "packed-refs");
   claims.Claim("refs/heads", "refs/heads/", true);
   claims.Claim("refs/tags", "refs/tags/", true);
-  for (const RefRecord& r : layout.refs) {
+  for (const RefRecord& r : layout.loose) {
     if (!IsPathSafeRefname(r.refname)) {
       problems.push_back({r.refname, "not a valid ref name for the files backend"});
-    } else if (IsLooseInFiles(r)) {
-      if (auto p = claims.Claim(r.refname, r.refname)) problems.push_back({r.refname, *p});
+    } else if (auto p = claims.Claim(r.refname, r.refname)) {
+      problems.push_back({r.refname, *p});
     }
   }
   for (const FilesReflog& log : layout.reflogs) {
@@ -262,15 +267,18 @@ Status WriteFilesLayout(const std::string& dir, const FilesLayout& layout,
   REFTAB_RETURN_IF_ERROR(tree.Init());
   REFTAB_RETURN_IF_ERROR(tree.MakeDir("refs/heads"));
   REFTAB_RETURN_IF_ERROR(tree.MakeDir("refs/tags"));
-  for (const RefRecord& r : layout.refs) {
-    if (!IsLooseInFiles(r)) continue;
+  for (const RefRecord& r : layout.loose) {
     if (!IsPathSafeRefname(r.refname)) return Status::InvalidArgument("unsafe ref name");
     std::string contents = r.value_type == RefValueType::kSymref
                                ? "ref: " + r.target + "\n"
                                : HexId(r.value, options.hash_size) + "\n";
     REFTAB_RETURN_IF_ERROR(tree.WriteFile(r.refname, contents));
   }
-  REFTAB_RETURN_IF_ERROR(tree.WriteFile("packed-refs", PackedRefs(layout, options.hash_size)));
+  std::string packed;
+  packed.reserve(kPackedRefsHeader.size() + layout.packed.size());
+  packed += kPackedRefsHeader;
+  packed += layout.packed;
+  REFTAB_RETURN_IF_ERROR(tree.WriteFile("packed-refs", packed));
   std::string text;
   for (const FilesReflog& log : layout.reflogs) {
     if (!IsPathSafeRefname(log.refname)) return Status::InvalidArgument("unsafe reflog name");

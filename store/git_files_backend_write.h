@@ -26,13 +26,20 @@ namespace reftab {
 
 // What to write. Reflog entries oldest first, already in the form they are written (name
 // and email as in the line, the message without a newline: "" writes no tab).
+// Refs go in through AddRef: the loose ones are kept as records, the packed ones only as
+// their packed-refs lines (a million refs are a million lines, not a million records).
 struct FilesLayout {
-  std::vector<RefRecord> refs;  // kVal1 / kVal2 / kSymref, any order
+  std::vector<RefRecord> loose;  // symrefs and root refs
+  std::string packed;            // "<hex> <name>\n" lines, in the order added
+  uint64_t packed_count = 0;
   std::vector<FilesReflog> reflogs;
 };
 
 // Whether a ref is stored as a loose file (symrefs and root refs) or in packed-refs.
 bool IsLooseInFiles(const RefRecord& ref);
+// Adds `ref` where the files backend keeps it. Packed refs must come in name order and have
+// a valid ref name (IsValidRefname); they are not checked again.
+void AddRef(FilesLayout* layout, const RefRecord& ref, size_t hash_size);
 
 // The refs and reflogs whose names must not become paths (see above). `case_insensitive`:
 // the target file system folds case (ProbeCaseInsensitive).

@@ -92,7 +92,7 @@ uint64_t NumberEntries(std::vector<FilesReflog>* logs, size_t max_message) {
   return next - 1;
 }
 
-Status WriteTable(const RepoFacts& repo, const std::vector<RefRecord>& refs,
+Status WriteTable(const RepoFacts& repo, std::vector<RefRecord>* refs,
                   std::vector<FilesReflog>* logs, const std::string& dir, std::string* list) {
   WriteOptions wo = repo.write_options;
   wo.hash_id = repo.hash;
@@ -109,17 +109,14 @@ Status WriteTable(const RepoFacts& repo, const std::vector<RefRecord>& refs,
   BufferedSink sink(std::move(file));
   TableWriter writer(wo, &sink);
   REFTAB_RETURN_IF_ERROR(writer.SetLimits(1, max));
-  RefRecord rec;
-  for (const RefRecord& r : refs) {
-    rec = r;
-    rec.update_index = 1;
-    REFTAB_RETURN_IF_ERROR(writer.AddRef(rec).WithContext(r.refname));
+  for (RefRecord& r : *refs) {
+    r.update_index = 1;
+    REFTAB_RETURN_IF_ERROR(writer.AddRef(r).WithContext(r.refname));
   }
-  for (const FilesReflog& log : *logs) {
+  for (FilesReflog& log : *logs) {
     for (auto e = log.entries.rbegin(); e != log.entries.rend(); ++e) {
-      LogRecord l = *e;
-      l.refname = log.refname;
-      REFTAB_RETURN_IF_ERROR(writer.AddLog(l).WithContext(log.refname));
+      e->refname = log.refname;
+      REFTAB_RETURN_IF_ERROR(writer.AddLog(*e).WithContext(log.refname));
     }
   }
   REFTAB_RETURN_IF_ERROR(writer.Finish());
@@ -148,23 +145,27 @@ Status WriteStubs(const RepoFacts& repo, const std::string& temp) {
                       repo.file_mode);
 }
 
-// The refs of the reftable storage, as git's migration lists them.
+// The refs of the reftable storage, as git's migration lists them, streamed into the
+// layout (packed ones straight into packed-refs lines).
 Status ReadReftableRefs(const Snapshot& snap, FilesLayout* layout,
                         std::vector<RefProblem>* problems) {
   MergedRefIterator it = snap.NewRefIterator();
   it.set_suppress_deletions(true);
   REFTAB_RETURN_IF_ERROR(it.SeekToFirst());
+  const size_t hash_size = snap.hash_size();
   RefRecord r;
   while (it.Next(&r)) {
+    const bool symref = r.value_type == RefValueType::kSymref;
     if (!IsListedRef(r.refname)) {
       problems->push_back({r.refname, "neither under refs/ nor a root ref (git does not list it)"});
-    } else if (r.value_type == RefValueType::kSymref &&
-               !IsValidRefname(r.target, kRefnameAllowOneLevel)) {
+    } else if (!IsValidRefname(r.refname, kRefnameAllowOneLevel)) {
+      problems->push_back({r.refname, "not a valid ref name"});
+    } else if (symref && !IsValidRefname(r.target, kRefnameAllowOneLevel)) {
       problems->push_back({r.refname, "symref target '" + r.target + "' is not a valid ref name"});
-    } else if (r.value_type != RefValueType::kSymref && IsZero(r.value)) {
+    } else if (!symref && IsZero(r.value)) {
       problems->push_back({r.refname, "has a null object id"});
     } else {
-      layout->refs.push_back(r);
+      AddRef(layout, r, hash_size);
     }
   }
   return it.status();
@@ -244,7 +245,7 @@ Status BuildReftable(const RepoFacts& repo, const MigrateOptions& options, const
   }
   REFTAB_RETURN_IF_ERROR(MakeDir(temp + "/reftable", repo.dir_mode));
   std::string list;
-  REFTAB_RETURN_IF_ERROR(WriteTable(repo, refs.refs, &logs, temp + "/reftable", &list));
+  REFTAB_RETURN_IF_ERROR(WriteTable(repo, &refs.refs, &logs, temp + "/reftable", &list));
   REFTAB_RETURN_IF_ERROR(WriteNewFile(temp + "/reftable/tables.list", list, repo.file_mode));
   REFTAB_RETURN_IF_ERROR(WriteStubs(repo, temp));
   result->refs = refs.refs.size();
@@ -270,21 +271,21 @@ Status BuildFiles(const RepoFacts& repo, const MigrateOptions& options, const st
   } else {
     REFTAB_ASSIGN_OR_RETURN(folds, ProbeCaseInsensitive(temp));
   }
-  std::vector<RefProblem> names = CheckFilesLayoutNames(layout, folds);
   std::vector<RefProblem> log_names;
-  for (RefProblem& p : names) {
+  for (RefProblem& p : CheckFilesLayoutNames(layout, folds)) {
     (p.reason.substr(0, 7) == "reflog:" ? log_names : problems).push_back(std::move(p));
   }
-  const bool skip = options.skip_unmigratable;
-  // Report everything before failing: collect both lists first.
-  std::vector<RefProblem> all = problems;
-  all.insert(all.end(), log_names.begin(), log_names.end());
-  if (!all.empty() && !skip) return Settle(all, false, &layout.refs, &RefRecord::refname, result);
-  REFTAB_RETURN_IF_ERROR(Settle(problems, skip, &layout.refs, &RefRecord::refname, result));
-  REFTAB_RETURN_IF_ERROR(Settle(log_names, skip, &layout.reflogs, &FilesReflog::refname, result));
+  // Everything is reported before failing; packed refs with problems were never added.
+  if (!options.skip_unmigratable) {
+    std::vector<RefProblem> all = problems;
+    all.insert(all.end(), log_names.begin(), log_names.end());
+    REFTAB_RETURN_IF_ERROR(Settle(all, false, &layout.loose, &RefRecord::refname, result));
+  }
+  REFTAB_RETURN_IF_ERROR(Settle(problems, true, &layout.loose, &RefRecord::refname, result));
+  REFTAB_RETURN_IF_ERROR(Settle(log_names, true, &layout.reflogs, &FilesReflog::refname, result));
   FilesWriteOptions wo{repo.hash_size, repo.file_mode, repo.dir_mode};
   REFTAB_RETURN_IF_ERROR(WriteFilesLayout(temp, layout, wo));
-  result->refs = layout.refs.size();
+  result->refs = layout.loose.size() + layout.packed_count;
   result->reflogs = layout.reflogs.size();
   for (const FilesReflog& l : layout.reflogs) result->reflog_entries += l.entries.size();
   return Status::Ok();

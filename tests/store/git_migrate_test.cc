@@ -131,7 +131,7 @@ TEST(FilesWriteSafety, NamesThatAreNotRefNamesNeverBecomePaths) {
   FilesLayout layout;
   for (const char* n : {"refs/heads/../../../../tmp/evil", "/etc/passwd", "refs/heads/a\nb",
                         "refs//x", "evil", "refs/heads/x.lock", "refs/heads/.hidden", "HEAD"}) {
-    layout.refs.push_back(Symref(n, "refs/heads/main"));
+    AddRef(&layout, Symref(n, "refs/heads/main"), 20);
   }
   layout.reflogs.push_back({"../escape", {}});
   std::vector<std::string> bad = Names(CheckFilesLayoutNames(layout, false));
@@ -144,9 +144,10 @@ TEST(FilesWriteSafety, NamesThatAreNotRefNamesNeverBecomePaths) {
 
 TEST(FilesWriteSafety, CaseCollisionsReportedOnlyWhereTheFileSystemFolds) {
   FilesLayout layout;
-  layout.refs = {Symref("refs/heads/Foo", "refs/heads/main"),
-                 Symref("refs/heads/foo", "refs/heads/main"), Val("refs/heads/PACKED"),
-                 Val("refs/heads/packed")};  // one file: no collision
+  for (const RefRecord& r : std::vector<RefRecord>{
+           Symref("refs/heads/Foo", "refs/heads/main"), Symref("refs/heads/foo", "refs/heads/main"),
+           Val("refs/heads/PACKED"), Val("refs/heads/packed")})
+    AddRef(&layout, r, 20);  // one file: no collision
   layout.reflogs.push_back({"refs/heads/Bar/x", {}});
   layout.reflogs.push_back({"refs/heads/bar", {}});
   EXPECT_TRUE(CheckFilesLayoutNames(layout, false).empty());
@@ -156,8 +157,9 @@ TEST(FilesWriteSafety, CaseCollisionsReportedOnlyWhereTheFileSystemFolds) {
 
 TEST(FilesWriteSafety, DirectoryFileConflictsReported) {
   FilesLayout layout;
-  layout.refs = {Symref("refs/heads/a", "refs/heads/main"),
-                 Symref("refs/heads/a/b", "refs/heads/main")};
+  for (const RefRecord& r : std::vector<RefRecord>{Symref("refs/heads/a", "refs/heads/main"),
+                                                   Symref("refs/heads/a/b", "refs/heads/main")})
+    AddRef(&layout, r, 20);
   EXPECT_EQ(Names(CheckFilesLayoutNames(layout, false)),
             std::vector<std::string>{"refs/heads/a/b"});
 }
@@ -167,7 +169,9 @@ TEST(FilesWriteSafety, NeverWritesThroughASymbolicLink) {
   const std::string out = dir.Subdir("new"), outside = dir.Subdir("outside");
   ASSERT_EQ(symlink(outside.c_str(), (out + "/logs").c_str()), 0);
   FilesLayout layout;
-  layout.refs = {Symref("HEAD", "refs/heads/main"), Val("refs/heads/main")};
+  for (const RefRecord& r :
+       std::vector<RefRecord>{Symref("HEAD", "refs/heads/main"), Val("refs/heads/main")})
+    AddRef(&layout, r, 20);
   LogRecord e;
   e.value_type = LogValueType::kUpdate;
   e.time = 1;
