@@ -18,6 +18,7 @@ namespace reftab {
 namespace {
 
 constexpr std::string_view kPackedRefsHeader = "# pack-refs with: peeled fully-peeled sorted \n";
+constexpr size_t kFlushAt = size_t(1) << 20;
 
 // A name that may become a path below the new directory.
 bool IsPathSafeRefname(std::string_view name) {
@@ -190,16 +191,42 @@ bool IsLooseInFiles(const RefRecord& ref) {
   return ref.value_type == RefValueType::kSymref || ref.refname.compare(0, 5, "refs/") != 0;
 }
 
-void AddRef(FilesLayout* layout, const RefRecord& ref, size_t hash_size) {
-  if (IsLooseInFiles(ref)) {
-    layout->loose.push_back(ref);
-    return;
-  }
-  AppendHex(ref.value, hash_size, &layout->packed);
-  layout->packed += ' ';
-  layout->packed += ref.refname;
-  layout->packed += '\n';
-  ++layout->packed_count;
+Result<std::unique_ptr<PackedRefsWriter>> PackedRefsWriter::Create(const std::string& path,
+                                                                   uint32_t mode,
+                                                                   size_t hash_size) {
+  REFTAB_ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file,
+                          PosixFileSystem()->Create(path, true));
+  REFTAB_RETURN_IF_ERROR(PosixFileSystem()->Chmod(path, mode));
+  std::unique_ptr<PackedRefsWriter> w(new PackedRefsWriter(std::move(file), hash_size));
+  w->buf_.reserve(kFlushAt + 4096);
+  w->buf_ += kPackedRefsHeader;
+  return w;
+}
+
+Status PackedRefsWriter::Add(const RefRecord& ref) {
+  AppendHex(ref.value, hash_size_, &buf_);
+  buf_ += ' ';
+  buf_ += ref.refname;
+  buf_ += '\n';
+  ++count_;
+  return buf_.size() >= kFlushAt ? Flush() : Status::Ok();
+}
+
+Status PackedRefsWriter::Flush() {
+  Status s = file_->Append(buf_);
+  buf_.clear();
+  return s;
+}
+
+Status PackedRefsWriter::Finish() {
+  REFTAB_RETURN_IF_ERROR(Flush());
+  return file_->Close();
+}
+
+Status AddRef(FilesLayout* layout, PackedRefsWriter* packed, const RefRecord& ref) {
+  if (!IsLooseInFiles(ref)) return packed->Add(ref);
+  layout->loose.push_back(ref);
+  return Status::Ok();
 }
 
 std::vector<RefProblem> CheckFilesLayoutNames(const FilesLayout& layout, bool case_insensitive) {
@@ -274,11 +301,6 @@ Status WriteFilesLayout(const std::string& dir, const FilesLayout& layout,
                                : HexId(r.value, options.hash_size) + "\n";
     REFTAB_RETURN_IF_ERROR(tree.WriteFile(r.refname, contents));
   }
-  std::string packed;
-  packed.reserve(kPackedRefsHeader.size() + layout.packed.size());
-  packed += kPackedRefsHeader;
-  packed += layout.packed;
-  REFTAB_RETURN_IF_ERROR(tree.WriteFile("packed-refs", packed));
   std::string text;
   for (const FilesReflog& log : layout.reflogs) {
     if (!IsPathSafeRefname(log.refname)) return Status::InvalidArgument("unsafe reflog name");

@@ -15,31 +15,54 @@
 #ifndef REFTAB_STORE_GIT_FILES_BACKEND_WRITE_H_
 #define REFTAB_STORE_GIT_FILES_BACKEND_WRITE_H_
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "format/record.h"
 #include "format/status.h"
+#include "store/file.h"
 #include "store/git_files_backend_read.h"
 
 namespace reftab {
 
 // What to write. Reflog entries oldest first, already in the form they are written (name
 // and email as in the line, the message without a newline: "" writes no tab).
-// Refs go in through AddRef: the loose ones are kept as records, the packed ones only as
-// their packed-refs lines (a million refs are a million lines, not a million records).
+// What becomes files: the loose refs (symrefs and root refs) and the reflogs. Packed refs go
+// to a PackedRefsWriter as they come (a million refs are a million lines, not a million
+// records).
 struct FilesLayout {
-  std::vector<RefRecord> loose;  // symrefs and root refs
-  std::string packed;            // "<hex> <name>\n" lines, in the order added
-  uint64_t packed_count = 0;
+  std::vector<RefRecord> loose;
   std::vector<FilesReflog> reflogs;
 };
 
 // Whether a ref is stored as a loose file (symrefs and root refs) or in packed-refs.
 bool IsLooseInFiles(const RefRecord& ref);
-// Adds `ref` where the files backend keeps it. Packed refs must come in name order and have
-// a valid ref name (IsValidRefname); they are not checked again.
-void AddRef(FilesLayout* layout, const RefRecord& ref, size_t hash_size);
+
+// packed-refs, written as refs arrive: git's traits line, then "<hex> <name>" per ref (no
+// peeled lines: git's migration writes none), in large writes. Refs must come in name
+// order with valid names; they are not checked again.
+class PackedRefsWriter {
+ public:
+  // Creates `path` (which must not exist) with `mode`.
+  static Result<std::unique_ptr<PackedRefsWriter>> Create(const std::string& path, uint32_t mode,
+                                                          size_t hash_size);
+  Status Add(const RefRecord& ref);
+  Status Finish();
+  uint64_t count() const { return count_; }
+
+ private:
+  PackedRefsWriter(std::unique_ptr<WritableFile> file, size_t hash_size)
+      : file_(std::move(file)), hash_size_(hash_size) {}
+  Status Flush();
+  std::unique_ptr<WritableFile> file_;
+  size_t hash_size_;
+  std::string buf_;
+  uint64_t count_ = 0;
+};
+
+// Adds `ref` where the files backend keeps it: `layout` for loose refs, `packed` otherwise.
+Status AddRef(FilesLayout* layout, PackedRefsWriter* packed, const RefRecord& ref);
 
 // The refs and reflogs whose names must not become paths (see above). `case_insensitive`:
 // the target file system folds case (ProbeCaseInsensitive).
@@ -57,9 +80,9 @@ struct FilesWriteOptions {
   uint32_t dir_mode = 0755;   // every directory created
 };
 
-// Writes `layout` into the existing, empty directory `dir`: refs/heads/ and refs/tags/
-// (always, as git creates them), loose refs, packed-refs (always, header only when empty),
-// and logs/. Call CheckFilesLayoutNames first; a name that fails it is refused here too.
+// Writes `layout` into the existing directory `dir` (new files only): refs/heads/ and
+// refs/tags/ (always, as git creates them), loose refs and logs/. Call CheckFilesLayoutNames
+// first; a name that fails it is refused here too.
 Status WriteFilesLayout(const std::string& dir, const FilesLayout& layout,
                         const FilesWriteOptions& options);
 

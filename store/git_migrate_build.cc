@@ -147,12 +147,11 @@ Status WriteStubs(const RepoFacts& repo, const std::string& temp) {
 
 // The refs of the reftable storage, as git's migration lists them, streamed into the
 // layout (packed ones straight into packed-refs lines).
-Status ReadReftableRefs(const Snapshot& snap, FilesLayout* layout,
+Status ReadReftableRefs(const Snapshot& snap, FilesLayout* layout, PackedRefsWriter* packed,
                         std::vector<RefProblem>* problems) {
   MergedRefIterator it = snap.NewRefIterator();
   it.set_suppress_deletions(true);
   REFTAB_RETURN_IF_ERROR(it.SeekToFirst());
-  const size_t hash_size = snap.hash_size();
   RefRecord r;
   while (it.Next(&r)) {
     const bool symref = r.value_type == RefValueType::kSymref;
@@ -165,7 +164,7 @@ Status ReadReftableRefs(const Snapshot& snap, FilesLayout* layout,
     } else if (!symref && IsZero(r.value)) {
       problems->push_back({r.refname, "has a null object id"});
     } else {
-      AddRef(layout, r, hash_size);
+      REFTAB_RETURN_IF_ERROR(AddRef(layout, packed, r));
     }
   }
   return it.status();
@@ -263,7 +262,11 @@ Status BuildFiles(const RepoFacts& repo, const MigrateOptions& options, const st
   std::shared_ptr<const Snapshot> snap = git->main_stack().snapshot();
   FilesLayout layout;
   std::vector<RefProblem> problems;
-  REFTAB_RETURN_IF_ERROR(ReadReftableRefs(*snap, &layout, &problems));
+  REFTAB_ASSIGN_OR_RETURN(
+      std::unique_ptr<PackedRefsWriter> packed,
+      PackedRefsWriter::Create(temp + "/packed-refs", repo.file_mode, repo.hash_size));
+  REFTAB_RETURN_IF_ERROR(ReadReftableRefs(*snap, &layout, packed.get(), &problems));
+  REFTAB_RETURN_IF_ERROR(packed->Finish());
   if (!options.no_reflog) REFTAB_RETURN_IF_ERROR(ReadReftableLogs(*snap, &layout));
   bool folds = false;
   if (options.case_insensitive) {
@@ -285,7 +288,7 @@ Status BuildFiles(const RepoFacts& repo, const MigrateOptions& options, const st
   REFTAB_RETURN_IF_ERROR(Settle(log_names, true, &layout.reflogs, &FilesReflog::refname, result));
   FilesWriteOptions wo{repo.hash_size, repo.file_mode, repo.dir_mode};
   REFTAB_RETURN_IF_ERROR(WriteFilesLayout(temp, layout, wo));
-  result->refs = layout.loose.size() + layout.packed_count;
+  result->refs = layout.loose.size() + packed->count();
   result->reflogs = layout.reflogs.size();
   for (const FilesReflog& l : layout.reflogs) result->reflog_entries += l.entries.size();
   return Status::Ok();

@@ -121,6 +121,11 @@ RefRecord Val(const std::string& name) {
   return r;
 }
 
+// Packed refs share one file: only the loose ones matter to the path checks.
+void AddLoose(FilesLayout* layout, const RefRecord& r) {
+  if (IsLooseInFiles(r)) layout->loose.push_back(r);
+}
+
 std::vector<std::string> Names(const std::vector<RefProblem>& problems) {
   std::vector<std::string> out;
   for (const RefProblem& p : problems) out.push_back(p.refname);
@@ -131,7 +136,7 @@ TEST(FilesWriteSafety, NamesThatAreNotRefNamesNeverBecomePaths) {
   FilesLayout layout;
   for (const char* n : {"refs/heads/../../../../tmp/evil", "/etc/passwd", "refs/heads/a\nb",
                         "refs//x", "evil", "refs/heads/x.lock", "refs/heads/.hidden", "HEAD"}) {
-    AddRef(&layout, Symref(n, "refs/heads/main"), 20);
+    layout.loose.push_back(Symref(n, "refs/heads/main"));
   }
   layout.reflogs.push_back({"../escape", {}});
   std::vector<std::string> bad = Names(CheckFilesLayoutNames(layout, false));
@@ -147,7 +152,7 @@ TEST(FilesWriteSafety, CaseCollisionsReportedOnlyWhereTheFileSystemFolds) {
   for (const RefRecord& r : std::vector<RefRecord>{
            Symref("refs/heads/Foo", "refs/heads/main"), Symref("refs/heads/foo", "refs/heads/main"),
            Val("refs/heads/PACKED"), Val("refs/heads/packed")})
-    AddRef(&layout, r, 20);  // one file: no collision
+    AddLoose(&layout, r);  // one file: no collision
   layout.reflogs.push_back({"refs/heads/Bar/x", {}});
   layout.reflogs.push_back({"refs/heads/bar", {}});
   EXPECT_TRUE(CheckFilesLayoutNames(layout, false).empty());
@@ -159,7 +164,7 @@ TEST(FilesWriteSafety, DirectoryFileConflictsReported) {
   FilesLayout layout;
   for (const RefRecord& r : std::vector<RefRecord>{Symref("refs/heads/a", "refs/heads/main"),
                                                    Symref("refs/heads/a/b", "refs/heads/main")})
-    AddRef(&layout, r, 20);
+    AddLoose(&layout, r);
   EXPECT_EQ(Names(CheckFilesLayoutNames(layout, false)),
             std::vector<std::string>{"refs/heads/a/b"});
 }
@@ -171,7 +176,7 @@ TEST(FilesWriteSafety, NeverWritesThroughASymbolicLink) {
   FilesLayout layout;
   for (const RefRecord& r :
        std::vector<RefRecord>{Symref("HEAD", "refs/heads/main"), Val("refs/heads/main")})
-    AddRef(&layout, r, 20);
+    AddLoose(&layout, r);
   LogRecord e;
   e.value_type = LogValueType::kUpdate;
   e.time = 1;
