@@ -67,6 +67,31 @@ Status ReadWhole(const std::string& path, std::string* out) {
 
 bool IsSpace(char c) { return std::isspace(uint8_t(c)) != 0; }
 
+// Hex digit values, 16 for anything else: a million packed refs are two million ids to parse,
+// and a table lookup per digit is what keeps that cheap.
+struct HexTable {
+  uint8_t v[256];
+  constexpr HexTable() : v() {
+    for (int i = 0; i < 256; ++i) v[i] = 16;
+    for (int i = 0; i < 10; ++i) v['0' + i] = uint8_t(i);
+    for (int i = 0; i < 6; ++i) v['a' + i] = v['A' + i] = uint8_t(10 + i);
+  }
+};
+constexpr HexTable kHex;
+
+// Exactly 2 * hash_size hex digits (either case, as git reads them) into `out`.
+bool ParseHex(std::string_view hex, size_t hash_size, ObjectId* out) {
+  if (hex.size() != 2 * hash_size) return false;
+  uint8_t bad = 0;
+  *out = ObjectId{};
+  for (size_t i = 0; i < hash_size; ++i) {
+    uint8_t hi = kHex.v[uint8_t(hex[2 * i])], lo = kHex.v[uint8_t(hex[2 * i + 1])];
+    bad |= (hi | lo) & 16;
+    (*out)[i] = uint8_t((hi << 4) | (lo & 15));
+  }
+  return bad == 0;
+}
+
 // One loose ref (a file or link at `path` named `refname`) into `out`, or a problem.
 void ReadLoose(const std::string& path, const std::string& refname, bool is_link, size_t hash_size,
                FilesRefs* out) {
@@ -172,8 +197,8 @@ void SplitIdent(std::string_view ident, LogRecord* log) {
 bool ParseReflogLine(std::string_view line, size_t hash_size, LogRecord* log) {
   const size_t hex = 2 * hash_size;
   if (line.size() < 2 * hex + 2 || line.back() != '\n') return false;
-  if (!ParseHexId(line.substr(0, hex), hash_size, &log->old_id) || line[hex] != ' ') return false;
-  if (!ParseHexId(line.substr(hex + 1, hex), hash_size, &log->new_id) || line[2 * hex + 1] != ' ')
+  if (!ParseHex(line.substr(0, hex), hash_size, &log->old_id) || line[hex] != ' ') return false;
+  if (!ParseHex(line.substr(hex + 1, hex), hash_size, &log->new_id) || line[2 * hex + 1] != ' ')
     return false;
   std::string_view rest = line.substr(2 * hex + 2);
   size_t gt = rest.find('>');
@@ -231,7 +256,7 @@ LooseKind ParseLooseRef(std::string_view contents, size_t hash_size, RefRecord* 
     return LooseKind::kSymref;
   }
   const size_t hex = 2 * hash_size;
-  if (contents.size() < hex || !ParseHexId(contents.substr(0, hex), hash_size, &out->value) ||
+  if (contents.size() < hex || !ParseHex(contents.substr(0, hex), hash_size, &out->value) ||
       (contents.size() > hex && !IsSpace(contents[hex]))) {
     return LooseKind::kBroken;
   }
@@ -253,7 +278,7 @@ Status ParsePackedRefs(std::string_view text, size_t hash_size, std::vector<RefR
     if (line.empty() || line[0] == '#' || line[0] == '^') continue;
     RefRecord rec;
     if (line.size() < hex + 2 || line[hex] != ' ' ||
-        !ParseHexId(line.substr(0, hex), hash_size, &rec.value)) {
+        !ParseHex(line.substr(0, hex), hash_size, &rec.value)) {
       return Status::Corruption("packed-refs: line " + std::to_string(line_no) +
                                 ": unexpected line");
     }

@@ -47,12 +47,13 @@ Status Settle(std::vector<RefProblem> problems, bool skip, std::vector<T>* items
   return Status::Ok();
 }
 
-// git's transaction rules for the refs read from the files storage.
+// git's transaction rules for the refs read from the files storage (ReadFilesRefs has
+// already reported every name that is not a valid ref name).
 std::vector<RefProblem> CheckRefsForReftable(const std::vector<RefRecord>& refs) {
   std::vector<RefProblem> problems;
   for (const RefRecord& r : refs) {
-    if (auto refusal = RefnameRefusal(r.refname, true)) {
-      problems.push_back({r.refname, *refusal});
+    if (IsPseudoRef(r.refname)) {
+      problems.push_back({r.refname, *RefnameRefusal(r.refname, true)});
     } else if (r.value_type != RefValueType::kSymref && IsZero(r.value)) {
       problems.push_back({r.refname, "has a null object id"});
     }
