@@ -32,9 +32,7 @@ bool IsPathSafeRefname(std::string_view name) {
 std::string LockLeftDir(std::string_view refname) {
   if (refname.substr(0, 5) != "refs/") return "";
   size_t second = refname.find('/', 5);
-  if (second == std::string_view::npos || refname.find('/', second + 1) == std::string_view::npos) {
-    return "";
-  }
+  if (second == std::string_view::npos) return "";
   return std::string(refname.substr(0, second));
 }
 

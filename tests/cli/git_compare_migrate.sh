@@ -116,6 +116,23 @@ mk_shared() {  # core.sharedRepository: the modes of every new file and director
   "$git" -C "$d" branch b
 }
 
+mk_churn() {  # deletions, expired reflog entries, per-worktree refs of the main worktree
+  local d=$R/$1
+  "$git" init -q -b main --ref-format="$2" "$d"
+  "$git" -C "$d" config core.logAllRefUpdates always
+  commits "$d" 4
+  "$git" -C "$d" branch gone HEAD~1
+  "$git" -C "$d" branch kept HEAD~2
+  "$git" -C "$d" update-ref refs/tags/t HEAD~3
+  "$git" -C "$d" branch -D gone >/dev/null
+  "$git" -C "$d" update-ref -d refs/tags/t
+  "$git" -C "$d" reflog delete HEAD@{1}
+  "$git" -C "$d" update-ref refs/bisect/bad HEAD
+  "$git" -C "$d" update-ref refs/worktree/mine HEAD~1
+  "$git" -C "$d" update-ref refs/rewritten/x HEAD~1
+  "$git" -C "$d" update-ref -m "last word" refs/heads/kept HEAD
+}
+
 mk_worktree() {
   local d=$R/$1
   mk_basic "$1" "$2"
@@ -236,7 +253,7 @@ case_() {
 }
 
 for fmt in files reftable; do
-  for mk in basic many sha256 detached empty bare shared worktree; do
+  for mk in basic many sha256 detached empty bare shared churn worktree; do
     "mk_$mk" "$mk-$fmt" "$fmt"
   done
 done
@@ -247,10 +264,10 @@ for mk in basic handmade; do
   "$git" -C "$R/$mk-migrated" refs migrate --ref-format=reftable || exit 1
 done
 
-for repo in basic many sha256 detached empty bare shared handmade; do
+for repo in basic many sha256 detached empty bare shared churn handmade; do
   case_ "$repo files->reftable" "$repo-files" --ref-format=reftable
 done
-for repo in basic many sha256 detached empty bare shared; do
+for repo in basic many sha256 detached empty bare shared churn; do
   case_ "$repo reftable->files" "$repo-reftable" --ref-format=files
 done
 for repo in basic handmade; do
