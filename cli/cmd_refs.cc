@@ -4,6 +4,7 @@
 //   refs optimize [...]   pack-refs (cli/cmd_pack_refs.cc)
 //   refs verify [--strict] [--verbose]   git's checks (cli/cmd_verify.cc)
 //   refs list [...]       for-each-ref
+//   refs migrate [...]    to the other ref storage (cli/cmd_refs_migrate.cc)
 // Usage errors as git's parse-options: "error: need a subcommand" / "error: unknown
 // subcommand: `x'" and the usage, exit 129.
 #include <cstdio>
@@ -51,12 +52,14 @@ constexpr Subcommand kSubcommands[] = {
     {"list", CmdRefsList},
     {"exists", RefsExists},
     {"optimize", RefsOptimize},
+    {"migrate", CmdRefsMigrate},
 };
 
 GitUsage RefsUsage() {
   GitUsage u;
   u.lines = {"reftab refs verify [--strict] [--verbose]", "reftab refs list [<options>]",
-             kExistsUsage, kOptimizeUsage};
+             kExistsUsage, kOptimizeUsage,
+             "reftab refs migrate --ref-format=<format> [--no-reflog] [--dry-run]"};
   return u;
 }
 

@@ -56,6 +56,7 @@ extern const char* const kCompactUsage;
 extern const char* const kVerifyUsage;
 extern const char* const kForEachRefUsage;
 extern const char* const kReflogUsage;
+int CmdRefsMigrate(const GlobalOptions& g, const Args& args);
 
 // Prints "reftab: <message>" to stderr and returns kExitError.
 int Fail(const Status& s);

@@ -30,6 +30,8 @@ constexpr const char kHelp[] =
     "  refs list ...     the same as for-each-ref (git 2.55's name for it)\n"
     "  reflog [show|list|exists|delete|expire] ...\n"
     "                    read and prune reflogs like `git reflog` (see reftab reflog -h)\n"
+    "  refs migrate --ref-format=reftable|files [--dry-run] [--no-reflog] [--skip-unmigratable]\n"
+    "                    move refs and reflogs to the other storage, as `git refs migrate`\n"
     "  demo [--refs N] [--dir DIR] [--keep]\n"
     "                    write 100,000 refs, look some up, list, and time it\n"
     "  show-ref ... [--abbrev[=N]] [--hash[=N]] [--exclude-existing[=PATTERN]] [--format=json]\n"

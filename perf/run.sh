@@ -258,6 +258,26 @@ hyperfine -N --warmup 1 --style basic --runs "$(( RUNS < 10 ? RUNS : 10 ))" \
   --export-json "$OUT/cli-write.json" --export-markdown "$OUT/cli-write.md" "${WRITES[@]}"
 rm -rf "$W"
 
+# refs migrate both ways on the 1M-ref repository, reftab and git side by side. The files
+# copy is made once, by git's own migration; every timed run starts from a fresh copy.
+if [[ -n $GIT ]]; then
+  M=$SCRATCH/m MRT=$SCRATCH/migrate-reftable MFILES=$SCRATCH/migrate-files
+  rm -rf "$MRT" "$MFILES" && mkdir -p "$MRT" && cp -a "$R1" "$MRT/.git"
+  cp -a "$MRT" "$MFILES" && "$GIT" -C "$MFILES" refs migrate --ref-format=files
+  FROM_RT="bash -c 'rm -rf $M && cp -a $MRT $M'" FROM_FILES="bash -c 'rm -rf $M && cp -a $MFILES $M'"
+  MIGRATE=(--prepare "$FROM_FILES" -n "reftab refs migrate files->reftable, 1M refs"
+    "$REFTAB --git-dir $M/.git refs migrate --ref-format=reftable"
+    --prepare "$FROM_FILES" -n "git refs migrate files->reftable, 1M refs"
+    "$GIT --git-dir=$M/.git refs migrate --ref-format=reftable"
+    --prepare "$FROM_RT" -n "reftab refs migrate reftable->files, 1M refs"
+    "$REFTAB --git-dir $M/.git refs migrate --ref-format=files"
+    --prepare "$FROM_RT" -n "git refs migrate reftable->files, 1M refs"
+    "$GIT --git-dir=$M/.git refs migrate --ref-format=files")
+  hyperfine -N --warmup 1 --style basic --runs "$(( RUNS < 10 ? RUNS : 10 ))" \
+    --export-json "$OUT/cli-migrate.json" --export-markdown "$OUT/cli-migrate.md" "${MIGRATE[@]}"
+  rm -rf "$M" "$MRT" "$MFILES"
+fi
+
 # ---------------------------------------------------------------- 4. ablations, variants
 if [[ ${COMPARE_ONLY:-0} == 1 ]]; then
   skipped "ablations, compiled variants and memory skipped (COMPARE_ONLY=1)"

@@ -1,0 +1,119 @@
+// reftab refs migrate --ref-format=reftable|files [--dry-run] [--no-reflog]
+//                     [--skip-unmigratable]
+// `git refs migrate`: moves the repository's refs and reflogs to the other storage format
+// (store/git_migrate.h). Messages are git's ("error: ..."); refs that cannot be migrated are
+// listed one per line before the error (or, with --skip-unmigratable, as warnings, and the
+// others are migrated). Exit 0, 255 on failure (git's status), 2 on a usage error.
+//
+// For tests only: REFTAB_TEST_KILL_AT_STEP=N kills the process (SIGKILL) just before the
+// N-th step that changes the repository; REFTAB_TEST_TRACE_STEPS=1 prints each step's number
+// and name to stderr.
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "cli/commands.h"
+#include "store/git_dir.h"
+#include "store/git_migrate.h"
+
+namespace reftab::cli {
+namespace {
+
+// The test hook: the environment is read here, never in the library.
+std::function<void(int, std::string_view)> TestStepHook() {
+  const char* kill_at = std::getenv("REFTAB_TEST_KILL_AT_STEP");
+  const char* trace = std::getenv("REFTAB_TEST_TRACE_STEPS");
+  if (!kill_at && !trace) return nullptr;
+  const int n = kill_at ? std::atoi(kill_at) : -1;
+  const bool print = trace != nullptr;
+  return [n, print](int step, std::string_view name) {
+    if (print) std::fprintf(stderr, "step %d: %.*s\n", step, int(name.size()), name.data());
+    if (step == n) std::raise(SIGKILL);
+  };
+}
+
+// git's status for a command that ends with "error: ..." (its -1 return).
+constexpr int kExitGitError = 255;
+
+int Error(const std::string& message) {
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  return kExitGitError;
+}
+
+void PrintProblems(const MigrateResult& r, const char* level) {
+  for (const RefProblem& p : r.not_migrated) {
+    std::fprintf(stderr, "%s: not migrated: '%s': %s\n", level, p.refname.c_str(),
+                 p.reason.c_str());
+  }
+}
+
+// A bare repository in the files format (DiscoverGitDir knows bare ones by reftable/).
+bool IsBareFilesRepo() {
+  std::error_code ec;
+  return std::filesystem::is_regular_file("HEAD", ec) &&
+         std::filesystem::is_directory("objects", ec) && std::filesystem::is_directory("refs", ec);
+}
+
+// git names a repository found from its work tree's top ".git"; so do we, in messages.
+std::string ShortGitDir(const std::string& found) {
+  std::error_code ec;
+  if (std::filesystem::equivalent(found, ".git", ec)) return ".git";
+  return found;
+}
+
+}  // namespace
+
+int CmdRefsMigrate(const GlobalOptions& g, const Args& args) {
+  MigrateOptions options;
+  std::string format;
+  bool have_format = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (TakeValue(args, &i, "--ref-format", &format)) {
+      have_format = true;
+    } else if (args[i] == "--dry-run") {
+      options.dry_run = true;
+    } else if (args[i] == "--no-reflog") {
+      options.no_reflog = true;
+    } else if (args[i] == "--skip-unmigratable") {
+      options.skip_unmigratable = true;
+    } else if (!args[i].empty() && args[i][0] == '-') {
+      return Usage("refs migrate", "unknown option " + args[i]);
+    } else {
+      return Usage("refs migrate", "too many arguments");
+    }
+  }
+  if (!have_format) return Usage("refs migrate", "missing --ref-format=<format>");
+  if (!g.stack_dir.empty()) return Usage("refs migrate", "needs a git repository, not --stack");
+  auto target = ParseRefStorageFormat(format);
+  if (!target) return Error("unknown ref storage format '" + format + "'");
+  options.target = *target;
+  options.on_step = TestStepHook();
+  std::string git_dir = g.git_dir;
+  if (git_dir.empty()) {
+    Result<std::string> found = DiscoverGitDir();
+    if (found.ok()) {
+      git_dir = ShortGitDir(*found);
+    } else if (IsBareFilesRepo()) {
+      git_dir.push_back('.');
+    } else {
+      return Fail(found.status());
+    }
+  }
+  MigrateResult result;
+  Status s = MigrateRefStorage(git_dir, options, &result);
+  PrintProblems(result, s.ok() ? "warning" : "error");
+  for (const std::string& w : result.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  if (!s.ok()) return Error(s.message());
+  if (options.dry_run) {
+    std::printf("Finished dry-run migration of refs, the result can be found at '%s'\n",
+                result.temp_dir.c_str());
+  } else if (!result.warnings.empty()) {
+    std::fprintf(stderr, "warning: migrated; leftovers of the old storage may remain in '%s'\n",
+                 result.temp_dir.c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace reftab::cli
