@@ -12,7 +12,16 @@ void BlockWriter::Start(BlockType type, std::string_view file_header) {
   entries_ = 0;
   until_restart_ = 0;
   restarts_.clear();
-  last_key_.clear();
+  last_len_ = 0;
+}
+
+void BlockWriter::GrowLastKey(size_t n) {
+  size_t cap = last_cap_ ? 2 * size_t(last_cap_) : 64;
+  while (cap < n) cap *= 2;
+  std::unique_ptr<uint8_t[]> bigger(new uint8_t[cap]);
+  if (last_len_) std::memcpy(bigger.get(), last_key_.get(), last_len_);
+  last_key_ = std::move(bigger);
+  last_cap_ = uint32_t(cap);
 }
 
 std::string_view BlockWriter::Finish() {

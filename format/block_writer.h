@@ -14,6 +14,7 @@
 #define REFTAB_FORMAT_BLOCK_WRITER_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,7 +24,7 @@
 
 namespace reftab {
 
-enum class AddResult { kAdded, kFull, kTooLarge };
+enum class AddResult { kAdded, kFull, kTooLarge, kOutOfOrder };
 
 class BlockWriter {
  public:
@@ -36,11 +37,55 @@ class BlockWriter {
 
   // Adds a record. `encode_value(Appender&)` writes at most `max_value_size` bytes.
   // kFull: the block has records and this one does not fit (finish and retry in a new
-  // block). kTooLarge: it does not fit even into an empty block.
+  // block). kTooLarge: it does not fit even into an empty block. Keys are taken as given
+  // (tests build malformed blocks with it); writers use AddInOrder.
   template <class EncodeValue>
   AddResult Add(std::string_view key, uint8_t value_type, size_t max_value_size,
                 EncodeValue&& encode_value) {
-    size_t prefix = until_restart_ == 0 ? 0 : CommonPrefix(last_key_, key);
+    return AddImpl<false>(key, value_type, max_value_size, encode_value);
+  }
+  // Add, but kOutOfOrder (nothing added) when the block has records and `key` is not greater
+  // than the last one. The comparison comes with the shared prefix the record needs anyway,
+  // so the caller compares keys itself only for a block's first record.
+  template <class EncodeValue>
+  AddResult AddInOrder(std::string_view key, uint8_t value_type, size_t max_value_size,
+                       EncodeValue&& encode_value) {
+    return AddImpl<true>(key, value_type, max_value_size, encode_value);
+  }
+
+  // Writes the restart table and the block header; returns bytes [0, block_len) of the
+  // block (including the file header for the first block). Valid until the next Start().
+  std::string_view Finish();
+
+  BlockType type() const { return type_; }
+  uint32_t entries() const { return entries_; }
+  uint32_t header_off() const { return header_off_; }
+  std::string_view last_key() const {
+    return std::string_view(reinterpret_cast<const char*>(last_key_.get()), last_len_);
+  }
+  uint32_t block_size() const { return block_size_; }
+
+  static size_t CommonPrefix(std::string_view a, std::string_view b) {
+    size_t n = a.size() < b.size() ? a.size() : b.size();
+    return MismatchAt(reinterpret_cast<const uint8_t*>(a.data()),
+                      reinterpret_cast<const uint8_t*>(b.data()), n);
+  }
+
+ private:
+  template <bool kCheckOrder, class EncodeValue>
+  AddResult AddImpl(std::string_view key, uint8_t value_type, size_t max_value_size,
+                    EncodeValue&& encode_value) {
+    const uint8_t* k = reinterpret_cast<const uint8_t*>(key.data());
+    size_t shared = 0;  // with the previous key
+    if (entries_ > 0 && (kCheckOrder || until_restart_ != 0)) {
+      size_t n = key.size() < last_len_ ? key.size() : last_len_;
+      shared = MismatchAt(last_key_.get(), k, n);
+      if constexpr (kCheckOrder) {
+        bool greater = shared < n ? k[shared] > last_key_[shared] : key.size() > last_len_;
+        if (!greater) return AddResult::kOutOfOrder;
+      }
+    }
+    size_t prefix = until_restart_ == 0 ? 0 : shared;
     bool is_restart = prefix == 0;
     size_t suffix = key.size() - prefix;
     EnsureCapacity(next_ + 2 * kMaxVarintLen + suffix + max_value_size);
@@ -48,7 +93,7 @@ class BlockWriter {
     Appender a(start);
     a.PutVarint(prefix);
     a.PutVarint((uint64_t(suffix) << 3) | value_type);
-    a.PutBytes(key.data() + prefix, suffix);
+    a.PutShortBytes(k + prefix, suffix);
     encode_value(a);
     size_t len = size_t(a.pos() - start);
     size_t restarts = restarts_.size();
@@ -63,31 +108,16 @@ class BlockWriter {
     // entries_ % restart_interval_, without a division per record.
     until_restart_ = until_restart_ == 0 ? restart_interval_ - 1 : until_restart_ - 1;
     // Keep only the changed tail of the key: the shared prefix is already in place.
-    last_key_.resize(prefix);
-    last_key_.append(key.data() + prefix, suffix);
+    if (key.size() > last_cap_) GrowLastKey(key.size());
+    CopyShort(last_key_.get() + shared, k + shared, key.size() - shared);
+    last_len_ = uint32_t(key.size());
     return AddResult::kAdded;
   }
 
-  // Writes the restart table and the block header; returns bytes [0, block_len) of the
-  // block (including the file header for the first block). Valid until the next Start().
-  std::string_view Finish();
-
-  BlockType type() const { return type_; }
-  uint32_t entries() const { return entries_; }
-  uint32_t header_off() const { return header_off_; }
-  const std::string& last_key() const { return last_key_; }
-  uint32_t block_size() const { return block_size_; }
-
-  static size_t CommonPrefix(std::string_view a, std::string_view b) {
-    size_t n = a.size() < b.size() ? a.size() : b.size();
-    return MismatchAt(reinterpret_cast<const uint8_t*>(a.data()),
-                      reinterpret_cast<const uint8_t*>(b.data()), n);
-  }
-
- private:
   void EnsureCapacity(size_t n) {
     if (buf_.size() < n) buf_.resize(n < 2 * buf_.size() ? 2 * buf_.size() : n);
   }
+  void GrowLastKey(size_t n);
 
   uint32_t block_size_;
   uint32_t restart_interval_;
@@ -98,7 +128,9 @@ class BlockWriter {
   uint32_t until_restart_ = 0;  // records until the next forced restart point
   std::vector<uint8_t> buf_;
   std::vector<uint32_t> restarts_;
-  std::string last_key_;
+  std::unique_ptr<uint8_t[]> last_key_;  // the last record's key, last_len_ bytes
+  uint32_t last_len_ = 0;
+  uint32_t last_cap_ = 0;
 };
 
 }  // namespace reftab

@@ -71,6 +71,33 @@ inline size_t VarintLength(uint64_t v) {
   return n;
 }
 
+// memcpy for the short, variable lengths of key suffixes: two overlapping fixed-size moves
+// instead of a call. Reads and writes exactly [0, n).
+inline void CopyShort(uint8_t* dst, const uint8_t* src, size_t n) {
+  if (n >= 8) {
+    if (n > 16) {
+      std::memcpy(dst, src, n);
+      return;
+    }
+    uint64_t a, b;
+    std::memcpy(&a, src, 8);
+    std::memcpy(&b, src + n - 8, 8);
+    std::memcpy(dst, &a, 8);
+    std::memcpy(dst + n - 8, &b, 8);
+  } else if (n >= 4) {
+    uint32_t a, b;
+    std::memcpy(&a, src, 4);
+    std::memcpy(&b, src + n - 4, 4);
+    std::memcpy(dst, &a, 4);
+    std::memcpy(dst + n - 4, &b, 4);
+  } else if (n > 0) {
+    uint8_t first = src[0], mid = src[n / 2], last = src[n - 1];
+    dst[0] = first;
+    dst[n / 2] = mid;
+    dst[n - 1] = last;
+  }
+}
+
 // Raw write cursor. It never checks space: the owner reserved enough for a whole record.
 class Appender {
  public:
@@ -83,6 +110,11 @@ class Appender {
     p_ += n;
   }
   void PutBytes(std::string_view s) { PutBytes(s.data(), s.size()); }
+  // PutBytes for short, variable lengths (key suffixes).
+  void PutShortBytes(const void* data, size_t n) {
+    CopyShort(p_, static_cast<const uint8_t*>(data), n);
+    p_ += n;
+  }
   void PutBE16(uint16_t v) {
     be::Store16(p_, v);
     p_ += 2;
@@ -221,6 +253,22 @@ slow:
   return r.ok();
 }
 
+// Index of the first differing byte of two unequal words loaded from memory.
+inline size_t Mismatch64(uint64_t x, uint64_t y) {
+  if constexpr (std::endian::native == std::endian::little) {
+    return size_t(__builtin_ctzll(x ^ y) >> 3);
+  } else {
+    return size_t(__builtin_clzll(x ^ y) >> 3);
+  }
+}
+inline size_t Mismatch32(uint32_t x, uint32_t y) {
+  if constexpr (std::endian::native == std::endian::little) {
+    return size_t(__builtin_ctz(x ^ y) >> 3);
+  } else {
+    return size_t(__builtin_clz(x ^ y) >> 3);
+  }
+}
+
 // Length of the common prefix of a[0, n) and b[0, n), eight bytes at a time.
 REFTAB_HOT_INLINE size_t MismatchAt(const uint8_t* a, const uint8_t* b, size_t n) {
   size_t i = 0;
@@ -228,25 +276,22 @@ REFTAB_HOT_INLINE size_t MismatchAt(const uint8_t* a, const uint8_t* b, size_t n
     uint64_t x, y;
     std::memcpy(&x, a + i, 8);
     std::memcpy(&y, b + i, 8);
-    if (x != y) {
-      if constexpr (std::endian::native == std::endian::little) {
-        return i + size_t(__builtin_ctzll(x ^ y) >> 3);
-      } else {
-        return i + size_t(__builtin_clzll(x ^ y) >> 3);
-      }
-    }
+    if (x != y) return i + Mismatch64(x, y);
+  }
+  if (i == n) return n;
+  if (n >= 8) {
+    // The last eight bytes, overlapping the ones compared already (those are equal), so
+    // the first difference among them is the first one overall.
+    uint64_t x, y;
+    std::memcpy(&x, a + n - 8, 8);
+    std::memcpy(&y, b + n - 8, 8);
+    return x != y ? n - 8 + Mismatch64(x, y) : n;
   }
   if (n - i >= 4) {
     uint32_t x, y;
     std::memcpy(&x, a + i, 4);
     std::memcpy(&y, b + i, 4);
-    if (x != y) {
-      if constexpr (std::endian::native == std::endian::little) {
-        return i + size_t(__builtin_ctz(x ^ y) >> 3);
-      } else {
-        return i + size_t(__builtin_clz(x ^ y) >> 3);
-      }
-    }
+    if (x != y) return i + Mismatch32(x, y);
     i += 4;
   }
   while (i < n && a[i] == b[i]) ++i;

@@ -15,6 +15,10 @@ bool SkipRefValue(ByteReader& in, uint8_t value_type, size_t hash_size) {
 }
 
 void PutLogValue(Appender& a, const LogRecord& r, size_t hash_size) {
+  PutLogValue(a, r, r.message, hash_size);
+}
+
+void PutLogValue(Appender& a, const LogRecord& r, std::string_view message, size_t hash_size) {
   if (r.value_type == LogValueType::kDeletion) return;
   a.PutBytes(r.old_id.data(), hash_size);
   a.PutBytes(r.new_id.data(), hash_size);
@@ -22,7 +26,7 @@ void PutLogValue(Appender& a, const LogRecord& r, size_t hash_size) {
   a.PutLengthPrefixed(r.email);
   a.PutVarint(r.time);
   a.PutBE16(uint16_t(r.tz_offset));
-  a.PutLengthPrefixed(r.message);
+  a.PutLengthPrefixed(message);
 }
 
 // Assigns only when the bytes differ: names and e-mails rarely change between consecutive

@@ -104,6 +104,8 @@ inline size_t LogValueMaxSize(const LogRecord& r, size_t hash_size) {
   return 2 * hash_size + 4 * kMaxVarintLen + 2 + r.name.size() + r.email.size() + r.message.size();
 }
 void PutLogValue(Appender& a, const LogRecord& r, size_t hash_size);
+// The same with `message` in place of r.message (a writer's cleaned copy of it).
+void PutLogValue(Appender& a, const LogRecord& r, std::string_view message, size_t hash_size);
 // Decodes a log value (all fields but refname and update_index).
 bool GetLogValue(ByteReader& in, uint8_t value_type, size_t hash_size, LogRecord* r);
 

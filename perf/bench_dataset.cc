@@ -147,10 +147,15 @@ Status GenerateBenchDataset(const std::string& outdir, const BenchDatasetOptions
   auto ms = [&] { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); };
 
   // ---- the refs, in generation order (which fixes the object ids).
+  const int users = int(4000 * options.scale + 0.5), majors = int(20 * options.scale + 0.5);
+  if (users < 1 || majors < 1) return Status::InvalidArgument("scale too small");
+  if (options.scale != 1 && !options.ids_file.empty()) {
+    return Status::InvalidArgument("an ids file has ids for scale 1 only");
+  }
   IdSource ids;
   if (!options.ids_file.empty()) REFTAB_RETURN_IF_ERROR(ids.Load(options.ids_file));
   std::vector<RefRecord> refs;
-  refs.reserve(1000002);
+  refs.reserve(size_t(users) * 200 + size_t(majors) * 10000 + 2);
   auto add = [&](std::string name, RefValueType type) -> RefRecord& {
     RefRecord& r = refs.emplace_back();
     r.refname = std::move(name);
@@ -162,13 +167,13 @@ Status GenerateBenchDataset(const std::string& outdir, const BenchDatasetOptions
   add("HEAD", RefValueType::kSymref).target = "refs/heads/main";
   add("refs/heads/main", RefValueType::kVal1);
   char buf[96];
-  for (int user = 0; user < 4000; ++user) {
+  for (int user = 0; user < users; ++user) {
     for (int topic = 0; topic < 200; ++topic) {
       std::snprintf(buf, sizeof buf, "refs/heads/feature/user-%04d/topic-%03d", user, topic);
       add(buf, RefValueType::kVal1);
     }
   }
-  for (int major = 0; major < 20; ++major) {
+  for (int major = 0; major < majors; ++major) {
     for (int minor = 0; minor < 100; ++minor) {
       for (int patch = 0; patch < 100; ++patch) {
         std::snprintf(buf, sizeof buf, "refs/tags/v%d.%d.%d", major, minor, patch);
@@ -232,11 +237,12 @@ Status GenerateBenchDataset(const std::string& outdir, const BenchDatasetOptions
   for (RefRecord* r : named) AppendLine(*r, &text);
   REFTAB_RETURN_IF_ERROR(WriteFile(outdir + "/IN.txt", text));
   Rng sample(kSampleSeed);
-  for (size_t i = 0; i < kSampleNames; ++i) {
+  const size_t samples = std::min(kSampleNames, named.size());
+  for (size_t i = 0; i < samples; ++i) {
     std::swap(named[i], named[i + sample.Below(named.size() - i)]);
   }
   text.clear();
-  for (size_t i = 0; i < kSampleNames; ++i) AppendLine(*named[i], &text);
+  for (size_t i = 0; i < samples; ++i) AppendLine(*named[i], &text);
   REFTAB_RETURN_IF_ERROR(WriteFile(outdir + "/NAMES.txt", text));
   Log(verbose, "gen: %s%.0f ms\n", "wrote IN.txt and NAMES.txt: ", ms());
   return Status::Ok();

@@ -36,6 +36,9 @@ inline constexpr size_t kBenchDatasetIds = 1020001;
 struct BenchDatasetOptions {
   std::string ids_file;  // empty: generated ids
   bool verbose = true;   // progress lines on stderr
+  // Issue 8's scale runs: the users and the tag majors are multiplied by `scale` (0.1:
+  // 100,002 refs, 10: 10,000,002), everything else stays. Only 1 takes an ids file.
+  double scale = 1;
 };
 
 // Writes the dataset into `outdir` (created if missing; files of the same names are

@@ -6,7 +6,7 @@
 //   reftab-bench scan DIR [reps]                iterate every ref of the stack in DIR
 //   reftab-bench lookup DIR NAMES.txt [reps]    exact lookup of every name in NAMES.txt
 //   reftab-bench prefix DIR PREFIX [reps]       seek to PREFIX, iterate while it matches
-//   reftab-bench gen OUTDIR [--ids FILE] [-q]   write the dataset (see perf/bench_dataset.h)
+//   reftab-bench gen OUTDIR [--ids FILE] [--scale S] [-q]   write the dataset (bench_dataset.h)
 //
 // Each timed mode prints one line on stdout:
 //   <mode> n=<ops> best_ns_per_op=<x> median_ns_per_op=<y>
@@ -47,7 +47,7 @@ int Usage() {
       "       reftab-bench scan DIR [reps]\n"
       "       reftab-bench lookup DIR NAMES.txt [reps]\n"
       "       reftab-bench prefix DIR PREFIX [reps]\n"
-      "       reftab-bench gen OUTDIR [--ids FILE] [-q]\n",
+      "       reftab-bench gen OUTDIR [--ids FILE] [--scale S] [-q]\n",
       stderr);
   return 2;
 }
@@ -269,6 +269,8 @@ int Gen(int argc, char** argv) {
     std::string_view a = argv[i];
     if (a == "--ids" && i + 1 < argc) {
       options.ids_file = argv[++i];
+    } else if (a == "--scale" && i + 1 < argc) {
+      options.scale = std::atof(argv[++i]);
     } else if (a == "-q" || a == "--quiet") {
       options.verbose = false;
     } else if (a.empty() || a[0] == '-' || !outdir.empty()) {

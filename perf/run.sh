@@ -35,9 +35,14 @@ else
 fi
 mkdir -p "$OUT"
 # The compiled variants are not built by default; build them (and anything stale) now.
-ninja -C "$BUILD" cli/reftab perf/reftab-bench perf/reftab-ablate \
-  perf/reftab-bench-static perf/reftab-bench-notrace perf/reftab-bench-noinline >/dev/null
-for b in "$REFTAB" "$BENCH" "$ABLATE"; do
+# COMPARE_ONLY needs none of them.
+if [[ ${COMPARE_ONLY:-0} == 1 ]]; then
+  ninja -C "$BUILD" cli/reftab perf/reftab-bench >/dev/null
+else
+  ninja -C "$BUILD" cli/reftab perf/reftab-bench perf/reftab-ablate \
+    perf/reftab-bench-static perf/reftab-bench-notrace perf/reftab-bench-noinline >/dev/null
+fi
+for b in "$REFTAB" "$BENCH"; do
   [[ -x $b ]] || { echo "run.sh: missing $b (build first: ninja -C $BUILD)" >&2; exit 1; }
 done
 log() { printf '\n== %s\n' "$*"; }

@@ -93,7 +93,8 @@ Status GitRefTransaction::Queue(Item item) {
     item.old_value = RefValue::Absent();  // the zero id: "must not exist"
   }
   item.message = CleanReflogMessage(item.message, store_->max_log_message());
-  refnames_.insert(item.refname);
+  // Hinted at the end: input in name order (a sorted --stdin list) inserts without a search.
+  refnames_.insert(refnames_.end(), item.refname);
   updates_.push_back(std::move(item));
   return Status::Ok();
 }
@@ -269,13 +270,15 @@ Status GitRefTransaction::PrepareItem(size_t i, std::vector<size_t>* to_check) {
 // git's rule that no ref is a directory of another: for each name that is about to appear,
 // none of its parents may exist or be in the transaction, and nothing may exist below it.
 Status GitRefTransaction::CheckAvailable(const std::vector<size_t>& to_check) {
-  std::set<std::string> dirs_seen;
+  // Looked up by view: most names share their parents, and a string is made only for a new one.
+  std::set<std::string, std::less<>> dirs_seen;
   for (size_t i : to_check) {
     const std::string& name = updates_[i].refname;
     for (size_t slash = name.find('/'); slash != std::string::npos;
          slash = name.find('/', slash + 1)) {
+      if (dirs_seen.find(std::string_view(name).substr(0, slash)) != dirs_seen.end()) continue;
       std::string dir = name.substr(0, slash);
-      if (!dirs_seen.insert(dir).second) continue;
+      dirs_seen.insert(dir);
       RefRecord rec;
       bool found = false;
       REFTAB_RETURN_IF_ERROR(store_->ReadRef(dir, &rec, &found));

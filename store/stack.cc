@@ -391,10 +391,24 @@ Status AddReflogTombstones(const Snapshot& snap, const std::string& refname,
 
 // Logs in table order (name, then newest first); two entries for one key are an error.
 Status SortLogs(std::vector<LogRecord>* logs) {
-  std::stable_sort(logs->begin(), logs->end(), [](const LogRecord& a, const LogRecord& b) {
-    if (a.refname != b.refname) return a.refname < b.refname;
-    return a.update_index > b.update_index;
-  });
+  auto before = [](const LogRecord& a, const LogRecord& b) {
+    int c = a.refname.compare(b.refname);
+    return c != 0 ? c < 0 : a.update_index > b.update_index;
+  };
+  // Callers often give names in order already (update-ref --stdin fed from a sorted list):
+  // then one pass of comparisons replaces the sort. Otherwise pointers are sorted and each
+  // record is moved once, instead of moving records (four strings each) at every merge step.
+  if (!std::is_sorted(logs->begin(), logs->end(), before)) {
+    std::vector<LogRecord*> order;
+    order.reserve(logs->size());
+    for (LogRecord& l : *logs) order.push_back(&l);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](const LogRecord* a, const LogRecord* b) { return before(*a, *b); });
+    std::vector<LogRecord> sorted;
+    sorted.reserve(logs->size());
+    for (LogRecord* l : order) sorted.push_back(std::move(*l));
+    logs->swap(sorted);
+  }
   for (size_t i = 1; i < logs->size(); ++i) {
     const LogRecord& a = (*logs)[i - 1];
     const LogRecord& b = (*logs)[i];
@@ -448,9 +462,13 @@ Status Stack::CollectUpdates(const Transaction& tx, const Snapshot& snap, uint64
                              NewRecords* out) const {
   // By name (stable, so a duplicate is reported against the first), as the table wants.
   std::vector<const Transaction::Item*> items;
+  items.reserve(tx.updates_.size());
   for (const auto& it : tx.updates_) items.push_back(&it);
-  std::stable_sort(items.begin(), items.end(),
-                   [](const auto* a, const auto* b) { return a->refname < b->refname; });
+  auto by_name = [](const auto* a, const auto* b) { return a->refname < b->refname; };
+  if (!std::is_sorted(items.begin(), items.end(), by_name)) {
+    std::stable_sort(items.begin(), items.end(), by_name);
+  }
+  out->refs.reserve(items.size());
   for (size_t i = 0; i < items.size(); ++i) {
     const Transaction::Item& item = *items[i];
     if (item.refname.empty()) return Status::InvalidArgument("empty refname in transaction");

@@ -87,8 +87,9 @@ Status TableWriter::FlushBlock() {
   if (block_.entries() == 0) return Status::Ok();
   BlockType type = block_.type();
   std::string_view raw = block_.Finish();
-  index_.push_back(IndexEntry{block_.last_key(), block_start_});
-  if (type == BlockType::kRef) last_key_ = block_.last_key();  // AddRef's order check
+  index_.push_back(IndexEntry{std::string(block_.last_key()), block_start_});
+  // AddRef's and AddLog's order check for the next block's first record.
+  if (type == BlockType::kRef || type == BlockType::kLog) last_key_ = block_.last_key();
   if (type == BlockType::kRef) ++ref_blocks_;
   if (type == BlockType::kObj && obj_blocks_++ == 0) stats_.footer.obj_position = block_start_;
   if (type == BlockType::kLog && log_blocks_++ == 0) stats_.footer.log_position = block_start_;
@@ -107,11 +108,20 @@ template <class Encode>
 Status TableWriter::AddRecord(BlockType type, std::string_view key, uint8_t value_type,
                               size_t max_value, Encode&& encode) {
   if (!block_open_) StartBlock(type);
-  AddResult r = block_.Add(key, value_type, max_value, encode);
+  AddResult r = block_.AddInOrder(key, value_type, max_value, encode);
   if (r == AddResult::kFull) {
     REFTAB_RETURN_IF_ERROR(FlushBlock());
     StartBlock(type);
-    r = block_.Add(key, value_type, max_value, encode);
+    r = block_.AddInOrder(key, value_type, max_value, encode);
+  }
+  if (r == AddResult::kOutOfOrder) {
+    // A log key is refname || 0 || 8 bytes of update index.
+    const bool log = type == BlockType::kLog && key.size() > 9;
+    std::string_view name = log ? key.substr(0, key.size() - 9) : key;
+    return Status::InvalidArgument(std::string(log                       ? "log "
+                                               : type == BlockType::kRef ? "ref "
+                                                                         : "key ") +
+                                   std::string(name) + " is not in strictly increasing order");
   }
   if (r != AddResult::kAdded) {
     return Status::TooLarge("record does not fit in a block of " +
@@ -286,11 +296,11 @@ Status TableWriter::AddRef(const RefRecord& ref) {
   if (section_open_ && section_type_ != BlockType::kRef) {
     return Status::InvalidArgument("refs must be added before logs");
   }
-  // The previous ref is the block writer's last key while the block has records, and the
-  // copy FlushBlock keeps across a block boundary: one copy per block, not per record.
-  std::string_view prev =
-      block_open_ && block_.entries() > 0 ? std::string_view(block_.last_key()) : last_key_;
-  if (section_open_ && std::string_view(ref.refname) <= prev) {
+  // Within a block, the block writer checks the order with the shared prefix it computes
+  // anyway; a block's first ref is compared here with the last one of the block before,
+  // which FlushBlock keeps (one copy per block, not per record).
+  if (section_open_ && !(block_open_ && block_.entries() > 0) &&
+      std::string_view(ref.refname) <= std::string_view(last_key_)) {
     return Status::InvalidArgument("ref " + ref.refname + " is not in strictly increasing order");
   }
   section_open_ = true;
@@ -318,8 +328,9 @@ Status TableWriter::AddLog(const LogRecord& log) {
   if (log.refname.find('\0') != std::string::npos) {
     return Status::InvalidArgument("log refname contains NUL");
   }
-  const LogRecord* rec = &log;
-  LogRecord cleaned;
+  // The message as stored: git's cleaning goes to scratch_message_, never a copy of the
+  // whole record (most messages lack the final newline, so this is the common path).
+  std::string_view message = log.message;
   if (log.value_type == LogValueType::kUpdate) {
     if (log.update_index > header_.max_update_index) {
       return Status::InvalidArgument("log " + log.refname +
@@ -332,15 +343,15 @@ Status TableWriter::AddLog(const LogRecord& log) {
         return Status::InvalidArgument("log " + log.refname + ": message has more than one line");
       }
       if (m.size() + 1 != log.message.size() || log.message.back() != '\n') {
-        cleaned = log;
-        cleaned.message.assign(m.data(), m.size());
-        cleaned.message.push_back('\n');
-        rec = &cleaned;
+        scratch_message_.assign(m.data(), m.size());
+        scratch_message_.push_back('\n');
+        message = scratch_message_;
       }
     }
   }
-  codec::PutLogKey(&scratch_key_, rec->refname, rec->update_index);
-  if (section_open_ && section_type_ == BlockType::kLog &&
+  codec::PutLogKey(&scratch_key_, log.refname, log.update_index);
+  // As for refs: within a block the block writer checks the order.
+  if (section_open_ && section_type_ == BlockType::kLog && !(block_open_ && block_.entries() > 0) &&
       std::string_view(scratch_key_) <= std::string_view(last_key_)) {
     return Status::InvalidArgument("log " + log.refname + " is not in strictly increasing order");
   }
@@ -354,10 +365,9 @@ Status TableWriter::AddLog(const LogRecord& log) {
   }
   section_open_ = true;
   section_type_ = BlockType::kLog;
-  last_key_.assign(scratch_key_);
-  Status s = AddRecord(BlockType::kLog, scratch_key_, uint8_t(rec->value_type),
-                       codec::LogValueMaxSize(*rec, hash_size_),
-                       [&](Appender& a) { codec::PutLogValue(a, *rec, hash_size_); });
+  Status s = AddRecord(BlockType::kLog, scratch_key_, uint8_t(log.value_type),
+                       codec::LogValueMaxSize(log, hash_size_) + 1,  // + the added newline
+                       [&](Appender& a) { codec::PutLogValue(a, log, message, hash_size_); });
   if (!s.ok()) return Fail(s);
   ++stats_.log_records;
   return Status::Ok();
