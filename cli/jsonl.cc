@@ -444,8 +444,4 @@ Status LogFromJson(const JsonObject& obj, size_t hash_size, LogRecord* r) {
   return Status::Ok();
 }
 
-void AppendJsonBytesField(const char* key, std::string_view value, std::string* out) {
-  AppendBytesField(key, value, out);
-}
-
 }  // namespace reftab::cli

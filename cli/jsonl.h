@@ -37,10 +37,6 @@ using JsonObject = std::map<std::string, JsonValue, std::less<>>;
 // Parses one line holding a flat JSON object (string and integer values only).
 Result<JsonObject> ParseJsonObject(std::string_view line);
 
-// Appends ,"key":"value" (or ,"key_hex":"..." when `value` is not UTF-8): the byte-string
-// rule above, for other commands' JSON output.
-void AppendJsonBytesField(const char* key, std::string_view value, std::string* out);
-
 enum class LineKind { kHeader, kRef, kLog };
 
 // Turns parsed objects into records. `hash_size` decides the id length.
