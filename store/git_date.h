@@ -8,8 +8,10 @@
 #include <string_view>
 
 #include "format/status.h"
+#include "format/visibility.h"
 
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 // git's "now" for relative dates: $GIT_TEST_DATE_NOW when set (as git), else the clock.
 uint64_t GitDateNow();
@@ -26,6 +28,7 @@ Status ParseApproxDate(std::string_view text, uint64_t now, uint64_t* out);
 // (UINT64_MAX), otherwise ParseApproxDate.
 Status ParseExpiryDate(std::string_view text, uint64_t now, uint64_t* out);
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_STORE_GIT_DATE_H_

@@ -27,8 +27,10 @@
 #include <vector>
 
 #include "format/status.h"
+#include "format/visibility.h"
 
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 enum class RefStorageFormat : uint8_t { kFiles, kReftable };
 std::optional<RefStorageFormat> ParseRefStorageFormat(std::string_view name);
@@ -74,6 +76,7 @@ Status MigrateRefStorage(const std::string& git_dir, const MigrateOptions& optio
 // The repository's current ref storage format (extensions.refstorage in its config).
 Result<RefStorageFormat> CurrentRefStorageFormat(const std::string& git_dir);
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_STORE_GIT_MIGRATE_H_

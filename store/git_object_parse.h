@@ -13,9 +13,11 @@
 
 #include "format/record.h"
 #include "format/status.h"
+#include "format/visibility.h"
 #include "store/git_objects.h"
 
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 // An "author", "committer" or "tagger" header: "Name <email> 1700000000 +0100".
 struct GitPerson {
@@ -72,6 +74,7 @@ struct GitMessageParts {
 };
 GitMessageParts SplitMessage(std::string_view object_content);
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_STORE_GIT_OBJECT_PARSE_H_

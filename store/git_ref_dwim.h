@@ -14,8 +14,10 @@
 
 #include "format/record.h"
 #include "format/status.h"
+#include "format/visibility.h"
 
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 class GitRefStore;
 
@@ -75,6 +77,7 @@ std::string AmbiguousRefnameWarning(std::string_view name);
 // exist. `strict`: no other rule may match at all. A name no rule shortens is returned whole.
 Status ShortenRefname(GitRefStore& store, std::string_view refname, bool strict, std::string* out);
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_STORE_GIT_REF_DWIM_H_

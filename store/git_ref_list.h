@@ -17,8 +17,10 @@
 
 #include "format/record.h"
 #include "format/status.h"
+#include "format/visibility.h"
 
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 class GitRefStore;
 
@@ -48,6 +50,7 @@ Status PeeledId(GitRefStore& store, const GitListedRef& ref, std::optional<Objec
 // trusted: see GitObjects::available()).
 Status ObjectExists(GitRefStore& store, const ObjectId& id, bool* exists);
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_STORE_GIT_REF_LIST_H_

@@ -15,9 +15,11 @@
 
 #include "format/record.h"
 #include "format/status.h"
+#include "format/visibility.h"
 #include "store/git_ref_store.h"
 
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 // Whether a log record is git's "this reflog exists" marker (both ids zero): git never
 // shows it as an entry.
@@ -113,6 +115,7 @@ class ReflogExpiryPolicy {
   std::vector<ObjectId> tips_;
 };
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_STORE_GIT_REFLOG_H_

@@ -8,13 +8,16 @@
 #include <string>
 
 #include "format/status.h"
+#include "format/visibility.h"
 #include "store/git_ref_store.h"
 
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 // Appends the short name of `refname` to *out. Errors are I/O errors of the lookups.
 Status ShortenRefname(GitRefStore& store, const std::string& refname, std::string* out);
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_STORE_GIT_SHORT_NAME_H_

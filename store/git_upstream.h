@@ -14,9 +14,11 @@
 #include <string_view>
 #include <vector>
 
+#include "format/visibility.h"
 #include "store/git_config.h"
 
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 class GitUpstreams {
  public:
@@ -53,6 +55,7 @@ class GitUpstreams {
   std::vector<std::string> remotes_;  // configured remote names, in order of appearance
 };
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_STORE_GIT_UPSTREAM_H_

@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "format/status.h"
+#include "format/visibility.h"
 
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 struct GitWorktreeHead {
   std::string path;      // absolute path of the work tree (a bare main repository: its dir)
@@ -19,6 +21,7 @@ struct GitWorktreeHead {
 // Worktrees whose HEAD cannot be read are listed without a head_ref, as git does.
 Status ListWorktreeHeads(const std::string& common_dir, std::vector<GitWorktreeHead>* out);
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_STORE_GIT_WORKTREES_H_

@@ -39,10 +39,12 @@
 #include "format/constants.h"
 #include "format/record.h"
 #include "format/status.h"
+#include "format/visibility.h"
 #include "store/file.h"
 #include "store/lock_file.h"
 
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 class Snapshot;  // store/stack.h
 class Stack;
@@ -179,6 +181,7 @@ class KvStore {
   std::optional<KvSnapshot> current_;  // Get's view of the stack's current snapshot
 };
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_STORE_KV_STORE_H_

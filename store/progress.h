@@ -8,7 +8,10 @@
 #include <cstdint>
 #include <string_view>
 
+#include "format/visibility.h"
+
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 class Progress {
  public:
@@ -45,6 +48,7 @@ class ProgressPhase {
   uint64_t done_ = 0;
 };
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_STORE_PROGRESS_H_

@@ -7,7 +7,10 @@
 #include <string_view>
 #include <vector>
 
+#include "format/visibility.h"
+
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 // git's match_name_as_path: a pattern matches a name it equals, or that continues it with
 // '/' (or any name it prefixes when the pattern ends in '/'), or that it matches as a
@@ -21,6 +24,7 @@ bool MatchesRefPattern(const std::vector<std::string>& patterns, std::string_vie
 // Reading them in order yields names in sorted order.
 std::vector<std::string> PatternPrefixes(const std::vector<std::string>& patterns);
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_STORE_REF_PATTERNS_H_

@@ -11,11 +11,13 @@
 #include <vector>
 
 #include "format/status.h"
+#include "format/visibility.h"
 #include "store/compaction_policy.h"
 #include "store/stack.h"
 #include "store/table_reader.h"
 
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 // One section of a table (refs, objs or logs) with its index.
 struct SectionStats {
@@ -61,6 +63,7 @@ struct StackStats {
 Status ComputeTableStats(const TableReader& table, const std::string& name, TableStats* out);
 Status ComputeStackStats(const Stack& stack, StackStats* out);
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_STORE_STACK_STATS_H_
