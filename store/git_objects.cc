@@ -227,6 +227,7 @@ Status GitObjects::Abbreviate(const ObjectId& id, size_t min_len, std::string* h
 struct GitObjects::Lib {};
 
 Status GitObjects::Load() {
+  tried_ = true;
   reason_ = "reftab was built without libgit2";
   return Unavailable();
 }

@@ -8,7 +8,7 @@
 // headers (Meson feature `libgit2`, default auto), the first call that needs an object
 // dlopen()s libgit2's shared library and resolves the few functions it uses; commands that
 // never touch an object (listing refs, --help) pay nothing; the first lookup pays the load
-// and libgit2's start-up, about 6 ms on Debian 12. available() is false, and reason()
+// and libgit2's start-up, about 7 ms of CPU on Debian 12. available() is false, and reason()
 // says why in one line, when the build has no libgit2 support, when the library cannot be
 // loaded at run time, when the database cannot be opened, and for SHA-256 repositories:
 // libgit2 1.5 (Debian 12) has no SHA-256 object format. Callers then take ids on trust (the
