@@ -59,16 +59,16 @@ extern "C" {
 
 typedef enum reftab_code {
   REFTAB_OK = 0,
-  REFTAB_CORRUPTION = 1,        /* bytes of a table or tables.list are not valid reftable data */
-  REFTAB_IO_ERROR = 2,          /* the operating system refused a read, write, sync or rename */
-  REFTAB_NOT_FOUND = 3,         /* a file or directory is missing */
-  REFTAB_INVALID_ARGUMENT = 4,  /* API misuse or a bad name or value; nothing was changed */
-  REFTAB_LOCK_HELD = 5,         /* another writer holds a lock; retrying later may succeed */
-  REFTAB_OUTDATED = 6,          /* the stack changed under the caller */
-  REFTAB_TOO_LARGE = 7,         /* a record does not fit in a block */
-  REFTAB_CONFLICT = 8,          /* an expected old value did not match */
-  REFTAB_UNSUPPORTED = 9,       /* the operation does not apply to this kind of handle */
-  REFTAB_INTERNAL = 10          /* out of memory or another unexpected failure */
+  REFTAB_CORRUPTION = 1,       /* bytes of a table or tables.list are not valid reftable data */
+  REFTAB_IO_ERROR = 2,         /* the operating system refused a read, write, sync or rename */
+  REFTAB_NOT_FOUND = 3,        /* a file or directory is missing */
+  REFTAB_INVALID_ARGUMENT = 4, /* API misuse or a bad name or value; nothing was changed */
+  REFTAB_LOCK_HELD = 5,        /* another writer holds a lock; retrying later may succeed */
+  REFTAB_OUTDATED = 6,         /* the stack changed under the caller */
+  REFTAB_TOO_LARGE = 7,        /* a record does not fit in a block */
+  REFTAB_CONFLICT = 8,         /* an expected old value did not match */
+  REFTAB_UNSUPPORTED = 9,      /* the operation does not apply to this kind of handle */
+  REFTAB_INTERNAL = 10         /* out of memory or another unexpected failure */
 } reftab_code;
 
 typedef struct reftab_error reftab_error;
@@ -195,8 +195,7 @@ REFTAB_C_EXPORT reftab_code reftab_store_refresh(reftab_store* store, reftab_err
 /* The record stored under exactly `name` (no symref following). *found = 0 if there is none.
  * `out` is a VIEW owned by the store. */
 REFTAB_C_EXPORT reftab_code reftab_store_read_ref(reftab_store* store, const char* name,
-                                                  reftab_ref* out, int* found,
-                                                  reftab_error** err);
+                                                  reftab_ref* out, int* found, reftab_error** err);
 /* Follows `name` through symrefs as git does (at most 5 names deep). *found = 1 when the chain
  * ends at a ref holding an object id; `out` is then that ref's record (out->name is the last
  * name reached). *found = 0 for a missing ref or a chain git treats as broken (too deep). */

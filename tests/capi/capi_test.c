@@ -6,7 +6,6 @@
  * (tests/capi/meson.build). Usage: capi_test (makes and removes its own temporary folder). */
 #define _POSIX_C_SOURCE 200809L
 #include <reftab.h>
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,27 +15,27 @@
 static int failures = 0;
 static int checks = 0;
 
-#define CHECK(cond)                                                   \
-  do {                                                                \
-    checks++;                                                         \
-    if (!(cond)) {                                                    \
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    checks++;                                                                  \
+    if (!(cond)) {                                                             \
       fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      failures++;                                                     \
-    }                                                                 \
+      failures++;                                                              \
+    }                                                                          \
   } while (0)
 
 /* A call that must succeed; prints the error otherwise. */
-#define OK(call)                                                                    \
-  do {                                                                              \
-    reftab_error* ok_err_ = NULL;                                                   \
-    reftab_code ok_code_ = (call);                                                  \
-    checks++;                                                                       \
-    if (ok_code_ != REFTAB_OK) {                                                    \
-      fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__, #call,      \
-              reftab_code_name(ok_code_), reftab_error_message(ok_err_));           \
-      failures++;                                                                   \
-    }                                                                               \
-    reftab_error_free(ok_err_);                                                     \
+#define OK(call)                                                               \
+  do {                                                                         \
+    reftab_error* ok_err_ = NULL;                                              \
+    reftab_code ok_code_ = (call);                                             \
+    checks++;                                                                  \
+    if (ok_code_ != REFTAB_OK) {                                               \
+      fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__, #call, \
+              reftab_code_name(ok_code_), reftab_error_message(ok_err_));      \
+      failures++;                                                              \
+    }                                                                          \
+    reftab_error_free(ok_err_);                                                \
   } while (0)
 
 static char root[256];
@@ -575,7 +574,8 @@ static void test_git_repo(void) {
 }
 
 int main(void) {
-  snprintf(root, sizeof root, "%s/reftab-capi-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  snprintf(root, sizeof root, "%s/reftab-capi-XXXXXX",
+           getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
   if (!mkdtemp(root)) {
     perror("mkdtemp");
     return 2;
