@@ -9,8 +9,11 @@
 #include <string>
 
 #include "format/status.h"
+#include "format/visibility.h"
 
 namespace reftab {
+// Not API, but exported: the public iterators (store/table_reader.h) are inline and call it.
+REFTAB_PUBLIC_BEGIN
 
 // Compresses with zlib level 9, window 15, memLevel 8, default strategy, one Z_FINISH per
 // call: the settings git uses, so the bytes match git's for the same zlib build.
@@ -37,14 +40,14 @@ class Inflater {
   // Inflates one zlib stream from [in, in + in_len) into exactly `out_len` bytes at `out`.
   // Fails unless the stream ends (Z_STREAM_END) having produced exactly out_len bytes.
   // `*consumed` receives the number of compressed bytes the stream occupied.
-  Status Inflate(const uint8_t* in, size_t in_len, uint8_t* out, size_t out_len,
-                 size_t* consumed);
+  Status Inflate(const uint8_t* in, size_t in_len, uint8_t* out, size_t out_len, size_t* consumed);
 
  private:
   struct State;
   std::unique_ptr<State> state_;
 };
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_FORMAT_COMPRESSION_H_

@@ -15,8 +15,10 @@
 
 #include "format/constants.h"
 #include "format/status.h"
+#include "format/visibility.h"
 
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 struct TableHeader {
   uint8_t version = 1;
@@ -56,6 +58,7 @@ struct TableFooter {
 // zlib's CRC-32 over `n` bytes.
 uint32_t Crc32(const uint8_t* data, size_t n);
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_FORMAT_HEADER_H_

@@ -12,8 +12,10 @@
 #include <string_view>
 
 #include "format/constants.h"
+#include "format/visibility.h"
 
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 // An object id. Only the first HashSize(hash) bytes are meaningful.
 using ObjectId = std::array<uint8_t, kMaxHashSize>;
@@ -29,8 +31,8 @@ struct RefRecord {
   std::string refname;
   uint64_t update_index = 0;  // absolute (the table stores a delta from its minimum)
   RefValueType value_type = RefValueType::kDeletion;
-  ObjectId value{};   // kVal1, kVal2
-  ObjectId peeled{};  // kVal2
+  ObjectId value{};    // kVal1, kVal2
+  ObjectId peeled{};   // kVal2
   std::string target;  // kSymref
 
   bool is_deletion() const { return value_type == RefValueType::kDeletion; }
@@ -63,6 +65,7 @@ std::string HexId(const ObjectId& id, size_t hash_size);
 // Parses exactly 2*hash_size hex digits into `out`; returns false on bad input.
 bool ParseHexId(std::string_view hex, size_t hash_size, ObjectId* out);
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_FORMAT_RECORD_H_

@@ -13,7 +13,10 @@
 #include <utility>
 #include <variant>
 
+#include "format/visibility.h"
+
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 enum class Code : std::uint8_t {
   kOk,
@@ -67,7 +70,7 @@ class [[nodiscard]] Status {
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}        // NOLINT: implicit by design
   Result(Status status) : v_(std::move(status)) {  // NOLINT: implicit by design
     if (std::get<Status>(v_).ok()) v_ = Status::InvalidArgument("Result built from OK status");
   }
@@ -96,10 +99,10 @@ class [[nodiscard]] Result {
 #define REFTAB_CONCAT_INNER_(a, b) a##b
 #define REFTAB_CONCAT_(a, b) REFTAB_CONCAT_INNER_(a, b)
 
-#define REFTAB_RETURN_IF_ERROR(expr)                   \
-  do {                                                 \
-    ::reftab::Status reftab_status_ = (expr);          \
-    if (!reftab_status_.ok()) return reftab_status_;   \
+#define REFTAB_RETURN_IF_ERROR(expr)                 \
+  do {                                               \
+    ::reftab::Status reftab_status_ = (expr);        \
+    if (!reftab_status_.ok()) return reftab_status_; \
   } while (0)
 
 #define REFTAB_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
@@ -110,6 +113,7 @@ class [[nodiscard]] Result {
 #define REFTAB_ASSIGN_OR_RETURN(lhs, expr) \
   REFTAB_ASSIGN_OR_RETURN_IMPL_(REFTAB_CONCAT_(reftab_result_, __LINE__), lhs, expr)
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_FORMAT_STATUS_H_

@@ -11,7 +11,9 @@
 #include <optional>
 #include <vector>
 
+#include "format/visibility.h"
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 // Tables [start, end) of a stack, oldest first.
 struct Segment {
@@ -29,6 +31,7 @@ uint64_t PolicySize(uint64_t file_size, uint8_t version);
 // already forms a geometric sequence.
 std::optional<Segment> SuggestCompaction(const std::vector<uint64_t>& sizes, uint32_t factor);
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_STORE_COMPACTION_POLICY_H_

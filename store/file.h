@@ -13,8 +13,10 @@
 #include <vector>
 
 #include "format/status.h"
+#include "format/visibility.h"
 
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 class RandomAccessFile {
  public:
@@ -138,6 +140,7 @@ class FileSystem {
 // The operating system's file system (POSIX; tables are mmapped). Stateless.
 FileSystem* PosixFileSystem();
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_STORE_FILE_H_

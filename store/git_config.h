@@ -24,8 +24,10 @@
 #include <vector>
 
 #include "format/status.h"
+#include "format/visibility.h"
 
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 enum class ConfigScope : uint8_t { kSystem, kGlobal, kLocal, kWorktree, kCommand };
 
@@ -154,6 +156,7 @@ Result<uint32_t> SharedFilePermissions(const GitConfig& config, uint32_t umask);
 // /proc/self/status), else by setting and restoring it.
 uint32_t CurrentUmask();
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_STORE_GIT_CONFIG_H_

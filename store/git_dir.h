@@ -5,8 +5,10 @@
 #include <string>
 
 #include "format/status.h"
+#include "format/visibility.h"
 
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 // $GIT_DIR when set; otherwise, from `start_dir` upwards: a `.git` directory, a `.git` file
 // saying "gitdir: X", or a directory that is itself a bare repository (has `reftable/` and
@@ -15,6 +17,7 @@ Result<std::string> DiscoverGitDir(const std::string& start_dir);
 // The same from the process's current directory.
 Result<std::string> DiscoverGitDir();
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_STORE_GIT_DIR_H_

@@ -7,10 +7,12 @@
 #include <string>
 #include <string_view>
 
+#include "format/visibility.h"
 #include "store/git_repo.h"
 #include "store/transaction.h"
 
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 // The committer identity and time for a reflog entry (message left empty). `config` may be
 // null (a bare stack has no config).
@@ -20,6 +22,7 @@ LogInfo CommitterIdentity(const GitConfig* config);
 // `max_len` bytes are kept before the newline (git keeps block_size / 2).
 std::string CleanReflogMessage(std::string_view msg, size_t max_len);
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_STORE_GIT_IDENTITY_H_

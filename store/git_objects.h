@@ -10,8 +10,10 @@
 
 #include "format/record.h"
 #include "format/status.h"
+#include "format/visibility.h"
 
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 enum class GitObjectType { kNone = 0, kCommit = 1, kTree = 2, kBlob = 3, kTag = 4 };
 
@@ -43,6 +45,7 @@ class GitObjects {
   std::vector<std::unique_ptr<Pack>> packs_;
 };
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_STORE_GIT_OBJECTS_H_

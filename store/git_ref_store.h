@@ -17,12 +17,14 @@
 #include <vector>
 
 #include "format/status.h"
+#include "format/visibility.h"
 #include "store/git_objects.h"
 #include "store/git_repo.h"
 #include "store/stack.h"
 #include "store/transaction.h"
 
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 class GitRefTransaction;
 
@@ -98,6 +100,7 @@ class GitRefStore {
 // Whether core.logAllRefUpdates lets `refname` get a reflog on its first update.
 bool LogsByDefault(LogRefUpdates mode, std::string_view refname);
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_STORE_GIT_REF_STORE_H_

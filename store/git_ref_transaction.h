@@ -23,9 +23,11 @@
 #include <vector>
 
 #include "format/status.h"
+#include "format/visibility.h"
 #include "store/transaction.h"
 
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 class GitRefStore;
 
@@ -104,6 +106,7 @@ class GitRefTransaction {
   State state_ = State::kOpen;
 };
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_STORE_GIT_REF_TRANSACTION_H_

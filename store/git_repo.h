@@ -12,10 +12,12 @@
 #include <string_view>
 
 #include "format/status.h"
+#include "format/visibility.h"
 #include "store/git_config.h"
 #include "store/stack.h"
 
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 // True for names that live in a worktree's own stack: root refs (HEAD, ORIG_HEAD, ... — upper
 // case, '_' and '-' outside refs/, no digits) and refs/bisect/, refs/worktree/, refs/rewritten/.
@@ -84,6 +86,7 @@ class GitRepo {
   std::unique_ptr<Stack> worktree_;
 };
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_STORE_GIT_REPO_H_

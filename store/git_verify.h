@@ -28,9 +28,11 @@
 #include <vector>
 
 #include "format/status.h"
+#include "format/visibility.h"
 #include "store/git_repo.h"
 
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 // git's fsck levels: info is always shown as a warning; a warning counts as an error with
 // `strict` (git refs verify --strict).
@@ -63,6 +65,7 @@ struct GitVerifyReport {
 // Problems go into `report`; a non-OK status means a stack could not be read at all.
 Status VerifyGitRepo(GitRepo& repo, const GitVerifyOptions& options, GitVerifyReport* report);
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_STORE_GIT_VERIFY_H_

@@ -17,9 +17,11 @@
 #include <string_view>
 
 #include "format/status.h"
+#include "format/visibility.h"
 #include "store/file.h"
 
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 // How hard a write tries to survive power loss.
 enum class Durability : uint8_t {
@@ -76,6 +78,7 @@ Status LockHeldError(const std::string& path, const std::string& what);
 // The directory part of a path ("." if none).
 std::string DirName(const std::string& path);
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_STORE_LOCK_FILE_H_

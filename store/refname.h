@@ -15,7 +15,9 @@
 #include <string>
 #include <string_view>
 
+#include "format/visibility.h"
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 // Options of CheckRefnameFormat, combined with '|'.
 enum RefnameFlags : unsigned {
@@ -79,6 +81,7 @@ inline bool IsListedRef(std::string_view name) {
 //   "refusing to update ref with bad name 'refs/heads/a..b'"
 std::optional<std::string> RefnameRefusal(std::string_view name, bool gives_value);
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_STORE_REFNAME_H_

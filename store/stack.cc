@@ -7,6 +7,7 @@
 #include <cstring>
 #include <thread>
 
+#include "store/ref_filter.h"
 #include "store/temp_table.h"
 #include "store/trace.h"
 

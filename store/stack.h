@@ -19,6 +19,7 @@
 
 #include "format/record.h"
 #include "format/status.h"
+#include "format/visibility.h"
 #include "store/compaction_policy.h"
 #include "store/file.h"
 #include "store/lock_file.h"
@@ -28,6 +29,7 @@
 #include "store/transaction.h"
 
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 class TempTable;  // store/temp_table.h
 
@@ -216,6 +218,7 @@ class Stack {
 // >= 2.52 does) and on names that are not plain file names.
 Status ParseTablesList(std::string_view contents, std::vector<std::string>* names);
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_STORE_STACK_H_

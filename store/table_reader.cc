@@ -1,8 +1,12 @@
 #include "store/table_reader.h"
 
+#include <atomic>
 #include <cstring>
+#include <mutex>
 
 #include "format/record_codec.h"
+#include "store/ref_block_index.h"
+#include "store/ref_filter.h"
 #include "store/trace.h"
 
 namespace reftab {
@@ -180,8 +184,40 @@ bool TableLogIterator::ReadValue(LogRecord* log) {
 
 // ---------------------------------------------------------------- TableReader
 
+// Kept out of the installed header: the lookup aids' layout and their synchronisation are
+// nobody's business but this file's.
+struct TableReader::LookupAids {
+  // RefMayExist's lazily built filter: published once through ref_filter (owned by
+  // ref_filter_owner, written under mu).
+  std::atomic<const RefFilter*> ref_filter{nullptr};
+  std::unique_ptr<RefFilter> ref_filter_owner;
+  std::mutex mu;
+  std::atomic<uint64_t> filter_queries{0};
+  std::atomic<bool> filter_failed{false};
+  // LocateRef's flattened index, built and published the same way (under mu).
+  std::atomic<const RefBlockIndex*> ref_block_index{nullptr};
+  std::unique_ptr<RefBlockIndex> ref_block_index_owner;
+  std::atomic<uint64_t> locate_queries{0};
+  std::atomic<bool> ref_block_index_failed{false};
+  // Whether the filter and the flattened index may be built: always, but for a measurement
+  // of what they bring (internal::TableReaderAblation).
+  std::atomic<bool> enabled{true};
+
+  // Counts one more query toward a lazily built aid; true once there have been about one
+  // per `bytes_per_query` of a table of `file_size` bytes and building is allowed and has
+  // not failed.
+  bool DueForBuild(std::atomic<uint64_t>* queries, uint64_t bytes_per_query,
+                   const std::atomic<bool>& failed, uint64_t file_size) const;
+};
+
+TableReader::~TableReader() = default;
+
+void TableReader::SetLookupAids(bool on) const {
+  aids_->enabled.store(on, std::memory_order_relaxed);
+}
+
 TableReader::TableReader(std::unique_ptr<RandomAccessFile> file, const TableFooter& footer)
-    : file_(std::move(file)), footer_(footer) {
+    : file_(std::move(file)), footer_(footer), aids_(std::make_unique<LookupAids>()) {
   source_.data = file_->data();
   source_.table_size = file_->size() - footer_.header.footer_size();
   source_.header_size = uint32_t(footer_.header.header_size());
@@ -344,7 +380,7 @@ Status TableReader::LocateRef(std::string_view name, uint64_t* pos) const {
   *pos = kNoBlock;
   uint64_t at = 0;
   if (footer_.ref_index_position != 0) {
-    const RefBlockIndex* flat = ref_block_index_.load(std::memory_order_acquire);
+    const RefBlockIndex* flat = aids_->ref_block_index.load(std::memory_order_acquire);
     if (!flat) flat = MaybeBuildRefBlockIndex();
     if (flat) {
       if (!flat->Find(name, &at)) return Status::Ok();
@@ -475,18 +511,19 @@ Status TableReader::ForEachBlock(const std::function<Status(const BlockView&)>& 
 namespace reftab {
 
 bool TableReader::RefMayExist(uint64_t hash) const {
-  if (const RefFilter* f = ref_filter_.load(std::memory_order_acquire)) {
+  if (const RefFilter* f = aids_->ref_filter.load(std::memory_order_acquire)) {
     return f->MayContainHash(hash);
   }
-  if (!DueForBuild(&filter_queries_, 1024, filter_failed_)) return true;
-  std::unique_lock<std::mutex> lock(filter_mu_, std::try_to_lock);
+  if (!aids_->DueForBuild(&aids_->filter_queries, 1024, aids_->filter_failed, file_size()))
+    return true;
+  std::unique_lock<std::mutex> lock(aids_->mu, std::try_to_lock);
   if (!lock.owns_lock()) return true;  // another thread is building it
-  if (!ref_filter_.load(std::memory_order_acquire) && !BuildRefFilter()) return true;
-  return ref_filter_.load(std::memory_order_acquire)->MayContainHash(hash);
+  if (!aids_->ref_filter.load(std::memory_order_acquire) && !BuildRefFilter()) return true;
+  return aids_->ref_filter.load(std::memory_order_acquire)->MayContainHash(hash);
 }
 
 size_t TableReader::ref_filter_bytes() const {
-  const RefFilter* f = ref_filter_.load(std::memory_order_acquire);
+  const RefFilter* f = aids_->ref_filter.load(std::memory_order_acquire);
   return f ? f->memory_bytes() : 0;
 }
 
@@ -506,15 +543,15 @@ bool TableReader::BuildRefFilter() const {
     ++n;
   }
   if (!ok || !it.status().ok()) {
-    filter_failed_.store(true, std::memory_order_relaxed);
+    aids_->filter_failed.store(true, std::memory_order_relaxed);
     REFTAB_TRACE(trace::kInfo, "%s: no lookup filter (the ref section does not read cleanly)",
                  name().c_str());
     return false;
   }
   REFTAB_TRACE(trace::kInfo, "%s: lookup filter built: %llu refs, %zu bytes", name().c_str(),
                (unsigned long long)n, filter->memory_bytes());
-  ref_filter_owner_ = std::move(filter);
-  ref_filter_.store(ref_filter_owner_.get(), std::memory_order_release);
+  aids_->ref_filter_owner = std::move(filter);
+  aids_->ref_filter.store(aids_->ref_filter_owner.get(), std::memory_order_release);
   return true;
 }
 
@@ -523,25 +560,29 @@ bool TableReader::BuildRefFilter() const {
 namespace reftab {
 
 size_t TableReader::ref_block_index_bytes() const {
-  const RefBlockIndex* f = ref_block_index_.load(std::memory_order_acquire);
+  const RefBlockIndex* f = aids_->ref_block_index.load(std::memory_order_acquire);
   return f ? f->memory_bytes() : 0;
 }
 
-bool TableReader::DueForBuild(std::atomic<uint64_t>* queries, uint64_t bytes_per_query,
-                              const std::atomic<bool>& failed) const {
+bool TableReader::LookupAids::DueForBuild(std::atomic<uint64_t>* queries, uint64_t bytes_per_query,
+                                          const std::atomic<bool>& failed,
+                                          uint64_t file_size) const {
   // A plain load and store, not an atomic increment: a lost count between threads only
   // delays the build a little, and a locked instruction per table per lookup would not.
   uint64_t n = queries->load(std::memory_order_relaxed) + 1;
   queries->store(n, std::memory_order_relaxed);
-  return n >= 16 + file_size() / bytes_per_query && !failed.load(std::memory_order_relaxed) &&
-         accelerators_.load(std::memory_order_relaxed);
+  return n >= 16 + file_size / bytes_per_query && !failed.load(std::memory_order_relaxed) &&
+         enabled.load(std::memory_order_relaxed);
 }
 
 const RefBlockIndex* TableReader::MaybeBuildRefBlockIndex() const {
-  if (!DueForBuild(&locate_queries_, 32768, ref_block_index_failed_)) return nullptr;
-  std::unique_lock<std::mutex> lock(filter_mu_, std::try_to_lock);
+  if (!aids_->DueForBuild(&aids_->locate_queries, 32768, aids_->ref_block_index_failed,
+                          file_size()))
+    return nullptr;
+  std::unique_lock<std::mutex> lock(aids_->mu, std::try_to_lock);
   if (!lock.owns_lock()) return nullptr;  // another thread is building one of them
-  if (const RefBlockIndex* built = ref_block_index_.load(std::memory_order_acquire)) return built;
+  if (const RefBlockIndex* built = aids_->ref_block_index.load(std::memory_order_acquire))
+    return built;
   auto flat = std::make_unique<RefBlockIndex>();
   // The top level may span several consecutive index blocks; each record points at a ref
   // block (leaf level) or at an index block of the level below.
@@ -557,7 +598,7 @@ const RefBlockIndex* TableReader::MaybeBuildRefBlockIndex() const {
     pos += block_size;
   } while (ok && PeekBlockType(source_, pos) == uint8_t(BlockType::kIndex));
   if (!ok || flat->blocks() == 0) {
-    ref_block_index_failed_.store(true, std::memory_order_relaxed);
+    aids_->ref_block_index_failed.store(true, std::memory_order_relaxed);
     REFTAB_TRACE(trace::kInfo, "%s: ref index not flattened (it does not read cleanly)",
                  name().c_str());
     return nullptr;
@@ -565,9 +606,9 @@ const RefBlockIndex* TableReader::MaybeBuildRefBlockIndex() const {
   flat->ShrinkToFit();
   REFTAB_TRACE(trace::kInfo, "%s: ref index flattened: %zu ref blocks, %zu bytes", name().c_str(),
                flat->blocks(), flat->memory_bytes());
-  ref_block_index_owner_ = std::move(flat);
-  ref_block_index_.store(ref_block_index_owner_.get(), std::memory_order_release);
-  return ref_block_index_owner_.get();
+  aids_->ref_block_index_owner = std::move(flat);
+  aids_->ref_block_index.store(aids_->ref_block_index_owner.get(), std::memory_order_release);
+  return aids_->ref_block_index_owner.get();
 }
 
 // Appends the ref blocks below the index block at `pos`, in key order; *block_size (if

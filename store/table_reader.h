@@ -11,11 +11,9 @@
 #ifndef REFTAB_STORE_TABLE_READER_H_
 #define REFTAB_STORE_TABLE_READER_H_
 
-#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,13 +24,14 @@
 #include "format/record.h"
 #include "format/record_codec.h"
 #include "format/status.h"
+#include "format/visibility.h"
 #include "store/file.h"
-#include "store/ref_block_index.h"
-#include "store/ref_filter.h"
 
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 class TableReader;
+class RefBlockIndex;  // store/ref_block_index.h, not installed
 
 namespace internal {
 
@@ -154,6 +153,7 @@ class TableReader {
   static Result<std::unique_ptr<TableReader>> Open(std::unique_ptr<RandomAccessFile> file);
   // Convenience for tests and fuzzers: a table held in memory.
   static Result<std::unique_ptr<TableReader>> OpenBytes(std::string name, std::string bytes);
+  ~TableReader();
 
   const std::string& name() const { return file_->name(); }
   uint64_t file_size() const { return file_->size(); }
@@ -222,33 +222,19 @@ class TableReader {
   const RefBlockIndex* MaybeBuildRefBlockIndex() const;
   bool AddIndexLevel(uint64_t pos, int depth, uint64_t* budget, RefBlockIndex* out,
                      uint64_t* block_size = nullptr) const;
-  // Counts one more query toward a lazily built lookup aid; true once there have been about
-  // one per `bytes_per_query` of table and building is allowed and has not failed.
-  bool DueForBuild(std::atomic<uint64_t>* queries, uint64_t bytes_per_query,
-                   const std::atomic<bool>& failed) const;
+  // Switches the lookup aids on or off (internal::TableReaderAblation).
+  void SetLookupAids(bool on) const;
 
   std::unique_ptr<RandomAccessFile> file_;
   TableFooter footer_;
   BlockSource source_;
-
-  // RefMayExist's lazily built filter: published once through ref_filter_ (owned by
-  // ref_filter_owner_, written under filter_mu_).
-  mutable std::atomic<const RefFilter*> ref_filter_{nullptr};
-  mutable std::unique_ptr<RefFilter> ref_filter_owner_;
-  mutable std::mutex filter_mu_;
-  mutable std::atomic<uint64_t> filter_queries_{0};
-  mutable std::atomic<bool> filter_failed_{false};
-  // LocateRef's flattened index, built and published the same way (under filter_mu_).
-  mutable std::atomic<const RefBlockIndex*> ref_block_index_{nullptr};
-  mutable std::unique_ptr<RefBlockIndex> ref_block_index_owner_;
-  mutable std::atomic<uint64_t> locate_queries_{0};
-  mutable std::atomic<bool> ref_block_index_failed_{false};
-  // Whether the filter and the flattened index may be built: always, but for a measurement
-  // of what they bring (internal::TableReaderAblation).
-  mutable std::atomic<bool> accelerators_{true};
+  // What RefMayExist and LocateRef build lazily, shared between threads (table_reader.cc).
+  struct LookupAids;
+  std::unique_ptr<LookupAids> aids_;
   friend struct internal::TableReaderAblation;
 };
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_STORE_TABLE_READER_H_

@@ -4,8 +4,6 @@
 #ifndef REFTAB_STORE_TABLE_READER_ABLATION_H_
 #define REFTAB_STORE_TABLE_READER_ABLATION_H_
 
-#include <atomic>
-
 #include "store/table_reader.h"
 
 namespace reftab::internal {
@@ -13,9 +11,7 @@ namespace reftab::internal {
 struct TableReaderAblation {
   // Whether `table` may build its filter and flattened index (default: yes). Answers never
   // depend on it, only speed and memory.
-  static void SetLookupAids(const TableReader& table, bool on) {
-    table.accelerators_.store(on, std::memory_order_relaxed);
-  }
+  static void SetLookupAids(const TableReader& table, bool on) { table.SetLookupAids(on); }
 };
 
 }  // namespace reftab::internal

@@ -21,9 +21,11 @@
 #include "format/header.h"
 #include "format/record.h"
 #include "format/status.h"
+#include "format/visibility.h"
 #include "store/file.h"
 
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 struct WriteOptions {
   uint32_t block_size = kDefaultBlockSize;              // 64 .. 16777215
@@ -136,6 +138,7 @@ class TableWriter {
   WriteStats stats_;
 };
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_STORE_TABLE_WRITER_H_

@@ -19,8 +19,10 @@
 
 #include "format/record.h"
 #include "format/status.h"
+#include "format/visibility.h"
 
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 class Stack;
 
@@ -126,6 +128,7 @@ class Transaction {
   uint64_t committed_update_index_ = 0;
 };
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_STORE_TRANSACTION_H_

@@ -14,10 +14,12 @@
 #include <vector>
 
 #include "format/status.h"
+#include "format/visibility.h"
 #include "store/stack.h"
 #include "store/table_reader.h"
 
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
 
 struct VerifyReport {
   uint64_t tables = 0;
@@ -36,6 +38,7 @@ Status VerifyTable(const TableReader& table, VerifyReport* report);
 // Checks every table of the snapshot and the relations between them.
 Status VerifyStack(const Stack& stack, VerifyReport* report);
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_STORE_VERIFY_H_
