@@ -39,9 +39,11 @@
 #include "format/constants.h"
 #include "format/record.h"
 #include "format/status.h"
+#include "format/visibility.h"
 #include "store/file.h"
 #include "store/lock_file.h"
 
+REFTAB_PUBLIC_BEGIN
 namespace reftab {
 
 class Snapshot;  // store/stack.h
@@ -180,5 +182,6 @@ class KvStore {
 };
 
 }  // namespace reftab
+REFTAB_PUBLIC_END
 
 #endif  // REFTAB_STORE_KV_STORE_H_
