@@ -43,6 +43,7 @@
 #include "store/file.h"
 #include "store/lock_file.h"
 
+REFTAB_PUBLIC_BEGIN
 namespace reftab {
 REFTAB_PUBLIC_BEGIN
 
@@ -183,5 +184,6 @@ class KvStore {
 
 REFTAB_PUBLIC_END
 }  // namespace reftab
+REFTAB_PUBLIC_END
 
 #endif  // REFTAB_STORE_KV_STORE_H_
