@@ -128,7 +128,7 @@ Status CountTree(const std::string& dir, int depth, std::set<std::string>* seen,
 
 }  // namespace
 
-Status ApproximateObjectCount(const std::string& objects_dir, size_t, uint64_t* count) {
+Status ApproximateObjectCount(const std::string& objects_dir, uint64_t* count) {
   *count = 0;
   std::set<std::string> seen;
   return CountTree(objects_dir, 0, &seen, count);

@@ -15,7 +15,7 @@ namespace reftab {
 // Sums the object counts of the pack indexes under `objects_dir`/pack and under each
 // alternate's (objects/info/alternates, followed as git does to a small depth). Unreadable
 // or malformed indexes are errors; a missing pack directory counts 0.
-Status ApproximateObjectCount(const std::string& objects_dir, size_t hash_size, uint64_t* count);
+Status ApproximateObjectCount(const std::string& objects_dir, uint64_t* count);
 
 // git's automatic core.abbrev for `count` objects: the bits of the count, halved and rounded
 // up into hex digits, at least 7 and at most `hex_len`.

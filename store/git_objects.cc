@@ -142,7 +142,10 @@ Status GitObjects::Load() {
   auto lib = std::make_unique<Lib>();
   // RTLD_NODELETE: libgit2 pulls in libraries (libcrypto, via libssh2) that register exit
   // handlers; keeping the code mapped after dlclose() makes those safe to run at exit.
-  lib->handle = dlopen(kLibName, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  // RTLD_LAZY: of libgit2's many functions we call a dozen; binding only those is cheaper.
+  // This load (~2 ms) and git_libgit2_init (~4 ms: Debian's build parses the system's CA
+  // certificates there) are what the first object lookup of a process costs.
+  lib->handle = dlopen(kLibName, RTLD_LAZY | RTLD_LOCAL | RTLD_NODELETE);
   if (!lib->handle) {
     const char* why = dlerror();
     reason_ = std::string("cannot load ") + kLibName + ": " + (why ? why : "unknown error");
@@ -201,6 +204,7 @@ Status GitObjects::Abbreviate(const ObjectId& id, size_t min_len, std::string* h
   const size_t hex_len = 2 * hash_size_;
   *hex = HexId(id, hash_size_);
   REFTAB_RETURN_IF_ERROR(Load());
+  if (min_len == 0) return Status::Ok();
   git_oid oid = ToLibgit2(id);
   // The shortest prefix that names no other object: either it names `id` alone, or (for an
   // id the database lacks) nothing at all.
@@ -223,6 +227,7 @@ Status GitObjects::Abbreviate(const ObjectId& id, size_t min_len, std::string* h
 struct GitObjects::Lib {};
 
 Status GitObjects::Load() {
+  tried_ = true;
   reason_ = "reftab was built without libgit2";
   return Unavailable();
 }
@@ -292,7 +297,7 @@ Status GitObjects::Peel(const ObjectId& id, ObjectId* peeled, bool* ok) {
 Status GitObjects::DefaultAbbrevLength(size_t* len) {
   uint64_t count = 0;
   // git falls back to 0 objects when it cannot count them.
-  if (!ApproximateObjectCount(objects_dir_, hash_size_, &count).ok()) count = 0;
+  if (!ApproximateObjectCount(objects_dir_, &count).ok()) count = 0;
   *len = AbbrevLengthForCount(count, 2 * hash_size_);
   return Status::Ok();
 }

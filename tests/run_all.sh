@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(meson ninja-build g++ clang-14 libclang-rt-14-dev pkg-config zlib1g-dev libxxhash-dev
           libgtest-dev libgmock-dev hyperfine valgrind python3 libjgit-java)
+PACKAGES+=(libgit2-dev)  # store/git_objects: libgit2's headers, loaded with dlopen at run time
 missing=()
 for p in "${PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then

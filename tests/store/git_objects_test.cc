@@ -256,6 +256,8 @@ TEST_F(GitObjectsTest, AbbreviatesAsGit) {
     EXPECT_EQ(got, hex);
     ASSERT_TRUE(db.Abbreviate(IdOf(hex), 50, &got).ok());
     EXPECT_EQ(got, hex);
+    ASSERT_TRUE(db.Abbreviate(IdOf(hex), 0, &got).ok());  // 0: the whole id, as in git
+    EXPECT_EQ(got, hex);
   }
 }
 
@@ -276,6 +278,16 @@ TEST_F(GitObjectsTest, DefaultAbbrevLengthAsGit) {
   Git({"multi-pack-index", "write"});  // counted once, through the multi-pack index
   ASSERT_TRUE(db.DefaultAbbrevLength(&len).ok());
   EXPECT_EQ(len, 8u);
+  // A database that borrows these objects (objects/info/alternates) counts and reads them.
+  std::string borrower = tmp_.Subdir("borrower");
+  tmp_.Subdir("borrower/info");
+  testutil::WriteFileOrDie(borrower + "/info/alternates", "# comment\n../repo.git/objects\n");
+  GitObjects other(borrower, 20);
+  ASSERT_TRUE(other.DefaultAbbrevLength(&len).ok());
+  EXPECT_EQ(len, 8u);
+  GitObjectType type = GitObjectType::kNone;
+  ASSERT_TRUE(other.TypeOf(IdOf(Rev("main")), &type).ok());
+  EXPECT_EQ(type, GitObjectType::kCommit);
 }
 
 TEST(GitObjectsUnavailableTest, SaysWhyInOneLine) {
