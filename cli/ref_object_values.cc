@@ -4,6 +4,7 @@
 // up to the first blank line, the message after it, a trailing signature block apart.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -141,6 +142,38 @@ std::vector<std::string_view> HeaderValues(std::string_view buf, std::string_vie
   return out;
 }
 
+// %(tag), %(type), %(object) of a tag: its header fields.
+void TagField(const UsedAtom& a, std::string_view content, AtomValue* v) {
+  const char* key = a.kind == AtomKind::kTag    ? "tag"
+                    : a.kind == AtomKind::kType ? "type"
+                                                : "object";
+  std::vector<std::string_view> vals = HeaderValues(content, key);
+  if (!vals.empty()) v->s = std::string(vals[0]);
+}
+
+// %(subject), %(body), %(contents:...) of a commit or tag.
+void MessageAtom(const UsedAtom& a, std::string_view content, AtomValue* v) {
+  GitMessageParts m = SplitMessage(content);
+  switch (a.contents) {
+    case ContentsOption::kSubject: v->s = m.subject; break;
+    case ContentsOption::kSubjectSanitize: v->s = SanitizedSubject(m.raw_subject); break;
+    case ContentsOption::kBodyDep: v->s = m.body_and_sig; break;
+    case ContentsOption::kLength:
+      v->value = m.contents.size();
+      v->s = std::to_string(v->value);
+      break;
+    case ContentsOption::kBody: v->s = m.body; break;
+    case ContentsOption::kSignature: v->s = m.signature; break;
+    case ContentsOption::kLines: v->s = Lines(m.unsigned_part, a.lines); break;
+    case ContentsOption::kBare: v->s = m.contents; break;
+    case ContentsOption::kTrailers: break;
+  }
+}
+
+bool IsOneOf(AtomKind k, std::initializer_list<AtomKind> kinds) {
+  return std::find(kinds.begin(), kinds.end(), k) != kinds.end();
+}
+
 }  // namespace
 
 Status RefValues::Load(const ObjectId& id, const RefItem& ref, bool content, ObjectData* data) {
@@ -159,87 +192,75 @@ Status RefValues::Load(const ObjectId& id, const RefItem& ref, bool content, Obj
   return Status::Ok();
 }
 
-Status RefValues::ObjectAtoms(const RefFormat& format, const RefItem& ref, bool deref,
-                              const ObjectData& d, std::vector<AtomValue>* values) {
-  (void)ref;
+// %(tree), %(parent), %(numparent) of a commit.
+Status RefValues::CommitField(const UsedAtom& a, std::string_view content, AtomValue* v) {
+  std::vector<std::string_view> vals =
+      HeaderValues(content, a.kind == AtomKind::kTree ? "tree" : "parent");
+  if (a.kind == AtomKind::kNumparent) {
+    v->value = vals.size();
+    v->s = std::to_string(v->value);
+    return Status::Ok();
+  }
+  for (size_t k = 0; k < vals.size(); ++k) {
+    ObjectId id{};
+    if (!ParseHexId(vals[k], hash_size_, &id)) continue;
+    if (k) v->s.push_back(' ');
+    REFTAB_RETURN_IF_ERROR(Abbrev(id, a, &v->s));
+  }
+  return Status::Ok();
+}
+
+// The atoms any object has (type, size, id, raw content); *done is false for the others.
+Status RefValues::CommonAtom(const UsedAtom& a, const ObjectData& d, bool deref,
+                             bool* ahead_behind_seen, AtomValue* v, bool* done) {
+  *done = true;
+  switch (a.kind) {
+    case AtomKind::kAheadBehind:
+      if (!deref) REFTAB_RETURN_IF_ERROR(AheadBehind(a, d, !*ahead_behind_seen, &v->s));
+      *ahead_behind_seen = true;
+      return Status::Ok();
+    case AtomKind::kObjecttype: v->s = ObjectTypeName(d.type); return Status::Ok();
+    case AtomKind::kObjectsize:
+      if (a.disk) return Status::InvalidArgument("reftab does not support %(objectsize:disk)");
+      v->value = d.size;
+      v->s = std::to_string(v->value);
+      return Status::Ok();
+    case AtomKind::kObjectname:  // the ref's own id was filled without reading the object
+      return deref ? Abbrev(d.id, a, &v->s) : Status::Ok();
+    case AtomKind::kRaw:
+      if (a.raw_size) {
+        v->value = d.content.size();
+        v->s = std::to_string(v->value);
+      } else {
+        v->s = d.content;
+      }
+      return Status::Ok();
+    default: *done = false; return Status::Ok();
+  }
+}
+
+Status RefValues::ObjectAtoms(const RefFormat& format, bool deref, const ObjectData& d,
+                              std::vector<AtomValue>* values) {
   const bool is_commit = d.type == GitObjectType::kCommit, is_tag = d.type == GitObjectType::kTag;
-  std::string_view content = d.content;
   bool ahead_behind_seen = false;
   for (size_t i = 0; i < format.atoms.size(); ++i) {
     const UsedAtom& a = format.atoms[i];
     if (a.deref != deref || !a.needs_object) continue;
     AtomValue& v = (*values)[i];
-    std::string_view name = std::string_view(a.name).substr(deref ? 1 : 0);
-    switch (a.kind) {
-      case AtomKind::kAheadBehind:
-        if (!deref) REFTAB_RETURN_IF_ERROR(AheadBehind(a, d, !ahead_behind_seen, &v.s));
-        ahead_behind_seen = true;
-        continue;
-      case AtomKind::kObjecttype: v.s = ObjectTypeName(d.type); continue;
-      case AtomKind::kObjectsize:
-        if (a.disk) return Status::InvalidArgument("reftab does not support %(objectsize:disk)");
-        v.value = d.size;
-        v.s = std::to_string(v.value);
-        continue;
-      case AtomKind::kObjectname:  // the ref's own id was filled without reading the object
-        if (deref) REFTAB_RETURN_IF_ERROR(Abbrev(d.id, a, &v.s));
-        continue;
-      case AtomKind::kRaw:
-        if (a.raw_size) {
-          v.value = d.content.size();
-          v.s = std::to_string(v.value);
-        } else {
-          v.s = d.content;
-        }
-        continue;
-      default: break;
+    bool done = false;
+    REFTAB_RETURN_IF_ERROR(CommonAtom(a, d, deref, &ahead_behind_seen, &v, &done));
+    if (done) continue;
+    if (is_tag && IsOneOf(a.kind, {AtomKind::kTag, AtomKind::kType, AtomKind::kObject})) {
+      TagField(a, d.content, &v);
+    } else if (is_commit &&
+               IsOneOf(a.kind, {AtomKind::kTree, AtomKind::kParent, AtomKind::kNumparent})) {
+      REFTAB_RETURN_IF_ERROR(CommitField(a, d.content, &v));
+    } else if ((is_commit || is_tag) &&
+               IsOneOf(a.kind, {AtomKind::kSubject, AtomKind::kBody, AtomKind::kContents})) {
+      MessageAtom(a, d.content, &v);
+    } else {
+      REFTAB_RETURN_IF_ERROR(PersonAtom(a, std::string_view(a.name).substr(deref ? 1 : 0), d, &v));
     }
-    if (is_tag &&
-        (a.kind == AtomKind::kTag || a.kind == AtomKind::kType || a.kind == AtomKind::kObject)) {
-      const char* key = a.kind == AtomKind::kTag    ? "tag"
-                        : a.kind == AtomKind::kType ? "type"
-                                                    : "object";
-      std::vector<std::string_view> vals = HeaderValues(content, key);
-      if (!vals.empty()) v.s = std::string(vals[0]);
-      continue;
-    }
-    if (is_commit && (a.kind == AtomKind::kTree || a.kind == AtomKind::kParent ||
-                      a.kind == AtomKind::kNumparent)) {
-      std::vector<std::string_view> vals =
-          HeaderValues(content, a.kind == AtomKind::kTree ? "tree" : "parent");
-      if (a.kind == AtomKind::kNumparent) {
-        v.value = vals.size();
-        v.s = std::to_string(v.value);
-        continue;
-      }
-      for (size_t k = 0; k < vals.size(); ++k) {
-        ObjectId id{};
-        if (!ParseHexId(vals[k], hash_size_, &id)) continue;
-        if (k) v.s.push_back(' ');
-        REFTAB_RETURN_IF_ERROR(Abbrev(id, a, &v.s));
-      }
-      continue;
-    }
-    if ((is_commit || is_tag) && (a.kind == AtomKind::kSubject || a.kind == AtomKind::kBody ||
-                                  a.kind == AtomKind::kContents)) {
-      GitMessageParts m = SplitMessage(content);
-      switch (a.contents) {
-        case ContentsOption::kSubject: v.s = m.subject; break;
-        case ContentsOption::kSubjectSanitize: v.s = SanitizedSubject(m.raw_subject); break;
-        case ContentsOption::kBodyDep: v.s = m.body_and_sig; break;
-        case ContentsOption::kLength:
-          v.value = m.contents.size();
-          v.s = std::to_string(v.value);
-          break;
-        case ContentsOption::kBody: v.s = m.body; break;
-        case ContentsOption::kSignature: v.s = m.signature; break;
-        case ContentsOption::kLines: v.s = Lines(m.unsigned_part, a.lines); break;
-        case ContentsOption::kBare: v.s = m.contents; break;
-        case ContentsOption::kTrailers: break;
-      }
-      continue;
-    }
-    REFTAB_RETURN_IF_ERROR(PersonAtom(a, name, d, &v));
   }
   return Status::Ok();
 }
@@ -337,7 +358,7 @@ Status RefValues::Fill(const RefFormat& format, const RefItem& ref,
   ObjectData main;
   // A tag is read whole when "%(*...)" atoms need what it points at (git reads it too).
   REFTAB_RETURN_IF_ERROR(Load(ref.oid, ref, need_content || need_tagged, &main));
-  REFTAB_RETURN_IF_ERROR(ObjectAtoms(format, ref, false, main, values));
+  REFTAB_RETURN_IF_ERROR(ObjectAtoms(format, false, main, values));
   if (!need_tagged || main.type != GitObjectType::kTag) return Status::Ok();
   ObjectId peeled = ref.peeled;
   if (!ref.has_peeled) {
@@ -347,7 +368,7 @@ Status RefValues::Fill(const RefFormat& format, const RefItem& ref,
   }
   ObjectData target;
   REFTAB_RETURN_IF_ERROR(Load(peeled, ref, need_content, &target));
-  return ObjectAtoms(format, ref, true, target, values);
+  return ObjectAtoms(format, true, target, values);
 }
 
 }  // namespace reftab::cli

@@ -44,8 +44,11 @@ class RefValues {
   Status Track(const UsedAtom& a, const std::string& branch, const std::string& base,
                std::string* out);
   Status Load(const ObjectId& id, const RefItem& ref, bool content, ObjectData* data);
-  Status ObjectAtoms(const RefFormat& format, const RefItem& ref, bool deref,
-                     const ObjectData& data, std::vector<AtomValue>* values);
+  Status ObjectAtoms(const RefFormat& format, bool deref, const ObjectData& data,
+                     std::vector<AtomValue>* values);
+  Status CommonAtom(const UsedAtom& a, const ObjectData& d, bool deref, bool* ahead_behind_seen,
+                    AtomValue* v, bool* done);
+  Status CommitField(const UsedAtom& a, std::string_view content, AtomValue* v);
   Status PersonAtom(const UsedAtom& a, std::string_view name, const ObjectData& d, AtomValue* v);
   Status Abbrev(const ObjectId& id, const UsedAtom& a, std::string* out);
   Status Objects(const char* atom, GitObjects** objects);
