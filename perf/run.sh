@@ -235,6 +235,10 @@ mapfile -d '' LIST < <(cmds "for-each-ref, one table" "$R1" "for-each-ref --form
 # The "recent branches" idiom: a sort by an object's date (needs the objects, so only with git).
 [[ -n $GIT ]] && mapfile -d '' -O "${#LIST[@]}" LIST < <(cmds "for-each-ref --sort=-committerdate --count=10 refs/heads/, one table" "$R1" "for-each-ref --sort=-committerdate --count=10 refs/heads/")
 "${HF[@]}" --export-json "$OUT/cli-list.json" --export-markdown "$OUT/cli-list.md" "${LIST[@]}"
+# reflog list reads every table's log section (the dataset's tables may hold no logs at all).
+mapfile -d '' REFLOG < <(cmds "reflog list, one table" "$R1" reflog list
+  cmds "reflog list, 9-table stack" "$R9" reflog list)
+"${HF[@]}" --export-json "$OUT/cli-reflog.json" --export-markdown "$OUT/cli-reflog.md" "${REFLOG[@]}"
 # One --prepare per command, run before each timing run (not timed): an empty repository (or
 # stack) for the writes, a fresh copy of the 9-table stack for the compaction.
 W=$SCRATCH/w
