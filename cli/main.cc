@@ -40,7 +40,8 @@ constexpr const char kHelp[] =
     "                    opening the store), 129 usage error, 1 when -d fails (\"error: ...\")\n"
     "  show-ref          also 1 when nothing matches, 2 when --exists finds nothing and 128\n"
     "                    for --verify of a missing ref (\"fatal: ...\"), as git's\n"
-    "  for-each-ref      also 128 for an unknown field name (\"fatal: ...\"), as git's\n";
+    "  for-each-ref      also 128 for an unknown field name (\"fatal: ...\"), as git's\n"
+    "  refs migrate      as git's: 0 ok, 255 after \"error: ...\", 2 usage error\n";
 
 struct Command {
   const char* name;
