@@ -65,7 +65,8 @@ constexpr const char kHelp[] =
     "  for-each-ref      also 128 for an unknown field name (\"fatal: ...\"), as git's\n"
     "  symbolic-ref, refs, pack-refs, rev-parse, show-ref options:\n"
     "                    as git's (128 \"fatal: ...\", 129 usage, refs exists 2 when missing,\n"
-    "                    refs verify 255 when it finds an error)\n";
+    "                    refs verify 255 when it finds an error)\n"
+    "  refs migrate      as git's: 0 ok, 255 after \"error: ...\", 2 usage error\n";
 
 struct Command {
   const char* name;

@@ -96,7 +96,8 @@ torture() {  # torture FROM TO
   canon "$tmp/clean" "$tmp/clean.canon"
   while :; do
     rm -rf "$tmp/k"; cp -a "$base" "$tmp/k"
-    (REFTAB_TEST_KILL_AT_STEP=$n "$reftab" --git-dir "$tmp/k/.git" refs migrate --ref-format="$to") 2>/dev/null
+    (REFTAB_TEST_KILL_AT_STEP=$n "$reftab" --git-dir "$tmp/k/.git" refs migrate --ref-format="$to"
+      exit $?) 2>/dev/null
     st=$?
     [ "$st" = 0 ] && break
     if [ "$st" != 137 ]; then
@@ -120,7 +121,8 @@ torture() {  # torture FROM TO
   for i in 1 2 3 4 5 6; do
     rm -rf "$tmp/k"; cp -a "$base" "$tmp/k"
     delay=$(printf '0.00%d' $((RANDOM % 9 + 1)))
-    (timeout -s KILL "$delay" "$reftab" --git-dir "$tmp/k/.git" refs migrate --ref-format="$to") 2>/dev/null
+    (timeout -s KILL "$delay" "$reftab" --git-dir "$tmp/k/.git" refs migrate --ref-format="$to"
+      exit $?) 2>/dev/null
     [ $? = 137 ] && kills=$((kills + 1))
     check "$from->$to killed after ${delay}s" "$tmp/k"
   done
