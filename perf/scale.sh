@@ -42,7 +42,7 @@ pair() {
 for S in "${SCALES[@]}"; do
   D=$DATA/scale-$S
   if [[ ! -f $D/.complete ]]; then
-    rm -rf "$D"
+    rm -rf "$D" && mkdir -p "$D"
     "$BENCH" gen "$D/gen" --scale "$S" -q
     mv "$D/gen/IN.txt" "$D/gen/NAMES.txt" "$D/"
     for layout in one stack; do

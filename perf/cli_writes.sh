@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# perf/cli_writes.sh BUILDDIR GIT [RUNS]: run.sh's two CLI write scenarios alone, reftab and
+# git alternating run by run (A B A B), on the dataset run.sh made (${REFTAB_BENCH_DIR}):
+#   update-ref --stdin of the 980,000 creates into a fresh reftable repository (objects.git
+#   as alternate, so both check every object), and the compaction of the 9-table stack
+#   (`reftab compact` / `git pack-refs --all`) in a fresh copy.
+# Each run prints both wall times, git/reftab, and whether the two resulting tables (refs and
+# reflogs) are byte-identical. For a loaded machine, where hyperfine's consecutive runs of one
+# command and then the other see different neighbours.
+set -euo pipefail
+BUILD=$(cd "$1" && pwd)
+G=$2
+RUNS=${3:-3}
+D=${REFTAB_BENCH_DIR:-/tmp/reftab-bench}
+R=$BUILD/cli/reftab
+export GIT_CONFIG_NOSYSTEM=1 HOME=$D/home GIT_COMMITTER_NAME="C O Mitter" \
+  GIT_COMMITTER_EMAIL=committer@example.com GIT_COMMITTER_DATE="1700000000 +0000" \
+  GIT_AUTHOR_NAME="A U Thor" GIT_AUTHOR_EMAIL=author@example.com \
+  GIT_AUTHOR_DATE="1700000000 +0000"
+W=$D/scratch/cli-writes
+OUT=$D/scratch/cli-writes-out
+mkdir -p "$OUT"
+empty() {
+  rm -rf "$W" && "$G" init -q --ref-format=reftable "$W" &&
+    echo "$D/objects.git/objects" >"$W/.git/objects/info/alternates"
+}
+stacked() { empty && rm -f "$W/.git/reftable/"* && cp "$D/stack/"* "$W/.git/reftable/"; }
+seconds() {  # seconds CMD...: wall time of CMD
+  local s e
+  s=$(date +%s.%N)
+  "$@" >/dev/null
+  e=$(date +%s.%N)
+  echo "$e - $s" | bc
+}
+keep() { cat "$W/.git/reftable/"0x*.ref >"$OUT/$1.ref"; }
+same() { cmp -s "$OUT/a.ref" "$OUT/b.ref" && echo identical || echo DIFFERENT; }
+line() { printf '%-22s run %d: reftab %8.3f s  git %8.3f s  git/reftab %6.2fx  tables %s\n' \
+  "$1" "$2" "$3" "$4" "$(echo "$4 / $3" | bc -l)" "$(same)"; }
+for ((i = 1; i <= RUNS; i++)); do
+  empty; a=$(seconds bash -c "'$R' --git-dir '$W/.git' update-ref --stdin <'$D/update-stdin.txt'"); keep a
+  empty; b=$(seconds bash -c "'$G' --git-dir='$W/.git' update-ref --stdin <'$D/update-stdin.txt'"); keep b
+  line "update-ref --stdin" "$i" "$a" "$b"
+  stacked; a=$(seconds "$R" --git-dir "$W/.git" compact); keep a
+  stacked; b=$(seconds "$G" --git-dir="$W/.git" pack-refs --all); keep b
+  line "compact 9-table stack" "$i" "$a" "$b"
+done
+rm -rf "$W" "$OUT"
