@@ -132,3 +132,12 @@ int CmdRevParse(const GlobalOptions& g, const Args& args) {
 }
 
 }  // namespace reftab::cli
+
+// `reftab help rev-parse` and `reftab rev-parse -h` (cli/commands.h).
+const char* const reftab::cli::kRevParseUsage =
+    "usage: reftab rev-parse [--verify] [-q | --quiet] [--symbolic | --symbolic-full-name |\n"
+    "                        --abbrev-ref[=strict|loose]] <name>...\n"
+    "\n"
+    "Names are ref names (short ones resolved by git's rules), @, or full hex ids; no\n"
+    "revision syntax (~, ^, @{...}, abbreviated ids, ranges).\n"
+    "\n";

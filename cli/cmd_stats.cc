@@ -149,3 +149,10 @@ int CmdStats(const GlobalOptions& g, const Args& args) {
 }
 
 }  // namespace reftab::cli
+
+// `reftab help stats` and `reftab stats -h` (cli/commands.h).
+const char* const reftab::cli::kStatsUsage =
+    "usage: reftab stats [--format=text|json]\n"
+    "\n"
+    "    --format=json         one JSON object per table, then one for the stack\n"
+    "\n";

@@ -39,15 +39,6 @@ int Report(const char* prefix, const std::string& msg, int code) {
 }
 int Fatal(const std::string& msg) { return Report("fatal: ", msg, kExitFatal); }
 
-// What the transaction took on trust (no object database to check ids against), as git-style
-// warnings, once per command however many transactions it runs; the update goes ahead.
-void PrintWarnings(GitRefTransaction& tx, bool* warned) {
-  for (const std::string& w : tx.TakeWarnings()) {
-    if (!*warned) Report("warning: ", w, 0);
-    *warned = true;
-  }
-}
-
 // A value on the command line or in --stdin: a full hex id, or a ref found by git's
 // rev-parse rules (X, refs/X, refs/tags/X, refs/heads/X, refs/remotes/X, refs/remotes/X/HEAD;
 // "@" is HEAD). The empty string is not a value here.
@@ -104,7 +95,6 @@ class StdinSession {
   }
   int Queued(const Status& s) {
     update_flags_ = default_flags_;
-    PrintWarnings(*tx_, &warned_);
     return s.ok() ? 0 : Fatal(s.message());
   }
 
@@ -130,7 +120,6 @@ class StdinSession {
   unsigned create_reflog_;
   std::string msg_;
   std::unique_ptr<GitRefTransaction> tx_;
-  bool warned_ = false;  // the "cannot check" warning was printed
   State state_ = State::kOpen;
   std::string buf_;
   size_t pos_ = 0;
@@ -565,8 +554,6 @@ int UpdateOne(Store& store, const UpdateRefArgs& o, unsigned flags) {
   }
   GitRefTransaction tx(&store);
   Status s = tx.Update(ref, RefValue::Id(new_id), old, flags, o.message.value_or(""));
-  bool warned = false;
-  PrintWarnings(tx, &warned);
   if (s.ok()) s = tx.Commit();
   if (s.ok()) return kExitOk;
   return Fatal("update_ref failed for ref '" + ref + "': " + s.message());

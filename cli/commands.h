@@ -56,6 +56,8 @@ extern const char* const kCompactUsage;
 extern const char* const kVerifyUsage;
 extern const char* const kForEachRefUsage;
 extern const char* const kReflogUsage;
+extern const char* const kStatsUsage;
+extern const char* const kRevParseUsage;
 int CmdRefsMigrate(const GlobalOptions& g, const Args& args);
 
 // Prints "reftab: <message>" to stderr and returns kExitError.

@@ -89,8 +89,8 @@ constexpr Command kCommands[] = {
     {"symbolic-ref", reftab::cli::CmdSymbolicRef, nullptr},
     {"refs", reftab::cli::CmdRefs, nullptr},
     {"pack-refs", reftab::cli::CmdPackRefs, nullptr},
-    {"rev-parse", reftab::cli::CmdRevParse, nullptr},
-    {"stats", reftab::cli::CmdStats, nullptr},
+    {"rev-parse", reftab::cli::CmdRevParse, &reftab::cli::kRevParseUsage},
+    {"stats", reftab::cli::CmdStats, &reftab::cli::kStatsUsage},
 };
 
 const Command* FindCommand(const std::string& name) {

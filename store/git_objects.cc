@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "store/git_object_count.h"
+#include "store/git_object_headers.h"
 #include "store/git_object_parse.h"
 
 #ifdef REFTAB_HAVE_LIBGIT2
@@ -14,7 +15,6 @@
 namespace reftab {
 namespace {
 
-constexpr int kMaxTagChain = 1000;                 // tags of tags: where to give up
 [[maybe_unused]] constexpr size_t kMinAbbrev = 4;  // git's shortest abbreviation
 
 }  // namespace
@@ -265,33 +265,17 @@ const std::string& GitObjects::reason() {
 
 Status GitObjects::Unavailable() const { return Status::IoError(reason_); }
 
+GitObjectHeaders& GitObjects::headers() {
+  if (!headers_) headers_ = std::make_unique<GitObjectHeaders>(objects_dir_, hash_size_);
+  return *headers_;
+}
+
 Status GitObjects::TypeOf(const ObjectId& id, GitObjectType* type) {
-  uint64_t size = 0;
-  return Size(id, type, &size);
+  return headers().TypeOf(id, type);
 }
 
 Status GitObjects::Peel(const ObjectId& id, ObjectId* peeled, bool* ok) {
-  *ok = false;
-  ObjectId current = id;
-  GitObjectType type = GitObjectType::kNone;
-  REFTAB_RETURN_IF_ERROR(TypeOf(current, &type));
-  for (int depth = 0; depth < kMaxTagChain; ++depth) {
-    if (type == GitObjectType::kNone) return Status::Ok();
-    if (type != GitObjectType::kTag) {
-      *peeled = current;
-      *ok = true;
-      return Status::Ok();
-    }
-    std::string content;
-    REFTAB_RETURN_IF_ERROR(Read(current, &type, &content));
-    GitTag tag;
-    if (!ParseTag(content, hash_size_, &tag).ok()) return Status::Ok();
-    // The tagged object must exist with the type the tag claims.
-    current = tag.object;
-    REFTAB_RETURN_IF_ERROR(TypeOf(current, &type));
-    if (type != tag.type) return Status::Ok();
-  }
-  return Status::Ok();
+  return headers().Peel(id, peeled, ok);
 }
 
 Status GitObjects::DefaultAbbrevLength(size_t* len) {

@@ -4,15 +4,16 @@
 // objects, packs, multi-pack indexes and alternates). No object is written, and no ref is read
 // through libgit2 (it need not understand reftable).
 //
-// libgit2 is loaded lazily: this library does not link it. When the build found libgit2's
-// headers (Meson feature `libgit2`, default auto), the first call that needs an object
-// dlopen()s libgit2's shared library and resolves the few functions it uses; commands that
-// never touch an object (listing refs, --help) pay nothing; the first lookup pays the load
-// and libgit2's start-up, about 7 ms of CPU on Debian 12. available() is false, and reason()
-// says why in one line, when the build has no libgit2 support, when the library cannot be
-// loaded at run time, when the database cannot be opened, and for SHA-256 repositories:
-// libgit2 1.5 (Debian 12) has no SHA-256 object format. Callers then take ids on trust (the
-// ref store does, and says so: store/git_ref_transaction.h).
+// Existence, type and peeling (TypeOf, Peel) — what every ref write and listing asks — are
+// answered by a small reader of loose object headers and pack indexes of our own, for both
+// hash formats and without libgit2: loading libgit2 costs more than a whole git command
+// (below). Everything else goes through libgit2, loaded lazily: this library does not link
+// it. When the build found libgit2's headers (Meson feature `libgit2`, default auto), the
+// first call that needs it dlopen()s libgit2's shared library and resolves the few functions
+// it uses; that costs about 6 ms of CPU on Debian 12 (most of it libgit2's TLS start-up).
+// available() is false, and reason() says why in one line, when the build has no libgit2
+// support, when the library cannot be loaded at run time, when the database cannot be
+// opened, and for SHA-256 repositories: libgit2 1.5 (Debian 12) has no SHA-256 object format.
 //
 // Not thread-safe: one GitObjects per thread.
 #ifndef REFTAB_STORE_GIT_OBJECTS_H_
@@ -38,6 +39,8 @@ const char* GitObjectTypeName(GitObjectType type);
 // The type git's name stands for; kNone for anything else.
 GitObjectType GitObjectTypeNamed(std::string_view name);
 
+class GitObjectHeaders;  // store/git_object_headers.h (internal)
+
 class GitObjects {
  public:
   // `objects_dir` is $GIT_COMMON_DIR/objects; `hash_size` 20 or 32. Nothing is loaded or
@@ -47,14 +50,15 @@ class GitObjects {
   GitObjects(const GitObjects&) = delete;
   GitObjects& operator=(const GitObjects&) = delete;
 
-  // Whether objects can be looked up; loads libgit2 and opens the database on first use.
-  // When false, reason() says why and every lookup below fails with an IoError saying so.
+  // Whether libgit2's lookups (Size, Read, Abbreviate, IsAncestor, AheadBehind) work; loads
+  // libgit2 and opens the database on first use. When false, reason() says why and those
+  // fail with an IoError saying so. TypeOf and Peel do not need it.
   bool available();
   // One line, without a trailing newline; empty while available.
   const std::string& reason();
 
-  // The object's type, or kNone when the database does not have it. Errors: I/O, corrupt
-  // objects, an unavailable database.
+  // The object's type, or kNone when the database does not have it. Errors: I/O and
+  // corrupt objects. Works without libgit2, for both hash formats.
   Status TypeOf(const ObjectId& id, GitObjectType* type);
   // Type and size of the content (what `git cat-file -s` prints) without inflating all of
   // it where the storage allows; kNone and 0 when missing.
@@ -86,6 +90,7 @@ class GitObjects {
 
  private:
   struct Lib;  // libgit2's functions, its odb handle, and the loaded library
+  GitObjectHeaders& headers();
   Status Load();
   Status Unavailable() const;
   // A commit's parents and committer date; a commit the database lacks (a shallow
@@ -96,6 +101,7 @@ class GitObjects {
   size_t hash_size_;
   bool tried_ = false;  // Load() ran (successfully or not)
   std::unique_ptr<Lib> lib_;
+  std::unique_ptr<GitObjectHeaders> headers_;  // created on first TypeOf/Peel
   std::string reason_;
 };
 

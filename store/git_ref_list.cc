@@ -38,7 +38,7 @@ Status ResolveListed(GitRefStore& store, const RefRecord& rec, GitListedRef* out
 
 Status ObjectExists(GitRefStore& store, const ObjectId& id, bool* exists) {
   *exists = true;
-  if (!store.objects() || !store.objects()->available()) return Status::Ok();
+  if (!store.objects()) return Status::Ok();
   GitObjectType type = GitObjectType::kNone;
   REFTAB_RETURN_IF_ERROR(store.objects()->TypeOf(id, &type));
   *exists = type != GitObjectType::kNone;
@@ -69,7 +69,7 @@ Status ForEachGitRef(GitRefStore& store, std::string_view prefix, const GitListC
 
 Status PeeledId(GitRefStore& store, const GitListedRef& ref, std::optional<ObjectId>* peeled) {
   *peeled = ref.peeled;
-  if (peeled->has_value() || !store.objects() || !store.objects()->available()) {
+  if (peeled->has_value() || !store.objects()) {
     return Status::Ok();
   }
   GitObjectType type = GitObjectType::kNone;

@@ -36,7 +36,6 @@ Result<std::unique_ptr<GitRefStore>> GitRefStore::OpenStack(const std::string& d
 }
 
 GitRefStore::GitRefStore(std::unique_ptr<GitRepo> repo) : repo_(std::move(repo)) {
-  committer_ = CommitterIdentity(&repo_->config());
   // Every repository git makes has objects/; a ref-only directory without one (tests, tools
   // that keep refs apart) has no database to check ids against, like a bare stack.
   struct stat st;
@@ -46,8 +45,13 @@ GitRefStore::GitRefStore(std::unique_ptr<GitRepo> repo) : repo_(std::move(repo))
   }
 }
 
-GitRefStore::GitRefStore(std::unique_ptr<Stack> stack) : stack_(std::move(stack)) {
-  committer_ = CommitterIdentity(nullptr);
+GitRefStore::GitRefStore(std::unique_ptr<Stack> stack) : stack_(std::move(stack)) {}
+
+// Worked out on first use: it may ask the system for the user's name and host (getpwuid,
+// a resolver lookup), which a read-only command must not pay.
+const LogInfo& GitRefStore::committer() const {
+  if (!committer_) committer_ = CommitterIdentity(repo_ ? &repo_->config() : nullptr);
+  return *committer_;
 }
 
 GitRefStore::~GitRefStore() = default;

@@ -12,6 +12,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -84,7 +85,7 @@ class GitRefStore {
   // Whether an update of `refname` writes a reflog entry without --create-reflog.
   Status ShouldWriteLog(std::string_view refname, bool* log);
   // Who writes reflog entries now (GIT_COMMITTER_*, config, system), with no message.
-  const LogInfo& committer() const { return committer_; }
+  const LogInfo& committer() const;
   // git keeps at most half a block of each reflog message.
   size_t max_log_message() const;
 
@@ -94,7 +95,7 @@ class GitRefStore {
   std::unique_ptr<GitRepo> repo_;
   std::unique_ptr<Stack> stack_;
   std::unique_ptr<GitObjects> objects_;
-  LogInfo committer_;
+  mutable std::optional<LogInfo> committer_;  // committer(): computed on first use
 };
 
 // Whether core.logAllRefUpdates lets `refname` get a reflog on its first update.

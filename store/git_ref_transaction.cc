@@ -44,14 +44,6 @@ Status GitRefTransaction::CheckObject(const std::string& refname, RefValue* valu
   GitObjects* objects = store_->objects();
   if (!objects) return Status::Ok();
   const size_t hs = store_->hash_size();
-  if (!objects->available()) {
-    // Taken on trust (store/git_objects.h); the caller hears so once.
-    if (!unchecked_reported_) {
-      warnings_.push_back("cannot check that objects exist: " + objects->reason());
-      unchecked_reported_ = true;
-    }
-    return Status::Ok();
-  }
   GitObjectType type = GitObjectType::kNone;
   REFTAB_RETURN_IF_ERROR(objects->TypeOf(value->id, &type));
   if (type == GitObjectType::kNone) {
@@ -69,12 +61,6 @@ Status GitRefTransaction::CheckObject(const std::string& refname, RefValue* valu
     if (ok) *value = RefValue::Peeled(value->id, peeled);
   }
   return Status::Ok();
-}
-
-std::vector<std::string> GitRefTransaction::TakeWarnings() {
-  std::vector<std::string> taken;
-  taken.swap(warnings_);
-  return taken;
 }
 
 Status GitRefTransaction::Queue(Item item) {

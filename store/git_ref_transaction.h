@@ -11,9 +11,7 @@
 //    in the stack or in the same transaction;
 //  - expected old values are checked with git's messages ("cannot lock ref ...");
 //  - in a repository, a new object id must name an object, a commit for HEAD and branches,
-//    and an annotated tag is stored with its peeled id (store/git_objects.h); when the
-//    object database cannot be read (no libgit2, SHA-256) ids are taken on trust and
-//    TakeWarnings() says so.
+//    and an annotated tag is stored with its peeled id (store/git_objects.h).
 // Errors are Status values whose message is git's, without "fatal: ".
 #ifndef REFTAB_STORE_GIT_REF_TRANSACTION_H_
 #define REFTAB_STORE_GIT_REF_TRANSACTION_H_
@@ -62,10 +60,6 @@ class GitRefTransaction {
   Status Verify(const std::string& refname, const RefValue& old_value, unsigned flags);
 
   bool empty() const { return updates_.empty(); }
-  // What the transaction could not check since the last call, one line each without a
-  // prefix: "cannot check that objects exist: <reason>" (once per transaction) when a new id
-  // was taken on trust because the object database is not available (store/git_objects.h).
-  std::vector<std::string> TakeWarnings();
   // Checks everything against the stack (names around new refs, expected values, symrefs)
   // without writing, as git's `prepare`. Optional: Commit() prepares first if needed. git
   // holds its locks from here to the commit; reftab takes the stack's lock in Commit(), where
@@ -106,8 +100,6 @@ class GitRefTransaction {
   std::vector<Item> updates_;
   std::multiset<std::string> refnames_;  // every name that will change, for conflict checks
   std::string head_target_;              // HEAD's referent when HEAD is a symref
-  std::vector<std::string> warnings_;    // for TakeWarnings()
-  bool unchecked_reported_ = false;      // the "cannot check" warning was queued
   std::vector<std::string> new_names_;   // names the transaction creates, checked free
   std::vector<std::string> free_dirs_;   // parents of new names, found not to be refs
   enum class State { kOpen, kPrepared, kClosed };
