@@ -304,11 +304,3 @@ int CmdRefsList(const GlobalOptions& g, const Args& args) {
 }
 
 }  // namespace reftab::cli
-
-// `reftab help for-each-ref` and `reftab for-each-ref -h` (cli/commands.h).
-const char* const reftab::cli::kForEachRefUsage =
-    "usage: reftab for-each-ref [--format=<format>] [--count=<n>] [<pattern>...]\n"
-    "\n"
-    "    --format <format>     what to print per ref (%(refname), %(objectname), ...)\n"
-    "    --count <n>           show only <n> refs\n"
-    "\n";

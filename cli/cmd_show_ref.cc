@@ -325,11 +325,3 @@ int CmdShowRef(const GlobalOptions& g, const Args& args) {
 }
 
 }  // namespace reftab::cli
-
-// `reftab help show-ref` and `reftab show-ref -h` (cli/commands.h).
-const char* const reftab::cli::kShowRefUsage =
-    "usage: reftab show-ref [--head] [-d | --dereference] [-s | --hash] [-q | --quiet]\n"
-    "                       [--heads] [--tags] [<pattern>...]\n"
-    "   or: reftab show-ref --verify [-d] [-s] [-q] <ref>...\n"
-    "   or: reftab show-ref --exists <ref>\n"
-    "\n";

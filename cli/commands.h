@@ -40,7 +40,7 @@ int CmdStats(const GlobalOptions& g, const Args& args);
 int PackRefsCore(const GlobalOptions& g, const Args& args, std::string_view usage_line);
 // `refs verify`, git's form of verify (cli/cmd_verify.cc).
 int RefsVerify(const GlobalOptions& g, const Args& args);
-// `refs list`: for-each-ref under git 2.55's other name (its usage says "git refs list").
+// `refs list`: for-each-ref under git 2.55's other name (its usage says "refs list").
 int CmdRefsList(const GlobalOptions& g, const Args& args);
 int CmdReflog(const GlobalOptions& g, const Args& args);
 
@@ -50,11 +50,9 @@ int CmdReflog(const GlobalOptions& g, const Args& args);
 extern const char* const kDumpUsage;
 extern const char* const kWriteTableUsage;
 extern const char* const kDemoUsage;
-extern const char* const kShowRefUsage;
 extern const char* const kUpdateRefUsage;
 extern const char* const kCompactUsage;
 extern const char* const kVerifyUsage;
-extern const char* const kForEachRefUsage;
 extern const char* const kReflogUsage;
 extern const char* const kStatsUsage;
 extern const char* const kRevParseUsage;

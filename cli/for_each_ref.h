@@ -54,7 +54,7 @@ Status CommitOf(GitRefStore& store, const char* what, const ObjectId& id, Object
 int PrepareForEachRef(const char* command, GitRefStore& store, ForEachRefOptions* o, RefFormat* f,
                       std::vector<SortKey>* keys, std::vector<ObjectId>* points_at, Reach* reach);
 
-// "git for-each-ref" or "git refs list": the usage text git prints for it.
+// "for-each-ref" or "refs list": git's usage text for it, naming reftab.
 std::string ForEachRefUsage(const char* command);
 
 // Reads the options; returns -1 to go on, or the exit status after printing git's message.

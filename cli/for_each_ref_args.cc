@@ -146,7 +146,7 @@ bool Apply(const ParseOptUse& u, ForEachRefOptions* o) {
 }  // namespace
 
 std::string ForEachRefUsage(const char* command) {
-  return std::string("usage: git ") + command + " " + kUsageFirst + kUsageRest;
+  return std::string("usage: reftab ") + command + " " + kUsageFirst + kUsageRest;
 }
 
 int ParseForEachRefArgs(const char* command, const Args& args, ForEachRefOptions* o) {

@@ -79,11 +79,11 @@ struct Command {
 constexpr Command kCommands[] = {
     {"dump", reftab::cli::CmdDump, &reftab::cli::kDumpUsage},
     {"write-table", reftab::cli::CmdWriteTable, &reftab::cli::kWriteTableUsage},
-    {"show-ref", reftab::cli::CmdShowRef, &reftab::cli::kShowRefUsage},
+    {"show-ref", reftab::cli::CmdShowRef, nullptr},
     {"update-ref", reftab::cli::CmdUpdateRef, &reftab::cli::kUpdateRefUsage},
     {"compact", reftab::cli::CmdCompact, &reftab::cli::kCompactUsage},
     {"verify", reftab::cli::CmdVerify, &reftab::cli::kVerifyUsage},
-    {"for-each-ref", reftab::cli::CmdForEachRef, &reftab::cli::kForEachRefUsage},
+    {"for-each-ref", reftab::cli::CmdForEachRef, nullptr},
     {"demo", reftab::cli::CmdDemo, &reftab::cli::kDemoUsage},
     {"reflog", reftab::cli::CmdReflog, &reftab::cli::kReflogUsage},
     {"symbolic-ref", reftab::cli::CmdSymbolicRef, nullptr},
@@ -159,10 +159,13 @@ int main(int argc, char** argv) {
   Args args(rest.begin() + long(i) + 1, rest.end());
   if (const Command* c = FindCommand(name)) {
     // git prints a command's usage for -h on stdout and exits 0 (2.55).
-    if (c->usage && !args.empty() && (args[0] == "-h" || args[0] == "--help")) {
+    // Only as the sole argument, as git's parse-options: `show-ref -h --tags` is --head.
+    if (c->usage && args.size() == 1 && (args[0] == "-h" || args[0] == "--help")) {
       std::fputs(*c->usage, stdout);
       return kExitOk;
     }
+    // `git <command> --help` shows the command's manual; ours shows its usage.
+    if (args.size() == 1 && args[0] == "--help") return c->run(g, {"-h"});
     return c->run(g, args);
   }
   std::fprintf(stderr, "reftab: unknown command '%s'\n%s", name.c_str(), kHelp);

@@ -77,7 +77,7 @@ M1=1111111111111111111111111111111111111111
 
 compared=0 identical=0 known_diff=0 failed=0
 declare -A KNOWN=()
-KNOWN["refs: no subcommand"]="reftab's refs has fewer subcommands (no migrate/create/delete/update/rename), so its usage lists fewer"
+KNOWN["refs: no subcommand"]="reftab's refs has fewer subcommands (no create/delete/update/rename), so its usage lists fewer"
 KNOWN["refs: unknown subcommand"]="reftab's refs has fewer subcommands, so its usage lists fewer"
 KNOWN["refs: -h"]="reftab's refs has fewer subcommands, so its usage lists fewer"
 for k in "refs: no subcommand" "refs: unknown subcommand" "refs: -h"; do
