@@ -43,56 +43,42 @@ step setup build-release --buildtype=release
 step ninja -C build-release -j "$JOBS"
 step meson test -C build-release --num-processes "$JOBS" --print-errorlogs
 
-# The README's embedding example against the installed library and its pkg-config file.
-embed_installed() {
-  local stage; stage=$(mktemp -d)
-  DESTDIR=$stage meson install -C build-release --no-rebuild >/dev/null || return 1
-  local pc; pc=$(find "$stage" -name reftab.pc | head -1)
+# `meson install` into a staging folder, with its pkg-config file pointed there: sets STAGE,
+# FLAGS (pkg-config --cflags --libs reftab) and LIBDIR. The programs below are built against
+# the installed library exactly as a user builds them.
+stage_install() {
+  STAGE=$(mktemp -d)
+  DESTDIR=$STAGE meson install -C build-release --no-rebuild >/dev/null || return 1
+  local pc; pc=$(find "$STAGE" -name reftab.pc | head -1)
   [[ -n $pc ]] || return 1
-  # Point the staged .pc file at the staging folder instead of the real prefix.
   local prefix; prefix=$(sed -n 's/^prefix=//p' "$pc")
-  sed -i "s|^prefix=.*|prefix=$stage$prefix|" "$pc"
-  local flags; flags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --cflags --libs reftab) || return 1
-  local lib; lib=$(dirname "$(find "$stage" -name 'libreftab.so' | head -1)")
-  g++ -std=c++20 -Wall -Wextra -Werror tests/embed/embed_example.cc $flags -o "$stage/embed" &&
-    local d; d=$(mktemp -d) && LD_LIBRARY_PATH=$lib "$stage/embed" "$d"
-  local rc=$?; rm -rf "$stage" "$d"; return $rc
+  sed -i "s|^prefix=.*|prefix=$STAGE$prefix|" "$pc"
+  FLAGS=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --cflags --libs reftab) || return 1
+  LIBDIR=$(dirname "$(find "$STAGE" -name 'libreftab.so' | head -1)")
+}
+
+# The README's embedding example (C++).
+embed_installed() {
+  stage_install || return 1
+  local d; d=$(mktemp -d)
+  # shellcheck disable=SC2086
+  g++ -std=c++20 -Wall -Wextra -Werror tests/embed/embed_example.cc $FLAGS -o "$STAGE/embed" &&
+    LD_LIBRARY_PATH=$LIBDIR "$STAGE/embed" "$d"
+  local rc=$?; rm -rf "$STAGE" "$d"; return $rc
 }
 step embed_installed
 
-# The C API's test program, plain C11 under ASan/UBSan, against the installed library.
-capi_installed() {
-  local stage; stage=$(mktemp -d)
-  DESTDIR=$stage meson install -C build-release --no-rebuild >/dev/null || return 1
-  local pc; pc=$(find "$stage" -name reftab.pc | head -1)
-  [[ -n $pc ]] || return 1
-  local prefix; prefix=$(sed -n 's/^prefix=//p' "$pc")
-  sed -i "s|^prefix=.*|prefix=$stage$prefix|" "$pc"
-  local flags; flags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --cflags --libs reftab) || return 1
-  local lib; lib=$(dirname "$(find "$stage" -name 'libreftab.so' | head -1)")
+# A C test program (plain C11) under ASan/UBSan against the installed library.
+c_installed() {  # c_installed tests/capi/X.c
+  stage_install || return 1
+  local exe; exe=$STAGE/$(basename "$1" .c)
+  # shellcheck disable=SC2086
   gcc -std=c11 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
-    tests/capi/capi_test.c $flags -o "$stage/capi_test" &&
-    ASAN_OPTIONS=detect_leaks=1 LD_LIBRARY_PATH=$lib "$stage/capi_test"
-  local rc=$?; rm -rf "$stage"; return $rc
+    "$1" $FLAGS -o "$exe" && ASAN_OPTIONS=detect_leaks=1 LD_LIBRARY_PATH=$LIBDIR "$exe"
+  local rc=$?; rm -rf "$STAGE"; return $rc
 }
-step capi_installed
-
-# The key/value store's C API test (tests/capi/kv_capi_test.c), the same way.
-kv_capi_installed() {
-  local stage; stage=$(mktemp -d)
-  DESTDIR=$stage meson install -C build-release --no-rebuild >/dev/null || return 1
-  local pc; pc=$(find "$stage" -name reftab.pc | head -1)
-  [[ -n $pc ]] || return 1
-  local prefix; prefix=$(sed -n 's/^prefix=//p' "$pc")
-  sed -i "s|^prefix=.*|prefix=$stage$prefix|" "$pc"
-  local flags; flags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --cflags --libs reftab) || return 1
-  local lib; lib=$(dirname "$(find "$stage" -name 'libreftab.so' | head -1)")
-  gcc -std=c11 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
-    tests/capi/kv_capi_test.c $flags -o "$stage/kv_capi_test" &&
-    ASAN_OPTIONS=detect_leaks=1 LD_LIBRARY_PATH=$lib "$stage/kv_capi_test"
-  local rc=$?; rm -rf "$stage"; return $rc
-}
-step kv_capi_installed
+step c_installed tests/capi/capi_test.c     # the C API
+step c_installed tests/capi/kv_capi_test.c  # the key/value store's C API
 
 # g++ 12's -Wmaybe-uninitialized reports false positives inside libstdc++ under -fsanitize
 # (GCC documents the interaction); the release and clang builds keep it.
