@@ -13,16 +13,9 @@ set -u
 reftab=$(realpath "$1")
 filter=${2:-}
 
-git=${REFTAB_GIT:-}
-if [ -z "$git" ]; then
-  if v=$(git --version 2>/dev/null) && [[ $v =~ ([0-9]+)\.([0-9]+) ]] &&
-     { [ "${BASH_REMATCH[1]}" -gt 2 ] || [ "${BASH_REMATCH[2]}" -ge 45 ]; }; then
-    git=git
-  else
-    echo "skipped: no REFTAB_GIT and no git >= 2.45 on PATH (found: ${v:-none}); reftable needs 2.45"
-    exit 77
-  fi
-fi
+# shellcheck source=tests/cli/real_git.sh
+source "$(dirname "${BASH_SOURCE[0]}")/real_git.sh"
+find_real_git 45 "reftable needs 2.45"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

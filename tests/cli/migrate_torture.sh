@@ -10,16 +10,9 @@
 # on PATH); exits 77 without one.
 set -u
 reftab=$(realpath "$1")
-git=${REFTAB_GIT:-}
-if [ -z "$git" ]; then
-  if v=$(git --version 2>/dev/null) && [[ $v =~ ([0-9]+)\.([0-9]+) ]] &&
-     { [ "${BASH_REMATCH[1]}" -gt 2 ] || [ "${BASH_REMATCH[2]}" -ge 46 ]; }; then
-    git=git
-  else
-    echo "skipped: no REFTAB_GIT and no git >= 2.46 on PATH (found: ${v:-none})"
-    exit 77
-  fi
-fi
+# shellcheck source=tests/cli/real_git.sh
+source "$(dirname "${BASH_SOURCE[0]}")/real_git.sh"
+find_real_git 46 "refs migrate needs 2.46"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export HOME=$tmp GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null TZ=UTC LC_ALL=C
