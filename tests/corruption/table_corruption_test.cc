@@ -16,6 +16,7 @@
 
 #include "store/table_reader.h"
 #include "store/table_writer.h"
+#include "store/verify.h"
 #include "tests/testutil/fixtures.h"
 #include "tests/testutil/random_refs.h"
 
@@ -442,6 +443,25 @@ TEST_P(TableCorruptionTest, UnknownBlockTypeStopsSectionScans) {
     }
     ASSERT_FALSE(s.ok());
     EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
+    EXPECT_TRUE(NamesOffset(s.message(), b.offset)) << s.message();
+  }
+}
+
+// What `reftab verify` runs: it fails on a damaged type byte in any block but the first
+// (which Open already rejects), with a message naming the table and the block.
+TEST_P(TableCorruptionTest, VerifyRejectsAnUnknownBlockType) {
+  for (const SectionBlock& b : SectionBlocks(good_)) {
+    if (b.offset == 0) continue;
+    SCOPED_TRACE(b.section + " block at offset " + std::to_string(b.offset));
+    std::string bad = good_;
+    bad[b.offset + b.header_off] = 'x';
+    auto table = TableReader::OpenBytes(name_, std::move(bad));
+    ASSERT_TRUE(table.ok()) << table.status().ToString();
+    VerifyReport report;
+    Status s = VerifyTable(**table, &report);
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
+    EXPECT_EQ(s.message().rfind(name_ + ": ", 0), 0u) << s.message();
     EXPECT_TRUE(NamesOffset(s.message(), b.offset)) << s.message();
   }
 }
