@@ -1,5 +1,6 @@
 #include "format/block_reader.h"
 
+#include <cstdio>
 #include <string>
 
 #include "format/record_codec.h"
@@ -15,6 +16,16 @@ uint8_t PeekBlockType(const BlockSource& src, uint64_t offset) {
   if (!FitsWithin(offset, header_off + kBlockHeaderSize, src.table_size)) return 0;
   uint8_t t = src.data[offset + header_off];
   return IsBlockType(t) ? t : 0;
+}
+
+std::string DescribeMissingBlock(const BlockSource& src, uint64_t offset) {
+  uint64_t at = offset + (offset == 0 ? src.header_size : 0);
+  if (at < src.table_size && !IsBlockType(src.data[at])) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02x", unsigned(src.data[at]));
+    return std::string("unknown block type ") + hex + " at offset " + std::to_string(at);
+  }
+  return "block header past the end of the table";
 }
 
 void PrefetchBlockKeys(const BlockSource& src, uint64_t offset) {

@@ -56,6 +56,11 @@ struct BlockSource {
 // block type). Cheap: callers check the type before decoding (LESSONS.md #5).
 uint8_t PeekBlockType(const BlockSource& src, uint64_t offset);
 
+// Why no block header can be read at `offset` (where PeekBlockType gave 0 inside the block
+// data), for an error message: "unknown block type 0x78 at offset 24", or "block header
+// past the end of the table" when the data ends within the header.
+std::string DescribeMissingBlock(const BlockSource& src, uint64_t offset);
+
 // Asks the CPU to fetch the lines a FindInBlock on the (uncompressed) block at `offset`
 // will read first: its restart keys. A hint only: a malformed block is left for the real
 // read to report.

@@ -78,6 +78,8 @@ bool SectionCursor::NextBlock() {
     uint64_t next = b.offset + b.full_size;
     if (PeekBlockType(table_->source(), next) != uint8_t(type_)) {
       active_ = false;
+      Status end = table_->CheckSectionEnd(next, type_);
+      if (!end.ok() && status_.ok()) status_ = std::move(end);
       return false;
     }
     if (!Load(next).ok()) return false;
@@ -107,7 +109,15 @@ Status SectionCursor::SeekLinear(uint64_t start, std::string_view want) {
     const BlockView& b = it_.block();
     uint64_t prev = b.offset;
     uint64_t next = b.offset + b.full_size;
-    if (PeekBlockType(table_->source(), next) != uint8_t(type_)) break;
+    if (PeekBlockType(table_->source(), next) != uint8_t(type_)) {
+      Status end = table_->CheckSectionEnd(next, type_);
+      if (!end.ok()) {
+        active_ = false;
+        status_ = std::move(end);
+        return status_;
+      }
+      break;
+    }
     REFTAB_RETURN_IF_ERROR(Load(next));
     std::string_view first;
     if (!it_.FirstKey(&first)) {
@@ -263,6 +273,12 @@ Result<std::unique_ptr<TableReader>> TableReader::Open(std::unique_ptr<RandomAcc
   if (f.log_index_position >= table_size && f.log_index_position) {
     return bad_pos(f.log_index_position, "log_index_position");
   }
+  // Which sections exist is read from the first block's type: one no writer emits would
+  // otherwise pass for "no refs, no logs".
+  BlockSource first{data, table_size, uint32_t(header->header_size()), header->block_size};
+  if (table_size > first.header_size && PeekBlockType(first, 0) == 0) {
+    return Status::Corruption(name + ": block at offset 0: " + DescribeMissingBlock(first, 0));
+  }
   if (f.obj_position && f.obj_id_len > f.header.hash_size()) {
     return Status::Corruption(name + ": footer: obj_id_len " + std::to_string(f.obj_id_len) +
                               " is longer than the hash");
@@ -331,7 +347,9 @@ Status TableReader::DescendIndex(uint64_t pos, BlockType leaf, std::string_view 
     if (f.result == BlockFind::kEnd) {
       // Every key here is smaller: the level continues in the next index block, if any.
       uint64_t next = pos + view.full_size;
-      if (PeekBlockType(source_, next) != uint8_t(BlockType::kIndex)) return Status::Ok();
+      if (PeekBlockType(source_, next) != uint8_t(BlockType::kIndex)) {
+        return CheckSectionEnd(next, BlockType::kIndex);
+      }
       pos = next;
       continue;
     }
@@ -364,6 +382,31 @@ Status TableReader::DescendIndex(uint64_t pos, BlockType leaf, std::string_view 
     ++depth;
   }
   return Error(std::string(SectionName(leaf)) + " index is nested too deeply (a loop?)");
+}
+
+Status TableReader::CheckSectionEnd(uint64_t next, BlockType section) const {
+  if (next >= source_.table_size) return Status::Ok();
+  uint8_t t = PeekBlockType(source_, next);
+  if (t == 0) {
+    return Error("block at offset " + std::to_string(next) + ": " +
+                 DescribeMissingBlock(source_, next));
+  }
+  bool may_follow = t == uint8_t(section);
+  switch (BlockType(t)) {
+    case BlockType::kIndex: {
+      // A section's index (its lower levels first) follows its last block.
+      uint64_t index_pos = section == BlockType::kIndex ? 0 : IndexPosition(section);
+      may_follow = may_follow || (index_pos != 0 && next <= index_pos);
+      break;
+    }
+    case BlockType::kObj: may_follow = may_follow || next == footer_.obj_position; break;
+    case BlockType::kLog: may_follow = may_follow || next == footer_.log_position; break;
+    case BlockType::kRef: break;  // refs only ever start the file
+  }
+  if (may_follow) return Status::Ok();
+  return Error("block at offset " + std::to_string(next) + ": unexpected " +
+               SectionName(BlockType(t)) + " block after the " + SectionName(section) +
+               " block before it (the footer starts no section there)");
 }
 
 Status TableReader::ReadRef(std::string_view name, RefRecord* ref, bool* found) const {
@@ -423,7 +466,9 @@ Status TableReader::ReadRefAt(uint64_t pos, std::string_view name, RefRecord* re
       return Status::Ok();
     }
     pos += view.full_size;
-    if (PeekBlockType(source_, pos) != uint8_t(BlockType::kRef)) return Status::Ok();
+    if (PeekBlockType(source_, pos) != uint8_t(BlockType::kRef)) {
+      return CheckSectionEnd(pos, BlockType::kRef);
+    }
   }
 }
 
@@ -597,6 +642,8 @@ const RefBlockIndex* TableReader::MaybeBuildRefBlockIndex() const {
     ok = AddIndexLevel(pos, 0, &budget, flat.get(), &block_size);
     pos += block_size;
   } while (ok && PeekBlockType(source_, pos) == uint8_t(BlockType::kIndex));
+  // A top level cut short by a damaged block is no index to trust: DescendIndex reports it.
+  ok = ok && CheckSectionEnd(pos, BlockType::kIndex).ok();
   if (!ok || flat->blocks() == 0) {
     aids_->ref_block_index_failed.store(true, std::memory_order_relaxed);
     REFTAB_TRACE(trace::kInfo, "%s: ref index not flattened (it does not read cleanly)",

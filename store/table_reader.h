@@ -215,6 +215,12 @@ class TableReader {
   Status DescendIndex(uint64_t index_pos, BlockType leaf, std::string_view want, uint64_t* offset,
                       bool* found) const;
 
+  // Called where a block of `section` ends at `next` and the block there is not one more of
+  // its kind: Ok when the section may end there (the end of the block data, its own index,
+  // or a later section the footer points at), Corruption otherwise, so that a damaged type
+  // byte is reported instead of silently cutting the section short.
+  Status CheckSectionEnd(uint64_t next, BlockType section) const;
+
  private:
   TableReader(std::unique_ptr<RandomAccessFile> file, const TableFooter& footer);
   Status ScanRefsFor(const ObjectId& id, std::vector<RefRecord>* out) const;

@@ -16,6 +16,7 @@
 
 #include "store/table_reader.h"
 #include "store/table_writer.h"
+#include "store/verify.h"
 #include "tests/testutil/fixtures.h"
 #include "tests/testutil/random_refs.h"
 
@@ -264,6 +265,7 @@ TEST_P(TableCorruptionTest, RandomBodyFlipsNeverCrash) {
   size_t body_end = good_.size() - footer_size_;
   ASSERT_LT(body_begin, body_end);
   size_t opened = 0;
+  size_t first_type_damaged = 0;
   const int kCases = 600;
   for (int c = 0; c < kCases; ++c) {
     std::string bad = good_;
@@ -274,11 +276,13 @@ TEST_P(TableCorruptionTest, RandomBodyFlipsNeverCrash) {
       bad[pos] = char(uint8_t(bad[pos]) ^ x);
     }
     SCOPED_TRACE("case " + std::to_string(c));
+    // Open reads one body byte: the first block's type, which says which sections exist.
+    if (!IsBlockType(uint8_t(bad[header_size_]))) ++first_type_damaged;
     if (Exercise(name_, std::move(bad), probes_)) ++opened;
     if (HasFailure()) return;
   }
-  // Body bytes are not checksummed, so damaged tables still open; their reads must cope.
-  EXPECT_EQ(opened, size_t(kCases));
+  // Body bytes are not checksummed, so other damaged tables still open; their reads must cope.
+  EXPECT_EQ(opened, size_t(kCases) - first_type_damaged);
 }
 
 // The sweeps above are only as good as the structures the samples contain.
@@ -299,6 +303,167 @@ TEST(CorruptionSampleTest, WrittenSampleHasMultiLevelIndexObjAndLogIndex) {
   ASSERT_NE(obj, std::string::npos);
   EXPECT_GT(obj - first_index, 4u) << types;
   EXPECT_NE((*table)->footer().log_index_position, 0u);
+}
+
+// ---------------------------------------------------------------- block type bytes
+
+// One block of a table and the section it belongs to: "r", "o", "g", or that followed by
+// "i" for the section's index blocks.
+struct SectionBlock {
+  uint64_t offset = 0;
+  uint32_t header_off = 0;
+  std::string section;
+};
+
+std::vector<SectionBlock> SectionBlocks(const std::string& bytes) {
+  std::vector<SectionBlock> out;
+  auto table = TableReader::OpenBytes("blocks", bytes);
+  if (!table.ok()) return out;
+  std::string data_section;
+  Status s = (*table)->ForEachBlock([&](const BlockView& b) {
+    if (b.type != BlockType::kIndex) data_section = std::string(1, char(b.type));
+    out.push_back(
+        {b.offset, b.header_off, b.type == BlockType::kIndex ? data_section + "i" : data_section});
+    return Status::Ok();
+  });
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return out;
+}
+
+// The first error of reading everything in `bytes`: open, scan refs and logs, look up and
+// seek every probe name, ask the obj section for every probe id, walk the blocks.
+Status FirstReadError(const std::string& name, std::string bytes, const Probes& probes) {
+  auto table = TableReader::OpenBytes(name, std::move(bytes));
+  if (!table.ok()) return table.status();
+  const TableReader& t = **table;
+  TableRefIterator refs(&t);
+  REFTAB_RETURN_IF_ERROR(refs.SeekToFirst());
+  RefRecord r;
+  while (refs.Next(&r)) {
+  }
+  REFTAB_RETURN_IF_ERROR(refs.status());
+  TableLogIterator logs(&t);
+  REFTAB_RETURN_IF_ERROR(logs.SeekToFirst());
+  LogRecord l;
+  while (logs.Next(&l)) {
+  }
+  REFTAB_RETURN_IF_ERROR(logs.status());
+  for (const std::string& want : probes.names) {
+    bool found = false;
+    REFTAB_RETURN_IF_ERROR(t.ReadRef(want, &r, &found));
+    TableRefIterator seek(&t);
+    REFTAB_RETURN_IF_ERROR(seek.Seek(want));
+    TableLogIterator log_seek(&t);
+    REFTAB_RETURN_IF_ERROR(log_seek.Seek(want));
+  }
+  for (const ObjectId& id : probes.ids) {
+    std::vector<RefRecord> found;
+    REFTAB_RETURN_IF_ERROR(t.RefsFor(id, &found));
+  }
+  return t.ForEachBlock([](const BlockView&) { return Status::Ok(); });
+}
+
+// Whether `message` names `offset` as "offset N" (not as the start of a longer number).
+bool NamesOffset(const std::string& message, uint64_t offset) {
+  std::string want = "offset " + std::to_string(offset);
+  for (size_t at = message.find(want); at != std::string::npos; at = message.find(want, at + 1)) {
+    size_t end = at + want.size();
+    if (end == message.size() || !std::isdigit(static_cast<unsigned char>(message[end])))
+      return true;
+  }
+  return false;
+}
+
+// A type byte changed to one no writer emits, in the first or a later block of any
+// section or index, is corruption naming the table and the block: before, an unknown type
+// where a section starts or continues read as "the section ends here", and refs vanished.
+TEST_P(TableCorruptionTest, UnknownBlockTypeInAnySectionIsCorruption) {
+  std::vector<SectionBlock> blocks = SectionBlocks(good_);
+  ASSERT_FALSE(blocks.empty());
+  Probes probes = probes_;
+  ObjectId low{}, high{};
+  high.fill(0xff);
+  probes.ids.push_back(low);  // obj lookups down the leftmost and the rightmost paths
+  probes.ids.push_back(high);
+  std::vector<std::string> sections;
+  for (const SectionBlock& b : blocks) {
+    if (std::find(sections.begin(), sections.end(), b.section) == sections.end())
+      sections.push_back(b.section);
+  }
+  size_t flipped = 0;
+  for (const std::string& section : sections) {
+    std::vector<const SectionBlock*> in_section;
+    for (const SectionBlock& b : blocks) {
+      if (b.section == section) in_section.push_back(&b);
+    }
+    for (const SectionBlock* b : {in_section.front(), in_section.back()}) {
+      SCOPED_TRACE(section + " block at offset " + std::to_string(b->offset));
+      std::string bad = good_;
+      bad[b->offset + b->header_off] = 'x';
+      Status s = FirstReadError(name_, std::move(bad), probes);
+      ASSERT_FALSE(s.ok());
+      EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
+      EXPECT_EQ(s.message().rfind(name_ + ": ", 0), 0u) << s.message();
+      EXPECT_TRUE(NamesOffset(s.message(), b->offset)) << s.message();
+      ++flipped;
+    }
+  }
+  EXPECT_GE(flipped, 2u);
+}
+
+// The same for the section scans alone, which dump and verify use: a ref or log block
+// whose type byte is damaged stops the scan with an error, not as the end of the section.
+TEST_P(TableCorruptionTest, UnknownBlockTypeStopsSectionScans) {
+  for (const SectionBlock& b : SectionBlocks(good_)) {
+    if (b.section != "r" && b.section != "g") continue;
+    SCOPED_TRACE(b.section + " block at offset " + std::to_string(b.offset));
+    std::string bad = good_;
+    bad[b.offset + b.header_off] = 'x';
+    auto table = TableReader::OpenBytes(name_, std::move(bad));
+    if (!table.ok()) {
+      EXPECT_EQ(b.offset, 0u) << table.status().ToString();  // only the first block's type
+      EXPECT_TRUE(NamesOffset(table.status().message(), 0)) << table.status().message();
+      continue;
+    }
+    Status s;
+    if (b.section == "r") {
+      TableRefIterator it(table->get());
+      s = it.SeekToFirst();
+      RefRecord r;
+      while (s.ok() && it.Next(&r)) {
+      }
+      if (s.ok()) s = it.status();
+    } else {
+      TableLogIterator it(table->get());
+      s = it.SeekToFirst();
+      LogRecord l;
+      while (s.ok() && it.Next(&l)) {
+      }
+      if (s.ok()) s = it.status();
+    }
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
+    EXPECT_TRUE(NamesOffset(s.message(), b.offset)) << s.message();
+  }
+}
+
+// What `reftab verify` runs: it fails on a damaged type byte in any block but the first
+// (which Open already rejects), with a message naming the table and the block.
+TEST_P(TableCorruptionTest, VerifyRejectsAnUnknownBlockType) {
+  for (const SectionBlock& b : SectionBlocks(good_)) {
+    if (b.offset == 0) continue;
+    SCOPED_TRACE(b.section + " block at offset " + std::to_string(b.offset));
+    std::string bad = good_;
+    bad[b.offset + b.header_off] = 'x';
+    auto table = TableReader::OpenBytes(name_, std::move(bad));
+    ASSERT_TRUE(table.ok()) << table.status().ToString();
+    VerifyReport report;
+    Status s = VerifyTable(**table, &report);
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.code(), Code::kCorruption) << s.ToString();
+    EXPECT_EQ(s.message().rfind(name_ + ": ", 0), 0u) << s.message();
+    EXPECT_TRUE(NamesOffset(s.message(), b.offset)) << s.message();
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Samples, TableCorruptionTest,
