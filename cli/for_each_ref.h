@@ -54,8 +54,9 @@ Status CommitOf(GitRefStore& store, const char* what, const ObjectId& id, Object
 int PrepareForEachRef(const char* command, GitRefStore& store, ForEachRefOptions* o, RefFormat* f,
                       std::vector<SortKey>* keys, std::vector<ObjectId>* points_at, Reach* reach);
 
-// "for-each-ref" or "refs list": git's usage text for it, naming reftab.
-std::string ForEachRefUsage(const char* command);
+// "error: <message>" and git's usage of `command` ("for-each-ref" or "refs list", naming
+// reftab) on stderr; returns git's status 129.
+int ForEachRefUsageError(const char* command, const std::string& message);
 
 // Reads the options; returns -1 to go on, or the exit status after printing git's message.
 int ParseForEachRefArgs(const char* command, const Args& args, ForEachRefOptions* options);

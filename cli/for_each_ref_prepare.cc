@@ -94,8 +94,7 @@ int ParseFormatAndSort(const char* command, GitRefStore& store, const ForEachRef
   FormatError e;
   if (!o.json) e = ParseRefFormat(o.format, f);
   if (e.kind == FormatError::kUsage) {
-    std::fprintf(stderr, "error: %s\n%s", e.message.c_str(), ForEachRefUsage(command).c_str());
-    return kExitGitUsage;
+    return ForEachRefUsageError(command, e.message);
   }
   if (e.ok()) {
     int rc = ResolveAheadBehind(store, f);

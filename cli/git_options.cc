@@ -1,6 +1,10 @@
 #include "cli/git_options.h"
 
+#include <cctype>
+#include <cerrno>
+#include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace reftab::cli {
@@ -38,6 +42,9 @@ struct Parser {
       return Set(o, unset, std::nullopt);
     }
     if (attached || o.arg == GitOption::Arg::kOptional) return Set(o, false, attached);
+    if (o.arg == GitOption::Arg::kLastArgDefault && i + 1 >= args.size()) {
+      return Set(o, false, std::nullopt);
+    }
     if (i + 1 >= args.size()) {
       return GitError(OptName(o, is_short, false) + " requires a value"), kGitUsageExit;
     }
@@ -117,8 +124,8 @@ struct Parser {
       if (long_name.substr(0, start.size()) == start) {
         Register(o, unset != opt_unset, &abbrev, &ambiguous);
       }
-      // "--n", "--no" and "--no-" abbreviate every negation.
-      if (o.negatable && std::string_view("no-").substr(0, name.size()) == name) {
+      // "--n", "--no" and "--no-" abbreviate every negation (not with "=": "--no=x" is unknown).
+      if (o.negatable && std::string_view("no-").substr(0, arg.size()) == arg) {
         Register(o, !opt_unset, &abbrev, &ambiguous);
       }
     }
@@ -187,7 +194,67 @@ void PrintOptionLine(const GitOption& o, FILE* out) {
   std::fprintf(out, "%s%.*s\n", s.c_str(), int(o.help.size()), o.help.data());
 }
 
+// git_parse_signed for an int: any base prefix strtoimax knows, then an optional k, m or g.
+// False when it is no number; *range when it is one but does not fit an int.
+bool ParseGitInt(const std::string& s, int64_t* out, bool* range) {
+  *range = false;
+  errno = 0;
+  char* end = nullptr;
+  intmax_t v = std::strtoimax(s.c_str(), &end, 0);
+  if (errno == ERANGE) return *range = true, false;
+  if (end == s.c_str()) return false;
+  intmax_t factor = 0;
+  if (!*end) {
+    factor = 1;
+  } else if (!end[1]) {
+    char c = char(std::tolower(static_cast<unsigned char>(*end)));
+    factor = c == 'k' ? 1024 : c == 'm' ? 1024 * 1024 : c == 'g' ? 1024 * 1024 * 1024 : 0;
+  }
+  if (!factor) return false;
+  constexpr intmax_t kMax = INT32_MAX;
+  if ((v < 0 && (-kMax - 1) / factor > v) || (v > 0 && kMax / factor < v)) {
+    return *range = true, false;
+  }
+  *out = int64_t(v * factor);
+  return true;
+}
+
+// The message for a refused integer; empty when `value` is one.
+std::string IntegerError(const std::string& name, const std::string& value, int64_t* out) {
+  if (value.empty()) return name + " expects a numerical value";
+  bool range = false;
+  if (ParseGitInt(value, out, &range)) return std::string();
+  if (range) return "value " + value + " for " + name + " not in range [-2147483648,2147483647]";
+  return name + " expects an integer value with an optional k/m/g suffix";
+}
+
 }  // namespace
+
+GitOption IntegerOption(char short_name, std::string_view long_name, std::string_view arg_help,
+                        std::string_view help, int64_t* target) {
+  GitOption o;
+  o.short_name = short_name;
+  o.long_name = long_name;
+  o.arg = GitOption::Arg::kRequired;
+  o.arg_help = arg_help;
+  o.help = help;
+  // The setter is not told which spelling was used: messages name the long one when there is
+  // one (all of reftab's integer options are long-only, as git's are where it matters).
+  std::string name = long_name.empty() ? std::string("switch `") + short_name + "'"
+                                       : "option `" + std::string(long_name) + "'";
+  o.set = [target, name](bool unset, std::optional<std::string_view> value) {
+    if (unset) return *target = 0, std::string();
+    return IntegerError(name, std::string(value.value_or("")), target);
+  };
+  return o;
+}
+
+GitOption GroupOption() {
+  GitOption o;
+  o.group = true;
+  o.negatable = false;
+  return o;
+}
 
 GitOption FlagOption(char short_name, std::string_view long_name, std::string_view help,
                      bool* target) {
@@ -221,7 +288,11 @@ void PrintGitUsage(const GitUsage& usage, FILE* out) {
   }
   if (!usage.options.empty()) std::fputc('\n', out);
   for (const GitOption& o : usage.options) {
-    if (!o.hidden) PrintOptionLine(o, out);
+    if (o.group) {
+      std::fputc('\n', out);
+    } else if (!o.hidden) {
+      PrintOptionLine(o, out);
+    }
   }
   std::fputc('\n', out);
 }

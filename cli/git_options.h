@@ -6,6 +6,7 @@
 #ifndef REFTAB_CLI_GIT_OPTIONS_H_
 #define REFTAB_CLI_GIT_OPTIONS_H_
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -17,7 +18,9 @@
 namespace reftab::cli {
 
 struct GitOption {
-  enum class Arg { kNone, kRequired, kOptional };
+  // kOptional: a value only after '=' ("--color=always"); kLastArgDefault: after '=', else
+  // the next argument if there is one, else none (git's PARSE_OPT_LASTARG_DEFAULT).
+  enum class Arg { kNone, kRequired, kOptional, kLastArgDefault };
   char short_name = 0;
   std::string_view long_name;  // empty: short only
   Arg arg = Arg::kNone;
@@ -28,6 +31,8 @@ struct GitOption {
   // Only the full name is accepted (reftab's additions, so that git's abbreviations and
   // messages stay what they are in git).
   bool exact = false;
+  // Not an option: a blank line in the usage before the next options (git's OPT_GROUP("")).
+  bool group = false;
   // Called for each occurrence: `unset` for --no-<name>, `value` when one was given. Returns
   // an error message (printed as "error: <message>"), empty when the value is fine.
   std::function<std::string(bool unset, std::optional<std::string_view> value)> set;
@@ -36,6 +41,14 @@ struct GitOption {
 // A flag option: sets *target to true (false with --no-).
 GitOption FlagOption(char short_name, std::string_view long_name, std::string_view help,
                      bool* target);
+
+// An integer option as git's OPT_INTEGER reads it: "0x10", "-3", k/m/g suffixes, within int;
+// --no-<name> sets 0.
+GitOption IntegerOption(char short_name, std::string_view long_name, std::string_view arg_help,
+                        std::string_view help, int64_t* target);
+
+// A blank line between groups of options in the usage.
+GitOption GroupOption();
 
 struct GitUsage {
   std::vector<std::string_view> lines;  // "git show-ref [--head] ..." (no "usage: ")

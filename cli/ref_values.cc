@@ -3,7 +3,7 @@
 #include "cli/ref_values.h"
 
 #include "cli/ref_objects.h"
-#include "store/git_short_name.h"
+#include "store/git_ref_dwim.h"
 #include "store/git_worktrees.h"
 
 namespace reftab::cli {
@@ -49,8 +49,12 @@ RefValues::RefValues(GitRefStore& store)
         return store.Resolve(name, &r).ok() && r.exists && !r.broken;
       }) {}
 
+// git's %(refname:short) is strict exactly when core.warnAmbiguousRefs is on (the default).
 Status RefValues::ShortName(const std::string& refname, std::string* out) {
-  return ShortenRefname(store_, refname, out);
+  std::string short_name;
+  REFTAB_RETURN_IF_ERROR(ShortenRefname(store_, refname, WarnAmbiguousRefs(store_), &short_name));
+  out->append(short_name);
+  return Status::Ok();
 }
 
 Status RefValues::ShowRef(const UsedAtom& a, const std::string& name, std::string* out) {

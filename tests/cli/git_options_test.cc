@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace reftab::cli {
 namespace {
 
@@ -94,6 +98,91 @@ TEST(GitOptionsTest, HelpAloneExitsZero) {
   EXPECT_EQ(out.rfind("usage: test [-q]", 0), 0u) << out;
   EXPECT_NE(out.find("    -q, --[no-]quiet      quiet\n"), std::string::npos) << out;
   EXPECT_NE(out.find("    -s, --[no-]hash[=<n>] hash\n"), std::string::npos) << out;
+}
+
+// The kinds for-each-ref needs: integers (git's OPT_INTEGER), values after '=' only, and a
+// value defaulting when it is the last argument; with git's messages on stderr.
+struct Kinds {
+  int64_t count = -1;
+  bool shell = false;
+  std::vector<std::string> contains;
+  Args operands;
+};
+
+GitUsage KindsUsage(Kinds* k) {
+  GitUsage u;
+  u.lines = {"test"};
+  u.options = {FlagOption('s', "shell", "shell", &k->shell),
+               IntegerOption(0, "count", "n", "count", &k->count)};
+  GitOption color;
+  color.long_name = "color";
+  color.arg = GitOption::Arg::kOptional;
+  color.set = [](bool, std::optional<std::string_view>) { return std::string(); };
+  u.options.push_back(color);
+  GitOption contains;
+  contains.long_name = "contains";
+  contains.arg = GitOption::Arg::kLastArgDefault;
+  contains.arg_help = "commit";
+  contains.negatable = false;
+  contains.set = [k](bool, std::optional<std::string_view> v) {
+    k->contains.emplace_back(v.value_or("HEAD"));
+    return std::string();
+  };
+  u.options.push_back(contains);
+  return u;
+}
+
+// The first line git's parser writes on stderr for `args`, and its status.
+std::pair<std::optional<int>, std::string> KindsError(const Args& args) {
+  Kinds k;
+  testing::internal::CaptureStderr();
+  std::optional<int> rc = ParseGitOptions(args, KindsUsage(&k), &k.operands);
+  std::string err = testing::internal::GetCapturedStderr();
+  return {rc, err.substr(0, err.find('\n'))};
+}
+
+TEST(GitOptionsTest, IntegersOptionalAndLastArgDefault) {
+  Kinds k;
+  EXPECT_FALSE(ParseGitOptions({"--cou=2k", "x", "-s", "--contains", "v", "--", "-y"},
+                               KindsUsage(&k), &k.operands));
+  EXPECT_EQ(k.count, 2048);
+  EXPECT_TRUE(k.shell);
+  EXPECT_EQ(k.contains, (std::vector<std::string>{"v"}));
+  EXPECT_EQ(k.operands, (Args{"x", "-y"}));
+  Kinds last;
+  EXPECT_FALSE(ParseGitOptions({"--no-count", "--contains"}, KindsUsage(&last), &last.operands));
+  EXPECT_EQ(last.count, 0);
+  EXPECT_EQ(last.contains, (std::vector<std::string>{"HEAD"}));
+}
+
+TEST(GitOptionsTest, GitMessagesForTheKinds) {
+  using R = std::pair<std::optional<int>, std::string>;
+  EXPECT_EQ(KindsError({"--co"}),
+            R(129, "error: ambiguous option: co (could be --color or --contains)"));
+  EXPECT_EQ(KindsError({"--count"}), R(129, "error: option `count' requires a value"));
+  EXPECT_EQ(KindsError({"--count="}), R(129, "error: option `count' expects a numerical value"));
+  EXPECT_EQ(KindsError({"--count=1x"}),
+            R(129, "error: option `count' expects an integer value with an optional k/m/g suffix"));
+  EXPECT_EQ(KindsError({"--count=3g"}),
+            R(129, "error: value 3g for option `count' not in range [-2147483648,2147483647]"));
+  EXPECT_EQ(KindsError({"--shell=1"}), R(129, "error: option `shell' takes no value"));
+  EXPECT_EQ(KindsError({"-x"}), R(129, "error: unknown switch `x'"));
+  EXPECT_EQ(KindsError({"-count"}), R(129, "error: did you mean `--count` (with two dashes)?"));
+  EXPECT_EQ(KindsError({"--no-shell", "--no-contains"}),
+            R(129, "error: unknown option `no-contains'"));
+}
+
+TEST(GitOptionsTest, GroupsAreBlankLines) {
+  Kinds k;
+  GitUsage u = KindsUsage(&k);
+  u.options.insert(u.options.begin() + 1, GroupOption());
+  testing::internal::CaptureStdout();
+  PrintGitUsage(u, stdout);
+  std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_NE(out.find("    -s, --[no-]shell      shell\n\n    --[no-]count <n>      count\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("    --contains <commit>"), std::string::npos) << out;
 }
 
 }  // namespace

@@ -1,6 +1,5 @@
 // The for-each-ref format language without a repository: parsing (atoms, arguments, git's
-// messages), rendering (%(if)/%(align) nesting, quoting), colours, dates, version order and
-// git-style option parsing.
+// messages), rendering (%(if)/%(align) nesting, quoting), colours, dates and version order.
 #include "cli/ref_format.h"
 
 #include <gtest/gtest.h>
@@ -9,7 +8,6 @@
 
 #include "cli/git_color.h"
 #include "cli/git_date.h"
-#include "cli/parse_opt.h"
 #include "cli/ref_quote.h"
 #include "cli/ref_sort.h"
 
@@ -169,33 +167,6 @@ TEST(RefSort, LastKeyFirst) {
   EXPECT_FALSE(IsNameOrder(f, keys));
   EXPECT_FALSE(ParseSortKeys({"bogus"}, false, &f, &keys, &e));
   EXPECT_EQ(e.message, "unknown field name: bogus");
-}
-
-TEST(ParseOpt, GitRules) {
-  const std::vector<ParseOptSpec> opts = {
-      {1, 's', "shell", ParseOptSpec::kFlag},
-      {2, 0, "count", ParseOptSpec::kInt},
-      {3, 0, "color", ParseOptSpec::kOptionalValue},
-      {4, 0, "contains", ParseOptSpec::kLastArgDefault, true},
-  };
-  ParseOptResult r = ParseOptionsAsGit({"--cou=2k", "x", "-s", "--", "-y"}, opts);
-  ASSERT_EQ(r.kind, ParseOptResult::kOk);
-  ASSERT_EQ(r.uses.size(), 2u);
-  EXPECT_EQ(r.uses[0].number, 2048);
-  EXPECT_EQ(r.args, (std::vector<std::string>{"x", "-y"}));
-  r = ParseOptionsAsGit({"--co"}, opts);
-  EXPECT_EQ(r.kind, ParseOptResult::kErrorUsage);
-  EXPECT_EQ(r.message, "ambiguous option: co (could be --color or --contains)");
-  r = ParseOptionsAsGit({"--count"}, opts);
-  EXPECT_EQ(r.message, "option `count' requires a value");
-  r = ParseOptionsAsGit({"--shell=1"}, opts);
-  EXPECT_EQ(r.message, "option `shell' takes no value");
-  r = ParseOptionsAsGit({"-x"}, opts);
-  EXPECT_EQ(r.message, "unknown switch `x'");
-  r = ParseOptionsAsGit({"-count"}, opts);
-  EXPECT_EQ(r.message, "did you mean `--count` (with two dashes)?");
-  r = ParseOptionsAsGit({"--no-shell", "--no-contains"}, opts);
-  EXPECT_EQ(r.message, "unknown option `no-contains'");
 }
 
 }  // namespace
