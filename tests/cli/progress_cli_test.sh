@@ -5,7 +5,7 @@
 # over a terminal. GIT_PROGRESS_DELAY=0 so that no clock decides what is drawn.
 # Usage: progress_cli_test.sh REFTAB
 set -euo pipefail
-REFTAB=$1
+REFTAB=$(realpath "$1")
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
