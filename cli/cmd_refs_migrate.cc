@@ -1,5 +1,5 @@
 // reftab refs migrate --ref-format=reftable|files [--dry-run] [--no-reflog]
-//                     [--skip-unmigratable]
+//                     [--skip-unmigratable] [--[no-]progress]
 // `git refs migrate`: moves the repository's refs and reflogs to the other storage format
 // (store/git_migrate.h). Messages are git's ("error: ..."); refs that cannot be migrated are
 // listed one per line before the error (or, with --skip-unmigratable, as warnings, and the
@@ -15,6 +15,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "store/git_dir.h"
 #include "store/git_migrate.h"
 
@@ -69,6 +70,7 @@ int CmdRefsMigrate(const GlobalOptions& g, const Args& args) {
   MigrateOptions options;
   std::string format;
   bool have_format = false;
+  ProgressFlag progress_flag = ProgressFlag::kAuto;
   for (size_t i = 0; i < args.size(); ++i) {
     if (TakeValue(args, &i, "--ref-format", &format)) {
       have_format = true;
@@ -78,6 +80,7 @@ int CmdRefsMigrate(const GlobalOptions& g, const Args& args) {
       options.no_reflog = true;
     } else if (args[i] == "--skip-unmigratable") {
       options.skip_unmigratable = true;
+    } else if (TakeProgressFlag(args[i], &progress_flag)) {
     } else if (!args[i].empty() && args[i][0] == '-') {
       return Usage("refs migrate", "unknown option " + args[i]);
     } else {
@@ -101,6 +104,8 @@ int CmdRefsMigrate(const GlobalOptions& g, const Args& args) {
       return Fail(found.status());
     }
   }
+  TerminalProgress progress(progress_flag);
+  options.progress = progress.get();
   MigrateResult result;
   Status s = MigrateRefStorage(git_dir, options, &result);
   PrintProblems(result, s.ok() ? "warning" : "error");

@@ -1,11 +1,13 @@
 // reftab update-ref [-m MSG] [--no-deref] [--create-reflog] REF NEWVALUE [OLDVALUE]
 // reftab update-ref [-m MSG] [--no-deref] -d REF [OLDVALUE]
-// reftab update-ref [-m MSG] [--no-deref] [--create-reflog] --stdin [-z]
+// reftab update-ref [-m MSG] [--no-deref] [--create-reflog] --stdin [-z] [--[no-]progress]
 //
 // git's update-ref. This file only reads git's command language and prints git's messages;
 // every rule (names, conflicts, symrefs, reflogs) is in store/git_ref_transaction.h. Values
 // are full hex object ids or names of existing refs (git's rev-parse rules for refs). Exit
 // status as git's: 128 for "fatal: ...", 129 for usage errors, 1 when `-d` fails ("error:").
+// --progress/--no-progress are reftab's own (git's update-ref has none): a big --stdin
+// transaction draws "Checking references" and "Updating references" on a terminal.
 #include <cctype>
 #include <cstdio>
 #include <cstring>
@@ -15,6 +17,7 @@
 #include "cli/c_quote.h"
 #include "cli/commands.h"
 #include "cli/input.h"
+#include "cli/progress.h"
 #include "cli/stack_access.h"
 #include "store/git_ref_dwim.h"
 #include "store/git_ref_transaction.h"
@@ -58,18 +61,24 @@ RefValue IdValue(const ObjectId& id) { return RefValue::Id(id); }
 class StdinSession {
  public:
   StdinSession(Store& store, bool nul, unsigned default_flags, unsigned create_reflog,
-               std::string msg)
+               std::string msg, Progress* progress)
       : store_(store),
+        progress_(progress),
         term_(nul ? '\0' : '\n'),
         default_flags_(default_flags),
         update_flags_(default_flags),
         create_reflog_(create_reflog),
         msg_(std::move(msg)) {
-    tx_ = std::make_unique<GitRefTransaction>(&store);
+    NewTransaction();
   }
   int Run();
 
  private:
+  // A fresh transaction that reports to the session's progress listener.
+  void NewTransaction() {
+    tx_ = std::make_unique<GitRefTransaction>(&store_);
+    tx_->set_progress(progress_);
+  }
   enum class State { kOpen, kStarted, kPrepared, kClosed };
   struct Command {
     const char* name;
@@ -114,6 +123,7 @@ class StdinSession {
   int Dispatch(const Command& cmd);
 
   Store& store_;
+  Progress* progress_;
   char term_;
   unsigned default_flags_;
   unsigned update_flags_;
@@ -407,7 +417,7 @@ int StdinSession::CmdPrepare() {
 
 int StdinSession::CmdAbort() {
   if (At(pos_) != term_) return Fatal("abort: extra input: " + Rest());
-  tx_ = std::make_unique<GitRefTransaction>(&store_);
+  NewTransaction();
   std::printf("abort: ok\n");
   std::fflush(stdout);
   return 0;
@@ -440,7 +450,7 @@ int StdinSession::Dispatch(const Command& cmd) {
     case State::kClosed:
       if (cmd.state != State::kStarted) return Fatal("transaction is closed");
       state_ = cmd.state;
-      tx_ = std::make_unique<GitRefTransaction>(&store_);
+      NewTransaction();
       break;
   }
   pos_ = std::strlen(cmd.name) + (cmd.args ? 1 : 0);
@@ -493,7 +503,9 @@ constexpr const char kUsage[] =
     "    --[no-]no-deref       update <refname> not the one it points to\n"
     "    -z                    stdin has NUL-terminated arguments\n"
     "    --[no-]stdin          read updates from stdin\n"
-    "    --[no-]create-reflog  create a reflog\n";
+    "    --[no-]create-reflog  create a reflog\n"
+    "    --[no-]progress       show progress of a big --stdin transaction (a reftab addition;\n"
+    "                          default: when stderr is a terminal, after GIT_PROGRESS_DELAY)\n";
 
 int UsageError(const std::string& error) {
   if (!error.empty()) std::fprintf(stderr, "error: %s\n", error.c_str());
@@ -504,6 +516,7 @@ int UsageError(const std::string& error) {
 struct UpdateRefArgs {
   std::optional<std::string> message;
   bool del = false, no_deref = false, create_reflog = false, stdin_mode = false, nul = false;
+  ProgressFlag progress = ProgressFlag::kAuto;
   std::vector<std::string> pos;
 };
 
@@ -526,6 +539,7 @@ int ParseArgs(const Args& args, UpdateRefArgs* o) {
       o->stdin_mode = true;
     } else if (a == "-z") {
       o->nul = true;
+    } else if (TakeProgressFlag(a, &o->progress)) {
     } else if (a == "--") {
       o->pos.insert(o->pos.end(), args.begin() + long(i) + 1, args.end());
       break;
@@ -594,7 +608,9 @@ int CmdUpdateRef(const GlobalOptions& g, const Args& args) {
   if (!opened.ok()) return Fatal(opened.status().message());
   Store& store = **opened;
   if (o.stdin_mode) {
-    StdinSession session(store, o.nul, flags, create_reflog, o.message.value_or(""));
+    TerminalProgress progress(o.progress);
+    StdinSession session(store, o.nul, flags, create_reflog, o.message.value_or(""),
+                         progress.get());
     return session.Run();
   }
   if (o.del) return DeleteOne(store, o, flags);

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <vector>
 
 #include "format/record.h"
@@ -101,7 +102,7 @@ Status WriteFile(const std::string& path, std::string_view bytes) {
 // Writes `refs` (sorted) as one table with update index `ui` into `dir`; appends its name to
 // *list.
 Status WriteTable(const std::string& dir, std::vector<RefRecord*>& refs, uint64_t ui, Rng& names,
-                  std::string* list) {
+                  std::string* list, ProgressPhase* phase) {
   char name[64];
   std::snprintf(name, sizeof name, "0x%012llx-0x%012llx-%08x.ref", (unsigned long long)ui,
                 (unsigned long long)ui, unsigned(names.Next() & 0xffffffffu));
@@ -113,6 +114,7 @@ Status WriteTable(const std::string& dir, std::vector<RefRecord*>& refs, uint64_
   for (RefRecord* r : refs) {
     r->update_index = ui;
     REFTAB_RETURN_IF_ERROR(w.AddRef(*r));
+    phase->Tick();
   }
   REFTAB_RETURN_IF_ERROR(w.Finish());
   REFTAB_RETURN_IF_ERROR(sink.Close());
@@ -164,6 +166,8 @@ Status GenerateBenchDataset(const std::string& outdir, const BenchDatasetOptions
     if (type == RefValueType::kVal2) r.peeled = ids.Next();
     return r;
   };
+  std::optional<ProgressPhase> phase;
+  phase.emplace(options.progress, "Generating refs", refs.capacity());
   add("HEAD", RefValueType::kSymref).target = "refs/heads/main";
   add("refs/heads/main", RefValueType::kVal1);
   char buf[96];
@@ -172,6 +176,7 @@ Status GenerateBenchDataset(const std::string& outdir, const BenchDatasetOptions
       std::snprintf(buf, sizeof buf, "refs/heads/feature/user-%04d/topic-%03d", user, topic);
       add(buf, RefValueType::kVal1);
     }
+    phase->Set(refs.size());
   }
   for (int major = 0; major < majors; ++major) {
     for (int minor = 0; minor < 100; ++minor) {
@@ -179,8 +184,10 @@ Status GenerateBenchDataset(const std::string& outdir, const BenchDatasetOptions
         std::snprintf(buf, sizeof buf, "refs/tags/v%d.%d.%d", major, minor, patch);
         add(buf, patch % 10 == 0 ? RefValueType::kVal2 : RefValueType::kVal1);
       }
+      phase->Set(refs.size());
     }
   }
+  phase.reset();
   Log(verbose, "gen: %s%.0f ms\n", "generated the refs: ", ms());
 
   REFTAB_RETURN_IF_ERROR(MakeDir(outdir));
@@ -194,7 +201,9 @@ Status GenerateBenchDataset(const std::string& outdir, const BenchDatasetOptions
   for (RefRecord& r : refs) all.push_back(&r);
   SortByName(&all);
   std::string list;
-  REFTAB_RETURN_IF_ERROR(WriteTable(outdir + "/one", all, 1, table_names, &list));
+  phase.emplace(options.progress, "Writing one/", all.size());
+  REFTAB_RETURN_IF_ERROR(WriteTable(outdir + "/one", all, 1, table_names, &list, &*phase));
+  phase.reset();
   REFTAB_RETURN_IF_ERROR(WriteFile(outdir + "/one/tables.list", list));
   Log(verbose, "gen: %s%.0f ms\n", "wrote one/: ", ms());
 
@@ -219,10 +228,13 @@ Status GenerateBenchDataset(const std::string& outdir, const BenchDatasetOptions
     tables[3 + t].assign(rest.begin() + long(lo), rest.begin() + long(hi));
   }
   list.clear();
+  phase.emplace(options.progress, "Writing stack/", refs.size());
   for (size_t t = 0; t < tables.size(); ++t) {
     SortByName(&tables[t]);
-    REFTAB_RETURN_IF_ERROR(WriteTable(outdir + "/stack", tables[t], t + 1, table_names, &list));
+    REFTAB_RETURN_IF_ERROR(
+        WriteTable(outdir + "/stack", tables[t], t + 1, table_names, &list, &*phase));
   }
+  phase.reset();
   REFTAB_RETURN_IF_ERROR(WriteFile(outdir + "/stack/tables.list", list));
   Log(verbose, "gen: %s%.0f ms\n", "wrote stack/: ", ms());
 

@@ -27,6 +27,7 @@
 #include <string>
 
 #include "format/status.h"
+#include "store/progress.h"
 
 namespace reftab::perf {
 
@@ -39,6 +40,8 @@ struct BenchDatasetOptions {
   // Issue 8's scale runs: the users and the tag majors are multiplied by `scale` (0.1:
   // 100,002 refs, 10: 10,000,002), everything else stays. Only 1 takes an ids file.
   double scale = 1;
+  // Told of the phases "Generating refs", "Writing one/" and "Writing stack/" (may be null).
+  Progress* progress = nullptr;
 };
 
 // Writes the dataset into `outdir` (created if missing; files of the same names are

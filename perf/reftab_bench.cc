@@ -6,7 +6,8 @@
 //   reftab-bench scan DIR [reps]                iterate every ref of the stack in DIR
 //   reftab-bench lookup DIR NAMES.txt [reps]    exact lookup of every name in NAMES.txt
 //   reftab-bench prefix DIR PREFIX [reps]       seek to PREFIX, iterate while it matches
-//   reftab-bench gen OUTDIR [--ids FILE] [--scale S] [-q]   write the dataset (bench_dataset.h)
+//   reftab-bench gen OUTDIR [--ids FILE] [--scale S] [-q] [--[no-]progress]
+//                                                       write the dataset (bench_dataset.h)
 //
 // Each timed mode prints one line on stdout:
 //   <mode> n=<ops> best_ns_per_op=<x> median_ns_per_op=<y>
@@ -25,6 +26,7 @@
 #include <vector>
 
 #ifndef REFTAB_BENCH_NO_GEN  // the variant builds (perf/meson.build) link no generator
+#include "cli/progress.h"
 #include "perf/bench_dataset.h"
 #endif
 #include "format/record.h"
@@ -47,7 +49,7 @@ int Usage() {
       "       reftab-bench scan DIR [reps]\n"
       "       reftab-bench lookup DIR NAMES.txt [reps]\n"
       "       reftab-bench prefix DIR PREFIX [reps]\n"
-      "       reftab-bench gen OUTDIR [--ids FILE] [--scale S] [-q]\n",
+      "       reftab-bench gen OUTDIR [--ids FILE] [--scale S] [-q] [--[no-]progress]\n",
       stderr);
   return 2;
 }
@@ -265,8 +267,10 @@ int Prefix(int argc, char** argv) {
 int Gen(int argc, char** argv) {
   perf::BenchDatasetOptions options;
   std::string outdir;
+  cli::ProgressFlag progress_flag = cli::ProgressFlag::kAuto;
   for (int i = 2; i < argc; ++i) {
     std::string_view a = argv[i];
+    if (cli::TakeProgressFlag(std::string(a), &progress_flag)) continue;
     if (a == "--ids" && i + 1 < argc) {
       options.ids_file = argv[++i];
     } else if (a == "--scale" && i + 1 < argc) {
@@ -280,6 +284,8 @@ int Gen(int argc, char** argv) {
     }
   }
   if (outdir.empty()) return Usage();
+  cli::TerminalProgress progress(progress_flag);
+  options.progress = progress.get();
   Status s = perf::GenerateBenchDataset(outdir, options);
   return s.ok() ? 0 : Die(s.message());
 }

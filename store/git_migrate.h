@@ -32,6 +32,8 @@
 namespace reftab {
 REFTAB_PUBLIC_BEGIN
 
+class Progress;  // store/progress.h
+
 enum class RefStorageFormat : uint8_t { kFiles, kReftable };
 std::optional<RefStorageFormat> ParseRefStorageFormat(std::string_view name);
 std::string_view RefStorageFormatName(RefStorageFormat format);
@@ -54,6 +56,8 @@ struct MigrateOptions {
   // Called with 1, 2, ... before each step that changes the repository (tests kill the
   // process there), with a short name of the step.
   std::function<void(int step, std::string_view name)> on_step;
+  // Told of the phases "Reading refs", "Reading reflogs" and "Writing refs" (may be null).
+  Progress* progress = nullptr;
 };
 
 struct MigrateResult {

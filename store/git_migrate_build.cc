@@ -14,6 +14,7 @@
 #include "store/git_files_backend_write.h"
 #include "store/git_migrate_internal.h"
 #include "store/git_repo.h"
+#include "store/progress.h"
 #include "store/refname.h"
 #include "store/table_writer.h"
 
@@ -94,7 +95,8 @@ uint64_t NumberEntries(std::vector<FilesReflog>* logs, size_t max_message) {
 }
 
 Status WriteTable(const RepoFacts& repo, std::vector<RefRecord>* refs,
-                  std::vector<FilesReflog>* logs, const std::string& dir, std::string* list) {
+                  std::vector<FilesReflog>* logs, const std::string& dir, std::string* list,
+                  Progress* progress) {
   WriteOptions wo = repo.write_options;
   wo.hash_id = repo.hash;
   wo.exact_log_message = false;
@@ -110,14 +112,17 @@ Status WriteTable(const RepoFacts& repo, std::vector<RefRecord>* refs,
   BufferedSink sink(std::move(file));
   TableWriter writer(wo, &sink);
   REFTAB_RETURN_IF_ERROR(writer.SetLimits(1, max));
+  ProgressPhase phase(progress, "Writing refs", refs->size() + entries);
   for (RefRecord& r : *refs) {
     r.update_index = 1;
     REFTAB_RETURN_IF_ERROR(writer.AddRef(r).WithContext(r.refname));
+    phase.Tick();
   }
   for (FilesReflog& log : *logs) {
     for (auto e = log.entries.rbegin(); e != log.entries.rend(); ++e) {
       e->refname = log.refname;
       REFTAB_RETURN_IF_ERROR(writer.AddLog(*e).WithContext(log.refname));
+      phase.Tick();
     }
   }
   REFTAB_RETURN_IF_ERROR(writer.Finish());
@@ -149,12 +154,14 @@ Status WriteStubs(const RepoFacts& repo, const std::string& temp) {
 // The refs of the reftable storage, as git's migration lists them, streamed into the
 // layout (packed ones straight into packed-refs lines).
 Status ReadReftableRefs(const Snapshot& snap, FilesLayout* layout, PackedRefsWriter* packed,
-                        std::vector<RefProblem>* problems) {
+                        std::vector<RefProblem>* problems, Progress* progress) {
+  ProgressPhase phase(progress, "Reading refs", 0);
   MergedRefIterator it = snap.NewRefIterator();
   it.set_suppress_deletions(true);
   REFTAB_RETURN_IF_ERROR(it.SeekToFirst());
   RefRecord r;
   while (it.Next(&r)) {
+    phase.Tick();
     const bool symref = r.value_type == RefValueType::kSymref;
     if (!IsListedRef(r.refname)) {
       problems->push_back({r.refname, "neither under refs/ nor a root ref (git does not list it)"});
@@ -171,12 +178,14 @@ Status ReadReftableRefs(const Snapshot& snap, FilesLayout* layout, PackedRefsWri
   return it.status();
 }
 
-Status ReadReftableLogs(const Snapshot& snap, FilesLayout* layout) {
+Status ReadReftableLogs(const Snapshot& snap, FilesLayout* layout, Progress* progress) {
+  ProgressPhase phase(progress, "Reading reflogs", 0);
   MergedLogIterator it = snap.NewLogIterator();
   it.set_suppress_deletions(true);
   REFTAB_RETURN_IF_ERROR(it.SeekToFirst());
   LogRecord l;
   while (it.Next(&l)) {
+    phase.Tick();
     if (layout->reflogs.empty() || layout->reflogs.back().refname != l.refname) {
       layout->reflogs.push_back({l.refname, {}});
     }
@@ -232,20 +241,28 @@ Status WriteNewFile(const std::string& path, std::string_view contents, uint32_t
 Status BuildReftable(const RepoFacts& repo, const MigrateOptions& options, const std::string& temp,
                      MigrateResult* result) {
   FilesRefs refs;
-  REFTAB_RETURN_IF_ERROR(ReadFilesRefs(repo.git_dir, repo.hash_size, &refs));
+  {
+    // The files backend reads everything at once: the count appears when it is done.
+    ProgressPhase phase(options.progress, "Reading refs", 0);
+    REFTAB_RETURN_IF_ERROR(ReadFilesRefs(repo.git_dir, repo.hash_size, &refs));
+    phase.Set(refs.refs.size());
+  }
   std::vector<RefProblem> problems = std::move(refs.problems);
   for (RefProblem& p : CheckRefsForReftable(refs.refs)) problems.push_back(std::move(p));
   REFTAB_RETURN_IF_ERROR(Settle(std::move(problems), options.skip_unmigratable, &refs.refs,
                                 &RefRecord::refname, result));
   std::vector<FilesReflog> logs;
   if (!options.no_reflog) {
+    ProgressPhase phase(options.progress, "Reading reflogs", 0);
     REFTAB_RETURN_IF_ERROR(ReadFilesReflogs(repo.git_dir, repo.hash_size, &logs));
+    phase.Set(logs.size());
     REFTAB_RETURN_IF_ERROR(Settle(CheckReflogsForReftable(logs), options.skip_unmigratable, &logs,
                                   &FilesReflog::refname, result));
   }
   REFTAB_RETURN_IF_ERROR(MakeDir(temp + "/reftable", repo.dir_mode));
   std::string list;
-  REFTAB_RETURN_IF_ERROR(WriteTable(repo, &refs.refs, &logs, temp + "/reftable", &list));
+  REFTAB_RETURN_IF_ERROR(
+      WriteTable(repo, &refs.refs, &logs, temp + "/reftable", &list, options.progress));
   REFTAB_RETURN_IF_ERROR(WriteNewFile(temp + "/reftable/tables.list", list, repo.file_mode));
   REFTAB_RETURN_IF_ERROR(WriteStubs(repo, temp));
   result->refs = refs.refs.size();
@@ -266,9 +283,11 @@ Status BuildFiles(const RepoFacts& repo, const MigrateOptions& options, const st
   REFTAB_ASSIGN_OR_RETURN(
       std::unique_ptr<PackedRefsWriter> packed,
       PackedRefsWriter::Create(temp + "/packed-refs", repo.file_mode, repo.hash_size));
-  REFTAB_RETURN_IF_ERROR(ReadReftableRefs(*snap, &layout, packed.get(), &problems));
+  REFTAB_RETURN_IF_ERROR(
+      ReadReftableRefs(*snap, &layout, packed.get(), &problems, options.progress));
   REFTAB_RETURN_IF_ERROR(packed->Finish());
-  if (!options.no_reflog) REFTAB_RETURN_IF_ERROR(ReadReftableLogs(*snap, &layout));
+  if (!options.no_reflog)
+    REFTAB_RETURN_IF_ERROR(ReadReftableLogs(*snap, &layout, options.progress));
   bool folds = false;
   if (options.case_insensitive) {
     folds = *options.case_insensitive;
@@ -288,7 +307,11 @@ Status BuildFiles(const RepoFacts& repo, const MigrateOptions& options, const st
   REFTAB_RETURN_IF_ERROR(Settle(problems, true, &layout.loose, &RefRecord::refname, result));
   REFTAB_RETURN_IF_ERROR(Settle(log_names, true, &layout.reflogs, &FilesReflog::refname, result));
   FilesWriteOptions wo{repo.hash_size, repo.file_mode, repo.dir_mode};
-  REFTAB_RETURN_IF_ERROR(WriteFilesLayout(temp, layout, wo));
+  {
+    ProgressPhase phase(options.progress, "Writing refs", 0);
+    REFTAB_RETURN_IF_ERROR(WriteFilesLayout(temp, layout, wo));
+    phase.Set(layout.loose.size() + layout.reflogs.size());
+  }
   result->refs = layout.loose.size() + packed->count();
   result->reflogs = layout.reflogs.size();
   for (const FilesReflog& l : layout.reflogs) result->reflog_entries += l.entries.size();

@@ -5,6 +5,7 @@
 
 #include "store/git_identity.h"
 #include "store/git_ref_store.h"
+#include "store/progress.h"
 #include "store/refname.h"
 #include "store/stack.h"
 
@@ -301,8 +302,13 @@ Status GitRefTransaction::Prepare() {
   REFTAB_RETURN_IF_ERROR(store_->ReadRef("HEAD", &head, &head_found));
   if (head_found && head.value_type == RefValueType::kSymref) head_target_ = head.target;
   std::vector<size_t> to_check;
-  for (size_t i = 0; i < updates_.size(); ++i) {  // grows as symrefs are split
-    REFTAB_RETURN_IF_ERROR(PrepareItem(i, &to_check));
+  {
+    const size_t total = updates_.size();
+    ProgressPhase phase(progress_, "Checking references", total);
+    for (size_t i = 0; i < updates_.size(); ++i) {  // grows as symrefs are split
+      REFTAB_RETURN_IF_ERROR(PrepareItem(i, &to_check));
+      phase.Set(std::min(i + 1, total));
+    }
   }
   REFTAB_RETURN_IF_ERROR(CheckAvailable(to_check));
   state_ = State::kPrepared;
@@ -352,7 +358,11 @@ std::optional<LogRecord> LogEntryFor(GitRefStore& store, const std::string& refn
 Status GitRefTransaction::Write() {
   const size_t hs = store_->hash_size();
   std::map<Stack*, Transaction> txs;
+  // The count reaches the total as the tables are queued; the phase ends once they are
+  // written.
+  ProgressPhase phase(progress_, "Updating references", updates_.size());
   for (const Item& u : updates_) {
+    phase.Tick();
     if (!u.queued) continue;
     Stack* stack = &store_->StackFor(u.refname);
     Transaction& tx = txs.try_emplace(stack, stack).first->second;

@@ -30,6 +30,7 @@ namespace reftab {
 REFTAB_PUBLIC_BEGIN
 
 class GitRefStore;
+class Progress;  // store/progress.h
 
 // Options of one queued update, combined with '|'.
 enum GitRefUpdateFlags : unsigned {
@@ -60,6 +61,9 @@ class GitRefTransaction {
   Status Verify(const std::string& refname, const RefValue& old_value, unsigned flags);
 
   bool empty() const { return updates_.empty(); }
+  // Told of the phases "Checking references" (Prepare) and "Updating references" (Commit),
+  // each counting the queued updates; may be null (the default).
+  void set_progress(Progress* progress) { progress_ = progress; }
   // Checks everything against the stack (names around new refs, expected values, symrefs)
   // without writing, as git's `prepare`. Optional: Commit() prepares first if needed. git
   // holds its locks from here to the commit; reftab takes the stack's lock in Commit(), where
@@ -104,6 +108,7 @@ class GitRefTransaction {
   std::vector<std::string> free_dirs_;   // parents of new names, found not to be refs
   enum class State { kOpen, kPrepared, kClosed };
   State state_ = State::kOpen;
+  Progress* progress_ = nullptr;
 };
 
 REFTAB_PUBLIC_END

@@ -59,6 +59,47 @@ TEST_F(ProgressTest, UnknownTotalShowsTheCountWhenDone) {
   EXPECT_EQ(Text(), "Compacting records: 10, done.\n");
 }
 
+// A listener that counts what ProgressPhase hands it: hot loops call Update rarely.
+class CountingProgress : public Progress {
+ public:
+  void Start(std::string_view, uint64_t) override {}
+  void Update(uint64_t done) override {
+    ++updates;
+    last = done;
+  }
+  void Stop() override { ++stops; }
+  int updates = 0, stops = 0;
+  uint64_t last = 0;
+};
+
+TEST(ProgressPhaseTest, ThinsUpdatesOutAndReportsTheLastCountAtTheEnd) {
+  CountingProgress known, unknown;
+  {
+    ProgressPhase phase(&known, "T", 100000);
+    for (int i = 0; i < 100000; ++i) phase.Tick();
+    ProgressPhase open(&unknown, "U", 0);
+    for (int i = 0; i < 1001; ++i) open.Tick();
+  }
+  EXPECT_EQ(known.updates, 200);  // every half percent
+  EXPECT_EQ(known.last, 100000u);
+  EXPECT_EQ(unknown.updates, 4);  // 256, 512, 768, then 1001 at the end
+  EXPECT_EQ(unknown.last, 1001u);
+  EXPECT_EQ(known.stops + unknown.stops, 2);
+}
+
+TEST_F(ProgressTest, ThinnedUpdatesStillDrawEveryPercentage) {
+  TerminalProgress p(ProgressFlag::kOn, f_);
+  {
+    ProgressPhase phase(p.get(), "T", 1000);
+    for (int i = 0; i < 1000; ++i) phase.Tick();
+  }
+  const std::string text = Text();
+  EXPECT_NE(text.find("T:  37% (370/1000)\r"), std::string::npos);
+  const std::string last = "T: 100% (1000/1000), done.\n";
+  ASSERT_GE(text.size(), last.size());
+  EXPECT_EQ(text.substr(text.size() - last.size()), last);
+}
+
 TEST_F(ProgressTest, OffOrNotATerminalDrawsNothing) {
   TerminalProgress off(ProgressFlag::kOff, f_);
   TerminalProgress automatic(ProgressFlag::kAuto, f_);  // a memory stream is no terminal
