@@ -48,11 +48,8 @@ struct Subcommand {
 };
 
 constexpr Subcommand kSubcommands[] = {
-    {"verify", RefsVerify},
-    {"list", CmdRefsList},
-    {"exists", RefsExists},
-    {"optimize", RefsOptimize},
-    {"migrate", CmdRefsMigrate},
+    {"verify", RefsVerify},     {"list", CmdRefsList},       {"exists", RefsExists},
+    {"optimize", RefsOptimize}, {"migrate", CmdRefsMigrate},
 };
 
 GitUsage RefsUsage() {

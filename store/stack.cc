@@ -239,8 +239,7 @@ Status Stack::ReloadIfChanged() { return IsUpToDate() ? Status::Ok() : Reload();
 
 std::string GitTableStem(uint64_t min, uint64_t max, uint32_t random) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "0x%012" PRIx64 "-0x%012" PRIx64 "-%08" PRIx32, min, max,
-                random);
+  std::snprintf(buf, sizeof buf, "0x%012" PRIx64 "-0x%012" PRIx64 "-%08" PRIx32, min, max, random);
   return buf;
 }
 
