@@ -2,6 +2,7 @@
 // GitRefStore (repositories, stacks with git's rules), Stack and TableReader.
 #include <sys/stat.h>
 
+#include <cstring>
 #include <string>
 
 #include "store/c_api_internal.h"
@@ -161,8 +162,13 @@ reftab_code reftab_store_open_stack(const char* dir, reftab_hash hash, unsigned 
   return Guard(err, [&] {
     REFTAB_C_REQUIRE(err, dir);
     REFTAB_C_REQUIRE(err, out);
-    if (hash != REFTAB_HASH_DEFAULT && hash != REFTAB_HASH_SHA1 && hash != REFTAB_HASH_SHA256) {
-      return Fail(err, REFTAB_INVALID_ARGUMENT, "unknown hash " + std::to_string(hash));
+    // Compared as an int: a C caller may pass any value, and loading one the enum does not
+    // name is undefined behaviour in C++.
+    int hash_value;
+    std::memcpy(&hash_value, &hash, sizeof hash_value);
+    if (hash_value != REFTAB_HASH_DEFAULT && hash_value != REFTAB_HASH_SHA1 &&
+        hash_value != REFTAB_HASH_SHA256) {
+      return Fail(err, REFTAB_INVALID_ARGUMENT, "unknown hash " + std::to_string(hash_value));
     }
     if (reftab_code c = Report(err, reftab::capi::RequireDir(dir, "stack folder"))) return c;
     auto stack = reftab::Stack::Open(dir, reftab::capi::BaseOptions(hash, flags));
