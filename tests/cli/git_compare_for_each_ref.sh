@@ -17,12 +17,9 @@ filter=${2:-}
 source "$(dirname "${BASH_SOURCE[0]}")/real_git.sh"
 find_real_git 45 "reftable needs 2.45"
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export HOME=$tmp GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null TZ=UTC LC_ALL=C
-export GIT_COMMITTER_NAME='C O Mitter' GIT_COMMITTER_EMAIL=c@example.com
+isolate_git_env
 export GIT_AUTHOR_NAME='A U Thor' GIT_AUTHOR_EMAIL=a@example.com
-unset GIT_DIR GIT_WORK_TREE GIT_TEST_REFTABLE_AUTOCOMPACTION
+unset GIT_TEST_REFTABLE_AUTOCOMPACTION
 
 at() {  # at SECONDS: the dates of the next commit or tag
   export GIT_COMMITTER_DATE="$1 +0100" GIT_AUTHOR_DATE="$(($1 - 3600)) -0530"

@@ -15,14 +15,11 @@ filter=${2:-}
 source "$(dirname "${BASH_SOURCE[0]}")/real_git.sh"
 find_real_git 45 "reftable needs 2.45"
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export HOME=$tmp GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null TZ=UTC LC_ALL=C
-export GIT_COMMITTER_NAME='C O Mitter' GIT_COMMITTER_EMAIL=c@example.com
+isolate_git_env
 export GIT_AUTHOR_NAME=A GIT_AUTHOR_EMAIL=a@example.com
 # Relative dates ("2.days.ago") count from here, in both programs.
 export GIT_TEST_DATE_NOW=1700100000
-unset GIT_DIR GIT_WORK_TREE GIT_TEST_REFTABLE_AUTOCOMPACTION
+unset GIT_TEST_REFTABLE_AUTOCOMPACTION
 
 # The repository: main with 25 commits an hour apart (so many reflog entries), branches made,
 # moved back (unreachable entries) and deleted, HEAD moving between them and detached, a tag

@@ -13,13 +13,10 @@ reftab=$(realpath "$1")
 # shellcheck source=tests/cli/real_git.sh
 source "$(dirname "${BASH_SOURCE[0]}")/real_git.sh"
 find_real_git 46 "refs migrate needs 2.46"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export HOME=$tmp GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null TZ=UTC LC_ALL=C
-export GIT_COMMITTER_NAME='C O Mitter' GIT_COMMITTER_EMAIL=c@example.com
+isolate_git_env
 export GIT_COMMITTER_DATE='1700000000 +0100' GIT_AUTHOR_NAME=A GIT_AUTHOR_EMAIL=a@example.com
 export GIT_AUTHOR_DATE='1700000000 +0100'
-unset GIT_DIR GIT_WORK_TREE REFTAB_TEST_KILL_AT_STEP REFTAB_TEST_TRACE_STEPS
+unset REFTAB_TEST_KILL_AT_STEP REFTAB_TEST_TRACE_STEPS
 
 kills=0 checks=0 failed=0
 
