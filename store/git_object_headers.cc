@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "format/bytes.h"
 #include "store/file.h"
 
 namespace reftab {
@@ -134,32 +135,73 @@ struct GitObjectHeaders::Pack {
     return idx.size >= 8 + 1024 + size_t(count) * (hs + 8);
   }
 
-  // The offset of `id` in the pack, or false.
-  bool Find(const ObjectId& id, uint64_t* offset) const {
+  // The position of `id` among the index's sorted names, or false. Ids are hashes, spread
+  // evenly over their fan-out bucket, so interpolating on their first 8 bytes lands within a
+  // few entries of the answer: about 4 probes for a bucket of a million-object pack where a
+  // binary search takes 12, each a cache miss into 20 MB of names. A bucket whose ends share
+  // their first 8 bytes, or a search that does not converge, is finished by bisection.
+  bool Position(const ObjectId& id, uint32_t* pos) const {
     const uint8_t* fan = idx.data + 8;
     uint32_t lo = id[0] ? Be32(fan + (id[0] - 1) * 4) : 0, hi = Be32(fan + id[0] * 4);
+    if (hi > count || lo > hi) return false;  // a corrupt fan-out table
     const uint8_t* names = fan + 1024;
+    const uint64_t key = be::Load64(id.data());
+    auto head = [&](uint32_t i) { return be::Load64(names + size_t(i) * hs); };
+    auto compare = [&](uint32_t i) {
+      uint64_t h = head(i);
+      if (h != key) return h < key ? -1 : 1;
+      return std::memcmp(names + size_t(i) * hs + 8, id.data() + 8, hs - 8);
+    };
+    for (int probes = 0; hi - lo > 8 && probes < 8; ++probes) {
+      const uint64_t a = head(lo), b = head(hi - 1);
+      if (key < a || key > b) return false;
+      if (a == b) break;
+      // (key - a) / (b - a) of the way from lo to hi - 1, in 64-bit arithmetic: both
+      // differences lose their low bits until the span fits in 32.
+      const uint64_t span = b - a;
+      const int shift = span >> 32 ? 64 - __builtin_clzll(span >> 32) : 0;
+      const uint32_t guess = lo + uint32_t(((key - a) >> shift) * (hi - 1 - lo) / (span >> shift));
+      const int c = compare(guess);
+      if (c == 0) {
+        *pos = guess;
+        return true;
+      }
+      if (c < 0) {
+        lo = guess + 1;
+      } else {
+        hi = guess;
+      }
+    }
     while (lo < hi) {
       uint32_t mid = lo + (hi - lo) / 2;
-      int c = std::memcmp(names + size_t(mid) * hs, id.data(), hs);
+      int c = compare(mid);
       if (c == 0) {
-        const uint8_t* offs = names + size_t(count) * (hs + 4);  // after names and CRCs
-        uint32_t o = Be32(offs + size_t(mid) * 4);
-        if (o & 0x80000000u) {
-          const uint8_t* big = offs + size_t(count) * 4 + size_t(o & 0x7fffffffu) * 8;
-          if (big + 8 > idx.data + idx.size) return false;
-          *offset = uint64_t(Be32(big)) << 32 | Be32(big + 4);
-        } else {
-          *offset = o;
-        }
-        return *offset < pack.size;
+        *pos = mid;
+        return true;
       }
-      if (c < 0)
+      if (c < 0) {
         lo = mid + 1;
-      else
+      } else {
         hi = mid;
+      }
     }
     return false;
+  }
+
+  // The offset of `id` in the pack, or false.
+  bool Find(const ObjectId& id, uint64_t* offset) const {
+    uint32_t pos = 0;
+    if (!Position(id, &pos)) return false;
+    const uint8_t* offs = idx.data + 8 + 1024 + size_t(count) * (hs + 4);  // after names, CRCs
+    uint32_t o = Be32(offs + size_t(pos) * 4);
+    if (o & 0x80000000u) {
+      const uint8_t* big = offs + size_t(count) * 4 + size_t(o & 0x7fffffffu) * 8;
+      if (big + 8 > idx.data + idx.size) return false;
+      *offset = uint64_t(Be32(big)) << 32 | Be32(big + 4);
+    } else {
+      *offset = o;
+    }
+    return *offset < pack.size;
   }
 
   // The entry at `offset`: its type (6 ofs-delta, 7 ref-delta), where its data starts, and
