@@ -16,6 +16,7 @@
 
 #include "store/progress.h"
 #include "store/stack.h"
+#include "store/table_log_blocks.h"
 #include "store/temp_table.h"
 #include "store/trace.h"
 
@@ -47,17 +48,6 @@ class TableLocks {
   std::optional<uint32_t> mode_;
   std::vector<std::string> paths_;
 };
-
-// git re-normalizes messages when compacting: trailing newlines stripped, exactly one added.
-// A message that still has an inner newline (JGit writes those) is kept as it is rather than
-// failing the compaction as git would.
-void NormalizeMessage(std::string* m) {
-  size_t end = m->size();
-  while (end > 0 && (*m)[end - 1] == '\n') --end;
-  if (m->find('\n') < end) return;
-  m->resize(end);
-  m->push_back('\n');
-}
 
 }  // namespace
 
@@ -118,8 +108,11 @@ void UpdateRange(const std::vector<const TableReader*>& tables, uint64_t* min, u
 
 // Writes the merge of `tables` (oldest first). Tombstones and deleted reflog entries can
 // only go when nothing older remains to be shadowed (`to_base`); so can expired entries.
+// `copy`, if given, holds the log section ready made: the blocks `copy_from` was written
+// with (Stack::CopyableLogSource).
 Status WriteMerged(TableWriter& w, const std::vector<const TableReader*>& tables, bool to_base,
-                   const CompactionOptions& options) {
+                   const CompactionOptions& options, const TableReader* copy_from,
+                   const internal::WrittenLogBlocks* copy) {
   ProgressPhase progress(options.progress, "Compacting records", 0);
   MergedRefIterator refs(tables);
   refs.set_suppress_deletions(to_base);
@@ -130,6 +123,12 @@ Status WriteMerged(TableWriter& w, const std::vector<const TableReader*>& tables
     progress.Tick();
   }
   REFTAB_RETURN_IF_ERROR(refs.status());
+  // Without a ref the first block would be a log block, which carries the file header: the
+  // recorded blocks do not.
+  if (copy_from && w.stats().ref_records > 0) {
+    const BlockSource& src = copy_from->source();
+    return internal::TableLogBlocks::Copy(w, src.data, src.table_size, *copy);
+  }
   MergedLogIterator logs(tables);
   logs.set_suppress_deletions(to_base);
   REFTAB_RETURN_IF_ERROR(logs.SeekToFirst());
@@ -146,7 +145,7 @@ Status WriteMerged(TableWriter& w, const std::vector<const TableReader*>& tables
       if (options.max_logs_per_ref && kept_for_ref >= *options.max_logs_per_ref) continue;
       ++kept_for_ref;
     }
-    if (l.value_type == LogValueType::kUpdate) NormalizeMessage(&l.message);
+    if (l.value_type == LogValueType::kUpdate) internal::NormalizeLogMessage(&l.message);
     REFTAB_RETURN_IF_ERROR(w.AddLog(l));
     progress.Tick();
   }
@@ -205,9 +204,40 @@ Status Stack::MergeRange(const CompactionPlan& plan, const CompactionOptions& op
   uint32_t block_size = 0;
   for (const TableReader* t : plan.tables)
     block_size = std::max(block_size, t->header().block_size);
+  const TableReader* copy_from = CopyableLogSource(plan, options, TableWriteOptions(block_size));
+  if (copy_from) {
+    REFTAB_TRACE(trace::kInfo, "%s: compaction copies the %zu log blocks of %s", dir_.c_str(),
+                 fresh_logs_->blocks.size(), fresh_logs_table_.c_str());
+  }
   return WriteTempTable(
-      min, max, [&](TableWriter& w) { return WriteMerged(w, plan.tables, plan.to_base, options); },
+      min, max,
+      [&](TableWriter& w) {
+        return WriteMerged(w, plan.tables, plan.to_base, options, copy_from, fresh_logs_.get());
+      },
       out, block_size);
+}
+
+// The table whose log blocks the transaction just committed recorded, if the merge of the
+// range would write those very blocks (store/table_log_blocks.h): the table is in the range,
+// no other table there has a log section, no entry is expired, no tombstone dropped, and the
+// merged table is written with the same options.
+const TableReader* Stack::CopyableLogSource(const CompactionPlan& plan,
+                                            const CompactionOptions& options,
+                                            const WriteOptions& write_options) const {
+  const internal::WrittenLogBlocks* fresh = fresh_logs_.get();
+  if (!fresh || !fresh->CopyableWith(write_options)) return nullptr;
+  if (options.expire_logs_before || options.max_logs_per_ref) return nullptr;
+  if (plan.to_base && fresh->deletions) return nullptr;
+  const TableReader* source = nullptr;
+  for (size_t i = 0; i < plan.range.size(); ++i) {
+    uint64_t start = 0;
+    if (plan.range[i] == fresh_logs_table_) {
+      source = plan.tables[i];
+    } else if (plan.tables[i]->LogSectionStart(&start)) {
+      return nullptr;  // its entries would interleave with the recorded ones
+    }
+  }
+  return source;
 }
 
 // Step 4: under the list lock again, replaces the range (wherever it is now) by the new

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "store/ref_filter.h"
+#include "store/table_log_blocks.h"
 #include "store/temp_table.h"
 #include "store/trace.h"
 
@@ -264,11 +265,13 @@ Result<std::unique_ptr<LockFile>> Stack::LockList() {
 
 Status Stack::WriteTempTable(uint64_t min, uint64_t max,
                              const std::function<Status(TableWriter&)>& fill,
-                             std::unique_ptr<TempTable>* out, uint32_t min_block_size) {
+                             std::unique_ptr<TempTable>* out, uint32_t min_block_size,
+                             internal::WrittenLogBlocks* record_logs) {
   out->reset();
   auto table = TempTable::Create(fs_, dir_, TableName(min, max), options_.file_mode, &rng_);
   if (!table.ok()) return table.status();
   TableWriter writer(TableWriteOptions(min_block_size), (*table)->file());
+  if (record_logs) internal::TableLogBlocks::Record(writer, record_logs);
   Status s = writer.SetLimits(min, max);
   if (s.ok()) s = fill(writer);
   if (s.ok()) s = writer.Finish();
@@ -507,6 +510,10 @@ uint32_t BlockSizeFor(const std::vector<RefRecord>& refs, const std::vector<LogR
 
 Status Stack::WriteTransactionTable(LockFile* lock, const NewRecords& records, uint64_t next) {
   std::unique_ptr<TempTable> table;
+  // Only worth keeping for an auto-compaction, and only when there are logs to copy.
+  auto logs = options_.auto_compact && !records.logs.empty()
+                  ? std::make_shared<internal::WrittenLogBlocks>()
+                  : nullptr;
   REFTAB_RETURN_IF_ERROR(WriteTempTable(
       next, next,
       [&](TableWriter& w) -> Status {
@@ -514,12 +521,17 @@ Status Stack::WriteTransactionTable(LockFile* lock, const NewRecords& records, u
         for (const LogRecord& l : records.logs) REFTAB_RETURN_IF_ERROR(w.AddLog(l));
         return Status::Ok();
       },
-      &table, options_.fit_block_size ? BlockSizeFor(records.refs, records.logs) : 0));
+      &table, options_.fit_block_size ? BlockSizeFor(records.refs, records.logs) : 0, logs.get()));
   if (!table) return Status::Ok();
   const std::string name = TableName(next, next) + ".ref";
   std::vector<std::string> list = names_;
   list.push_back(name);
-  return Publish(lock, std::move(table), name, list);
+  Status s = Publish(lock, std::move(table), name, list);
+  if (lock->committed() && logs) {
+    fresh_logs_ = std::move(logs);
+    fresh_logs_table_ = name;
+  }
+  return s;
 }
 
 // After the list was replaced: load it, let go of the lock object and auto-compact. A
@@ -529,6 +541,7 @@ Status Stack::FinishCommit(std::unique_ptr<LockFile> lock, Status committed) {
   Status reloaded = Reload();
   lock.reset();  // already released by the commit; compaction takes the lock itself
   if (options_.auto_compact) last_auto_compaction_ = AutoCompact();
+  fresh_logs_.reset();
   return committed.ok() ? reloaded : committed;
 }
 

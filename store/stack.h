@@ -33,6 +33,9 @@ REFTAB_PUBLIC_BEGIN
 
 class TempTable;  // store/temp_table.h
 class Progress;   // store/progress.h
+namespace internal {
+struct WrittenLogBlocks;  // store/table_log_blocks.h, not installed
+}  // namespace internal
 
 struct StackOptions {
   FileSystem* fs = nullptr;  // nullptr: the operating system's
@@ -180,8 +183,10 @@ class Stack {
   // (*out is left null if it came out empty); Publish() gives it its final `name` and writes
   // `list`, which names it, both under `lock`; if the list is not replaced, the table is
   // removed again. Without a table, Publish() only writes the list.
+  // `record_logs`, if given, receives where the table's log blocks are.
   Status WriteTempTable(uint64_t min, uint64_t max, const std::function<Status(TableWriter&)>& fill,
-                        std::unique_ptr<TempTable>* out, uint32_t min_block_size = 0);
+                        std::unique_ptr<TempTable>* out, uint32_t min_block_size = 0,
+                        internal::WrittenLogBlocks* record_logs = nullptr);
   Status Publish(LockFile* lock, std::unique_ptr<TempTable> table, const std::string& name,
                  const std::vector<std::string>& list);
   Status WriteNewList(LockFile* lock, const std::vector<std::string>& names);
@@ -201,6 +206,8 @@ class Stack {
   Status LockRange(size_t first, size_t last, bool best_effort, CompactionPlan* plan);
   Status MergeRange(const CompactionPlan& plan, const CompactionOptions& options,
                     std::unique_ptr<TempTable>* out);
+  const TableReader* CopyableLogSource(const CompactionPlan& plan, const CompactionOptions& options,
+                                       const WriteOptions& write_options) const;
   Status SpliceRange(CompactionPlan* plan, std::unique_ptr<TempTable> table);
   Status DropMerged(const CompactionPlan& plan);
 
@@ -219,6 +226,11 @@ class Stack {
   FileInfo list_info_;
   std::minstd_rand rng_;
   Status last_auto_compaction_;
+  // The log blocks of the table the transaction being committed wrote, and its name: the
+  // auto-compaction right after it copies them instead of compressing them again
+  // (store/table_log_blocks.h). Null outside CommitTransaction.
+  std::shared_ptr<internal::WrittenLogBlocks> fresh_logs_;
+  std::string fresh_logs_table_;
 };
 
 // Parses the contents of a tables.list file. Fails on a missing final newline (as git

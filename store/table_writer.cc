@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "format/record_codec.h"
+#include "store/table_log_blocks.h"
 
 namespace reftab {
 
@@ -101,6 +102,11 @@ Status TableWriter::FlushBlock() {
   compressed_.assign(raw.data(), plain);
   REFTAB_RETURN_IF_ERROR(deflater_->Compress(reinterpret_cast<const uint8_t*>(raw.data()) + plain,
                                              raw.size() - plain, &compressed_));
+  if (log_record_) {
+    if (block_start_ == 0) log_record_->starts_table = true;
+    log_record_->blocks.push_back(
+        internal::WrittenLogBlock{block_start_, compressed_.size(), index_.back().last_key});
+  }
   return WriteBlock(compressed_, type);
 }
 
@@ -370,6 +376,47 @@ Status TableWriter::AddLog(const LogRecord& log) {
                        [&](Appender& a) { codec::PutLogValue(a, log, message, hash_size_); });
   if (!s.ok()) return Fail(s);
   ++stats_.log_records;
+  if (log_record_) {
+    log_record_->options = opts_;
+    ++log_record_->records;
+    if (log.value_type == LogValueType::kDeletion) log_record_->deletions = true;
+    if (log.value_type == LogValueType::kUpdate && !internal::IsNormalizedLogMessage(message)) {
+      log_record_->messages_normalized = false;
+    }
+  }
+  return Status::Ok();
+}
+
+Status TableWriter::CopyLogBlocks(const uint8_t* table, uint64_t table_size,
+                                  const internal::WrittenLogBlocks& blocks) {
+  if (!error_.ok()) return error_;
+  if (!limits_set_) return Status::InvalidArgument("SetLimits must be called first");
+  if (stats_.ref_records == 0 || stats_.log_records > 0 || !blocks.CopyableWith(opts_)) {
+    return Status::InvalidArgument("log blocks cannot be copied into this table");
+  }
+  for (const internal::WrittenLogBlock& b : blocks.blocks) {
+    if (b.offset > table_size || b.size > table_size - b.offset || b.size < kBlockHeaderSize ||
+        table[b.offset] != uint8_t(BlockType::kLog)) {
+      return Status::InvalidArgument("log block at offset " + std::to_string(b.offset) +
+                                     " is not in the table it was written to");
+    }
+  }
+  Status s = FinishPublicSection();  // the ref section, its index and the obj section
+  if (!s.ok()) return Fail(s);
+  pending_padding_ = 0;  // as in AddLog: the block before the first log block is unpadded
+  for (const internal::WrittenLogBlock& b : blocks.blocks) {
+    const uint64_t offset = next_offset();
+    if (log_blocks_++ == 0) stats_.footer.log_position = offset;
+    index_.push_back(IndexEntry{b.last_key, offset});
+    ++stats_.blocks;
+    s = WriteBlock(std::string_view(reinterpret_cast<const char*>(table) + b.offset, b.size),
+                   BlockType::kLog);
+    if (!s.ok()) return Fail(s);
+  }
+  last_key_ = blocks.blocks.back().last_key;
+  section_open_ = true;
+  section_type_ = BlockType::kLog;
+  stats_.log_records += blocks.records;
   return Status::Ok();
 }
 

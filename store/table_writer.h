@@ -27,6 +27,11 @@
 namespace reftab {
 REFTAB_PUBLIC_BEGIN
 
+namespace internal {
+struct WrittenLogBlocks;  // store/table_log_blocks.h, not installed
+struct TableLogBlocks;
+}  // namespace internal
+
 struct WriteOptions {
   uint32_t block_size = kDefaultBlockSize;              // 64 .. 16777215
   uint32_t restart_interval = kDefaultRestartInterval;  // 1 .. 65535
@@ -70,6 +75,7 @@ class TableWriter {
   const WriteStats& stats() const { return stats_; }
 
  private:
+  friend struct internal::TableLogBlocks;
   struct IndexEntry {
     std::string last_key;
     uint64_t offset;
@@ -95,6 +101,9 @@ class TableWriter {
   Status FinishPublicSection();
   Status WriteObjSection();
   Status Fail(Status s);
+  void SetLogBlockRecord(internal::WrittenLogBlocks* out) { log_record_ = out; }
+  Status CopyLogBlocks(const uint8_t* table, uint64_t table_size,
+                       const internal::WrittenLogBlocks& blocks);
 
   WriteOptions opts_;
   WritableFile* sink_;
@@ -135,6 +144,7 @@ class TableWriter {
   std::string compressed_;
   std::unique_ptr<Deflater> deflater_;
   std::vector<uint64_t> positions_;
+  internal::WrittenLogBlocks* log_record_ = nullptr;
   WriteStats stats_;
 };
 
