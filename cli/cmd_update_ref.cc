@@ -169,9 +169,15 @@ bool StdinSession::ReadArg(std::string* arg) {
     }
     return true;
   }
-  while (At(pos_) != '\0' && !std::isspace(static_cast<unsigned char>(At(pos_)))) {
-    arg->push_back(buf_[pos_++]);
-  }
+  // Found first, appended once: a byte at a time cost ~20 instructions per byte, half the
+  // parsing of a big --stdin.
+  const char* data = buf_.data();
+  size_t end = pos_;
+  // std::isspace of the "C" locale (the CLI never sets another), without a call per byte.
+  auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
+  while (end < buf_.size() && data[end] != '\0' && !space(data[end])) ++end;
+  if (end > pos_) arg->append(data + pos_, end - pos_);
+  pos_ = end;
   return true;
 }
 
