@@ -501,7 +501,7 @@ Status Stack::CollectItem(const Transaction::Item& item, const Snapshot& snap, u
   return Status::Ok();
 }
 
-Status Stack::CollectUpdates(const Transaction& tx, const Snapshot& snap, uint64_t next,
+Status Stack::CollectUpdates(Transaction& tx, const Snapshot& snap, uint64_t next,
                              NewRecords* out) const {
   // By name (stable, so a duplicate is reported against the first), as the table wants.
   std::vector<const Transaction::Item*> items;
@@ -521,8 +521,10 @@ Status Stack::CollectUpdates(const Transaction& tx, const Snapshot& snap, uint64
     REFTAB_RETURN_IF_ERROR(CollectItem(item, snap, next, out));
   }
   REFTAB_RETURN_IF_ERROR(CheckNoneBelowAll(snap, tx.empty_prefixes_));
-  for (const auto& raw : tx.raw_logs_) {
-    out->logs.push_back(raw.log);
+  // Moved, not copied: a transaction is committed once (Commit refuses a second time).
+  out->logs.reserve(out->logs.size() + tx.raw_logs_.size());
+  for (auto& raw : tx.raw_logs_) {
+    out->logs.push_back(std::move(raw.log));
     if (!raw.keep_update_index) out->logs.back().update_index = next;
   }
   return SortLogs(&out->logs);

@@ -193,7 +193,8 @@ class Stack {
 
   // Transactions (stack.cc), the steps of CommitTransaction.
   Status CommitTransaction(Transaction* tx);
-  Status CollectUpdates(const Transaction& tx, const Snapshot& snap, uint64_t next,
+  // Takes the transaction's raw log records.
+  Status CollectUpdates(Transaction& tx, const Snapshot& snap, uint64_t next,
                         NewRecords* out) const;
   Status CollectItem(const Transaction::Item& item, const Snapshot& snap, uint64_t next,
                      NewRecords* out) const;
