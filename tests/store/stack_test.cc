@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -203,6 +204,34 @@ TEST(StackTest, VerifyNoneBelowSeesLiveKeysOnly) {
   tx.Update("c", IdValue(4));
   tx.VerifyNoneBelow("c/", "c");    // only a tombstone below
   tx.VerifyNoneBelow("ab/", "ab");  // "a/b" sorts before, "ab" is no prefix of it
+  EXPECT_TRUE(tx.Commit().ok());
+}
+
+// The checks share one iterator in prefix order (stack.cc, CheckNoneBelowAll): prefixes
+// given out of order, live refs between them, and a conflict reported as the transaction's
+// order meets it first.
+TEST(StackTest, ManyVerifyNoneBelowChecksInAnyOrder) {
+  TempDir tmp;
+  auto s = OpenOrDie(tmp.path(), TestOptions());
+  ASSERT_TRUE(Put(*s, "refs/a/x/1", 1).ok());
+  ASSERT_TRUE(Put(*s, "refs/c/y", 2).ok());
+  ASSERT_TRUE(Put(*s, "refs/e", 3).ok());
+  {
+    Transaction tx = s->NewTransaction();
+    tx.Update("refs/new", IdValue(4));
+    for (const char* p : {"refs/d/", "refs/a/x/2/", "refs/c/", "refs/b/", "refs/a/"}) {
+      tx.VerifyNoneBelow(p, std::string(p, std::strlen(p) - 1));
+    }
+    Status st = tx.Commit();
+    EXPECT_EQ(st.code(), Code::kConflict) << st.ToString();
+    EXPECT_EQ(st.message(), "'refs/c/y' exists; cannot create 'refs/c'");
+  }
+  Transaction tx = s->NewTransaction();
+  tx.Update("refs/new", IdValue(4));
+  for (const char* p :
+       {"refs/f/", "refs/d/", "refs/a/x/2/", "refs/b/", "refs/a/y/", "refs/c/z/", "refs/e/"}) {
+    tx.VerifyNoneBelow(p, std::string(p, std::strlen(p) - 1));
+  }
   EXPECT_TRUE(tx.Commit().ok());
 }
 
