@@ -290,6 +290,32 @@ TEST_F(GitObjectsTest, DefaultAbbrevLengthAsGit) {
   EXPECT_EQ(type, GitObjectType::kCommit);
 }
 
+// A pack big enough that its fan-out buckets hold dozens of ids, where the index lookup
+// interpolates (store/git_object_headers.cc): every object is found, and ids one bit away
+// from a present one (first, middle and last byte) are not.
+TEST_F(GitObjectsTest, FindsEveryObjectOfABigPackAndNoNeighbour) {
+  std::string s;
+  for (int i = 0; i < 17000; ++i) s += "blob\n" + Data("blob " + std::to_string(i) + "\n") + "\n";
+  Git({"fast-import", "--quiet"}, s);  // one pack of 17000 blobs
+  std::istringstream ids(ObjectList());
+  GitObjects db(objects_, 20);
+  size_t count = 0;
+  for (std::string hex; std::getline(ids, hex);) {
+    ObjectId id = IdOf(hex);
+    GitObjectType type = GitObjectType::kNone;
+    ASSERT_TRUE(db.TypeOf(id, &type).ok());
+    ASSERT_EQ(type, GitObjectType::kBlob) << hex;
+    for (size_t byte : {size_t(1), size_t(9), size_t(19)}) {
+      ObjectId near = id;
+      near[byte] ^= 1;
+      ASSERT_TRUE(db.TypeOf(near, &type).ok());
+      EXPECT_EQ(type, GitObjectType::kNone) << hex << " with byte " << byte << " changed";
+    }
+    ++count;
+  }
+  EXPECT_EQ(count, 17000u);
+}
+
 TEST(GitObjectsUnavailableTest, SaysWhyInOneLine) {
   TempDir tmp("git-objects");
   std::string objects = tmp.Subdir("objects");
