@@ -16,11 +16,13 @@ bool IsZero(const ObjectId& id, size_t hash_size) {
 // The live log records of `refname` in table order (newest first), markers included.
 Status ReadLiveLogs(GitRefStore& store, std::string_view refname, std::vector<LogRecord>* out) {
   out->clear();
-  MergedLogIterator it = store.StackFor(refname).snapshot()->NewLogIterator();
+  REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, store.Locate(refname));
+  if (!at.stack) return Status::Ok();
+  MergedLogIterator it = at.stack->snapshot()->NewLogIterator();
   it.set_suppress_deletions(true);
-  REFTAB_RETURN_IF_ERROR(it.Seek(refname));
+  REFTAB_RETURN_IF_ERROR(it.Seek(at.key));
   LogRecord l;
-  while (it.Next(&l) && l.refname == refname) out->push_back(l);
+  while (it.Next(&l) && l.refname == at.key) out->push_back(l);
   return it.status();
 }
 
@@ -253,16 +255,20 @@ Status ExpireReflog(GitRefStore& store, std::string_view refname, const ReflogEx
   REFTAB_RETURN_IF_ERROR(DecideEntries(logs, flags, prune, &decided, &last_kept, &any_kept));
   if (flags.dry_run) return Status::Ok();
 
-  Transaction tx = store.StackFor(refname).NewTransaction();
+  // git expires another worktree's reflog (worktrees/<id>/HEAD) under the name it has there.
+  REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, store.Locate(refname));
+  if (!at.stack) return Status::IoError("no reftable stack for '" + std::string(refname) + "'");
+  const std::string key(at.key);
+  Transaction tx = at.stack->NewTransaction();
   if (flags.update_ref && any_kept && !IsZero(tip, hs)) {
     RefValue value;
     REFTAB_RETURN_IF_ERROR(UpdatedValue(store, last_kept, &value));
-    tx.Update(std::string(refname), value);
+    tx.Update(key, value);
   }
   if (!any_kept) {
     // No entry left: the reflog stays, as an existence marker (all ids zero).
     LogRecord marker;
-    marker.refname = std::string(refname);
+    marker.refname = key;
     marker.value_type = LogValueType::kUpdate;
     tx.AddLogRecord(std::move(marker));
   }

@@ -6,6 +6,7 @@
 #define REFTAB_STORE_GIT_REPO_H_
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,6 +23,19 @@ REFTAB_PUBLIC_BEGIN
 // True for names that live in a worktree's own stack: root refs (HEAD, ORIG_HEAD, ... — upper
 // case, '_' and '-' outside refs/, no digits) and refs/bisect/, refs/worktree/, refs/rewritten/.
 bool IsPerWorktreeRef(std::string_view refname);
+
+// The name git looks `refname` up under in the stack it routes it to (see GitRepo::Locate):
+// without "worktrees/<id>/" or "main-worktree/" when that prefix routes it, else unchanged.
+// A view into `refname`.
+std::string_view WorktreeRefKey(std::string_view refname);
+
+// Where git's reftable backend keeps a name (GitRepo::Locate).
+struct GitRefLocation {
+  // nullptr: another worktree without a stack directory, where git finds nothing and a
+  // transaction fails.
+  Stack* stack = nullptr;
+  std::string_view key;  // the name within `stack` (WorktreeRefKey)
+};
 
 // What the opener intends. git reads its write settings (reftable.*, core.logAllRefUpdates,
 // core.sharedRepository) only when it first writes: `git for-each-ref` and `git refs verify`
@@ -65,10 +79,16 @@ class GitRepo {
   Stack& main_stack() { return *main_; }
   // The linked worktree's own stack, or nullptr in the main worktree.
   Stack* worktree_stack() { return worktree_.get(); }
-  // The stack that stores `refname`.
+  // The stack that stores `refname` as this worktree names it (no worktree prefixes).
   Stack& StackFor(std::string_view refname);
+  // Where git reads and writes `refname`, from any worktree: "worktrees/<id>/<name>" for a
+  // per-worktree <name> (or "", as git parses it) is <name> in worktree <id>'s stack
+  // ($GIT_COMMON_DIR/worktrees/<id>/reftable, opened on first use), "main-worktree/<name>"
+  // is <name> in the main stack, anything else is where StackFor puts it. Errors: opening
+  // that worktree's stack failed.
+  Result<GitRefLocation> Locate(std::string_view refname);
 
-  // Exact lookup in the right stack (tombstones mean not found).
+  // Exact lookup where Locate says (tombstones mean not found).
   Status ReadRef(std::string_view refname, RefRecord* ref, bool* found);
   // Every live ref whose name starts with `prefix`, in name order, as this worktree sees
   // them; `fn` returns false to stop.
@@ -84,6 +104,9 @@ class GitRepo {
   LogRefUpdates log_all_ref_updates_ = LogRefUpdates::kUnset;
   std::unique_ptr<Stack> main_;
   std::unique_ptr<Stack> worktree_;
+  StackOptions stack_options_;  // what the stacks were opened with, for other worktrees'
+  // Other worktrees' stacks by id, opened by Locate (nullptr: no such directory).
+  std::map<std::string, std::unique_ptr<Stack>, std::less<>> other_worktrees_;
 };
 
 REFTAB_PUBLIC_END
