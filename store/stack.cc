@@ -539,6 +539,7 @@ Status Stack::CommitTransaction(Transaction* tx) {
   if (!lock.ok()) return lock.status();
   REFTAB_RETURN_IF_ERROR(ReloadIfChanged());
   std::shared_ptr<const Snapshot> snap = snapshot_;
+  if (tx->decide_) REFTAB_RETURN_IF_ERROR(tx->decide_(*snap, tx));
   const uint64_t next = snap->max_update_index() + 1;
   NewRecords records;
   REFTAB_RETURN_IF_ERROR(CollectUpdates(*tx, *snap, next, &records));
