@@ -201,10 +201,16 @@ bool IsPerWorktreeRef(std::string_view name) {
 Result<std::unique_ptr<GitRepo>> GitRepo::Open(const std::string& git_dir, StackOptions base,
                                                GitRepoAccess access) {
   FileSystem* fs = base.fs ? base.fs : PosixFileSystem();
+  // git's words for a git directory that is not there; a repository without the main stack
+  // is not one reftab can read (a files-backend one).
+  if (!fs->Stat(git_dir).ok()) return Status::NotFound("not a git repository: '" + git_dir + "'");
   std::unique_ptr<GitRepo> repo(new GitRepo());
   repo->git_dir_ = git_dir;
   repo->common_dir_ = ReadCommonDir(fs, git_dir);
   const bool linked = repo->common_dir_ != git_dir;
+  if (!fs->Stat(repo->common_dir_ + "/reftable").ok()) {
+    return Status::NotFound(git_dir + ": no reftable directory (not a reftable repository?)");
+  }
 
   REFTAB_ASSIGN_OR_RETURN(repo->config_, LoadRepositoryConfig(fs, git_dir, repo->common_dir_));
   const GitConfig& cfg = repo->config_;
@@ -238,7 +244,10 @@ Result<std::unique_ptr<GitRepo>> GitRepo::Open(const std::string& git_dir, Stack
   if (!main.ok()) return main.status();
   repo->main_ = std::move(*main);
   if (linked) {
-    auto wt = Stack::Open(git_dir + "/reftable", base);
+    // git reads a linked worktree whose reftable directory is missing as one without refs.
+    StackOptions own = base;
+    own.missing_dir_is_empty = true;
+    auto wt = Stack::Open(git_dir + "/reftable", own);
     if (!wt.ok()) return wt.status();
     repo->worktree_ = std::move(*wt);
   }

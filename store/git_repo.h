@@ -46,11 +46,13 @@ enum class GitRepoAccess : uint8_t { kReadWrite, kReadOnly };
 class GitRepo {
  public:
   // Opens the repository whose git directory is `git_dir` (a `.git` directory, a bare
-  // repository, or a linked worktree's `.git/worktrees/<id>`). The config is read as git
-  // reads it (every level, includes; store/git_config.h) from this process's environment.
-  // `base` supplies options the config does not set (fs, durability); the object format,
-  // block size, restart interval, index objects, geometric factor and lock timeout come from
-  // the config when present. Every file the stacks create gets file_mode() (git's
+  // repository, or a linked worktree's `.git/worktrees/<id>`). A `git_dir` that does not
+  // exist is kNotFound "not a git repository: '<git_dir>'" (git's message), one without the
+  // main stack's directory kNotFound too; a linked worktree's own stack may be missing. The config
+  // is read as git reads it (every level, includes; store/git_config.h) from this process's
+  // environment. `base` supplies options the config does not set (fs, durability); the object
+  // format, block size, restart interval, index objects, geometric factor and lock timeout come
+  // from the config when present. Every file the stacks create gets file_mode() (git's
   // core.sharedRepository over the umask), and tables and tables.list are synced as git
   // syncs refs: only when core.fsync includes them (kGit), which git's default does not
   // (kNone); a `base.durability` of kFull is kept.

@@ -138,6 +138,16 @@ Stack::Stack(std::string dir, const StackOptions& options)
       rng_(std::random_device{}()) {}
 
 Result<std::unique_ptr<Stack>> Stack::Open(const std::string& dir, const StackOptions& options) {
+  if (!options.missing_dir_is_empty) {
+    // A mistyped path must not read as an empty stack.
+    FileSystem* fs = options.fs ? options.fs : PosixFileSystem();
+    auto st = fs->Stat(dir);
+    if (!st.ok()) {
+      if (st.status().code() == Code::kNotFound)
+        return Status::NotFound(dir + ": no such directory");
+      return st.status();
+    }
+  }
   std::unique_ptr<Stack> stack(new Stack(dir, options));
   REFTAB_RETURN_IF_ERROR(stack->Reload());
   return stack;

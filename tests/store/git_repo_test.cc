@@ -5,6 +5,7 @@
 #include "store/git_repo.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <functional>
 #include <sstream>
@@ -35,6 +36,11 @@ std::string MakeGitDir(const TempDir& tmp, const std::string& fixture, const std
   testutil::CopyDirContents(Fixture(fixture) + "/gitdir-stubs", g);
   testutil::CopyDirContents(Fixture(fixture) + "/reftable", g + "/reftable");
   return g;
+}
+
+void RemoveDir(const std::string& dir) {
+  testutil::ClearDir(dir);
+  EXPECT_EQ(rmdir(dir.c_str()), 0) << dir;
 }
 
 std::unique_ptr<GitRepo> OpenRepo(const std::string& git_dir) {
@@ -331,6 +337,27 @@ TEST_F(WorktreeTest, OtherWorktreesRefsAreReadInTheirStacks) {
     EXPECT_EQ(at->stack, &repo->main_stack()) << "not a per-worktree name: a shared one";
     EXPECT_EQ(at->key, "worktrees/wt/refs/heads/x");
   }
+}
+
+// git's message for a git directory that is not there; a repository that is not reftable's
+// says so; a linked worktree without its own stack directory has no refs of its own.
+TEST_F(WorktreeTest, MissingDirectoriesAreNamed) {
+  auto missing = GitRepo::Open(tmp_.path() + "/nope/.git", StackOptions());
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), Code::kNotFound);
+  EXPECT_EQ(missing.status().message(), "not a git repository: '" + tmp_.path() + "/nope/.git'");
+  RemoveDir(wt_dir_ + "/reftable");
+  auto wt = OpenRepo(wt_dir_);
+  ASSERT_TRUE(wt);
+  RefRecord r;
+  bool found = true;
+  ASSERT_TRUE(wt->ReadRef("HEAD", &r, &found).ok());
+  EXPECT_FALSE(found);
+  RemoveDir(git_dir_ + "/reftable");
+  auto files = GitRepo::Open(git_dir_, StackOptions());
+  ASSERT_FALSE(files.ok());
+  EXPECT_EQ(files.status().message(),
+            git_dir_ + ": no reftable directory (not a reftable repository?)");
 }
 
 TEST(GitRepoTest, AbsoluteCommondir) {
