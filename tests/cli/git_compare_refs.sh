@@ -283,5 +283,11 @@ for dir in "$W" "$WT"; do
   check "worktree ($where) reflog list" "$dir" /dev/null 0 reflog list
 done
 
+# A git directory that does not exist: git's message, from every command.
+for cmd in "show-ref" "rev-parse HEAD" "symbolic-ref HEAD" "update-ref refs/heads/x HEAD" \
+    "refs exists HEAD" "for-each-ref" "reflog list"; do
+  check "missing git dir $cmd" "$S1" /dev/null 0 --git-dir="$tmp/no-such-repo" $cmd
+done
+
 echo "compared $compared, identical $identical, known differences $known_diff, different $failed"
 [ "$failed" = 0 ]
