@@ -13,6 +13,7 @@
 #include "store/git_files_backend_read.h"
 #include "store/git_files_backend_write.h"
 #include "store/git_migrate_internal.h"
+#include "store/git_reflog.h"
 #include "store/git_repo.h"
 #include "store/progress.h"
 #include "store/refname.h"
@@ -186,6 +187,9 @@ Status ReadReftableLogs(const Snapshot& snap, FilesLayout* layout, Progress* pro
   LogRecord l;
   while (it.Next(&l)) {
     phase.Tick();
+    // git's reflog readers never see an existence marker, so its migration writes no entry
+    // for one (and no file for a reflog that has nothing else).
+    if (IsReflogExistenceMarker(l, snap.hash_size())) continue;
     if (layout->reflogs.empty() || layout->reflogs.back().refname != l.refname) {
       layout->reflogs.push_back({l.refname, {}});
     }
