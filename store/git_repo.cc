@@ -121,29 +121,6 @@ Status ApplyWriteSettings(const GitConfig& cfg, uint32_t umask, StackOptions* op
   return ValidateWriteOptions(opts->write_options).WithContext("reftable config");
 }
 
-// Whether git's core.fsync asks for refs to be synced. The value is a comma-separated list
-// of components added to git's default set ("-name" removes one, "none" empties the set).
-// The default set leaves refs out, so refs are synced exactly when a name that is not
-// negated matches a component that includes them (reference, committed, added, all); a
-// name matches every component it is a prefix of, as in git.
-bool FsyncsRefs(const std::optional<std::string>& value) {
-  if (!value) return false;
-  constexpr std::string_view kWithRefs[] = {"reference", "committed", "added", "all"};
-  std::string_view rest = *value;
-  while (!rest.empty()) {
-    size_t start = rest.find_first_not_of(", \t\n\r");
-    if (start == std::string_view::npos) break;
-    rest.remove_prefix(start);
-    std::string_view token = rest.substr(0, rest.find(','));
-    rest.remove_prefix(token.size());
-    if (token.empty() || token[0] == '-') continue;
-    for (std::string_view name : kWithRefs) {
-      if (name.substr(0, token.size()) == token) return true;
-    }
-  }
-  return false;
-}
-
 // git's notion of a name that belongs to the worktree that says it: root-ref syntax (the
 // empty name included) or one of the per-worktree hierarchies.
 bool NamesOwnWorktreeRef(std::string_view name) { return name.empty() || IsPerWorktreeRef(name); }
@@ -237,7 +214,7 @@ Result<std::unique_ptr<GitRepo>> GitRepo::Open(const std::string& git_dir, Stack
   // Sync tables and tables.list exactly when git would; kFull, reftab's own stronger mode,
   // is kept whenever a caller asks for it.
   if (base.durability != Durability::kFull) {
-    base.durability = FsyncsRefs(cfg.Get("core.fsync")) ? Durability::kGit : Durability::kNone;
+    base.durability = CoreFsyncIncludesRefs(cfg) ? Durability::kGit : Durability::kNone;
   }
 
   auto main = Stack::Open(repo->common_dir_ + "/reftable", base);
