@@ -1,6 +1,5 @@
 #include "cli/stack_access.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -10,15 +9,6 @@
 #include "store/git_dir.h"
 
 namespace reftab::cli {
-namespace {
-
-bool IsDir(const std::string& p) {
-  struct stat st;
-  return stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-}  // namespace
-
 Result<std::unique_ptr<TableReader>> OpenTableFile(const std::string& path) {
   auto file = PosixFileSystem()->OpenRead(path);
   if (!file.ok()) return file.status();
@@ -35,25 +25,17 @@ StackOptions CliStackOptions() {
 }
 
 Result<std::unique_ptr<Store>> OpenStore(const GlobalOptions& g, GitRepoAccess access) {
-  if (!g.stack_dir.empty()) {
-    if (!IsDir(g.stack_dir)) return Status::NotFound(g.stack_dir + ": no such directory");
-    return GitRefStore::OpenStack(g.stack_dir, CliStackOptions());
-  }
+  // A missing directory is refused by the store (Stack::Open, GitRepo::Open), naming it.
+  if (!g.stack_dir.empty()) return GitRefStore::OpenStack(g.stack_dir, CliStackOptions());
   std::string git_dir = g.git_dir;
   if (git_dir.empty()) {
     REFTAB_ASSIGN_OR_RETURN(git_dir, DiscoverGitDir());
-  }
-  if (!IsDir(git_dir + "/reftable") && !PosixFileSystem()->ReadFile(git_dir + "/commondir").ok()) {
-    return Status::NotFound(git_dir + ": no reftable directory (not a reftable repository?)");
   }
   return GitRefStore::OpenRepo(git_dir, CliStackOptions(), access);
 }
 
 Result<std::unique_ptr<Stack>> OpenSelectedStack(const GlobalOptions& g) {
-  if (!g.stack_dir.empty()) {
-    if (!IsDir(g.stack_dir)) return Status::NotFound(g.stack_dir + ": no such directory");
-    return Stack::Open(g.stack_dir, CliStackOptions());
-  }
+  if (!g.stack_dir.empty()) return Stack::Open(g.stack_dir, CliStackOptions());
   REFTAB_ASSIGN_OR_RETURN(auto store, OpenStore(g, GitRepoAccess::kReadOnly));
   StackOptions opts = store->main_stack().options();
   return Stack::Open(store->main_stack().dir(), opts);

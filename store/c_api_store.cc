@@ -20,8 +20,8 @@ StackOptions BaseOptions(reftab_hash hash, unsigned flags) {
   return options;
 }
 
-// Stack::Open takes a missing folder for an empty stack; a caller of the C API who names a
-// folder that is not there has made a mistake we can tell about.
+// Stack::Open and GitRepo::Open refuse a missing folder too; this names it as the C caller
+// knows it (which argument it was).
 Status RequireDir(const std::string& path, std::string_view what) {
   struct stat st;
   if (stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {

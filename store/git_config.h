@@ -152,6 +152,10 @@ uint32_t ApplySharedRepository(int shared, uint32_t mode);
 // The permission bits git gives the files its reftable backend creates (tables and
 // tables.list): calc_shared_perm(0666 & ~umask).
 Result<uint32_t> SharedFilePermissions(const GitConfig& config, uint32_t umask);
+// Whether core.fsync asks for refs to be synced (git's "reference" component, also in
+// "committed", "added" and "all"): what makes git sync loose refs, packed-refs, tables and
+// tables.list. Not by default.
+bool CoreFsyncIncludesRefs(const GitConfig& config);
 // The process's umask, read without changing it where the system allows (Linux
 // /proc/self/status), else by setting and restoring it.
 uint32_t CurrentUmask();

@@ -122,4 +122,28 @@ uint32_t CurrentUmask() {
   return uint32_t(mask);
 }
 
+// The value is a comma-separated list
+// of components added to git's default set ("-name" removes one, "none" empties the set).
+// The default set leaves refs out, so refs are synced exactly when a name that is not
+// negated matches a component that includes them (reference, committed, added, all); a
+// name matches every component it is a prefix of, as in git.
+bool CoreFsyncIncludesRefs(const GitConfig& config) {
+  const std::optional<std::string> value = config.Get("core.fsync");
+  if (!value) return false;
+  constexpr std::string_view kWithRefs[] = {"reference", "committed", "added", "all"};
+  std::string_view rest = *value;
+  while (!rest.empty()) {
+    size_t start = rest.find_first_not_of(", \t\n\r");
+    if (start == std::string_view::npos) break;
+    rest.remove_prefix(start);
+    std::string_view token = rest.substr(0, rest.find(','));
+    rest.remove_prefix(token.size());
+    if (token.empty() || token[0] == '-') continue;
+    for (std::string_view name : kWithRefs) {
+      if (name.substr(0, token.size()) == token) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace reftab

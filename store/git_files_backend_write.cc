@@ -121,7 +121,7 @@ class TreeWriter {
     (void)fd;
     return Status::Ok();
   }
-  Status WriteFile(std::string_view rel, std::string_view contents) {
+  Status WriteFile(std::string_view rel, std::string_view contents, bool sync = false) {
     size_t slash = rel.rfind('/');
     std::string_view dir = slash == std::string_view::npos ? "" : rel.substr(0, slash);
     std::string base(slash == std::string_view::npos ? rel : rel.substr(slash + 1));
@@ -136,6 +136,7 @@ class TreeWriter {
       if (n <= 0) return Errno(path);
       contents.remove_prefix(size_t(n));
     }
+    if (sync && fsync(fd.get()) != 0) return Errno(path);
     if (close(fd.Release()) != 0) return Errno(path);
     return Status::Ok();
   }
@@ -190,12 +191,12 @@ bool IsLooseInFiles(const RefRecord& ref) {
 }
 
 Result<std::unique_ptr<PackedRefsWriter>> PackedRefsWriter::Create(const std::string& path,
-                                                                   uint32_t mode,
-                                                                   size_t hash_size) {
+                                                                   uint32_t mode, size_t hash_size,
+                                                                   bool sync) {
   REFTAB_ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file,
                           PosixFileSystem()->Create(path, true));
   REFTAB_RETURN_IF_ERROR(PosixFileSystem()->Chmod(path, mode));
-  std::unique_ptr<PackedRefsWriter> w(new PackedRefsWriter(std::move(file), hash_size));
+  std::unique_ptr<PackedRefsWriter> w(new PackedRefsWriter(std::move(file), hash_size, sync));
   w->buf_.reserve(kFlushAt + 4096);
   w->buf_ += kPackedRefsHeader;
   return w;
@@ -218,6 +219,7 @@ Status PackedRefsWriter::Flush() {
 
 Status PackedRefsWriter::Finish() {
   REFTAB_RETURN_IF_ERROR(Flush());
+  if (sync_) REFTAB_RETURN_IF_ERROR(file_->Sync());
   return file_->Close();
 }
 
@@ -297,7 +299,7 @@ Status WriteFilesLayout(const std::string& dir, const FilesLayout& layout,
     std::string contents = r.value_type == RefValueType::kSymref
                                ? "ref: " + r.target + "\n"
                                : HexId(r.value, options.hash_size) + "\n";
-    REFTAB_RETURN_IF_ERROR(tree.WriteFile(r.refname, contents));
+    REFTAB_RETURN_IF_ERROR(tree.WriteFile(r.refname, contents, options.sync_refs));
   }
   std::string text;
   for (const FilesReflog& log : layout.reflogs) {

@@ -44,19 +44,21 @@ bool IsLooseInFiles(const RefRecord& ref);
 // order with valid names; they are not checked again.
 class PackedRefsWriter {
  public:
-  // Creates `path` (which must not exist) with `mode`.
+  // Creates `path` (which must not exist) with `mode`; with `sync`, Finish() syncs it
+  // before closing it (core.fsync asks for refs: CoreFsyncIncludesRefs).
   static Result<std::unique_ptr<PackedRefsWriter>> Create(const std::string& path, uint32_t mode,
-                                                          size_t hash_size);
+                                                          size_t hash_size, bool sync = false);
   Status Add(const RefRecord& ref);
   Status Finish();
   uint64_t count() const { return count_; }
 
  private:
-  PackedRefsWriter(std::unique_ptr<WritableFile> file, size_t hash_size)
-      : file_(std::move(file)), hash_size_(hash_size) {}
+  PackedRefsWriter(std::unique_ptr<WritableFile> file, size_t hash_size, bool sync)
+      : file_(std::move(file)), hash_size_(hash_size), sync_(sync) {}
   Status Flush();
   std::unique_ptr<WritableFile> file_;
   size_t hash_size_;
+  bool sync_;
   std::string buf_;
   uint64_t count_ = 0;
 };
@@ -78,6 +80,9 @@ struct FilesWriteOptions {
   size_t hash_size = 20;
   uint32_t file_mode = 0644;  // every file created (git: 0666 & ~umask, or core.sharedRepository)
   uint32_t dir_mode = 0755;   // every directory created
+  // Sync each loose ref before closing it (core.fsync asks for refs); reflogs are not
+  // synced, as git's files backend does not sync them.
+  bool sync_refs = false;
 };
 
 // Writes `layout` into the existing directory `dir` (new files only): refs/heads/ and

@@ -140,6 +140,8 @@ Result<RepoFacts> ReadFacts(const std::string& git_dir) {
   if (s.restart_interval > 0) f.write_options.restart_interval = s.restart_interval;
   f.write_options.index_objects = s.index_objects;
   REFTAB_RETURN_IF_ERROR(ValidateWriteOptions(f.write_options));
+  // The same rule as every other write of refs (GitRepo::Open's durability).
+  f.sync_refs = CoreFsyncIncludesRefs(f.config);
   return f;
 }
 

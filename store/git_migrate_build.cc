@@ -13,6 +13,7 @@
 #include "store/git_files_backend_read.h"
 #include "store/git_files_backend_write.h"
 #include "store/git_migrate_internal.h"
+#include "store/git_reflog.h"
 #include "store/git_repo.h"
 #include "store/progress.h"
 #include "store/refname.h"
@@ -126,6 +127,7 @@ Status WriteTable(const RepoFacts& repo, std::vector<RefRecord>* refs,
     }
   }
   REFTAB_RETURN_IF_ERROR(writer.Finish());
+  if (repo.sync_refs) REFTAB_RETURN_IF_ERROR(sink.Sync());
   REFTAB_RETURN_IF_ERROR(sink.Close());
   if (writer.stats().empty) {
     unlink(path.c_str());  // git adds no empty table to a stack
@@ -186,6 +188,9 @@ Status ReadReftableLogs(const Snapshot& snap, FilesLayout* layout, Progress* pro
   LogRecord l;
   while (it.Next(&l)) {
     phase.Tick();
+    // git's reflog readers never see an existence marker, so its migration writes no entry
+    // for one (and no file for a reflog that has nothing else).
+    if (IsReflogExistenceMarker(l, snap.hash_size())) continue;
     if (layout->reflogs.empty() || layout->reflogs.back().refname != l.refname) {
       layout->reflogs.push_back({l.refname, {}});
     }
@@ -231,9 +236,10 @@ void NormalizeEntry(LogRecord* log) {
   log->message = NormalizeReflogMessage(log->message);
 }
 
-Status WriteNewFile(const std::string& path, std::string_view contents, uint32_t mode) {
+Status WriteNewFile(const std::string& path, std::string_view contents, uint32_t mode, bool sync) {
   REFTAB_ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> f, PosixFileSystem()->Create(path, true));
   REFTAB_RETURN_IF_ERROR(f->Append(contents));
+  if (sync) REFTAB_RETURN_IF_ERROR(f->Sync());
   REFTAB_RETURN_IF_ERROR(f->Close());
   return PosixFileSystem()->Chmod(path, mode);
 }
@@ -263,7 +269,8 @@ Status BuildReftable(const RepoFacts& repo, const MigrateOptions& options, const
   std::string list;
   REFTAB_RETURN_IF_ERROR(
       WriteTable(repo, &refs.refs, &logs, temp + "/reftable", &list, options.progress));
-  REFTAB_RETURN_IF_ERROR(WriteNewFile(temp + "/reftable/tables.list", list, repo.file_mode));
+  REFTAB_RETURN_IF_ERROR(
+      WriteNewFile(temp + "/reftable/tables.list", list, repo.file_mode, repo.sync_refs));
   REFTAB_RETURN_IF_ERROR(WriteStubs(repo, temp));
   result->refs = refs.refs.size();
   result->reflogs = logs.size();
@@ -280,9 +287,9 @@ Status BuildFiles(const RepoFacts& repo, const MigrateOptions& options, const st
   std::shared_ptr<const Snapshot> snap = git->main_stack().snapshot();
   FilesLayout layout;
   std::vector<RefProblem> problems;
-  REFTAB_ASSIGN_OR_RETURN(
-      std::unique_ptr<PackedRefsWriter> packed,
-      PackedRefsWriter::Create(temp + "/packed-refs", repo.file_mode, repo.hash_size));
+  REFTAB_ASSIGN_OR_RETURN(std::unique_ptr<PackedRefsWriter> packed,
+                          PackedRefsWriter::Create(temp + "/packed-refs", repo.file_mode,
+                                                   repo.hash_size, repo.sync_refs));
   REFTAB_RETURN_IF_ERROR(
       ReadReftableRefs(*snap, &layout, packed.get(), &problems, options.progress));
   REFTAB_RETURN_IF_ERROR(packed->Finish());
@@ -306,7 +313,7 @@ Status BuildFiles(const RepoFacts& repo, const MigrateOptions& options, const st
   }
   REFTAB_RETURN_IF_ERROR(Settle(problems, true, &layout.loose, &RefRecord::refname, result));
   REFTAB_RETURN_IF_ERROR(Settle(log_names, true, &layout.reflogs, &FilesReflog::refname, result));
-  FilesWriteOptions wo{repo.hash_size, repo.file_mode, repo.dir_mode};
+  FilesWriteOptions wo{repo.hash_size, repo.file_mode, repo.dir_mode, repo.sync_refs};
   {
     ProgressPhase phase(options.progress, "Writing refs", 0);
     REFTAB_RETURN_IF_ERROR(WriteFilesLayout(temp, layout, wo));

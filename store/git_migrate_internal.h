@@ -25,6 +25,7 @@ struct RepoFacts {
   uint32_t file_mode = 0644;   // new files (core.sharedRepository over the umask)
   uint32_t dir_mode = 0755;    // new directories
   WriteOptions write_options;  // the reftable.* settings
+  bool sync_refs = false;      // core.fsync includes refs: what holds refs is synced
 };
 
 // git's crud rule for identities (fmt_ident): leading and trailing bytes <= ' ' and
@@ -45,7 +46,8 @@ Status BuildFiles(const RepoFacts& repo, const MigrateOptions& options, const st
                   MigrateResult* result);
 
 // Writes `contents` to the new file `path` with `mode` (O_EXCL: never over a file).
-Status WriteNewFile(const std::string& path, std::string_view contents, uint32_t mode);
+Status WriteNewFile(const std::string& path, std::string_view contents, uint32_t mode,
+                    bool sync = false);
 
 }  // namespace reftab::migrate
 

@@ -63,8 +63,17 @@ size_t GitRefStore::hash_size() const {
   return s.snapshot()->hash_size();
 }
 
+Result<GitRefLocation> GitRefStore::Locate(std::string_view refname) {
+  if (repo_) return repo_->Locate(refname);
+  GitRefLocation at;
+  at.stack = stack_.get();
+  at.key = refname;
+  return at;
+}
+
 Status GitRefStore::ReadRef(std::string_view refname, RefRecord* ref, bool* found) {
-  return StackFor(refname).snapshot()->ReadRef(refname, ref, found);
+  if (repo_) return repo_->ReadRef(refname, ref, found);
+  return stack_->snapshot()->ReadRef(refname, ref, found);
 }
 
 Status GitRefStore::ForEachRef(std::string_view prefix,
@@ -128,10 +137,12 @@ bool LogsByDefault(LogRefUpdates mode, std::string_view name) {
 
 Status GitRefStore::ReflogExists(std::string_view refname, bool* exists) {
   *exists = false;
-  MergedLogIterator it = StackFor(refname).snapshot()->NewLogIterator();
-  REFTAB_RETURN_IF_ERROR(it.Seek(refname));
+  REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, Locate(refname));
+  if (!at.stack) return Status::Ok();
+  MergedLogIterator it = at.stack->snapshot()->NewLogIterator();
+  REFTAB_RETURN_IF_ERROR(it.Seek(at.key));
   LogRecord l;
-  while (it.Next(&l) && l.refname == refname) {
+  while (it.Next(&l) && l.refname == at.key) {
     if (!l.is_deletion()) {
       *exists = true;
       return Status::Ok();

@@ -66,12 +66,16 @@ class GitRefStore {
   Stack& main_stack() { return repo_ ? repo_->main_stack() : *stack_; }
   // The stack that stores `refname` (a linked worktree keeps its own refs apart).
   Stack& StackFor(std::string_view refname) { return repo_ ? repo_->StackFor(refname) : *stack_; }
+  // Where git reads and writes `refname`, other worktrees' names included (GitRepo::Locate);
+  // over a bare directory, that stack and the name as given.
+  Result<GitRefLocation> Locate(std::string_view refname);
   size_t hash_size() const;
   // The repository's object database (existence, types, tag peeling), or nullptr over a bare
   // directory or a git directory without objects/, where object ids are taken on trust.
   GitObjects* objects() { return objects_.get(); }
 
-  // The record stored under exactly `refname` (no symref following; tombstones: not found).
+  // The record stored under exactly `refname` where Locate says (no symref following;
+  // tombstones: not found). Its refname is `refname` as asked.
   Status ReadRef(std::string_view refname, RefRecord* ref, bool* found);
   // Every live ref whose name starts with `prefix`, in name order; `fn` returns false to stop.
   Status ForEachRef(std::string_view prefix, const std::function<bool(const RefRecord&)>& fn);
@@ -80,7 +84,7 @@ class GitRefStore {
   Status Resolve(std::string_view refname, ResolvedRef* out);
 
   LogRefUpdates log_all_ref_updates() const;
-  // Whether `refname` has at least one live reflog entry.
+  // Whether `refname` has at least one live reflog entry (where Locate says).
   Status ReflogExists(std::string_view refname, bool* exists);
   // Whether an update of `refname` writes a reflog entry without --create-reflog.
   Status ShouldWriteLog(std::string_view refname, bool* log);

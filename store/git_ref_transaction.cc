@@ -170,7 +170,7 @@ Status GitRefTransaction::SplitAtSymref(size_t i) {
   next.old_value = updates_[i].old_value;
   next.flags = updates_[i].flags;
   next.message = updates_[i].message;
-  next.via_head = updates_[i].via_head || updates_[i].refname == "HEAD";
+  next.via_head = updates_[i].via_head || WorktreeRefKey(updates_[i].refname) == "HEAD";
   next.parent = int(i);
   refnames_.insert(referent);
   updates_[i].log_only = true;
@@ -213,8 +213,10 @@ Status GitRefTransaction::CheckOldValue(const Item& u) const {
 
 Status GitRefTransaction::PrepareItem(size_t i, std::vector<size_t>* to_check) {
   const size_t hs = store_->hash_size();
+  // As git, by the name within its stack: worktrees/<id>/HEAD counts as a HEAD here.
+  const std::string_view key = WorktreeRefKey(updates_[i].refname);
   if (!updates_[i].log_only && !updates_[i].via_head && !head_target_.empty() &&
-      updates_[i].refname == head_target_) {
+      key == head_target_) {
     REFTAB_RETURN_IF_ERROR(AddHeadLogIfItsBranch(i));
   }
   Item& u = updates_[i];
@@ -293,10 +295,21 @@ Status GitRefTransaction::CheckAvailable(const std::vector<size_t>& to_check) {
   return Status::Ok();
 }
 
+// git locks every stack the transaction touches before it looks at any ref; another
+// worktree's stack that is not there cannot be locked, whatever the update.
+Status GitRefTransaction::CheckStacksExist() {
+  for (const Item& u : updates_) {
+    REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, store_->Locate(u.refname));
+    if (!at.stack) return Status::IoError("reftable: transaction prepare: I/O error");
+  }
+  return Status::Ok();
+}
+
 Status GitRefTransaction::Prepare() {
   if (state_ != State::kOpen) return Status::InvalidArgument("transaction is not open");
   state_ = State::kClosed;  // a failed prepare closes it, as in git
   REFTAB_RETURN_IF_ERROR(RejectDuplicates());
+  REFTAB_RETURN_IF_ERROR(CheckStacksExist());
   RefRecord head;
   bool head_found = false;
   REFTAB_RETURN_IF_ERROR(store_->ReadRef("HEAD", &head, &head_found));
@@ -364,12 +377,19 @@ Status GitRefTransaction::Write() {
   for (const Item& u : updates_) {
     phase.Tick();
     if (!u.queued) continue;
-    Stack* stack = &store_->StackFor(u.refname);
-    Transaction& tx = txs.try_emplace(stack, stack).first->second;
+    REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, store_->Locate(u.refname));
+    Transaction& tx = txs.try_emplace(at.stack, at.stack).first->second;
     const bool is_symref = u.exists && u.current.value_type == RefValueType::kSymref;
     std::optional<RefValue> pin;
     if (u.old_value && (u.old_value->type == RefValueType::kSymref || !is_symref)) {
       pin = u.old_value;
+    }
+    // git checks the value under the name the ref has in its stack but writes the name as
+    // given (worktrees/<id>/HEAD is read as HEAD there and written as worktrees/<id>/HEAD).
+    // Nothing is ever stored under the empty name that "worktrees/<id>" reads.
+    if (pin && at.key != u.refname) {
+      if (!u.log_only && !at.key.empty()) tx.Verify(std::string(at.key), *pin);
+      pin.reset();
     }
     if (!u.new_value) {
       if (!u.log_only && pin) tx.Verify(u.refname, *pin);
@@ -393,12 +413,15 @@ Status GitRefTransaction::Write() {
   // The conflict checks ran before the stack's lock; that no parent directory of a new name
   // has become a ref since, and nothing has appeared below it, is checked again under it.
   for (const std::string& dir : free_dirs_) {
-    Stack* stack = &store_->StackFor(dir);
-    auto it = txs.find(stack);
-    if (it != txs.end()) it->second.Verify(dir, RefValue::Absent());
+    REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, store_->Locate(dir));
+    auto it = txs.find(at.stack);
+    if (it != txs.end() && !at.key.empty()) {
+      it->second.Verify(std::string(at.key), RefValue::Absent());
+    }
   }
   for (const std::string& name : new_names_) {
-    auto it = txs.find(&store_->StackFor(name));
+    REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, store_->Locate(name));
+    auto it = txs.find(at.stack);
     if (it != txs.end()) it->second.VerifyNoneBelow(name + "/", name);
   }
   for (auto& [stack, tx] : txs) REFTAB_RETURN_IF_ERROR(tx.Commit());

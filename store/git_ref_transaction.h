@@ -93,6 +93,7 @@ class GitRefTransaction {
   Status CheckObject(const std::string& refname, RefValue* value);
   const std::string& OriginalName(const Item& item) const;
   Status RejectDuplicates() const;
+  Status CheckStacksExist();
   Status PrepareItem(size_t i, std::vector<size_t>* to_check);
   Status AddHeadLogIfItsBranch(size_t i);
   Status SplitAtSymref(size_t i);

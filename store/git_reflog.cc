@@ -13,15 +13,23 @@ bool IsZero(const ObjectId& id, size_t hash_size) {
   return std::all_of(id.begin(), id.begin() + long(hash_size), [](uint8_t b) { return b == 0; });
 }
 
-// The live log records of `refname` in table order (newest first), markers included.
-Status ReadLiveLogs(GitRefStore& store, std::string_view refname, std::vector<LogRecord>* out) {
+// The live log records stored under `key` in table order (newest first), markers included.
+Status LiveLogsIn(const Snapshot& snap, std::string_view key, std::vector<LogRecord>* out) {
   out->clear();
-  MergedLogIterator it = store.StackFor(refname).snapshot()->NewLogIterator();
+  MergedLogIterator it = snap.NewLogIterator();
   it.set_suppress_deletions(true);
-  REFTAB_RETURN_IF_ERROR(it.Seek(refname));
+  REFTAB_RETURN_IF_ERROR(it.Seek(key));
   LogRecord l;
-  while (it.Next(&l) && l.refname == refname) out->push_back(l);
+  while (it.Next(&l) && l.refname == key) out->push_back(l);
   return it.status();
+}
+
+// The live entries stored under `key` (ReadReflog's list).
+Status EntriesIn(const Snapshot& snap, std::string_view key, std::vector<LogRecord>* out) {
+  REFTAB_RETURN_IF_ERROR(LiveLogsIn(snap, key, out));
+  const size_t hs = snap.hash_size();
+  std::erase_if(*out, [hs](const LogRecord& l) { return IsReflogExistenceMarker(l, hs); });
+  return Status::Ok();
 }
 
 // Names with a live log record in one stack, each once, in name order.
@@ -69,12 +77,10 @@ bool IsReflogExistenceMarker(const LogRecord& log, size_t hash_size) {
 }
 
 Status ReadReflog(GitRefStore& store, std::string_view refname, std::vector<LogRecord>* out) {
-  REFTAB_RETURN_IF_ERROR(ReadLiveLogs(store, refname, out));
-  const size_t hs = store.hash_size();
-  out->erase(std::remove_if(out->begin(), out->end(),
-                            [hs](const LogRecord& l) { return IsReflogExistenceMarker(l, hs); }),
-             out->end());
-  return Status::Ok();
+  out->clear();
+  REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, store.Locate(refname));
+  if (!at.stack) return Status::Ok();
+  return EntriesIn(*at.stack->snapshot(), at.key, out);
 }
 
 Status ListReflogs(GitRefStore& store, std::vector<std::string>* names) {
@@ -211,11 +217,11 @@ Status DecideEntries(const std::vector<LogRecord>& logs, const ReflogExpireFlags
 }
 
 // The ref's own value: zero for a symref or a missing ref (git reads it without following).
-Status OwnValue(GitRefStore& store, std::string_view refname, ObjectId* id) {
+Status OwnValue(const Snapshot& snap, std::string_view key, ObjectId* id) {
   *id = ObjectId{};
   RefRecord rec;
   bool found = false;
-  REFTAB_RETURN_IF_ERROR(store.ReadRef(refname, &rec, &found));
+  REFTAB_RETURN_IF_ERROR(snap.ReadRef(key, &rec, &found));
   if (found && rec.value_type != RefValueType::kSymref) *id = rec.value;
   return Status::Ok();
 }
@@ -236,37 +242,56 @@ Status UpdatedValue(GitRefStore& store, const ObjectId& id, RefValue* value) {
   return Status::Ok();
 }
 
-}  // namespace
-
-Status ExpireReflog(GitRefStore& store, std::string_view refname, const ReflogExpireFlags& flags,
+// An expiry decided on `snap`: the entries stored under `key` there, the policy's verdict on
+// each, and the records that write it into `tx`.
+Status DecideExpiry(GitRefStore& store, const Snapshot& snap, const std::string& key,
+                    const ReflogExpireFlags& flags,
                     const std::function<Status(const ObjectId& tip)>& prepare,
-                    const ReflogPruneFn& prune) {
-  const size_t hs = store.hash_size();
+                    const ReflogPruneFn& prune, Transaction* tx) {
+  const size_t hs = snap.hash_size();
   std::vector<LogRecord> logs;
-  REFTAB_RETURN_IF_ERROR(ReadReflog(store, refname, &logs));
+  REFTAB_RETURN_IF_ERROR(EntriesIn(snap, key, &logs));
   ObjectId tip{};
-  REFTAB_RETURN_IF_ERROR(OwnValue(store, refname, &tip));
+  REFTAB_RETURN_IF_ERROR(OwnValue(snap, key, &tip));
   if (prepare) REFTAB_RETURN_IF_ERROR(prepare(tip));
   std::vector<LogRecord> decided;
   ObjectId last_kept{};
   bool any_kept = false;
   REFTAB_RETURN_IF_ERROR(DecideEntries(logs, flags, prune, &decided, &last_kept, &any_kept));
   if (flags.dry_run) return Status::Ok();
-
-  Transaction tx = store.StackFor(refname).NewTransaction();
   if (flags.update_ref && any_kept && !IsZero(tip, hs)) {
     RefValue value;
     REFTAB_RETURN_IF_ERROR(UpdatedValue(store, last_kept, &value));
-    tx.Update(std::string(refname), value);
+    tx->Update(key, value);
   }
   if (!any_kept) {
     // No entry left: the reflog stays, as an existence marker (all ids zero).
     LogRecord marker;
-    marker.refname = std::string(refname);
+    marker.refname = key;
     marker.value_type = LogValueType::kUpdate;
-    tx.AddLogRecord(std::move(marker));
+    tx->AddLogRecord(std::move(marker));
   }
-  for (LogRecord& l : decided) tx.AddLogRecord(std::move(l), /*keep_update_index=*/true);
+  for (LogRecord& l : decided) tx->AddLogRecord(std::move(l), /*keep_update_index=*/true);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ExpireReflog(GitRefStore& store, std::string_view refname, const ReflogExpireFlags& flags,
+                    const std::function<Status(const ObjectId& tip)>& prepare,
+                    const ReflogPruneFn& prune) {
+  // git expires another worktree's reflog (worktrees/<id>/HEAD) under the name it has there.
+  REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, store.Locate(refname));
+  if (!at.stack) return Status::IoError("no reftable stack for '" + std::string(refname) + "'");
+  const std::string key(at.key);
+  Transaction tx = at.stack->NewTransaction();
+  if (flags.dry_run)
+    return DecideExpiry(store, *at.stack->snapshot(), key, flags, prepare, prune, &tx);
+  // As git, the entries are read under the stack's lock: an entry another writer adds while
+  // this runs is either seen and decided on, or added after this commit; never dropped.
+  tx.DecideUnderLock([&](const Snapshot& locked, Transaction* locked_tx) {
+    return DecideExpiry(store, locked, key, flags, prepare, prune, locked_tx);
+  });
   return tx.Commit();
 }
 

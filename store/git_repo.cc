@@ -121,30 +121,48 @@ Status ApplyWriteSettings(const GitConfig& cfg, uint32_t umask, StackOptions* op
   return ValidateWriteOptions(opts->write_options).WithContext("reftable config");
 }
 
-// Whether git's core.fsync asks for refs to be synced. The value is a comma-separated list
-// of components added to git's default set ("-name" removes one, "none" empties the set).
-// The default set leaves refs out, so refs are synced exactly when a name that is not
-// negated matches a component that includes them (reference, committed, added, all); a
-// name matches every component it is a prefix of, as in git.
-bool FsyncsRefs(const std::optional<std::string>& value) {
-  if (!value) return false;
-  constexpr std::string_view kWithRefs[] = {"reference", "committed", "added", "all"};
-  std::string_view rest = *value;
-  while (!rest.empty()) {
-    size_t start = rest.find_first_not_of(", \t\n\r");
-    if (start == std::string_view::npos) break;
-    rest.remove_prefix(start);
-    std::string_view token = rest.substr(0, rest.find(','));
-    rest.remove_prefix(token.size());
-    if (token.empty() || token[0] == '-') continue;
-    for (std::string_view name : kWithRefs) {
-      if (name.substr(0, token.size()) == token) return true;
+// git's notion of a name that belongs to the worktree that says it: root-ref syntax (the
+// empty name included) or one of the per-worktree hierarchies.
+bool NamesOwnWorktreeRef(std::string_view name) { return name.empty() || IsPerWorktreeRef(name); }
+
+// How git parses a name that may address another worktree's refs (its parse_worktree_ref):
+// "worktrees/<id>/<name>" with a per-worktree <name>, or "worktrees/<id>" alone (<name>
+// empty), names worktree <id>'s; "main-worktree/<name>" the main worktree's. Anything else
+// (also "worktrees/<id>/refs/heads/x") is an ordinary name.
+struct WorktreePrefix {
+  enum class Kind : uint8_t { kNone, kMain, kOther };
+  Kind kind = Kind::kNone;
+  std::string_view id;   // kOther
+  std::string_view key;  // kMain, kOther: the name within that worktree
+};
+
+WorktreePrefix ParseWorktreePrefix(std::string_view name) {
+  constexpr std::string_view kOther = "worktrees/", kMain = "main-worktree/";
+  WorktreePrefix p;
+  if (name.substr(0, kOther.size()) == kOther) {
+    std::string_view rest = name.substr(kOther.size());
+    size_t slash = rest.find('/');
+    std::string_view key = slash == std::string_view::npos ? "" : rest.substr(slash + 1);
+    if (NamesOwnWorktreeRef(key)) {
+      p.kind = WorktreePrefix::Kind::kOther;
+      p.id = rest.substr(0, slash);
+      p.key = key;
+      return p;
     }
   }
-  return false;
+  if (name.substr(0, kMain.size()) == kMain && NamesOwnWorktreeRef(name.substr(kMain.size()))) {
+    p.kind = WorktreePrefix::Kind::kMain;
+    p.key = name.substr(kMain.size());
+  }
+  return p;
 }
 
 }  // namespace
+
+std::string_view WorktreeRefKey(std::string_view refname) {
+  WorktreePrefix p = ParseWorktreePrefix(refname);
+  return p.kind == WorktreePrefix::Kind::kNone ? refname : p.key;
+}
 
 bool IsPerWorktreeRef(std::string_view name) {
   for (std::string_view p : {"refs/bisect/", "refs/worktree/", "refs/rewritten/"}) {
@@ -160,10 +178,16 @@ bool IsPerWorktreeRef(std::string_view name) {
 Result<std::unique_ptr<GitRepo>> GitRepo::Open(const std::string& git_dir, StackOptions base,
                                                GitRepoAccess access) {
   FileSystem* fs = base.fs ? base.fs : PosixFileSystem();
+  // git's words for a git directory that is not there; a repository without the main stack
+  // is not one reftab can read (a files-backend one).
+  if (!fs->Stat(git_dir).ok()) return Status::NotFound("not a git repository: '" + git_dir + "'");
   std::unique_ptr<GitRepo> repo(new GitRepo());
   repo->git_dir_ = git_dir;
   repo->common_dir_ = ReadCommonDir(fs, git_dir);
   const bool linked = repo->common_dir_ != git_dir;
+  if (!fs->Stat(repo->common_dir_ + "/reftable").ok()) {
+    return Status::NotFound(git_dir + ": no reftable directory (not a reftable repository?)");
+  }
 
   REFTAB_ASSIGN_OR_RETURN(repo->config_, LoadRepositoryConfig(fs, git_dir, repo->common_dir_));
   const GitConfig& cfg = repo->config_;
@@ -186,17 +210,21 @@ Result<std::unique_ptr<GitRepo>> GitRepo::Open(const std::string& git_dir, Stack
     repo->log_all_ref_updates_ = LogRefUpdates::kUnset;
   }
   base.file_mode = repo->file_mode_;
+  repo->stack_options_ = base;
   // Sync tables and tables.list exactly when git would; kFull, reftab's own stronger mode,
   // is kept whenever a caller asks for it.
   if (base.durability != Durability::kFull) {
-    base.durability = FsyncsRefs(cfg.Get("core.fsync")) ? Durability::kGit : Durability::kNone;
+    base.durability = CoreFsyncIncludesRefs(cfg) ? Durability::kGit : Durability::kNone;
   }
 
   auto main = Stack::Open(repo->common_dir_ + "/reftable", base);
   if (!main.ok()) return main.status();
   repo->main_ = std::move(*main);
   if (linked) {
-    auto wt = Stack::Open(git_dir + "/reftable", base);
+    // git reads a linked worktree whose reftable directory is missing as one without refs.
+    StackOptions own = base;
+    own.missing_dir_is_empty = true;
+    auto wt = Stack::Open(git_dir + "/reftable", own);
     if (!wt.ok()) return wt.status();
     repo->worktree_ = std::move(*wt);
   }
@@ -207,8 +235,42 @@ Stack& GitRepo::StackFor(std::string_view refname) {
   return worktree_ && IsPerWorktreeRef(refname) ? *worktree_ : *main_;
 }
 
+Result<GitRefLocation> GitRepo::Locate(std::string_view refname) {
+  WorktreePrefix p = ParseWorktreePrefix(refname);
+  GitRefLocation at;
+  at.key = p.kind == WorktreePrefix::Kind::kNone ? refname : p.key;
+  if (p.kind == WorktreePrefix::Kind::kNone) {
+    at.stack = &StackFor(refname);
+    return at;
+  }
+  if (p.kind == WorktreePrefix::Kind::kMain) {
+    at.stack = main_.get();
+    return at;
+  }
+  auto it = other_worktrees_.find(p.id);
+  if (it == other_worktrees_.end()) {
+    // The path as git builds it from the id; a worktree that is not there has no stack.
+    const std::string dir = common_dir_ + "/worktrees/" + std::string(p.id) + "/reftable";
+    FileSystem* fs = stack_options_.fs ? stack_options_.fs : PosixFileSystem();
+    std::unique_ptr<Stack> stack;
+    if (fs->Stat(dir).ok()) {
+      auto opened = Stack::Open(dir, stack_options_);
+      if (!opened.ok()) return opened.status();
+      stack = std::move(*opened);
+    }
+    it = other_worktrees_.emplace(std::string(p.id), std::move(stack)).first;
+  }
+  at.stack = it->second.get();
+  return at;
+}
+
 Status GitRepo::ReadRef(std::string_view refname, RefRecord* ref, bool* found) {
-  return StackFor(refname).snapshot()->ReadRef(refname, ref, found);
+  *found = false;
+  REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, Locate(refname));
+  if (!at.stack) return Status::Ok();
+  REFTAB_RETURN_IF_ERROR(at.stack->snapshot()->ReadRef(at.key, ref, found));
+  if (*found) ref->refname = std::string(refname);  // as asked, not as stored there
+  return Status::Ok();
 }
 
 Status GitRepo::ForEachRef(std::string_view prefix,

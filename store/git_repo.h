@@ -6,6 +6,7 @@
 #define REFTAB_STORE_GIT_REPO_H_
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,6 +24,19 @@ REFTAB_PUBLIC_BEGIN
 // case, '_' and '-' outside refs/, no digits) and refs/bisect/, refs/worktree/, refs/rewritten/.
 bool IsPerWorktreeRef(std::string_view refname);
 
+// The name git looks `refname` up under in the stack it routes it to (see GitRepo::Locate):
+// without "worktrees/<id>/" or "main-worktree/" when that prefix routes it, else unchanged.
+// A view into `refname`.
+std::string_view WorktreeRefKey(std::string_view refname);
+
+// Where git's reftable backend keeps a name (GitRepo::Locate).
+struct GitRefLocation {
+  // nullptr: another worktree without a stack directory, where git finds nothing and a
+  // transaction fails.
+  Stack* stack = nullptr;
+  std::string_view key;  // the name within `stack` (WorktreeRefKey)
+};
+
 // What the opener intends. git reads its write settings (reftable.*, core.logAllRefUpdates,
 // core.sharedRepository) only when it first writes: `git for-each-ref` and `git refs verify`
 // work in a repository whose reftable.blockSize is "abc", `git update-ref` and `git pack-refs`
@@ -32,11 +46,13 @@ enum class GitRepoAccess : uint8_t { kReadWrite, kReadOnly };
 class GitRepo {
  public:
   // Opens the repository whose git directory is `git_dir` (a `.git` directory, a bare
-  // repository, or a linked worktree's `.git/worktrees/<id>`). The config is read as git
-  // reads it (every level, includes; store/git_config.h) from this process's environment.
-  // `base` supplies options the config does not set (fs, durability); the object format,
-  // block size, restart interval, index objects, geometric factor and lock timeout come from
-  // the config when present. Every file the stacks create gets file_mode() (git's
+  // repository, or a linked worktree's `.git/worktrees/<id>`). A `git_dir` that does not
+  // exist is kNotFound "not a git repository: '<git_dir>'" (git's message), one without the
+  // main stack's directory kNotFound too; a linked worktree's own stack may be missing. The config
+  // is read as git reads it (every level, includes; store/git_config.h) from this process's
+  // environment. `base` supplies options the config does not set (fs, durability); the object
+  // format, block size, restart interval, index objects, geometric factor and lock timeout come
+  // from the config when present. Every file the stacks create gets file_mode() (git's
   // core.sharedRepository over the umask), and tables and tables.list are synced as git
   // syncs refs: only when core.fsync includes them (kGit), which git's default does not
   // (kNone); a `base.durability` of kFull is kept.
@@ -65,10 +81,16 @@ class GitRepo {
   Stack& main_stack() { return *main_; }
   // The linked worktree's own stack, or nullptr in the main worktree.
   Stack* worktree_stack() { return worktree_.get(); }
-  // The stack that stores `refname`.
+  // The stack that stores `refname` as this worktree names it (no worktree prefixes).
   Stack& StackFor(std::string_view refname);
+  // Where git reads and writes `refname`, from any worktree: "worktrees/<id>/<name>" for a
+  // per-worktree <name> (or "", as git parses it) is <name> in worktree <id>'s stack
+  // ($GIT_COMMON_DIR/worktrees/<id>/reftable, opened on first use), "main-worktree/<name>"
+  // is <name> in the main stack, anything else is where StackFor puts it. Errors: opening
+  // that worktree's stack failed.
+  Result<GitRefLocation> Locate(std::string_view refname);
 
-  // Exact lookup in the right stack (tombstones mean not found).
+  // Exact lookup where Locate says (tombstones mean not found).
   Status ReadRef(std::string_view refname, RefRecord* ref, bool* found);
   // Every live ref whose name starts with `prefix`, in name order, as this worktree sees
   // them; `fn` returns false to stop.
@@ -84,6 +106,9 @@ class GitRepo {
   LogRefUpdates log_all_ref_updates_ = LogRefUpdates::kUnset;
   std::unique_ptr<Stack> main_;
   std::unique_ptr<Stack> worktree_;
+  StackOptions stack_options_;  // what the stacks were opened with, for other worktrees'
+  // Other worktrees' stacks by id, opened by Locate (nullptr: no such directory).
+  std::map<std::string, std::unique_ptr<Stack>, std::less<>> other_worktrees_;
 };
 
 REFTAB_PUBLIC_END

@@ -210,6 +210,7 @@ Status VerifyGitRepo(GitRepo& repo, const GitVerifyOptions& options, GitVerifyRe
   StackOptions opts = main.options();
   FileSystem* fs = opts.fs ? opts.fs : PosixFileSystem();
   REFTAB_ASSIGN_OR_RETURN(std::vector<std::string> ids, LinkedWorktrees(fs, repo.common_dir()));
+  opts.missing_dir_is_empty = true;  // as git opens another worktree's stack
   for (const std::string& id : ids) {
     auto stack = Stack::Open(repo.common_dir() + "/worktrees/" + id + "/reftable", opts);
     if (!stack.ok()) {

@@ -139,6 +139,16 @@ Stack::Stack(std::string dir, const StackOptions& options)
       rng_(std::random_device{}()) {}
 
 Result<std::unique_ptr<Stack>> Stack::Open(const std::string& dir, const StackOptions& options) {
+  if (!options.missing_dir_is_empty) {
+    // A mistyped path must not read as an empty stack.
+    FileSystem* fs = options.fs ? options.fs : PosixFileSystem();
+    auto st = fs->Stat(dir);
+    if (!st.ok()) {
+      if (st.status().code() == Code::kNotFound)
+        return Status::NotFound(dir + ": no such directory");
+      return st.status();
+    }
+  }
   std::unique_ptr<Stack> stack(new Stack(dir, options));
   REFTAB_RETURN_IF_ERROR(stack->Reload());
   return stack;
@@ -592,6 +602,7 @@ Status Stack::CommitTransaction(Transaction* tx) {
   if (!lock.ok()) return lock.status();
   REFTAB_RETURN_IF_ERROR(ReloadIfChanged());
   std::shared_ptr<const Snapshot> snap = snapshot_;
+  if (tx->decide_) REFTAB_RETURN_IF_ERROR(tx->decide_(*snap, tx));
   const uint64_t next = snap->max_update_index() + 1;
   NewRecords records;
   REFTAB_RETURN_IF_ERROR(CollectUpdates(*tx, *snap, next, &records));

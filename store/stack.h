@@ -63,6 +63,10 @@ struct StackOptions {
   // block (the KV store's values, store/kv_store.h) can be written. Off for git stacks:
   // git writes every table with its configured block size.
   bool fit_block_size = false;
+  // Open() fails with kNotFound naming the directory when it does not exist, unless this
+  // is set: then the stack reads as empty (and a commit fails, having nowhere to put its
+  // lock). For stacks git reads without their directory (a linked worktree's).
+  bool missing_dir_is_empty = false;
 };
 
 // The name git gives a table of update indexes min..max, without ".ref":
@@ -108,7 +112,9 @@ class Snapshot {
 // tables.list.lock, readers never lock.
 class Stack {
  public:
-  // Opens the stack in `dir` (which must exist) and loads a first snapshot.
+  // Opens the stack in `dir` and loads a first snapshot. A missing `dir` is kNotFound
+  // ("<dir>: no such directory") unless options.missing_dir_is_empty; a directory without
+  // tables.list is an empty stack. Callers that mean to create a stack make `dir` first.
   static Result<std::unique_ptr<Stack>> Open(const std::string& dir, const StackOptions& options);
 
   const std::string& dir() const { return dir_; }

@@ -13,6 +13,7 @@
 #define REFTAB_STORE_TRANSACTION_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@ namespace reftab {
 REFTAB_PUBLIC_BEGIN
 
 class Stack;
+class Snapshot;
 
 // What a ref holds: nothing, an object id, an id with its peeled id, or a symref.
 struct RefValue {
@@ -94,6 +96,13 @@ class Transaction {
   // index is set to the transaction's unless `keep_update_index`.
   void AddLogRecord(LogRecord log, bool keep_update_index = false);
 
+  // Decisions that depend on what the stack holds (a reflog expiry reads the entries it
+  // prunes): `decide` runs inside Commit(), under tables.list.lock, on the snapshot loaded
+  // under it, and adds its updates to the transaction it is given. So no writer can commit
+  // between the read and the write. An error from it fails the commit, writing nothing.
+  using DecideFn = std::function<Status(const Snapshot& locked, Transaction* tx)>;
+  void DecideUnderLock(DecideFn decide) { decide_ = std::move(decide); }
+
   size_t size() const { return updates_.size() + raw_logs_.size(); }
 
   // Applies everything atomically. kConflict names the first ref whose expected value did
@@ -124,6 +133,7 @@ class Transaction {
   std::vector<Item> updates_;
   std::vector<RawLog> raw_logs_;
   std::vector<std::pair<std::string, std::string>> empty_prefixes_;  // prefix, for_key
+  DecideFn decide_;
   bool committed_ = false;
   uint64_t committed_update_index_ = 0;
 };

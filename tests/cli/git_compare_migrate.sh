@@ -121,6 +121,12 @@ mk_churn() {  # deletions, expired reflog entries, per-worktree refs of the main
   "$git" -C "$d" update-ref refs/worktree/mine HEAD~1
   "$git" -C "$d" update-ref refs/rewritten/x HEAD~1
   "$git" -C "$d" update-ref -m "last word" refs/heads/kept HEAD
+  # reflogs expired to nothing (reftable: an existence marker), one written to again after
+  "$git" -C "$d" branch marked HEAD~1
+  "$git" -C "$d" reflog expire --expire=all refs/heads/marked
+  "$git" -C "$d" branch remarked HEAD~1
+  "$git" -C "$d" reflog expire --expire=all refs/heads/remarked
+  "$git" -C "$d" update-ref -m "after the marker" refs/heads/remarked HEAD
 }
 
 mk_worktree() {

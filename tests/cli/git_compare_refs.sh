@@ -257,5 +257,37 @@ for opts in "" "--strict" "--verbose" "x" "--bogus" "-h"; do
   ro "refs verify $opts" refs verify $opts
 done
 
+# ---------------------------------------------------------------- other worktrees' refs
+# worktrees/<id>/<ref> reads <ref> in worktree <id>'s stack and main-worktree/<ref> in the main
+# worktree's, from any worktree; worktrees/x names one that does not exist.
+W=$tmp/wmain WT=$tmp/wlinked
+cp -a "$S1" "$W"
+"$git" -C "$W" worktree add -q -b wtb "$WT" HEAD~1
+"$git" -C "$WT" update-ref refs/bisect/bad HEAD~2
+"$git" -C "$WT" update-ref refs/worktree/w HEAD~2
+"$git" -C "$WT" symbolic-ref refs/worktree/s refs/heads/x
+"$git" -C "$W" update-ref refs/bisect/m HEAD
+for dir in "$W" "$WT"; do
+  where=main; [ "$dir" = "$WT" ] && where=linked
+  for name in worktrees/wlinked/HEAD worktrees/wlinked/refs/bisect/bad \
+      worktrees/wlinked/refs/worktree/w worktrees/wlinked/refs/worktree/s main-worktree/HEAD \
+      main-worktree/refs/bisect/m main-worktree/refs/bisect/bad worktrees/x/HEAD \
+      worktrees/wlinked worktrees/wlinked/refs/heads/main main-worktree/refs/heads/main; do
+    for cmd in "rev-parse --verify -q" "rev-parse --symbolic-full-name" "show-ref --exists" \
+        "show-ref --verify" "symbolic-ref" "symbolic-ref --short" "reflog exists" \
+        "reflog show" "refs exists"; do
+      check "worktree ($where) $cmd [$name]" "$dir" /dev/null 0 $cmd "$name"
+    done
+  done
+  check "worktree ($where) for-each-ref" "$dir" /dev/null 0 for-each-ref --include-root-refs
+  check "worktree ($where) reflog list" "$dir" /dev/null 0 reflog list
+done
+
+# A git directory that does not exist: git's message, from every command.
+for cmd in "show-ref" "rev-parse HEAD" "symbolic-ref HEAD" "update-ref refs/heads/x HEAD" \
+    "refs exists HEAD" "for-each-ref" "reflog list"; do
+  check "missing git dir $cmd" "$S1" /dev/null 0 --git-dir="$tmp/no-such-repo" $cmd
+done
+
 echo "compared $compared, identical $identical, known differences $known_diff, different $failed"
 [ "$failed" = 0 ]

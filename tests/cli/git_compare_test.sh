@@ -47,13 +47,6 @@ CASE_ENV=()
 CASE_GITDIR=.git  # the git directory of a case, inside the repository copy
 compared=0 identical=0 known_diff=0 failed=0
 declare -A KNOWN=()
-# Names that address another worktree's refs: git routes worktrees/<id>/... to that worktree's
-# stack (here: none, so an I/O error) and main-worktree/... to the main worktree's; reftab
-# stores them under their literal names.
-for m in "name arg" "name stdin-z" "name stdin"; do
-  KNOWN["$m [worktrees/x/HEAD]"]="worktrees/<id>/ names are not routed"
-  KNOWN["$m [main-worktree/HEAD]"]="main-worktree/ names are not routed"
-done
 
 # git's view of a repository: every ref (root refs too), the reflogs of all of them plus the
 # case's own names, and whether those names resolve.
@@ -75,6 +68,15 @@ state() {
   # Live ref records too: value types and peeled ids.
   "$reftab" --git-dir "$d" dump --format=jsonl 2>&1 | grep -E '"type":"(log|ref)"' |
     grep -v '"value_type":0' | sed 's/"update_index":[0-9]*,//'
+  # Every linked worktree's own stack (worktrees/<id>/... names are written there).
+  local common=$d w
+  [ -f "$d/commondir" ] && common=$d/$(cat "$d/commondir")
+  for w in "$common"/worktrees/*/reftable; do
+    [ -d "$w" ] || continue
+    echo "== stack ${w#"$common"/}"
+    "$reftab" --stack "$w" dump --format=jsonl 2>&1 | grep -E '"type":"(log|ref)"' |
+      grep -v '"value_type":0' | sed 's/"update_index":[0-9]*,//'
+  done
 }
 
 # run_case DESC CONFIG MODE INPUT ARG... — MODE "args" runs `update-ref ARG...`; "stdin" and
@@ -165,6 +167,10 @@ NAMES_TABLE=(
   refs/heads/../evil refs/heads/../../x ../../x HEAD/../x refs/../x refs/heads/a/../b
   refs/heads/. refs/./heads/x ./x 'HEAD/../HEAD' refs/heads/x/. HEAD/x Refs/heads/x
   worktrees/x/HEAD main-worktree/HEAD refsx/y
+  # another worktree's refs (worktree "wt" exists, "x" does not)
+  worktrees/wt/HEAD worktrees/wt/refs/bisect/bad worktrees/wt/ORIG_HEAD worktrees/wt
+  worktrees/wt/refs/heads/y worktrees/x/refs/bisect/b main-worktree/refs/bisect/bad
+  main-worktree/ORIG_HEAD main-worktree/refs/heads/y
   # components starting with '.', ".lock", trailing '.'
   refs/heads/.hidden .refs/heads/x refs/.x/y . refs/heads/x.lock refs/heads/.lock
   refs/heads/x.lock.lock refs/x.lock/y x.lock refs/heads/lock. refs/heads/x. x.
@@ -396,6 +402,13 @@ tx "wt dup HEAD and its branch" "update HEAD $C\nupdate $H/wtbranch $A\n"
 tx "wt df against main stack" "create $H/x/y $A\n"
 tx "wt one-level name with a digit" "create FOO1 $A\n" "" NAMES= FOO1
 tx "wt one-level name with a dash" "create FOO-BAR $A\n" "" NAMES= FOO-BAR
+tx "wt update main-worktree HEAD" "update main-worktree/HEAD $C\n" "" NAMES= main-worktree/HEAD
+tx "wt update main-worktree HEAD old" "update main-worktree/HEAD $C $C\n" "" NAMES= main-worktree/HEAD
+tx "wt update main-worktree HEAD no-deref" "option no-deref\nupdate main-worktree/HEAD $A $C\n" "" NAMES= main-worktree/HEAD
+tx "wt create main-worktree bisect" "create main-worktree/refs/bisect/m $A\n" "" NAMES= main-worktree/refs/bisect/m
+tx "wt update own HEAD by its id" "update worktrees/wt/HEAD $A $B\n" "" NAMES= worktrees/wt/HEAD
+tx "wt verify main-worktree HEAD" "verify main-worktree/HEAD $C\n"
+tx "wt verify other missing worktree" "verify worktrees/x/HEAD $C\n"
 CASE_GITDIR=.git
 # the command language
 tx "lang start commit" "start\nupdate $H/x $B\ncommit\n"

@@ -16,6 +16,7 @@
 #include "store/git_config_edit.h"
 #include "store/git_files_backend_read.h"
 #include "store/git_files_backend_write.h"
+#include "store/git_reflog.h"
 #include "store/table_writer.h"
 #include "tests/testutil/fixtures.h"
 #include "tests/testutil/git_environment.h"
@@ -252,6 +253,46 @@ TEST(Migrate, RefusesUnsafeNamesAndLeavesTheRepositoryAlone) {
             "[core]\n\trepositoryformatversion = 0\n\tbare = true\n");
   EXPECT_EQ(testutil::ListDirSorted(dir.path()), std::vector<std::string>{"repo.git"});
   EXPECT_FALSE(testutil::FileExists(g + "/evil"));
+}
+
+// An existence marker (what expiring every entry leaves in a reftable reflog) is no entry to
+// git's readers: migrating to files writes no line for it, and no file for a reflog that has
+// nothing else, as git's migration does.
+TEST(Migrate, ReflogExistenceMarkersAreNotEntries) {
+  TempDir dir("migrate");
+  const std::string g = MakeReftableRepo(
+      dir, {Symref("HEAD", "refs/heads/main"), Val("refs/heads/main"), Val("refs/heads/m")});
+  {
+    StackOptions o;
+    o.durability = Durability::kNone;
+    auto store = GitRefStore::OpenStack(g + "/reftable", o);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    for (const char* name : {"refs/heads/main", "refs/heads/m"}) {
+      Transaction tx = (*store)->main_stack().NewTransaction();
+      LogRecord l;
+      l.refname = name;
+      l.value_type = LogValueType::kUpdate;
+      l.new_id = testutil::TestId(7, 20);
+      l.name = "C";
+      l.email = "c@x";
+      l.time = 1000;
+      l.message = "entry\n";
+      tx.AddLogRecord(l);
+      ASSERT_TRUE(tx.Commit().ok());
+    }
+    auto all = [](const LogRecord&) -> Result<bool> { return true; };
+    ASSERT_TRUE(ExpireReflog(**store, "refs/heads/m", {}, {}, all).ok());
+    bool exists = false;
+    ASSERT_TRUE((*store)->ReflogExists("refs/heads/m", &exists).ok());
+    ASSERT_TRUE(exists) << "the marker is there";
+  }
+  MigrateOptions options;
+  options.target = RefStorageFormat::kFiles;
+  MigrateResult result;
+  ASSERT_TRUE(MigrateRefStorage(g, options, &result).ok());
+  EXPECT_TRUE(testutil::FileExists(g + "/logs/refs/heads/main"));
+  EXPECT_FALSE(testutil::FileExists(g + "/logs/refs/heads/m"))
+      << testutil::ReadFileOr(g + "/logs/refs/heads/m");
 }
 
 TEST(Migrate, CaseCollisionsFailOnAFoldingFileSystem) {

@@ -117,6 +117,47 @@ TEST(GitReflog, UpdateRefMovesToTheNewestKeptEntry) {
   EXPECT_EQ(r.value, Id(2));
 }
 
+// Another writer commits while an expiry decides (the policy's callback is the interleaving
+// point). The entries are read under the stack's lock, as git reads them, so that writer waits
+// its turn; were they read before the lock, its update would land in between and --updateref
+// would move the ref back over it, on a decision made without its entry.
+TEST(GitReflog, ExpiryDecidesUnderTheLockSoAConcurrentUpdateIsNotLost) {
+  TempDir tmp;
+  auto store = StoreWithLog(tmp, 3);
+  StackOptions o;
+  o.durability = Durability::kNone;
+  o.lock_timeout_ms = 0;  // try once: a held lock answers at once
+  auto other = GitRefStore::OpenStack(tmp.path() + "/stack", o);
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  auto concurrent_update = [&] {
+    Transaction tx = (*other)->main_stack().NewTransaction();
+    LogInfo log{"C", "c@x", 9000, 100, "concurrent"};
+    tx.Update("refs/heads/main", RefValue::Id(Id(9)), std::nullopt, log);
+    return tx.Commit();
+  };
+  ReflogExpireFlags flags;
+  flags.update_ref = true;
+  int calls = 0;
+  Status during;
+  auto prune = [&](const LogRecord& e) -> Result<bool> {
+    if (calls++ == 0) during = concurrent_update();
+    return e.message == "step 1\n";
+  };
+  ASSERT_TRUE(ExpireReflog(*store, "refs/heads/main", flags, {}, prune).ok());
+  EXPECT_EQ(during.code(), Code::kLockHeld) << "the other writer got in: " << during.ToString();
+  if (!during.ok()) {
+    ASSERT_TRUE(concurrent_update().ok());  // its turn, after the expiry
+  }
+  RefRecord r;
+  bool found = false;
+  ASSERT_TRUE(store->main_stack().Reload().ok());
+  ASSERT_TRUE(store->ReadRef("refs/heads/main", &r, &found).ok());
+  ASSERT_TRUE(found);
+  EXPECT_EQ(r.value, Id(9)) << "the concurrent update was overwritten";
+  EXPECT_EQ(Messages(*store, "refs/heads/main"),
+            (std::vector<std::string>{"concurrent\n", "step 3\n", "step 2\n"}));
+}
+
 TEST(GitReflog, ExpiringEverythingLeavesAnExistenceMarker) {
   TempDir tmp;
   auto store = StoreWithLog(tmp, 3);

@@ -2,14 +2,16 @@
 // the object format from the config, the refs as git's for-each-ref printed them, a linked
 // worktree (per-worktree refs routed to the worktree's own stack, the merged view git
 // shows there), and the small config parser and per-worktree name rule it relies on.
+#include "store/git_repo.h"
+
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "store/git_repo.h"
 #include "tests/store/store_test_util.h"
 #include "tests/testutil/fixtures.h"
 #include "tests/testutil/store_util.h"
@@ -34,6 +36,11 @@ std::string MakeGitDir(const TempDir& tmp, const std::string& fixture, const std
   testutil::CopyDirContents(Fixture(fixture) + "/gitdir-stubs", g);
   testutil::CopyDirContents(Fixture(fixture) + "/reftable", g + "/reftable");
   return g;
+}
+
+void RemoveDir(const std::string& dir) {
+  testutil::ClearDir(dir);
+  EXPECT_EQ(rmdir(dir.c_str()), 0) << dir;
 }
 
 std::unique_ptr<GitRepo> OpenRepo(const std::string& git_dir) {
@@ -62,7 +69,8 @@ std::string ForEachRefTsv(GitRepo& repo, size_t hs, bool peeled_from_table = tru
     }
     if (target.value_type == RefValueType::kSymref) return true;
     out += r.refname + "\t" + HexId(target.value, hs) + "\t";
-    if (peeled_from_table && target.value_type == RefValueType::kVal2) out += HexId(target.peeled, hs);
+    if (peeled_from_table && target.value_type == RefValueType::kVal2)
+      out += HexId(target.peeled, hs);
     out += "\t";
     if (r.value_type == RefValueType::kSymref) out += r.target;
     out += "\n";
@@ -91,9 +99,9 @@ std::string DropPeeledColumn(const std::string& tsv) {
 
 TEST(GitRepoTest, FixturesReadAsGitsForEachRef) {
   TempDir tmp("gitrepo");
-  const std::vector<std::string> fixtures = {"small",  "small-sha256", "stack",        "edge",
-                                             "logs",   "multilevel",   "deleted-head", "empty-stack",
-                                             "medium-default", "medium-ri1", "migrated"};
+  const std::vector<std::string> fixtures = {
+      "small",        "small-sha256", "stack",          "edge",       "logs",    "multilevel",
+      "deleted-head", "empty-stack",  "medium-default", "medium-ri1", "migrated"};
   for (const std::string& fx : fixtures) {
     SCOPED_TRACE(fx);
     if (!testutil::FileExists(Fixture(fx))) {
@@ -208,7 +216,8 @@ TEST_F(WorktreeTest, PerWorktreeRefsComeFromTheWorktreeStack) {
                            "refs/worktree/main-private", "refs/rewritten/x"}) {
     EXPECT_EQ(&repo->StackFor(name), repo->worktree_stack()) << name;
   }
-  for (const char* name : {"refs/heads/main", "refs/heads/wt-branch", "refs/tags/HEAD", "refs/bisectx"}) {
+  for (const char* name :
+       {"refs/heads/main", "refs/heads/wt-branch", "refs/tags/HEAD", "refs/bisectx"}) {
     EXPECT_EQ(&repo->StackFor(name), &repo->main_stack()) << name;
   }
   RefRecord r;
@@ -224,16 +233,20 @@ TEST_F(WorktreeTest, PerWorktreeRefsComeFromTheWorktreeStack) {
   // for-each-ref in the worktree: both stacks, main's per-worktree refs hidden.
   EXPECT_EQ(ForEachRefTsv(*repo, 20), ReadExpected(Fixture("worktree/wt"), "for-each-ref.tsv"));
   std::vector<std::string> names;
-  ASSERT_TRUE(repo->ForEachRef("refs/worktree/", [&](const RefRecord& rec) {
-                    names.push_back(rec.refname);
-                    return true;
-                  }).ok());
+  ASSERT_TRUE(repo->ForEachRef("refs/worktree/",
+                               [&](const RefRecord& rec) {
+                                 names.push_back(rec.refname);
+                                 return true;
+                               })
+                  .ok());
   EXPECT_EQ(names, (std::vector<std::string>{"refs/worktree/wt-private"}));
   names.clear();
-  ASSERT_TRUE(repo->ForEachRef("refs/heads/", [&](const RefRecord& rec) {
-                    names.push_back(rec.refname);
-                    return names.size() < 1;  // stops early
-                  }).ok());
+  ASSERT_TRUE(repo->ForEachRef("refs/heads/",
+                               [&](const RefRecord& rec) {
+                                 names.push_back(rec.refname);
+                                 return names.size() < 1;  // stops early
+                               })
+                  .ok());
   EXPECT_EQ(names, (std::vector<std::string>{"refs/heads/main"}));
 }
 
@@ -282,6 +295,71 @@ TEST_F(WorktreeTest, WritesGoToTheRightStackWithItsOwnUpdateIndexes) {
   EXPECT_FALSE(found);
 }
 
+// git's parse_worktree_ref: worktrees/<id>/ and main-worktree/ route only per-worktree names.
+TEST(WorktreeRefKeyTest, StripsOnlyRoutingPrefixes) {
+  EXPECT_EQ(WorktreeRefKey("worktrees/wt/HEAD"), "HEAD");
+  EXPECT_EQ(WorktreeRefKey("worktrees/wt/refs/bisect/bad"), "refs/bisect/bad");
+  EXPECT_EQ(WorktreeRefKey("worktrees/wt"), "") << "git reads the empty name there";
+  EXPECT_EQ(WorktreeRefKey("main-worktree/HEAD"), "HEAD");
+  EXPECT_EQ(WorktreeRefKey("main-worktree/refs/worktree/x"), "refs/worktree/x");
+  for (const char* same : {"worktrees/wt/refs/heads/x", "main-worktree/refs/heads/x",
+                           "worktrees/wt/head", "refs/heads/worktrees/wt/HEAD", "HEAD",
+                           "main-worktree", "refs/bisect/x", "worktrees/wt/FOO1"}) {
+    EXPECT_EQ(WorktreeRefKey(same), same) << same;
+  }
+}
+
+TEST_F(WorktreeTest, OtherWorktreesRefsAreReadInTheirStacks) {
+  for (const std::string& from : {git_dir_, wt_dir_}) {
+    auto repo = OpenRepo(from);
+    ASSERT_TRUE(repo);
+    RefRecord r;
+    bool found = false;
+    ASSERT_TRUE(repo->ReadRef("worktrees/wt/HEAD", &r, &found).ok());
+    ASSERT_TRUE(found) << from;
+    EXPECT_EQ(r.target, "refs/heads/wt-branch") << from;
+    EXPECT_EQ(r.refname, "worktrees/wt/HEAD") << "named as asked";
+    ASSERT_TRUE(repo->ReadRef("worktrees/wt/refs/worktree/wt-private", &r, &found).ok());
+    EXPECT_TRUE(found) << from;
+    ASSERT_TRUE(repo->ReadRef("main-worktree/HEAD", &r, &found).ok());
+    ASSERT_TRUE(found) << from;
+    EXPECT_EQ(r.target, "refs/heads/main") << from;
+    ASSERT_TRUE(repo->ReadRef("main-worktree/refs/worktree/main-private", &r, &found).ok());
+    EXPECT_TRUE(found) << from;
+    // A worktree that does not exist has no refs, and no stack to write to.
+    ASSERT_TRUE(repo->ReadRef("worktrees/nope/HEAD", &r, &found).ok());
+    EXPECT_FALSE(found);
+    auto at = repo->Locate("worktrees/nope/HEAD");
+    ASSERT_TRUE(at.ok());
+    EXPECT_EQ(at->stack, nullptr);
+    at = repo->Locate("worktrees/wt/refs/heads/x");
+    ASSERT_TRUE(at.ok());
+    EXPECT_EQ(at->stack, &repo->main_stack()) << "not a per-worktree name: a shared one";
+    EXPECT_EQ(at->key, "worktrees/wt/refs/heads/x");
+  }
+}
+
+// git's message for a git directory that is not there; a repository that is not reftable's
+// says so; a linked worktree without its own stack directory has no refs of its own.
+TEST_F(WorktreeTest, MissingDirectoriesAreNamed) {
+  auto missing = GitRepo::Open(tmp_.path() + "/nope/.git", StackOptions());
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), Code::kNotFound);
+  EXPECT_EQ(missing.status().message(), "not a git repository: '" + tmp_.path() + "/nope/.git'");
+  RemoveDir(wt_dir_ + "/reftable");
+  auto wt = OpenRepo(wt_dir_);
+  ASSERT_TRUE(wt);
+  RefRecord r;
+  bool found = true;
+  ASSERT_TRUE(wt->ReadRef("HEAD", &r, &found).ok());
+  EXPECT_FALSE(found);
+  RemoveDir(git_dir_ + "/reftable");
+  auto files = GitRepo::Open(git_dir_, StackOptions());
+  ASSERT_FALSE(files.ok());
+  EXPECT_EQ(files.status().message(),
+            git_dir_ + ": no reftable directory (not a reftable repository?)");
+}
+
 TEST(GitRepoTest, AbsoluteCommondir) {
   TempDir tmp("gitrepo");
   std::string main = tmp.Subdir("r/.git");
@@ -297,9 +375,9 @@ TEST(GitRepoTest, AbsoluteCommondir) {
 }
 
 TEST(IsPerWorktreeRefTest, FollowsGitsRules) {
-  for (const char* yes : {"HEAD", "ORIG_HEAD", "FETCH_HEAD", "MERGE_HEAD", "BISECT_EXPECTED_REV",
-                          "AUTO_MERGE", "refs/bisect/bad", "refs/bisect/good-123",
-                          "refs/worktree/x", "refs/rewritten/onto"}) {
+  for (const char* yes :
+       {"HEAD", "ORIG_HEAD", "FETCH_HEAD", "MERGE_HEAD", "BISECT_EXPECTED_REV", "AUTO_MERGE",
+        "refs/bisect/bad", "refs/bisect/good-123", "refs/worktree/x", "refs/rewritten/onto"}) {
     EXPECT_TRUE(IsPerWorktreeRef(yes)) << yes;
   }
   for (const char* no : {"", "head", "Head", "refs/heads/main", "refs/heads/HEAD", "refs/bisectx",

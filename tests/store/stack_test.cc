@@ -135,6 +135,26 @@ TEST(StackTest, MissingOrEmptyTablesListIsAnEmptyStack) {
   EXPECT_FALSE(s->IsUpToDate()) << "the list appeared";
 }
 
+// A mistyped directory is an error naming it, not an empty stack; only a caller that says a
+// missing directory reads as empty gets one (and cannot commit into it).
+TEST(StackTest, MissingDirectoryFailsToOpenNamingIt) {
+  TempDir tmp;
+  const std::string dir = tmp.path() + "/no/such/stack";
+  auto s = Stack::Open(dir, TestOptions());
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), Code::kNotFound);
+  EXPECT_EQ(s.status().message(), dir + ": no such directory");
+  StackOptions lenient = TestOptions();
+  lenient.missing_dir_is_empty = true;
+  auto empty = Stack::Open(dir, lenient);
+  ASSERT_TRUE(empty.ok()) << empty.status().ToString();
+  EXPECT_TRUE((*empty)->names().empty());
+  Transaction tx = (*empty)->NewTransaction();
+  tx.Update("refs/heads/x", storetest::IdValue(1));
+  EXPECT_FALSE(tx.Commit().ok());
+  EXPECT_FALSE(testutil::FileExists(dir)) << "opening or failing to commit made nothing";
+}
+
 TEST(StackTest, TablesListWithoutFinalNewlineFailsToOpen) {
   TempDir tmp;
   auto s = OpenOrDie(tmp.path(), TestOptions());
