@@ -63,7 +63,8 @@ void reftab_error_free(reftab_error* err) {
   if (err != &reftab::capi::kOutOfMemory) delete err;
 }
 
-const char* reftab_code_name(reftab_code code) {
+const char* reftab_code_name(reftab_code code_arg) {
+  const int code = reftab::capi::EnumValue(code_arg);
   switch (code) {
     case REFTAB_OK: return "ok";
     case REFTAB_UNSUPPORTED: return "unsupported";

@@ -4,6 +4,7 @@
 #ifndef REFTAB_STORE_C_API_INTERNAL_H_
 #define REFTAB_STORE_C_API_INTERNAL_H_
 
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <string>
@@ -39,6 +40,17 @@ reftab_code CodeOf(Code code);
 reftab_code Fail(reftab_error** err, reftab_code code, std::string_view message);
 // OK stays OK (and *err untouched); anything else becomes an error object.
 reftab_code Report(reftab_error** err, const Status& status);
+
+// The value a C caller stored in an enum-typed parameter or field, read as an int: C lets a
+// caller pass any int there, and loading one the enum does not name is undefined behaviour
+// in C++ (UBSan reports it), so the C API checks enums through this before switching.
+template <class Enum>
+int EnumValue(const Enum& e) {
+  static_assert(sizeof(Enum) == sizeof(int), "C enums are int-sized");
+  int v;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
+}
 
 // Runs `body` (returning reftab_code) and turns anything it throws (std::bad_alloc from a
 // string, a std::length_error) into REFTAB_INTERNAL: C has no exceptions to catch them.

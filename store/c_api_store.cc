@@ -162,10 +162,7 @@ reftab_code reftab_store_open_stack(const char* dir, reftab_hash hash, unsigned 
   return Guard(err, [&] {
     REFTAB_C_REQUIRE(err, dir);
     REFTAB_C_REQUIRE(err, out);
-    // Compared as an int: a C caller may pass any value, and loading one the enum does not
-    // name is undefined behaviour in C++.
-    int hash_value;
-    std::memcpy(&hash_value, &hash, sizeof hash_value);
+    const int hash_value = reftab::capi::EnumValue(hash);
     if (hash_value != REFTAB_HASH_DEFAULT && hash_value != REFTAB_HASH_SHA1 &&
         hash_value != REFTAB_HASH_SHA256) {
       return Fail(err, REFTAB_INVALID_ARGUMENT, "unknown hash " + std::to_string(hash_value));

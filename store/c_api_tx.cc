@@ -27,7 +27,7 @@ Status ToRefValue(const reftab_value& v, size_t hash_size, std::string_view what
     std::copy(bytes, bytes + hash_size, o.begin());
     return o;
   };
-  switch (v.type) {
+  switch (EnumValue(v.type)) {
     case REFTAB_VALUE_NONE: *out = RefValue::Absent(); return Status::Ok();
     case REFTAB_VALUE_ID:
       if (!v.id) return missing("id");
@@ -43,7 +43,7 @@ Status ToRefValue(const reftab_value& v, size_t hash_size, std::string_view what
       return Status::Ok();
   }
   return Status::InvalidArgument(std::string(what) + " has an unknown type " +
-                                 std::to_string(static_cast<int>(v.type)));
+                                 std::to_string(EnumValue(v.type)));
 }
 
 Status ToOptional(const reftab_value* v, size_t hash_size, std::string_view what,
