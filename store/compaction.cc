@@ -14,6 +14,7 @@
 #include <chrono>
 #include <map>
 
+#include "store/merge_cursor.h"
 #include "store/progress.h"
 #include "store/stack.h"
 #include "store/temp_table.h"
@@ -121,7 +122,7 @@ void UpdateRange(const std::vector<const TableReader*>& tables, uint64_t* min, u
 Status WriteMerged(TableWriter& w, const std::vector<const TableReader*>& tables, bool to_base,
                    const CompactionOptions& options) {
   ProgressPhase progress(options.progress, "Compacting records", 0);
-  MergedRefIterator refs(tables);
+  RefMergeCursor refs(tables);
   refs.set_suppress_deletions(to_base);
   REFTAB_RETURN_IF_ERROR(refs.SeekToFirst());
   RefRecord r;
@@ -130,7 +131,7 @@ Status WriteMerged(TableWriter& w, const std::vector<const TableReader*>& tables
     progress.Tick();
   }
   REFTAB_RETURN_IF_ERROR(refs.status());
-  MergedLogIterator logs(tables);
+  LogMergeCursor logs(tables);
   logs.set_suppress_deletions(to_base);
   REFTAB_RETURN_IF_ERROR(logs.SeekToFirst());
   LogRecord l;

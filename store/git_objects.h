@@ -39,7 +39,7 @@ const char* GitObjectTypeName(GitObjectType type);
 // The type git's name stands for; kNone for anything else.
 GitObjectType GitObjectTypeNamed(std::string_view name);
 
-class GitObjectHeaders;  // store/git_object_headers.h (internal)
+class GitObjectHeaders;  // store/git_object_headers.h, not installed
 
 class GitObjects {
  public:

@@ -4,6 +4,7 @@
 
 #include "store/git_identity.h"
 #include "store/git_ref_transaction.h"
+#include "store/merge_cursor.h"
 #include "store/refname.h"
 
 namespace reftab {
@@ -71,7 +72,7 @@ Status GitRefStore::ForEachRef(std::string_view prefix,
                                const std::function<bool(const RefRecord&)>& fn) {
   if (repo_) return repo_->ForEachRef(prefix, fn);
   auto snap = stack_->snapshot();
-  MergedRefIterator it = snap->NewRefIterator();
+  RefMergeCursor it(snap->readers());
   it.set_suppress_deletions(true);
   REFTAB_RETURN_IF_ERROR(it.Seek(prefix));
   RefRecord r;
@@ -128,7 +129,7 @@ bool LogsByDefault(LogRefUpdates mode, std::string_view name) {
 
 Status GitRefStore::ReflogExists(std::string_view refname, bool* exists) {
   *exists = false;
-  MergedLogIterator it = StackFor(refname).snapshot()->NewLogIterator();
+  LogMergeCursor it(StackFor(refname).snapshot()->readers());
   REFTAB_RETURN_IF_ERROR(it.Seek(refname));
   LogRecord l;
   while (it.Next(&l) && l.refname == refname) {

@@ -4,6 +4,7 @@
 
 #include "store/git_date.h"
 #include "store/git_ref_transaction.h"
+#include "store/merge_cursor.h"
 #include "store/refname.h"
 
 namespace reftab {
@@ -16,7 +17,7 @@ bool IsZero(const ObjectId& id, size_t hash_size) {
 // The live log records of `refname` in table order (newest first), markers included.
 Status ReadLiveLogs(GitRefStore& store, std::string_view refname, std::vector<LogRecord>* out) {
   out->clear();
-  MergedLogIterator it = store.StackFor(refname).snapshot()->NewLogIterator();
+  LogMergeCursor it(store.StackFor(refname).snapshot()->readers());
   it.set_suppress_deletions(true);
   REFTAB_RETURN_IF_ERROR(it.Seek(refname));
   LogRecord l;
@@ -26,7 +27,7 @@ Status ReadLiveLogs(GitRefStore& store, std::string_view refname, std::vector<Lo
 
 // Names with a live log record in one stack, each once, in name order.
 Status LogNamesOf(const Stack& stack, std::vector<std::string>* out) {
-  MergedLogIterator it = stack.snapshot()->NewLogIterator();
+  LogMergeCursor it(stack.snapshot()->readers());
   it.set_suppress_deletions(true);
   REFTAB_RETURN_IF_ERROR(it.SeekToFirst());
   LogRecord l;

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <thread>
 
+#include "store/merge_cursor.h"
 #include "store/ref_filter.h"
 #include "store/temp_table.h"
 #include "store/trace.h"
@@ -376,7 +377,7 @@ LogRecord LogFor(const std::string& refname, const LogInfo& info, const ObjectId
 // Deleting a ref deletes its reflog: one tombstone per existing entry.
 Status AddReflogTombstones(const Snapshot& snap, const std::string& refname,
                            std::vector<LogRecord>* logs) {
-  MergedLogIterator it = snap.NewLogIterator();
+  LogMergeCursor it(snap.readers());
   REFTAB_RETURN_IF_ERROR(it.Seek(refname));
   LogRecord l;
   while (it.Next(&l) && l.refname == refname) {
@@ -422,7 +423,7 @@ Status SortLogs(std::vector<LogRecord>* logs) {
 
 // Transaction::VerifyNoneBelow's check, on the snapshot taken under the lock.
 Status CheckNoneBelow(const Snapshot& snap, const std::string& prefix, const std::string& for_key) {
-  MergedRefIterator it = snap.NewRefIterator();
+  RefMergeCursor it(snap.readers());
   it.set_suppress_deletions(true);
   REFTAB_RETURN_IF_ERROR(it.Seek(prefix));
   RefRecord r;

@@ -81,6 +81,8 @@ class Snapshot {
 
   // Oldest first.
   const std::vector<std::shared_ptr<const TableReader>>& tables() const { return tables_; }
+  // The same tables as plain pointers, oldest first: what the merged iterators take.
+  const std::vector<const TableReader*>& readers() const { return raw_; }
   HashId hash_id() const { return hash_id_; }
   size_t hash_size() const { return HashSize(hash_id_); }
   // Highest max_update_index of any table (0 for an empty stack).

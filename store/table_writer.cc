@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstring>
 
+#include "format/block_writer.h"
+#include "format/bytes.h"
+#include "format/compression.h"
 #include "format/record_codec.h"
 
 namespace reftab {
@@ -27,7 +30,7 @@ TableWriter::TableWriter(const WriteOptions& options, WritableFile* sink)
     : opts_(options),
       sink_(sink),
       hash_size_(HashSize(options.hash_id)),
-      block_(options.block_size, options.restart_interval) {
+      block_(std::make_unique<BlockWriter>(options.block_size, options.restart_interval)) {
   header_.version = VersionForHash(options.hash_id);
   header_.block_size = options.block_size;
   header_.hash_id = options.hash_id;
@@ -36,6 +39,15 @@ TableWriter::TableWriter(const WriteOptions& options, WritableFile* sink)
 }
 
 TableWriter::~TableWriter() = default;
+
+void TableWriter::AddObjId(const ObjectId& id) {
+  if (obj_block_offsets_.empty() || obj_block_offsets_.back() != block_start_) {
+    obj_block_offsets_.push_back(block_start_);
+  }
+  obj_keys_.push_back(ObjSortKey{be::Load64(id.data()), uint32_t(obj_block_offsets_.size() - 1),
+                                 uint32_t(obj_keys_.size())});
+  obj_tails_.insert(obj_tails_.end(), id.data() + 8, id.data() + hash_size_);
+}
 
 Status TableWriter::Fail(Status s) {
   if (error_.ok()) error_ = s;
@@ -60,7 +72,7 @@ void TableWriter::StartBlock(BlockType type) {
   // The first block of the file carries the file header in front of its block header.
   header_bytes_.clear();
   if (next_offset() == 0) header_.EncodeTo(&header_bytes_);
-  block_.Start(type, header_bytes_);
+  block_->Start(type, header_bytes_);
   block_open_ = true;
   block_start_ = next_offset();
 }
@@ -84,19 +96,19 @@ Status TableWriter::WriteBlock(std::string_view bytes, BlockType type) {
 Status TableWriter::FlushBlock() {
   if (!block_open_) return Status::Ok();
   block_open_ = false;
-  if (block_.entries() == 0) return Status::Ok();
-  BlockType type = block_.type();
-  std::string_view raw = block_.Finish();
-  index_.push_back(IndexEntry{std::string(block_.last_key()), block_start_});
+  if (block_->entries() == 0) return Status::Ok();
+  BlockType type = block_->type();
+  std::string_view raw = block_->Finish();
+  index_.push_back(IndexEntry{std::string(block_->last_key()), block_start_});
   // AddRef's and AddLog's order check for the next block's first record.
-  if (type == BlockType::kRef || type == BlockType::kLog) last_key_ = block_.last_key();
+  if (type == BlockType::kRef || type == BlockType::kLog) last_key_ = block_->last_key();
   if (type == BlockType::kRef) ++ref_blocks_;
   if (type == BlockType::kObj && obj_blocks_++ == 0) stats_.footer.obj_position = block_start_;
   if (type == BlockType::kLog && log_blocks_++ == 0) stats_.footer.log_position = block_start_;
   ++stats_.blocks;
   if (type != BlockType::kLog) return WriteBlock(raw, type);
   // Log blocks: the block header (and file header) stay plain; the rest is one zlib stream.
-  size_t plain = block_.header_off() + kBlockHeaderSize;
+  size_t plain = block_->header_off() + kBlockHeaderSize;
   if (!deflater_) deflater_ = std::make_unique<Deflater>();
   compressed_.assign(raw.data(), plain);
   REFTAB_RETURN_IF_ERROR(deflater_->Compress(reinterpret_cast<const uint8_t*>(raw.data()) + plain,
@@ -108,11 +120,11 @@ template <class Encode>
 Status TableWriter::AddRecord(BlockType type, std::string_view key, uint8_t value_type,
                               size_t max_value, Encode&& encode) {
   if (!block_open_) StartBlock(type);
-  AddResult r = block_.AddInOrder(key, value_type, max_value, encode);
+  AddResult r = block_->AddInOrder(key, value_type, max_value, encode);
   if (r == AddResult::kFull) {
     REFTAB_RETURN_IF_ERROR(FlushBlock());
     StartBlock(type);
-    r = block_.AddInOrder(key, value_type, max_value, encode);
+    r = block_->AddInOrder(key, value_type, max_value, encode);
   }
   if (r == AddResult::kOutOfOrder) {
     // A log key is refname || 0 || 8 bytes of update index.
@@ -247,16 +259,16 @@ Status TableWriter::WriteObjSection() {
     if (!block_open_) StartBlock(BlockType::kObj);
     auto encode = [&](Appender& a) { codec::PutObjValue(a, positions_.data(), count); };
     AddResult r =
-        block_.Add(key, codec::ObjValueType(count), codec::ObjValueMaxSize(count), encode);
+        block_->Add(key, codec::ObjValueType(count), codec::ObjValueMaxSize(count), encode);
     if (r == AddResult::kFull) {
       REFTAB_RETURN_IF_ERROR(FlushBlock());
       StartBlock(BlockType::kObj);
-      r = block_.Add(key, codec::ObjValueType(count), codec::ObjValueMaxSize(count), encode);
+      r = block_->Add(key, codec::ObjValueType(count), codec::ObjValueMaxSize(count), encode);
     }
     if (r != AddResult::kAdded) {
       // Too many positions for one block: git stores count 0, meaning "scan all refs".
-      r = block_.Add(key, 0, codec::ObjValueMaxSize(0),
-                     [](Appender& a) { codec::PutObjValue(a, nullptr, 0); });
+      r = block_->Add(key, 0, codec::ObjValueMaxSize(0),
+                      [](Appender& a) { codec::PutObjValue(a, nullptr, 0); });
       if (r != AddResult::kAdded) return Status::TooLarge("obj record does not fit in a block");
     }
     ++stats_.obj_records;
@@ -299,7 +311,7 @@ Status TableWriter::AddRef(const RefRecord& ref) {
   // Within a block, the block writer checks the order with the shared prefix it computes
   // anyway; a block's first ref is compared here with the last one of the block before,
   // which FlushBlock keeps (one copy per block, not per record).
-  if (section_open_ && !(block_open_ && block_.entries() > 0) &&
+  if (section_open_ && !(block_open_ && block_->entries() > 0) &&
       std::string_view(ref.refname) <= std::string_view(last_key_)) {
     return Status::InvalidArgument("ref " + ref.refname + " is not in strictly increasing order");
   }
@@ -351,7 +363,8 @@ Status TableWriter::AddLog(const LogRecord& log) {
   }
   codec::PutLogKey(&scratch_key_, log.refname, log.update_index);
   // As for refs: within a block the block writer checks the order.
-  if (section_open_ && section_type_ == BlockType::kLog && !(block_open_ && block_.entries() > 0) &&
+  if (section_open_ && section_type_ == BlockType::kLog &&
+      !(block_open_ && block_->entries() > 0) &&
       std::string_view(scratch_key_) <= std::string_view(last_key_)) {
     return Status::InvalidArgument("log " + log.refname + " is not in strictly increasing order");
   }

@@ -16,8 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "format/block_writer.h"
-#include "format/compression.h"
+#include "format/constants.h"
 #include "format/header.h"
 #include "format/record.h"
 #include "format/status.h"
@@ -26,6 +25,9 @@
 
 namespace reftab {
 REFTAB_PUBLIC_BEGIN
+
+class BlockWriter;  // format/block_writer.h, not installed
+class Deflater;     // format/compression.h, not installed
 
 struct WriteOptions {
   uint32_t block_size = kDefaultBlockSize;              // 64 .. 16777215
@@ -105,7 +107,7 @@ class TableWriter {
   bool finished_ = false;
   Status error_;
 
-  BlockWriter block_;
+  std::unique_ptr<BlockWriter> block_;  // allocated once per writer
   bool block_open_ = false;
   uint64_t block_start_ = 0;
   bool section_open_ = false;  // a ref or log section has records and is not finished
@@ -115,14 +117,7 @@ class TableWriter {
   uint64_t ref_blocks_ = 0, obj_blocks_ = 0, log_blocks_ = 0;
 
   std::vector<IndexEntry> index_;
-  void AddObjId(const ObjectId& id) {
-    if (obj_block_offsets_.empty() || obj_block_offsets_.back() != block_start_) {
-      obj_block_offsets_.push_back(block_start_);
-    }
-    obj_keys_.push_back(ObjSortKey{be::Load64(id.data()), uint32_t(obj_block_offsets_.size() - 1),
-                                   uint32_t(obj_keys_.size())});
-    obj_tails_.insert(obj_tails_.end(), id.data() + 8, id.data() + hash_size_);
-  }
+  void AddObjId(const ObjectId& id);
   void SortObjIds(std::vector<ObjSortKey>* sorted);
   void ClearObjIds();
 
