@@ -23,6 +23,17 @@
 
 namespace reftab {
 
+// "ref", "log", "obj" or "index", for messages.
+inline const char* SectionName(BlockType t) {
+  switch (t) {
+    case BlockType::kRef: return "ref";
+    case BlockType::kLog: return "log";
+    case BlockType::kObj: return "obj";
+    case BlockType::kIndex: return "index";
+  }
+  return "?";
+}
+
 // Walks the records of one section (refs, objs, logs, or an index level), moving from block
 // to block while the next block has the section's type.
 class SectionCursor {

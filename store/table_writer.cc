@@ -7,6 +7,7 @@
 #include "format/bytes.h"
 #include "format/compression.h"
 #include "format/record_codec.h"
+#include "store/table_builder.h"
 
 namespace reftab {
 
@@ -26,11 +27,11 @@ Status ValidateWriteOptions(const WriteOptions& o) {
   return Status::Ok();
 }
 
-TableWriter::TableWriter(const WriteOptions& options, WritableFile* sink)
+TableBuilder::TableBuilder(const WriteOptions& options, WritableFile* sink)
     : opts_(options),
       sink_(sink),
       hash_size_(HashSize(options.hash_id)),
-      block_(std::make_unique<BlockWriter>(options.block_size, options.restart_interval)) {
+      block_(options.block_size, options.restart_interval) {
   header_.version = VersionForHash(options.hash_id);
   header_.block_size = options.block_size;
   header_.hash_id = options.hash_id;
@@ -38,23 +39,14 @@ TableWriter::TableWriter(const WriteOptions& options, WritableFile* sink)
   if (!s.ok()) error_ = s;
 }
 
-TableWriter::~TableWriter() = default;
+TableBuilder::~TableBuilder() = default;
 
-void TableWriter::AddObjId(const ObjectId& id) {
-  if (obj_block_offsets_.empty() || obj_block_offsets_.back() != block_start_) {
-    obj_block_offsets_.push_back(block_start_);
-  }
-  obj_keys_.push_back(ObjSortKey{be::Load64(id.data()), uint32_t(obj_block_offsets_.size() - 1),
-                                 uint32_t(obj_keys_.size())});
-  obj_tails_.insert(obj_tails_.end(), id.data() + 8, id.data() + hash_size_);
-}
-
-Status TableWriter::Fail(Status s) {
+Status TableBuilder::Fail(Status s) {
   if (error_.ok()) error_ = s;
   return s;
 }
 
-Status TableWriter::SetLimits(uint64_t min_update_index, uint64_t max_update_index) {
+Status TableBuilder::SetLimits(uint64_t min_update_index, uint64_t max_update_index) {
   if (!error_.ok()) return error_;
   if (block_open_ || section_open_ || written_ > 0) {
     return Status::InvalidArgument("SetLimits after the first record");
@@ -68,16 +60,16 @@ Status TableWriter::SetLimits(uint64_t min_update_index, uint64_t max_update_ind
   return Status::Ok();
 }
 
-void TableWriter::StartBlock(BlockType type) {
+void TableBuilder::StartBlock(BlockType type) {
   // The first block of the file carries the file header in front of its block header.
   header_bytes_.clear();
   if (next_offset() == 0) header_.EncodeTo(&header_bytes_);
-  block_->Start(type, header_bytes_);
+  block_.Start(type, header_bytes_);
   block_open_ = true;
   block_start_ = next_offset();
 }
 
-Status TableWriter::WriteBlock(std::string_view bytes, BlockType type) {
+Status TableBuilder::WriteBlock(std::string_view bytes, BlockType type) {
   while (pending_padding_ > 0) {
     size_t n = std::min<uint64_t>(pending_padding_, sizeof kZeros);
     REFTAB_RETURN_IF_ERROR(sink_->Append(std::string_view(kZeros, n)));
@@ -93,22 +85,22 @@ Status TableWriter::WriteBlock(std::string_view bytes, BlockType type) {
   return Status::Ok();
 }
 
-Status TableWriter::FlushBlock() {
+Status TableBuilder::FlushBlock() {
   if (!block_open_) return Status::Ok();
   block_open_ = false;
-  if (block_->entries() == 0) return Status::Ok();
-  BlockType type = block_->type();
-  std::string_view raw = block_->Finish();
-  index_.push_back(IndexEntry{std::string(block_->last_key()), block_start_});
+  if (block_.entries() == 0) return Status::Ok();
+  BlockType type = block_.type();
+  std::string_view raw = block_.Finish();
+  index_.push_back(IndexEntry{std::string(block_.last_key()), block_start_});
   // AddRef's and AddLog's order check for the next block's first record.
-  if (type == BlockType::kRef || type == BlockType::kLog) last_key_ = block_->last_key();
+  if (type == BlockType::kRef || type == BlockType::kLog) last_key_ = block_.last_key();
   if (type == BlockType::kRef) ++ref_blocks_;
   if (type == BlockType::kObj && obj_blocks_++ == 0) stats_.footer.obj_position = block_start_;
   if (type == BlockType::kLog && log_blocks_++ == 0) stats_.footer.log_position = block_start_;
   ++stats_.blocks;
   if (type != BlockType::kLog) return WriteBlock(raw, type);
   // Log blocks: the block header (and file header) stay plain; the rest is one zlib stream.
-  size_t plain = block_->header_off() + kBlockHeaderSize;
+  size_t plain = block_.header_off() + kBlockHeaderSize;
   if (!deflater_) deflater_ = std::make_unique<Deflater>();
   compressed_.assign(raw.data(), plain);
   REFTAB_RETURN_IF_ERROR(deflater_->Compress(reinterpret_cast<const uint8_t*>(raw.data()) + plain,
@@ -117,14 +109,14 @@ Status TableWriter::FlushBlock() {
 }
 
 template <class Encode>
-Status TableWriter::AddRecord(BlockType type, std::string_view key, uint8_t value_type,
-                              size_t max_value, Encode&& encode) {
+Status TableBuilder::AddRecord(BlockType type, std::string_view key, uint8_t value_type,
+                               size_t max_value, Encode&& encode) {
   if (!block_open_) StartBlock(type);
-  AddResult r = block_->AddInOrder(key, value_type, max_value, encode);
+  AddResult r = block_.AddInOrder(key, value_type, max_value, encode);
   if (r == AddResult::kFull) {
     REFTAB_RETURN_IF_ERROR(FlushBlock());
     StartBlock(type);
-    r = block_->AddInOrder(key, value_type, max_value, encode);
+    r = block_.AddInOrder(key, value_type, max_value, encode);
   }
   if (r == AddResult::kOutOfOrder) {
     // A log key is refname || 0 || 8 bytes of update index.
@@ -142,7 +134,7 @@ Status TableWriter::AddRecord(BlockType type, std::string_view key, uint8_t valu
   return Status::Ok();
 }
 
-Status TableWriter::FinishSection(uint64_t* index_position) {
+Status TableBuilder::FinishSection(uint64_t* index_position) {
   REFTAB_RETURN_IF_ERROR(FlushBlock());
   // Multi-level index: each level indexes the blocks of the level below, until few enough
   // remain. The last level written is the top; the footer points at its first block.
@@ -171,7 +163,7 @@ Status TableWriter::FinishSection(uint64_t* index_position) {
 // two bytes, most significant first: 256 buckets per pass keep every scatter's write streams
 // in cache (a single 65536-bucket pass writes at random). Ids are hashes, so the buckets
 // of the second pass hold a handful of keys, finished by insertion sort on the full id.
-void TableWriter::SortObjIds(std::vector<ObjSortKey>* sorted) {
+void TableBuilder::SortObjIds(std::vector<ObjSortKey>* sorted) {
   const size_t n = obj_keys_.size();
   const uint8_t* tails = obj_tails_.data();
   const size_t tail_size = hash_size_ - 8;
@@ -224,7 +216,7 @@ void TableWriter::SortObjIds(std::vector<ObjSortKey>* sorted) {
   sorted->swap(obj_keys_);
 }
 
-Status TableWriter::WriteObjSection() {
+Status TableBuilder::WriteObjSection() {
   // Sort (id, block) keys; blocks of one id come out ascending and deduplicated.
   std::vector<ObjSortKey> sorted;
   SortObjIds(&sorted);
@@ -259,16 +251,16 @@ Status TableWriter::WriteObjSection() {
     if (!block_open_) StartBlock(BlockType::kObj);
     auto encode = [&](Appender& a) { codec::PutObjValue(a, positions_.data(), count); };
     AddResult r =
-        block_->Add(key, codec::ObjValueType(count), codec::ObjValueMaxSize(count), encode);
+        block_.Add(key, codec::ObjValueType(count), codec::ObjValueMaxSize(count), encode);
     if (r == AddResult::kFull) {
       REFTAB_RETURN_IF_ERROR(FlushBlock());
       StartBlock(BlockType::kObj);
-      r = block_->Add(key, codec::ObjValueType(count), codec::ObjValueMaxSize(count), encode);
+      r = block_.Add(key, codec::ObjValueType(count), codec::ObjValueMaxSize(count), encode);
     }
     if (r != AddResult::kAdded) {
       // Too many positions for one block: git stores count 0, meaning "scan all refs".
-      r = block_->Add(key, 0, codec::ObjValueMaxSize(0),
-                      [](Appender& a) { codec::PutObjValue(a, nullptr, 0); });
+      r = block_.Add(key, 0, codec::ObjValueMaxSize(0),
+                     [](Appender& a) { codec::PutObjValue(a, nullptr, 0); });
       if (r != AddResult::kAdded) return Status::TooLarge("obj record does not fit in a block");
     }
     ++stats_.obj_records;
@@ -278,13 +270,13 @@ Status TableWriter::WriteObjSection() {
   return FinishSection(&stats_.footer.obj_index_position);
 }
 
-void TableWriter::ClearObjIds() {
+void TableBuilder::ClearObjIds() {
   std::vector<ObjSortKey>().swap(obj_keys_);
   std::vector<uint8_t>().swap(obj_tails_);
   std::vector<uint64_t>().swap(obj_block_offsets_);
 }
 
-Status TableWriter::FinishPublicSection() {
+Status TableBuilder::FinishPublicSection() {
   if (!section_open_) return Status::Ok();
   section_open_ = false;
   if (section_type_ == BlockType::kLog) return FinishSection(&stats_.footer.log_index_position);
@@ -296,7 +288,7 @@ Status TableWriter::FinishPublicSection() {
   return Status::Ok();
 }
 
-Status TableWriter::AddRef(const RefRecord& ref) {
+Status TableBuilder::AddRef(const RefRecord& ref) {
   if (!error_.ok()) return error_;
   if (!limits_set_) return Status::InvalidArgument("SetLimits must be called first");
   if (ref.update_index < header_.min_update_index || ref.update_index > header_.max_update_index) {
@@ -311,7 +303,7 @@ Status TableWriter::AddRef(const RefRecord& ref) {
   // Within a block, the block writer checks the order with the shared prefix it computes
   // anyway; a block's first ref is compared here with the last one of the block before,
   // which FlushBlock keeps (one copy per block, not per record).
-  if (section_open_ && !(block_open_ && block_->entries() > 0) &&
+  if (section_open_ && !(block_open_ && block_.entries() > 0) &&
       std::string_view(ref.refname) <= std::string_view(last_key_)) {
     return Status::InvalidArgument("ref " + ref.refname + " is not in strictly increasing order");
   }
@@ -333,7 +325,7 @@ Status TableWriter::AddRef(const RefRecord& ref) {
   return Status::Ok();
 }
 
-Status TableWriter::AddLog(const LogRecord& log) {
+Status TableBuilder::AddLog(const LogRecord& log) {
   if (!error_.ok()) return error_;
   if (!limits_set_) return Status::InvalidArgument("SetLimits must be called first");
   if (log.refname.empty()) return Status::InvalidArgument("empty refname");
@@ -363,8 +355,7 @@ Status TableWriter::AddLog(const LogRecord& log) {
   }
   codec::PutLogKey(&scratch_key_, log.refname, log.update_index);
   // As for refs: within a block the block writer checks the order.
-  if (section_open_ && section_type_ == BlockType::kLog &&
-      !(block_open_ && block_->entries() > 0) &&
+  if (section_open_ && section_type_ == BlockType::kLog && !(block_open_ && block_.entries() > 0) &&
       std::string_view(scratch_key_) <= std::string_view(last_key_)) {
     return Status::InvalidArgument("log " + log.refname + " is not in strictly increasing order");
   }
@@ -386,7 +377,7 @@ Status TableWriter::AddLog(const LogRecord& log) {
   return Status::Ok();
 }
 
-Status TableWriter::Finish() {
+Status TableBuilder::Finish() {
   if (!error_.ok()) return error_;
   if (finished_) return Status::InvalidArgument("Finish called twice");
   if (!limits_set_) return Status::InvalidArgument("SetLimits must be called first");
@@ -405,5 +396,18 @@ Status TableWriter::Finish() {
   stats_.bytes = written_;
   return Status::Ok();
 }
+
+// ---------------------------------------------------------------- the public writer
+
+TableWriter::TableWriter(const WriteOptions& options, WritableFile* sink)
+    : impl_(std::make_unique<TableBuilder>(options, sink)) {}
+TableWriter::~TableWriter() = default;
+Status TableWriter::SetLimits(uint64_t min_update_index, uint64_t max_update_index) {
+  return impl_->SetLimits(min_update_index, max_update_index);
+}
+Status TableWriter::AddRef(const RefRecord& ref) { return impl_->AddRef(ref); }
+Status TableWriter::AddLog(const LogRecord& log) { return impl_->AddLog(log); }
+Status TableWriter::Finish() { return impl_->Finish(); }
+const WriteStats& TableWriter::stats() const { return impl_->stats(); }
 
 }  // namespace reftab
