@@ -29,10 +29,14 @@
 #include "store/transaction.h"
 
 namespace reftab {
+
+// Not installed, and kept out of the exports below: declared before REFTAB_PUBLIC_BEGIN
+// because a class takes its visibility from its first declaration.
+class TempTable;  // store/temp_table.h
+
 REFTAB_PUBLIC_BEGIN
 
-class TempTable;  // store/temp_table.h
-class Progress;   // store/progress.h
+class Progress;  // store/progress.h
 
 struct StackOptions {
   FileSystem* fs = nullptr;  // nullptr: the operating system's

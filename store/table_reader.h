@@ -26,13 +26,16 @@
 #include "store/file.h"
 
 namespace reftab {
-REFTAB_PUBLIC_BEGIN
 
-class TableReader;
-
+// Not installed, and kept out of the exports below: declared before REFTAB_PUBLIC_BEGIN
+// because a class takes its visibility from its first declaration.
 class RefBlockIndex;  // store/ref_block_index.h, not installed
 struct BlockSource;   // format/block_reader.h, not installed
 struct BlockView;     // format/block_reader.h, not installed
+
+REFTAB_PUBLIC_BEGIN
+
+class TableReader;
 
 // Iterates the ref records of one table, tombstones included, in name order.
 //

@@ -24,9 +24,12 @@
 #include "store/file.h"
 
 namespace reftab {
-REFTAB_PUBLIC_BEGIN
 
+// Not installed, and kept out of the exports below: declared before REFTAB_PUBLIC_BEGIN
+// because a class takes its visibility from its first declaration.
 class TableBuilder;  // store/table_builder.h, not installed
+
+REFTAB_PUBLIC_BEGIN
 
 struct WriteOptions {
   uint32_t block_size = kDefaultBlockSize;              // 64 .. 16777215
