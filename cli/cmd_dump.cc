@@ -5,6 +5,7 @@
 #include "cli/jsonl.h"
 #include "cli/output.h"
 #include "cli/stack_access.h"
+#include "store/section_cursor.h"
 #include "store/table_reader.h"
 
 namespace reftab::cli {
@@ -15,7 +16,7 @@ enum class DumpFormat { kJsonl, kGit };
 Status DumpTableRecords(const TableReader& t, DumpFormat format, Output* out) {
   size_t hs = t.hash_size();
   if (format == DumpFormat::kJsonl) AppendHeaderJson(t.header(), &out->buf());
-  TableRefIterator refs(&t);
+  TableRefCursor refs(&t);
   REFTAB_RETURN_IF_ERROR(refs.SeekToFirst());
   RefRecord ref;
   while (refs.Next(&ref)) {
@@ -27,7 +28,7 @@ Status DumpTableRecords(const TableReader& t, DumpFormat format, Output* out) {
     out->MaybeFlush();
   }
   REFTAB_RETURN_IF_ERROR(refs.status());
-  TableLogIterator logs(&t);
+  TableLogCursor logs(&t);
   REFTAB_RETURN_IF_ERROR(logs.SeekToFirst());
   LogRecord log;
   while (logs.Next(&log)) {

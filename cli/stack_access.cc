@@ -7,6 +7,7 @@
 #include "cli/git_format.h"
 #include "cli/jsonl.h"
 #include "store/git_dir.h"
+#include "store/merge_cursor.h"
 
 namespace reftab::cli {
 Result<std::unique_ptr<TableReader>> OpenTableFile(const std::string& path) {
@@ -44,7 +45,7 @@ Result<std::unique_ptr<Stack>> OpenSelectedStack(const GlobalOptions& g) {
 Status DumpStack(const Stack& stack, bool git_format, Output* out) {
   auto snap = stack.snapshot();
   size_t hs = snap->hash_size();
-  MergedRefIterator refs = snap->NewRefIterator();
+  RefMergeCursor refs(snap->readers());
   REFTAB_RETURN_IF_ERROR(refs.SeekToFirst());
   RefRecord ref;
   while (refs.Next(&ref)) {
@@ -56,7 +57,7 @@ Status DumpStack(const Stack& stack, bool git_format, Output* out) {
     out->MaybeFlush();
   }
   REFTAB_RETURN_IF_ERROR(refs.status());
-  MergedLogIterator logs = snap->NewLogIterator();
+  LogMergeCursor logs(snap->readers());
   REFTAB_RETURN_IF_ERROR(logs.SeekToFirst());
   LogRecord log;
   while (logs.Next(&log)) {

@@ -27,11 +27,8 @@
 #include "format/compression.h"
 #include "format/constants.h"
 #include "format/status.h"
-#include "format/visibility.h"
 
 namespace reftab {
-// Not API, but exported: the public iterators (store/table_reader.h) are inline and call it.
-REFTAB_PUBLIC_BEGIN
 
 struct BlockView {
   BlockType type = BlockType::kRef;
@@ -235,7 +232,6 @@ class BlockIterator {
   bool error_ = false;
 };
 
-REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_FORMAT_BLOCK_READER_H_

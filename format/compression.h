@@ -9,12 +9,8 @@
 #include <string>
 
 #include "format/status.h"
-#include "format/visibility.h"
 
 namespace reftab {
-// Not API, but exported: the public iterators (store/table_reader.h) are inline and call it.
-REFTAB_PUBLIC_BEGIN
-
 // Compresses with zlib level 9, window 15, memLevel 8, default strategy, one Z_FINISH per
 // call: the settings git uses, so the bytes match git's for the same zlib build.
 class Deflater {
@@ -47,7 +43,6 @@ class Inflater {
   std::unique_ptr<State> state_;
 };
 
-REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_FORMAT_COMPRESSION_H_

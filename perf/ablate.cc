@@ -28,15 +28,13 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "format/block_writer.h"
 #include "format/record_codec.h"
 #include "perf/naive.h"
-#include "store/merged_iterator.h"
+#include "store/merge_cursor.h"
 #include "store/stack.h"
-#include "store/table_reader_ablation.h"
 #include "store/table_writer.h"
 
 namespace reftab {
@@ -44,30 +42,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The merged iterator's techniques, switched off one at a time: a sub-iterator type of our
-// own (the table iterator under another name, the same code) and the technique set the
-// iterator uses for it.
+// The merged iterator's techniques, switched off one at a time (Off::kNothing is the
+// production merge itself).
 enum class Off { kNothing, kBypass, kLazyAdvance, kOffsetValueCodes };
 template <Off off>
-struct RefsWithout : TableRefIterator {
-  using TableRefIterator::TableRefIterator;
-};
-
-}  // namespace
-
-template <Off off>
-struct internal::MergeTechniques<RefsWithout<off>> {
-  static constexpr bool kSingleChildBypass = off != Off::kBypass;
-  static constexpr bool kLazyAdvance = off != Off::kLazyAdvance;
-  static constexpr bool kOffsetValueCodes = off != Off::kOffsetValueCodes;
-};
-
-namespace {
-
-// Off::kNothing is the production iterator itself.
-template <Off off>
-using MergedWithout = std::conditional_t<off == Off::kNothing, MergedRefIterator,
-                                         internal::MergedIterator<RefsWithout<off>, RefRecord>>;
+using MergedWithout = MergeCursor<
+    TableRefCursor, RefRecord,
+    MergeTechniques<off != Off::kBypass, off != Off::kLazyAdvance, off != Off::kOffsetValueCodes>>;
 
 // One timed variant: runs the workload once and returns a checksum; `ops` per run.
 struct Variant {
@@ -399,7 +380,7 @@ int Main(int argc, char** argv) {
   {
     const char* prefix = "refs/tags/";
     auto scan = [&](bool precomputed) {
-      MergedRefIterator it(one);
+      RefMergeCursor it(one);
       std::string_view p(prefix);
       Status s = it.Seek(p);
       RefRecord r;
@@ -426,7 +407,7 @@ int Main(int argc, char** argv) {
       RefRecord r;
       uint64_t found = 0, check = 0;
       for (const std::string& name : names) {
-        MergedRefIterator it(tables);
+        RefMergeCursor it(tables);
         it.set_suppress_deletions(true);
         if (!it.Seek(name).ok()) return ~uint64_t(0);
         if (it.Next(&r) && r.refname == name) {
@@ -458,8 +439,8 @@ int Main(int argc, char** argv) {
     auto plain_one = OpenTables(dir + "/one");
     auto plain_stack = OpenTables(dir + "/stack");
     if (!plain_one.ok() || !plain_stack.ok()) return 1;
-    for (const auto& t : *plain_one) internal::TableReaderAblation::SetLookupAids(*t, false);
-    for (const auto& t : *plain_stack) internal::TableReaderAblation::SetLookupAids(*t, false);
+    for (const auto& t : *plain_one) t->set_lookup_aids(false);
+    for (const auto& t : *plain_stack) t->set_lookup_aids(false);
     auto lookups = [&](const std::vector<std::shared_ptr<const TableReader>>& tables) {
       return SnapshotLookups(tables, names);
     };

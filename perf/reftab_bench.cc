@@ -30,6 +30,7 @@
 #include "perf/bench_dataset.h"
 #endif
 #include "format/record.h"
+#include "store/merge_cursor.h"
 #include "store/stack.h"
 #include "store/table_writer.h"
 
@@ -185,7 +186,7 @@ int Scan(int argc, char** argv) {
   uint64_t n = 0, check = 0;
   for (int rep = 0; rep < reps; ++rep) {
     auto t0 = Clock::now();
-    MergedRefIterator it = (*snap)->NewRefIterator();
+    RefMergeCursor it((*snap)->readers());
     Status s = it.SeekToFirst();
     RefRecord rec;
     n = 0;
@@ -244,7 +245,7 @@ int Prefix(int argc, char** argv) {
   uint64_t n = 0, check = 0;
   for (int rep = 0; rep < reps; ++rep) {
     auto t0 = Clock::now();
-    MergedRefIterator it = (*snap)->NewRefIterator();
+    RefMergeCursor it((*snap)->readers());
     Status s = it.Seek(prefix);
     RefRecord rec;
     n = 0;

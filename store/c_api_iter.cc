@@ -9,6 +9,7 @@
 
 #include "store/c_api_internal.h"
 #include "store/git_repo.h"
+#include "store/merge_cursor.h"
 #include "store/merged_iterator.h"
 
 namespace reftab::capi {
@@ -80,8 +81,8 @@ class SourceMerge {
   std::vector<Lane> lanes_;
 };
 
-using RefMerge = SourceMerge<MergedRefIterator, RefRecord>;
-using LogMerge = SourceMerge<MergedLogIterator, LogRecord>;
+using RefMerge = SourceMerge<RefMergeCursor, RefRecord>;
+using LogMerge = SourceMerge<LogMergeCursor, LogRecord>;
 
 template <class Merge, class Make, class Handle>
 reftab_code NewIter(reftab_store* store, const char* prefix, Make make, Handle** out,
@@ -117,7 +118,7 @@ extern "C" {
 reftab_code reftab_ref_iter_new(reftab_store* store, const char* prefix, reftab_ref_iter** out,
                                 reftab_error** err) {
   return Guard(err, [&] {
-    auto make = [](const reftab::Snapshot& s) { return s.NewRefIterator(); };
+    auto make = [](const reftab::Snapshot& s) { return reftab::RefMergeCursor(s.readers()); };
     return reftab::capi::NewIter<reftab::capi::RefMerge>(store, prefix, make, out, err);
   });
 }
@@ -149,7 +150,7 @@ void reftab_ref_iter_free(reftab_ref_iter* it) { delete it; }
 reftab_code reftab_log_iter_new(reftab_store* store, const char* prefix, reftab_log_iter** out,
                                 reftab_error** err) {
   return Guard(err, [&] {
-    auto make = [](const reftab::Snapshot& s) { return s.NewLogIterator(); };
+    auto make = [](const reftab::Snapshot& s) { return reftab::LogMergeCursor(s.readers()); };
     return reftab::capi::NewIter<reftab::capi::LogMerge>(store, prefix, make, out, err);
   });
 }

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <map>
 
+#include "store/merge_cursor.h"
 #include "store/progress.h"
 #include "store/stack.h"
 #include "store/table_log_blocks.h"
@@ -112,9 +113,9 @@ void UpdateRange(const std::vector<const TableReader*>& tables, uint64_t* min, u
 // with (Stack::CopyableLogSource).
 Status WriteMerged(TableWriter& w, const std::vector<const TableReader*>& tables, bool to_base,
                    const CompactionOptions& options, const TableReader* copy_from,
-                   const internal::WrittenLogBlocks* copy) {
+                   const WrittenLogBlocks* copy) {
   ProgressPhase progress(options.progress, "Compacting records", 0);
-  MergedRefIterator refs(tables);
+  RefMergeCursor refs(tables);
   refs.set_suppress_deletions(to_base);
   REFTAB_RETURN_IF_ERROR(refs.SeekToFirst());
   RefRecord r;
@@ -127,9 +128,9 @@ Status WriteMerged(TableWriter& w, const std::vector<const TableReader*>& tables
   // recorded blocks do not.
   if (copy_from && w.stats().ref_records > 0) {
     const BlockSource& src = copy_from->source();
-    return internal::TableLogBlocks::Copy(w, src.data, src.table_size, *copy);
+    return TableLogBlocks::Copy(w, src.data, src.table_size, *copy);
   }
-  MergedLogIterator logs(tables);
+  LogMergeCursor logs(tables);
   logs.set_suppress_deletions(to_base);
   REFTAB_RETURN_IF_ERROR(logs.SeekToFirst());
   LogRecord l;
@@ -145,7 +146,7 @@ Status WriteMerged(TableWriter& w, const std::vector<const TableReader*>& tables
       if (options.max_logs_per_ref && kept_for_ref >= *options.max_logs_per_ref) continue;
       ++kept_for_ref;
     }
-    if (l.value_type == LogValueType::kUpdate) internal::NormalizeLogMessage(&l.message);
+    if (l.value_type == LogValueType::kUpdate) NormalizeLogMessage(&l.message);
     REFTAB_RETURN_IF_ERROR(w.AddLog(l));
     progress.Tick();
   }
@@ -224,7 +225,7 @@ Status Stack::MergeRange(const CompactionPlan& plan, const CompactionOptions& op
 const TableReader* Stack::CopyableLogSource(const CompactionPlan& plan,
                                             const CompactionOptions& options,
                                             const WriteOptions& write_options) const {
-  const internal::WrittenLogBlocks* fresh = fresh_logs_.get();
+  const WrittenLogBlocks* fresh = fresh_logs_.get();
   if (!fresh || !fresh->CopyableWith(write_options)) return nullptr;
   if (options.expire_logs_before || options.max_logs_per_ref) return nullptr;
   if (plan.to_base && fresh->deletions) return nullptr;

@@ -15,6 +15,7 @@
 #include "store/git_migrate_internal.h"
 #include "store/git_reflog.h"
 #include "store/git_repo.h"
+#include "store/merge_cursor.h"
 #include "store/progress.h"
 #include "store/refname.h"
 #include "store/table_writer.h"
@@ -158,7 +159,7 @@ Status WriteStubs(const RepoFacts& repo, const std::string& temp) {
 Status ReadReftableRefs(const Snapshot& snap, FilesLayout* layout, PackedRefsWriter* packed,
                         std::vector<RefProblem>* problems, Progress* progress) {
   ProgressPhase phase(progress, "Reading refs", 0);
-  MergedRefIterator it = snap.NewRefIterator();
+  RefMergeCursor it(snap.readers());
   it.set_suppress_deletions(true);
   REFTAB_RETURN_IF_ERROR(it.SeekToFirst());
   RefRecord r;
@@ -182,7 +183,7 @@ Status ReadReftableRefs(const Snapshot& snap, FilesLayout* layout, PackedRefsWri
 
 Status ReadReftableLogs(const Snapshot& snap, FilesLayout* layout, Progress* progress) {
   ProgressPhase phase(progress, "Reading reflogs", 0);
-  MergedLogIterator it = snap.NewLogIterator();
+  LogMergeCursor it(snap.readers());
   it.set_suppress_deletions(true);
   REFTAB_RETURN_IF_ERROR(it.SeekToFirst());
   LogRecord l;

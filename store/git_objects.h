@@ -30,6 +30,11 @@
 #include "format/visibility.h"
 
 namespace reftab {
+
+// Not installed, and kept out of the exports below: declared before REFTAB_PUBLIC_BEGIN
+// because a class takes its visibility from its first declaration.
+class GitObjectHeaders;  // store/git_object_headers.h, not installed
+
 REFTAB_PUBLIC_BEGIN
 
 enum class GitObjectType { kNone = 0, kCommit = 1, kTree = 2, kBlob = 3, kTag = 4 };
@@ -38,8 +43,6 @@ enum class GitObjectType { kNone = 0, kCommit = 1, kTree = 2, kBlob = 3, kTag = 
 const char* GitObjectTypeName(GitObjectType type);
 // The type git's name stands for; kNone for anything else.
 GitObjectType GitObjectTypeNamed(std::string_view name);
-
-class GitObjectHeaders;  // store/git_object_headers.h (internal)
 
 class GitObjects {
  public:

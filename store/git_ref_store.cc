@@ -4,6 +4,7 @@
 
 #include "store/git_identity.h"
 #include "store/git_ref_transaction.h"
+#include "store/merge_cursor.h"
 #include "store/refname.h"
 
 namespace reftab {
@@ -80,7 +81,7 @@ Status GitRefStore::ForEachRef(std::string_view prefix,
                                const std::function<bool(const RefRecord&)>& fn) {
   if (repo_) return repo_->ForEachRef(prefix, fn);
   auto snap = stack_->snapshot();
-  MergedRefIterator it = snap->NewRefIterator();
+  RefMergeCursor it(snap->readers());
   it.set_suppress_deletions(true);
   REFTAB_RETURN_IF_ERROR(it.Seek(prefix));
   RefRecord r;
@@ -139,7 +140,7 @@ Status GitRefStore::ReflogExists(std::string_view refname, bool* exists) {
   *exists = false;
   REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, Locate(refname));
   if (!at.stack) return Status::Ok();
-  MergedLogIterator it = at.stack->snapshot()->NewLogIterator();
+  LogMergeCursor it(at.stack->snapshot()->readers());
   REFTAB_RETURN_IF_ERROR(it.Seek(at.key));
   LogRecord l;
   while (it.Next(&l) && l.refname == at.key) {

@@ -4,6 +4,7 @@
 
 #include "store/git_date.h"
 #include "store/git_ref_transaction.h"
+#include "store/merge_cursor.h"
 #include "store/refname.h"
 
 namespace reftab {
@@ -16,7 +17,7 @@ bool IsZero(const ObjectId& id, size_t hash_size) {
 // The live log records stored under `key` in table order (newest first), markers included.
 Status LiveLogsIn(const Snapshot& snap, std::string_view key, std::vector<LogRecord>* out) {
   out->clear();
-  MergedLogIterator it = snap.NewLogIterator();
+  LogMergeCursor it(snap.readers());
   it.set_suppress_deletions(true);
   REFTAB_RETURN_IF_ERROR(it.Seek(key));
   LogRecord l;
@@ -34,7 +35,7 @@ Status EntriesIn(const Snapshot& snap, std::string_view key, std::vector<LogReco
 
 // Names with a live log record in one stack, each once, in name order.
 Status LogNamesOf(const Stack& stack, std::vector<std::string>* out) {
-  MergedLogIterator it = stack.snapshot()->NewLogIterator();
+  LogMergeCursor it(stack.snapshot()->readers());
   it.set_suppress_deletions(true);
   REFTAB_RETURN_IF_ERROR(it.SeekToFirst());
   LogRecord l;

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <optional>
 
+#include "store/merge_cursor.h"
+
 namespace reftab {
 namespace {
 
@@ -277,13 +279,13 @@ Status GitRepo::ForEachRef(std::string_view prefix,
                            const std::function<bool(const RefRecord&)>& fn) {
   // Two sorted sources: the main stack without per-worktree names, and the worktree's stack.
   auto main_snap = main_->snapshot();
-  MergedRefIterator a = main_snap->NewRefIterator();
+  RefMergeCursor a(main_snap->readers());
   a.set_suppress_deletions(true);
   REFTAB_RETURN_IF_ERROR(a.Seek(prefix));
   std::shared_ptr<const Snapshot> wt_snap = worktree_ ? worktree_->snapshot() : nullptr;
-  std::optional<MergedRefIterator> b;
+  std::optional<RefMergeCursor> b;
   if (wt_snap) {
-    b.emplace(wt_snap->NewRefIterator());
+    b.emplace(wt_snap->readers());
     b->set_suppress_deletions(true);
     REFTAB_RETURN_IF_ERROR(b->Seek(prefix));
   }

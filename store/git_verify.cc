@@ -6,6 +6,7 @@
 #include <memory>
 #include <set>
 
+#include "store/merge_cursor.h"
 #include "store/refname.h"
 
 namespace reftab {
@@ -53,7 +54,7 @@ class Checker {
       }
     }
     std::vector<RefRecord> refs;
-    MergedRefIterator it = v.own->NewRefIterator();
+    RefMergeCursor it(v.own->readers());
     it.set_suppress_deletions(true);
     REFTAB_RETURN_IF_ERROR(it.SeekToFirst());
     RefRecord r;

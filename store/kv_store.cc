@@ -7,6 +7,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "store/merge_cursor.h"
 #include "store/merged_iterator.h"
 #include "store/stack.h"
 #include "store/transaction.h"
@@ -27,7 +28,7 @@ void KvWriteBatch::Delete(std::string_view key) {
 
 struct KvIterator::Impl {
   std::shared_ptr<const Snapshot> snap;  // keeps the tables mapped
-  MergedRefIterator it;
+  RefMergeCursor it;
   KvIteratorOptions options;
 };
 
@@ -95,7 +96,7 @@ Status KvSnapshot::Get(std::string_view key, std::string* value, bool* found) co
 
 KvIterator KvSnapshot::NewIterator(const KvIteratorOptions& options) const {
   return KvIterator(std::unique_ptr<KvIterator::Impl>(
-      new KvIterator::Impl{snap_, snap_->NewRefIterator(), options}));
+      new KvIterator::Impl{snap_, RefMergeCursor(snap_->readers()), options}));
 }
 
 uint64_t KvSnapshot::sequence() const { return snap_->max_update_index(); }

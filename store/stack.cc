@@ -7,6 +7,7 @@
 #include <cstring>
 #include <thread>
 
+#include "store/merge_cursor.h"
 #include "store/ref_filter.h"
 #include "store/table_log_blocks.h"
 #include "store/temp_table.h"
@@ -276,12 +277,12 @@ Result<std::unique_ptr<LockFile>> Stack::LockList() {
 Status Stack::WriteTempTable(uint64_t min, uint64_t max,
                              const std::function<Status(TableWriter&)>& fill,
                              std::unique_ptr<TempTable>* out, uint32_t min_block_size,
-                             internal::WrittenLogBlocks* record_logs) {
+                             WrittenLogBlocks* record_logs) {
   out->reset();
   auto table = TempTable::Create(fs_, dir_, TableName(min, max), options_.file_mode, &rng_);
   if (!table.ok()) return table.status();
   TableWriter writer(TableWriteOptions(min_block_size), (*table)->file());
-  if (record_logs) internal::TableLogBlocks::Record(writer, record_logs);
+  if (record_logs) TableLogBlocks::Record(writer, record_logs);
   Status s = writer.SetLimits(min, max);
   if (s.ok()) s = fill(writer);
   if (s.ok()) s = writer.Finish();
@@ -389,7 +390,7 @@ LogRecord LogFor(const std::string& refname, const LogInfo& info, const ObjectId
 // Deleting a ref deletes its reflog: one tombstone per existing entry.
 Status AddReflogTombstones(const Snapshot& snap, const std::string& refname,
                            std::vector<LogRecord>* logs) {
-  MergedLogIterator it = snap.NewLogIterator();
+  LogMergeCursor it(snap.readers());
   REFTAB_RETURN_IF_ERROR(it.Seek(refname));
   LogRecord l;
   while (it.Next(&l) && l.refname == refname) {
@@ -435,7 +436,7 @@ Status SortLogs(std::vector<LogRecord>* logs) {
 
 // Transaction::VerifyNoneBelow's check, on the snapshot taken under the lock.
 Status CheckNoneBelow(const Snapshot& snap, const std::string& prefix, const std::string& for_key) {
-  MergedRefIterator it = snap.NewRefIterator();
+  RefMergeCursor it(snap.readers());
   it.set_suppress_deletions(true);
   REFTAB_RETURN_IF_ERROR(it.Seek(prefix));
   RefRecord r;
@@ -562,7 +563,7 @@ Status Stack::WriteTransactionTable(LockFile* lock, const NewRecords& records, u
   std::unique_ptr<TempTable> table;
   // Only worth keeping for an auto-compaction, and only when there are logs to copy.
   auto logs = options_.auto_compact && !records.logs.empty()
-                  ? std::make_shared<internal::WrittenLogBlocks>()
+                  ? std::make_shared<WrittenLogBlocks>()
                   : nullptr;
   REFTAB_RETURN_IF_ERROR(WriteTempTable(
       next, next,

@@ -29,13 +29,15 @@
 #include "store/transaction.h"
 
 namespace reftab {
+
+// Not installed, and kept out of the exports below: declared before REFTAB_PUBLIC_BEGIN
+// because a class takes its visibility from its first declaration.
+class TempTable;          // store/temp_table.h
+struct WrittenLogBlocks;  // store/table_log_blocks.h
+
 REFTAB_PUBLIC_BEGIN
 
-class TempTable;  // store/temp_table.h
-class Progress;   // store/progress.h
-namespace internal {
-struct WrittenLogBlocks;  // store/table_log_blocks.h, not installed
-}  // namespace internal
+class Progress;  // store/progress.h
 
 struct StackOptions {
   FileSystem* fs = nullptr;  // nullptr: the operating system's
@@ -88,6 +90,8 @@ class Snapshot {
 
   // Oldest first.
   const std::vector<std::shared_ptr<const TableReader>>& tables() const { return tables_; }
+  // The same tables as plain pointers, oldest first: what the merged iterators take.
+  const std::vector<const TableReader*>& readers() const { return raw_; }
   HashId hash_id() const { return hash_id_; }
   size_t hash_size() const { return HashSize(hash_id_); }
   // Highest max_update_index of any table (0 for an empty stack).
@@ -192,7 +196,7 @@ class Stack {
   // `record_logs`, if given, receives where the table's log blocks are.
   Status WriteTempTable(uint64_t min, uint64_t max, const std::function<Status(TableWriter&)>& fill,
                         std::unique_ptr<TempTable>* out, uint32_t min_block_size = 0,
-                        internal::WrittenLogBlocks* record_logs = nullptr);
+                        WrittenLogBlocks* record_logs = nullptr);
   Status Publish(LockFile* lock, std::unique_ptr<TempTable> table, const std::string& name,
                  const std::vector<std::string>& list);
   Status WriteNewList(LockFile* lock, const std::vector<std::string>& names);
@@ -236,7 +240,7 @@ class Stack {
   // The log blocks of the table the transaction being committed wrote, and its name: the
   // auto-compaction right after it copies them instead of compressing them again
   // (store/table_log_blocks.h). Null outside CommitTransaction.
-  std::shared_ptr<internal::WrittenLogBlocks> fresh_logs_;
+  std::shared_ptr<WrittenLogBlocks> fresh_logs_;
   std::string fresh_logs_table_;
 };
 

@@ -4,6 +4,7 @@
 
 #include "format/block_reader.h"
 #include "format/bytes.h"
+#include "store/merge_cursor.h"
 #include "store/merged_iterator.h"
 
 namespace reftab {
@@ -72,7 +73,7 @@ Status CountBlocks(const TableReader& table, TableStats* out) {
 }
 
 Status CountRefsAndLogs(const TableReader& table, TableStats* out) {
-  TableRefIterator refs(&table);
+  TableRefCursor refs(&table);
   REFTAB_RETURN_IF_ERROR(refs.SeekToFirst());
   RefRecord r;
   while (refs.Next(&r)) {
@@ -85,7 +86,7 @@ Status CountRefsAndLogs(const TableReader& table, TableStats* out) {
     }
   }
   REFTAB_RETURN_IF_ERROR(refs.status());
-  TableLogIterator logs(&table);
+  TableLogCursor logs(&table);
   REFTAB_RETURN_IF_ERROR(logs.SeekToFirst());
   LogRecord l;
   while (logs.Next(&l)) {
@@ -100,13 +101,13 @@ Status CountRefsAndLogs(const TableReader& table, TableStats* out) {
 }
 
 Status CountLive(const Snapshot& snap, StackStats* out) {
-  MergedRefIterator refs = snap.NewRefIterator();
+  RefMergeCursor refs(snap.readers());
   refs.set_suppress_deletions(true);
   REFTAB_RETURN_IF_ERROR(refs.SeekToFirst());
   RefRecord r;
   while (refs.Next(&r)) ++out->live_refs;
   REFTAB_RETURN_IF_ERROR(refs.status());
-  MergedLogIterator logs = snap.NewLogIterator();
+  LogMergeCursor logs(snap.readers());
   logs.set_suppress_deletions(true);
   REFTAB_RETURN_IF_ERROR(logs.SeekToFirst());
   LogRecord l;

@@ -19,9 +19,10 @@
 #include <string_view>
 #include <vector>
 
+#include "store/table_builder.h"
 #include "store/table_writer.h"
 
-namespace reftab::internal {
+namespace reftab {
 
 struct WrittenLogBlock {
   uint64_t offset = 0;  // in the table written
@@ -64,17 +65,17 @@ struct WrittenLogBlocks {
 
 struct TableLogBlocks {
   // From now on `w` records the log blocks it writes in `*out`, which must outlive it.
-  static void Record(TableWriter& w, WrittenLogBlocks* out) { w.SetLogBlockRecord(out); }
+  static void Record(TableWriter& w, WrittenLogBlocks* out) { w.impl_->SetLogBlockRecord(out); }
   // Ends `w`'s ref section and appends `blocks` as its log section, copied from `table`
   // (`table_size` bytes, the table they were written to). InvalidArgument, with nothing
   // written, when they cannot be copied: `w` has written no ref yet (its first block would
   // be a log block), has logs already, or was made with other options than `blocks`.
   static Status Copy(TableWriter& w, const uint8_t* table, uint64_t table_size,
                      const WrittenLogBlocks& blocks) {
-    return w.CopyLogBlocks(table, table_size, blocks);
+    return w.impl_->CopyLogBlocks(table, table_size, blocks);
   }
 };
 
-}  // namespace reftab::internal
+}  // namespace reftab
 
 #endif  // REFTAB_STORE_TABLE_LOG_BLOCKS_H_

@@ -4,9 +4,11 @@
 #include <cstring>
 #include <mutex>
 
+#include "format/block_reader.h"
 #include "format/record_codec.h"
 #include "store/ref_block_index.h"
 #include "store/ref_filter.h"
+#include "store/section_cursor.h"
 #include "store/trace.h"
 
 namespace reftab {
@@ -16,181 +18,7 @@ namespace {
 // block); a deeper chain means the index points in a loop.
 constexpr int kMaxIndexDepth = 16;
 
-const char* SectionName(BlockType t) {
-  switch (t) {
-    case BlockType::kRef: return "ref";
-    case BlockType::kLog: return "log";
-    case BlockType::kObj: return "obj";
-    case BlockType::kIndex: return "index";
-  }
-  return "?";
-}
-
 }  // namespace
-
-// ---------------------------------------------------------------- SectionCursor
-
-namespace internal {
-
-Status SectionCursor::Corrupt(std::string_view what) {
-  active_ = false;
-  if (status_.ok()) status_ = table_->Error(what);
-  return status_;
-}
-
-void SectionCursor::FailValue() {
-  const BlockView& b = it_.block();
-  it_.Fail();
-  (void)Corrupt("block at offset " + std::to_string(b.offset) + ": malformed " +
-                SectionName(type_) + " record");
-}
-
-Status SectionCursor::Load(uint64_t offset) {
-  const BlockSource& src = table_->source();
-  uint8_t t = PeekBlockType(src, offset);
-  if (t != uint8_t(type_)) {
-    return Corrupt("block at offset " + std::to_string(offset) + ": expected a " +
-                   SectionName(type_) + " block");
-  }
-  if (type_ == BlockType::kLog && !inflater_) inflater_ = std::make_unique<Inflater>();
-  BlockView view;
-  Status s = DecodeBlock(src, offset, inflater_.get(), &log_buf_, &view);
-  REFTAB_TRACE(trace::kBlock, "%s: %s block at %llu: %s", table_->name().c_str(),
-               SectionName(type_), (unsigned long long)offset,
-               s.ok() ? "read" : s.message().c_str());
-  if (!s.ok()) {
-    active_ = false;
-    if (status_.ok()) status_ = std::move(s).WithContext(table_->name());
-    return status_;
-  }
-  it_.Init(view, table_->hash_size());
-  active_ = true;
-  return Status::Ok();
-}
-
-bool SectionCursor::NextBlock() {
-  for (;;) {
-    if (it_.error()) {
-      FailValue();
-      return false;
-    }
-    const BlockView& b = it_.block();
-    uint64_t next = b.offset + b.full_size;
-    if (PeekBlockType(table_->source(), next) != uint8_t(type_)) {
-      active_ = false;
-      Status end = table_->CheckSectionEnd(next, type_);
-      if (!end.ok() && status_.ok()) status_ = std::move(end);
-      return false;
-    }
-    if (!Load(next).ok()) return false;
-    if (it_.NextKey()) return true;
-  }
-}
-
-Status SectionCursor::SeekToFirst() {
-  uint64_t start = 0;
-  bool present = false;
-  switch (type_) {
-    case BlockType::kRef: present = table_->RefSectionStart(&start); break;
-    case BlockType::kLog: present = table_->LogSectionStart(&start); break;
-    case BlockType::kObj: present = table_->ObjSectionStart(&start); break;
-    case BlockType::kIndex: present = false; break;
-  }
-  active_ = false;
-  if (!status_.ok()) return status_;
-  if (!present) return Status::Ok();
-  return Load(start);
-}
-
-Status SectionCursor::SeekLinear(uint64_t start, std::string_view want) {
-  REFTAB_RETURN_IF_ERROR(Load(start));
-  // Only a block's first key is cheap to read: look one block ahead, step back if needed.
-  for (;;) {
-    const BlockView& b = it_.block();
-    uint64_t prev = b.offset;
-    uint64_t next = b.offset + b.full_size;
-    if (PeekBlockType(table_->source(), next) != uint8_t(type_)) {
-      Status end = table_->CheckSectionEnd(next, type_);
-      if (!end.ok()) {
-        active_ = false;
-        status_ = std::move(end);
-        return status_;
-      }
-      break;
-    }
-    REFTAB_RETURN_IF_ERROR(Load(next));
-    std::string_view first;
-    if (!it_.FirstKey(&first)) {
-      return Corrupt("block at offset " + std::to_string(next) + ": malformed first record");
-    }
-    if (first > want) {
-      REFTAB_RETURN_IF_ERROR(Load(prev));
-      break;
-    }
-  }
-  if (!it_.Seek(want)) FailValue();
-  return status_;
-}
-
-Status SectionCursor::Seek(std::string_view want) {
-  active_ = false;
-  if (!status_.ok()) return status_;
-  uint64_t index_pos = type_ == BlockType::kIndex ? 0 : table_->IndexPosition(type_);
-  if (index_pos == 0) {
-    uint64_t start = 0;
-    bool present = false;
-    switch (type_) {
-      case BlockType::kRef: present = table_->RefSectionStart(&start); break;
-      case BlockType::kLog: present = table_->LogSectionStart(&start); break;
-      case BlockType::kObj: present = table_->ObjSectionStart(&start); break;
-      case BlockType::kIndex: break;
-    }
-    if (!present) return Status::Ok();
-    return SeekLinear(start, want);
-  }
-  uint64_t leaf = 0;
-  bool found = false;
-  Status s = table_->DescendIndex(index_pos, type_, want, &leaf, &found);
-  if (!s.ok()) {
-    status_ = std::move(s);
-    return status_;
-  }
-  if (!found) return Status::Ok();  // every key in the section is smaller than `want`
-  REFTAB_RETURN_IF_ERROR(Load(leaf));
-  if (!it_.Seek(want)) FailValue();
-  return status_;
-}
-
-}  // namespace internal
-
-// ---------------------------------------------------------------- iterators
-
-TableRefIterator::TableRefIterator(const TableReader* table)
-    : cursor_(table, BlockType::kRef),
-      min_update_index_(table->min_update_index()),
-      hash_size_(table->hash_size()) {}
-
-TableLogIterator::TableLogIterator(const TableReader* table)
-    : cursor_(table, BlockType::kLog), hash_size_(table->hash_size()) {}
-
-Status TableLogIterator::Seek(std::string_view refname) { return SeekAt(refname, ~uint64_t(0)); }
-
-Status TableLogIterator::SeekAt(std::string_view refname, uint64_t update_index) {
-  codec::PutLogKey(&key_, refname, update_index);
-  return cursor_.Seek(key_);
-}
-
-bool TableLogIterator::ReadValue(LogRecord* log) {
-  BlockIterator& it = cursor_.it();
-  ByteReader in = it.value();
-  if (!codec::SplitLogKey(it.key(), &log->refname, &log->update_index) ||
-      !codec::GetLogValue(in, it.value_type(), hash_size_, log)) {
-    cursor_.FailValue();
-    return false;
-  }
-  it.ValueDone(in);
-  return true;
-}
 
 // ---------------------------------------------------------------- TableReader
 
@@ -210,7 +38,7 @@ struct TableReader::LookupAids {
   std::atomic<uint64_t> locate_queries{0};
   std::atomic<bool> ref_block_index_failed{false};
   // Whether the filter and the flattened index may be built: always, but for a measurement
-  // of what they bring (internal::TableReaderAblation).
+  // of what they bring (set_lookup_aids).
   std::atomic<bool> enabled{true};
 
   // Counts one more query toward a lazily built aid; true once there have been about one
@@ -222,16 +50,19 @@ struct TableReader::LookupAids {
 
 TableReader::~TableReader() = default;
 
-void TableReader::SetLookupAids(bool on) const {
+void TableReader::set_lookup_aids(bool on) const {
   aids_->enabled.store(on, std::memory_order_relaxed);
 }
 
 TableReader::TableReader(std::unique_ptr<RandomAccessFile> file, const TableFooter& footer)
-    : file_(std::move(file)), footer_(footer), aids_(std::make_unique<LookupAids>()) {
-  source_.data = file_->data();
-  source_.table_size = file_->size() - footer_.header.footer_size();
-  source_.header_size = uint32_t(footer_.header.header_size());
-  source_.block_size = footer_.header.block_size;
+    : file_(std::move(file)),
+      footer_(footer),
+      source_(std::make_unique<BlockSource>()),
+      aids_(std::make_unique<LookupAids>()) {
+  source_->data = file_->data();
+  source_->table_size = file_->size() - footer_.header.footer_size();
+  source_->header_size = uint32_t(footer_.header.header_size());
+  source_->block_size = footer_.header.block_size;
 }
 
 Status TableReader::Error(std::string_view what) const {
@@ -300,7 +131,7 @@ Result<std::unique_ptr<TableReader>> TableReader::OpenBytes(std::string name, st
 
 bool TableReader::RefSectionStart(uint64_t* offset) const {
   *offset = 0;
-  return PeekBlockType(source_, 0) == uint8_t(BlockType::kRef);
+  return PeekBlockType(*source_, 0) == uint8_t(BlockType::kRef);
 }
 
 bool TableReader::LogSectionStart(uint64_t* offset) const {
@@ -309,7 +140,7 @@ bool TableReader::LogSectionStart(uint64_t* offset) const {
     return true;
   }
   *offset = 0;
-  return PeekBlockType(source_, 0) == uint8_t(BlockType::kLog);
+  return PeekBlockType(*source_, 0) == uint8_t(BlockType::kLog);
 }
 
 bool TableReader::ObjSectionStart(uint64_t* offset) const {
@@ -331,11 +162,11 @@ Status TableReader::DescendIndex(uint64_t pos, BlockType leaf, std::string_view 
                                  uint64_t* offset, bool* found) const {
   *found = false;
   for (int depth = 0; depth < kMaxIndexDepth;) {
-    if (PeekBlockType(source_, pos) != uint8_t(BlockType::kIndex)) {
+    if (PeekBlockType(*source_, pos) != uint8_t(BlockType::kIndex)) {
       return Error("block at offset " + std::to_string(pos) + ": expected a index block");
     }
     BlockView view;
-    Status s = DecodeBlock(source_, pos, nullptr, nullptr, &view);
+    Status s = DecodeBlock(*source_, pos, nullptr, nullptr, &view);
     REFTAB_TRACE(trace::kBlock, "%s: index block at %llu (descending to a %s block): %s",
                  name().c_str(), (unsigned long long)pos, SectionName(leaf),
                  s.ok() ? "read" : s.message().c_str());
@@ -347,7 +178,7 @@ Status TableReader::DescendIndex(uint64_t pos, BlockType leaf, std::string_view 
     if (f.result == BlockFind::kEnd) {
       // Every key here is smaller: the level continues in the next index block, if any.
       uint64_t next = pos + view.full_size;
-      if (PeekBlockType(source_, next) != uint8_t(BlockType::kIndex)) {
+      if (PeekBlockType(*source_, next) != uint8_t(BlockType::kIndex)) {
         return CheckSectionEnd(next, BlockType::kIndex);
       }
       pos = next;
@@ -360,15 +191,15 @@ Status TableReader::DescendIndex(uint64_t pos, BlockType leaf, std::string_view 
     }
     // The child is probably not in cache: fetch its header and the tail of the block, where
     // the restart table of a padded block sits, in parallel (FindInBlock reads both next).
-    if (child < source_.table_size) {
-      __builtin_prefetch(source_.data + child);
-      uint64_t tail = child + (source_.block_size ? source_.block_size : 0);
-      if (source_.block_size && tail <= source_.table_size) {
-        __builtin_prefetch(source_.data + tail - 1);
-        __builtin_prefetch(source_.data + tail - 65);
+    if (child < source_->table_size) {
+      __builtin_prefetch(source_->data + child);
+      uint64_t tail = child + (source_->block_size ? source_->block_size : 0);
+      if (source_->block_size && tail <= source_->table_size) {
+        __builtin_prefetch(source_->data + tail - 1);
+        __builtin_prefetch(source_->data + tail - 65);
       }
     }
-    uint8_t t = PeekBlockType(source_, child);
+    uint8_t t = PeekBlockType(*source_, child);
     if (t == uint8_t(leaf)) {
       *offset = child;
       *found = true;
@@ -385,11 +216,11 @@ Status TableReader::DescendIndex(uint64_t pos, BlockType leaf, std::string_view 
 }
 
 Status TableReader::CheckSectionEnd(uint64_t next, BlockType section) const {
-  if (next >= source_.table_size) return Status::Ok();
-  uint8_t t = PeekBlockType(source_, next);
+  if (next >= source_->table_size) return Status::Ok();
+  uint8_t t = PeekBlockType(*source_, next);
   if (t == 0) {
     return Error("block at offset " + std::to_string(next) + ": " +
-                 DescribeMissingBlock(source_, next));
+                 DescribeMissingBlock(*source_, next));
   }
   bool may_follow = t == uint8_t(section);
   switch (BlockType(t)) {
@@ -436,7 +267,7 @@ Status TableReader::LocateRef(std::string_view name, uint64_t* pos) const {
   } else if (!RefSectionStart(&at)) {
     return Status::Ok();
   }
-  PrefetchBlockKeys(source_, at);
+  PrefetchBlockKeys(*source_, at);
   *pos = at;
   return Status::Ok();
 }
@@ -447,7 +278,7 @@ Status TableReader::ReadRefAt(uint64_t pos, std::string_view name, RefRecord* re
   // Without an index (or if the indexed block ends below `name`) walk the ref blocks.
   for (;;) {
     BlockView view;
-    Status s = DecodeBlock(source_, pos, nullptr, nullptr, &view);
+    Status s = DecodeBlock(*source_, pos, nullptr, nullptr, &view);
     REFTAB_TRACE(trace::kBlock, "%s: ref block at %llu (lookup): %s", this->name().c_str(),
                  (unsigned long long)pos, s.ok() ? "read" : s.message().c_str());
     if (!s.ok()) return std::move(s).WithContext(this->name());
@@ -466,7 +297,7 @@ Status TableReader::ReadRefAt(uint64_t pos, std::string_view name, RefRecord* re
       return Status::Ok();
     }
     pos += view.full_size;
-    if (PeekBlockType(source_, pos) != uint8_t(BlockType::kRef)) {
+    if (PeekBlockType(*source_, pos) != uint8_t(BlockType::kRef)) {
       return CheckSectionEnd(pos, BlockType::kRef);
     }
   }
@@ -480,7 +311,7 @@ static bool RefHasId(const RefRecord& r, const ObjectId& id, size_t hash_size) {
 }
 
 Status TableReader::ScanRefsFor(const ObjectId& id, std::vector<RefRecord>* out) const {
-  TableRefIterator it(this);
+  TableRefCursor it(this);
   REFTAB_RETURN_IF_ERROR(it.SeekToFirst());
   RefRecord r;
   while (it.Next(&r)) {
@@ -493,7 +324,7 @@ Status TableReader::RefsFor(const ObjectId& id, std::vector<RefRecord>* out) con
   uint64_t obj_start;
   if (!ObjSectionStart(&obj_start)) return ScanRefsFor(id, out);
   std::string_view prefix(reinterpret_cast<const char*>(id.data()), footer_.obj_id_len);
-  internal::SectionCursor cursor(this, BlockType::kObj);
+  SectionCursor cursor(this, BlockType::kObj);
   REFTAB_RETURN_IF_ERROR(cursor.Seek(prefix));
   if (!cursor.NextKey()) return cursor.status();
   BlockIterator& it = cursor.it();
@@ -509,10 +340,10 @@ Status TableReader::RefsFor(const ObjectId& id, std::vector<RefRecord>* out) con
   BlockIterator block_it;
   RefRecord r;
   for (uint64_t pos : positions) {
-    if (PeekBlockType(source_, pos) != uint8_t(BlockType::kRef)) {
+    if (PeekBlockType(*source_, pos) != uint8_t(BlockType::kRef)) {
       return Error("obj record points at offset " + std::to_string(pos) + ", not a ref block");
     }
-    Status s = DecodeBlock(source_, pos, nullptr, nullptr, &view);
+    Status s = DecodeBlock(*source_, pos, nullptr, nullptr, &view);
     if (!s.ok()) return std::move(s).WithContext(name());
     block_it.Init(view, hash_size());
     while (block_it.NextKey()) {
@@ -536,14 +367,14 @@ Status TableReader::RefsFor(const ObjectId& id, std::vector<RefRecord>* out) con
 Status TableReader::ForEachBlock(const std::function<Status(const BlockView&)>& fn) const {
   uint64_t off = 0;
   if (!RefSectionStart(&off) && !LogSectionStart(&off)) {
-    if (PeekBlockType(source_, 0) == 0) return Status::Ok();  // no blocks at all
+    if (PeekBlockType(*source_, 0) == 0) return Status::Ok();  // no blocks at all
     off = 0;
   }
   Inflater inflater;
   std::vector<uint8_t> log_buf;
-  while (off < source_.table_size) {
+  while (off < source_->table_size) {
     BlockView view;
-    Status s = DecodeBlock(source_, off, &inflater, &log_buf, &view);
+    Status s = DecodeBlock(*source_, off, &inflater, &log_buf, &view);
     if (!s.ok()) return std::move(s).WithContext(name());
     REFTAB_RETURN_IF_ERROR(fn(view));
     off += view.full_size;
@@ -578,9 +409,9 @@ bool TableReader::BuildRefFilter() const {
   uint64_t ref_bytes = footer_.ref_index_position ? footer_.ref_index_position
                        : footer_.obj_position     ? footer_.obj_position
                        : footer_.log_position     ? footer_.log_position
-                                                  : source_.table_size;
+                                                  : source_->table_size;
   auto filter = std::make_unique<RefFilter>(ref_bytes / 16 + 1);
-  TableRefIterator it(this);
+  TableRefCursor it(this);
   bool ok = it.SeekToFirst().ok();
   uint64_t n = 0;
   while (ok && it.NextKey()) {
@@ -636,12 +467,12 @@ const RefBlockIndex* TableReader::MaybeBuildRefBlockIndex() const {
   // exhausts.
   bool ok = true;
   uint64_t pos = footer_.ref_index_position;
-  uint64_t budget = source_.table_size / 3 + 1;
+  uint64_t budget = source_->table_size / 3 + 1;
   do {
     uint64_t block_size = 0;
     ok = AddIndexLevel(pos, 0, &budget, flat.get(), &block_size);
     pos += block_size;
-  } while (ok && PeekBlockType(source_, pos) == uint8_t(BlockType::kIndex));
+  } while (ok && PeekBlockType(*source_, pos) == uint8_t(BlockType::kIndex));
   // A top level cut short by a damaged block is no index to trust: DescendIndex reports it.
   ok = ok && CheckSectionEnd(pos, BlockType::kIndex).ok();
   if (!ok || flat->blocks() == 0) {
@@ -662,11 +493,11 @@ const RefBlockIndex* TableReader::MaybeBuildRefBlockIndex() const {
 // given) receives that block's size, for a caller stepping along one level.
 bool TableReader::AddIndexLevel(uint64_t pos, int depth, uint64_t* budget, RefBlockIndex* out,
                                 uint64_t* block_size) const {
-  if (depth >= kMaxIndexDepth || PeekBlockType(source_, pos) != uint8_t(BlockType::kIndex)) {
+  if (depth >= kMaxIndexDepth || PeekBlockType(*source_, pos) != uint8_t(BlockType::kIndex)) {
     return false;
   }
   BlockView view;
-  if (!DecodeBlock(source_, pos, nullptr, nullptr, &view).ok()) return false;
+  if (!DecodeBlock(*source_, pos, nullptr, nullptr, &view).ok()) return false;
   if (block_size != nullptr) *block_size = view.full_size;
   BlockIterator it;
   it.Init(view, hash_size());
@@ -676,7 +507,7 @@ bool TableReader::AddIndexLevel(uint64_t pos, int depth, uint64_t* budget, RefBl
     uint64_t child = in.GetVarint();
     if (!in.ok()) return false;
     it.ValueDone(in);
-    uint8_t type = PeekBlockType(source_, child);
+    uint8_t type = PeekBlockType(*source_, child);
     if (type == uint8_t(BlockType::kRef)) {
       if (!out->Add(it.key(), child)) return false;
     } else if (type != uint8_t(BlockType::kIndex) ||

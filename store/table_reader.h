@@ -18,133 +18,84 @@
 #include <string_view>
 #include <vector>
 
-#include "format/block_reader.h"
-#include "format/compression.h"
+#include "format/constants.h"
 #include "format/header.h"
 #include "format/record.h"
-#include "format/record_codec.h"
 #include "format/status.h"
 #include "format/visibility.h"
 #include "store/file.h"
 
 namespace reftab {
+
+// Not installed, and kept out of the exports below: declared before REFTAB_PUBLIC_BEGIN
+// because a class takes its visibility from its first declaration.
+class RefBlockIndex;  // store/ref_block_index.h, not installed
+struct BlockSource;   // format/block_reader.h, not installed
+struct BlockView;     // format/block_reader.h, not installed
+
 REFTAB_PUBLIC_BEGIN
 
 class TableReader;
-class RefBlockIndex;  // store/ref_block_index.h, not installed
-
-namespace internal {
-
-struct TableReaderAblation;  // store/table_reader_ablation.h, not installed
-
-// Walks the records of one section (refs, objs, logs, or an index level), moving from block
-// to block while the next block has the section's type.
-class SectionCursor {
- public:
-  SectionCursor(const TableReader* table, BlockType type) : table_(table), type_(type) {}
-
-  // Positions before the first record of the section (empty if the section is absent).
-  Status SeekToFirst();
-  // Positions before the first record with key >= want, using the section's index when
-  // there is one.
-  Status Seek(std::string_view want);
-  // Advances to the next record and decodes its key; false at the end or on error.
-  REFTAB_HOT_INLINE bool NextKey() {
-    if (!active_) return false;
-    if (it_.NextKey()) return true;
-    return NextBlock();
-  }
-  BlockIterator& it() { return it_; }
-  const BlockIterator& it() const { return it_; }
-  const Status& status() const { return status_; }
-  // Records a malformed value at the current position.
-  void FailValue();
-
- private:
-  bool NextBlock();
-  Status Load(uint64_t offset);
-  Status SeekLinear(uint64_t start, std::string_view want);
-  Status Corrupt(std::string_view what);
-
-  const TableReader* table_;
-  BlockType type_;
-  BlockIterator it_;
-  bool active_ = false;
-  Status status_;
-  std::vector<uint8_t> log_buf_;
-  std::unique_ptr<Inflater> inflater_;
-};
-
-}  // namespace internal
 
 // Iterates the ref records of one table, tombstones included, in name order.
 //
-// Next() = NextKey() + ReadValue(). The split lets a merge compare the keys of several
-// tables in place and decode only the record it returns.
+// Next() = NextKey() + ReadValue(): a caller that wants only some records (no tombstones,
+// say) can look at key() and value_type() and decode only those. Each call goes into the
+// library; a moved-from iterator may only be destroyed or assigned to.
 class TableRefIterator {
  public:
   explicit TableRefIterator(const TableReader* table);
-  Status SeekToFirst() { return cursor_.SeekToFirst(); }
+  ~TableRefIterator();
+  TableRefIterator(TableRefIterator&&) noexcept;
+  TableRefIterator& operator=(TableRefIterator&&) noexcept;
+
+  Status SeekToFirst();
   // Positions before the first ref whose name is >= `name`.
-  Status Seek(std::string_view name) { return cursor_.Seek(name); }
+  Status Seek(std::string_view name);
   // Fills `*ref` with the next record; false at the end or on error (see status()).
-  REFTAB_HOT_INLINE bool Next(RefRecord* ref) { return NextKey() && ReadValue(ref); }
-  const Status& status() const { return cursor_.status(); }
+  bool Next(RefRecord* ref);
+  const Status& status() const;
 
   // Advances to the next record and decodes only its key; false at the end or on error.
-  REFTAB_HOT_INLINE bool NextKey() { return cursor_.NextKey(); }
+  bool NextKey();
   // The current record's key (its refname) and value type (0: a tombstone). Valid until the
   // next NextKey().
-  std::string_view key() const { return cursor_.it().key(); }
-  uint8_t value_type() const { return cursor_.it().value_type(); }
-  // See BlockIterator::set_track_lcp(): the common prefix of the key with the previous one.
-  void set_track_lcp(bool on) { cursor_.it().set_track_lcp(on); }
-  uint32_t lcp() const { return cursor_.it().lcp(); }
+  std::string_view key() const;
+  uint8_t value_type() const;
   // Fills `*ref` with the current record; false (and status() set) if it is malformed.
-  REFTAB_HOT_INLINE bool ReadValue(RefRecord* ref) {
-    BlockIterator& it = cursor_.it();
-    std::string_view k = it.key();
-    ref->refname.assign(k.data(), k.size());
-    ByteReader in = it.value();
-    if (!codec::GetRefValue(in, it.value_type(), min_update_index_, hash_size_, ref)) {
-      cursor_.FailValue();
-      return false;
-    }
-    it.ValueDone(in);
-    return true;
-  }
+  bool ReadValue(RefRecord* ref);
 
  private:
-  internal::SectionCursor cursor_;
-  uint64_t min_update_index_;
-  size_t hash_size_;
+  struct Impl;  // store/table_iterators.cc
+  std::unique_ptr<Impl> impl_;
 };
 
 // Iterates the log records of one table: by name, newest update index first.
 class TableLogIterator {
  public:
   explicit TableLogIterator(const TableReader* table);
-  Status SeekToFirst() { return cursor_.SeekToFirst(); }
+  ~TableLogIterator();
+  TableLogIterator(TableLogIterator&&) noexcept;
+  TableLogIterator& operator=(TableLogIterator&&) noexcept;
+
+  Status SeekToFirst();
   // Positions at the newest entry of `refname` (or the first entry after it).
   Status Seek(std::string_view refname);
   // Positions at the entry (refname, update_index) or the first one after it.
   Status SeekAt(std::string_view refname, uint64_t update_index);
-  bool Next(LogRecord* log) { return NextKey() && ReadValue(log); }
-  const Status& status() const { return cursor_.status(); }
+  bool Next(LogRecord* log);
+  const Status& status() const;
 
   // As for TableRefIterator: the key is refname || 0 || be64(~update_index), so byte order
   // of keys is (name, newest first).
-  bool NextKey() { return cursor_.NextKey(); }
-  std::string_view key() const { return cursor_.it().key(); }
-  uint8_t value_type() const { return cursor_.it().value_type(); }
-  void set_track_lcp(bool on) { cursor_.it().set_track_lcp(on); }
-  uint32_t lcp() const { return cursor_.it().lcp(); }
+  bool NextKey();
+  std::string_view key() const;
+  uint8_t value_type() const;
   bool ReadValue(LogRecord* log);
 
  private:
-  internal::SectionCursor cursor_;
-  size_t hash_size_;
-  std::string key_;
+  struct Impl;  // store/table_iterators.cc
+  std::unique_ptr<Impl> impl_;
 };
 
 class TableReader {
@@ -163,7 +114,8 @@ class TableReader {
   size_t hash_size() const { return footer_.header.hash_size(); }
   uint64_t min_update_index() const { return footer_.header.min_update_index; }
   uint64_t max_update_index() const { return footer_.header.max_update_index; }
-  const BlockSource& source() const { return source_; }
+  // Where the block decoder (format/block_reader.h, not installed) finds this table's blocks.
+  const BlockSource& source() const { return *source_; }
 
   // Start offsets of the sections, or false if the table has none of that kind.
   bool RefSectionStart(uint64_t* offset) const;
@@ -198,6 +150,10 @@ class TableReader {
   // The same for the flattened ref index that LocateRef switches to after about one lookup
   // per 32 KiB of table (store/ref_block_index.h).
   size_t ref_block_index_bytes() const;
+  // Whether this table may build the two aids above (default: yes). Off, the table's memory
+  // stays the mapping alone and repeated lookups stay as slow as the first; answers never
+  // change. Thread-safe; an aid already built stays in use.
+  void set_lookup_aids(bool on) const;
 
   // Appends every ref whose value or peeled value equals `id` (tombstones never match).
   // Uses the obj index when present, otherwise scans.
@@ -228,16 +184,13 @@ class TableReader {
   const RefBlockIndex* MaybeBuildRefBlockIndex() const;
   bool AddIndexLevel(uint64_t pos, int depth, uint64_t* budget, RefBlockIndex* out,
                      uint64_t* block_size = nullptr) const;
-  // Switches the lookup aids on or off (internal::TableReaderAblation).
-  void SetLookupAids(bool on) const;
 
   std::unique_ptr<RandomAccessFile> file_;
   TableFooter footer_;
-  BlockSource source_;
+  std::unique_ptr<BlockSource> source_;
   // What RefMayExist and LocateRef build lazily, shared between threads (table_reader.cc).
   struct LookupAids;
   std::unique_ptr<LookupAids> aids_;
-  friend struct internal::TableReaderAblation;
 };
 
 REFTAB_PUBLIC_END

@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <cstring>
 
+#include "format/block_writer.h"
+#include "format/bytes.h"
+#include "format/compression.h"
 #include "format/record_codec.h"
+#include "store/table_builder.h"
 #include "store/table_log_blocks.h"
 
 namespace reftab {
@@ -24,7 +28,7 @@ Status ValidateWriteOptions(const WriteOptions& o) {
   return Status::Ok();
 }
 
-TableWriter::TableWriter(const WriteOptions& options, WritableFile* sink)
+TableBuilder::TableBuilder(const WriteOptions& options, WritableFile* sink)
     : opts_(options),
       sink_(sink),
       hash_size_(HashSize(options.hash_id)),
@@ -36,14 +40,14 @@ TableWriter::TableWriter(const WriteOptions& options, WritableFile* sink)
   if (!s.ok()) error_ = s;
 }
 
-TableWriter::~TableWriter() = default;
+TableBuilder::~TableBuilder() = default;
 
-Status TableWriter::Fail(Status s) {
+Status TableBuilder::Fail(Status s) {
   if (error_.ok()) error_ = s;
   return s;
 }
 
-Status TableWriter::SetLimits(uint64_t min_update_index, uint64_t max_update_index) {
+Status TableBuilder::SetLimits(uint64_t min_update_index, uint64_t max_update_index) {
   if (!error_.ok()) return error_;
   if (block_open_ || section_open_ || written_ > 0) {
     return Status::InvalidArgument("SetLimits after the first record");
@@ -57,7 +61,7 @@ Status TableWriter::SetLimits(uint64_t min_update_index, uint64_t max_update_ind
   return Status::Ok();
 }
 
-void TableWriter::StartBlock(BlockType type) {
+void TableBuilder::StartBlock(BlockType type) {
   // The first block of the file carries the file header in front of its block header.
   header_bytes_.clear();
   if (next_offset() == 0) header_.EncodeTo(&header_bytes_);
@@ -66,7 +70,7 @@ void TableWriter::StartBlock(BlockType type) {
   block_start_ = next_offset();
 }
 
-Status TableWriter::WriteBlock(std::string_view bytes, BlockType type) {
+Status TableBuilder::WriteBlock(std::string_view bytes, BlockType type) {
   while (pending_padding_ > 0) {
     size_t n = std::min<uint64_t>(pending_padding_, sizeof kZeros);
     REFTAB_RETURN_IF_ERROR(sink_->Append(std::string_view(kZeros, n)));
@@ -82,7 +86,7 @@ Status TableWriter::WriteBlock(std::string_view bytes, BlockType type) {
   return Status::Ok();
 }
 
-Status TableWriter::FlushBlock() {
+Status TableBuilder::FlushBlock() {
   if (!block_open_) return Status::Ok();
   block_open_ = false;
   if (block_.entries() == 0) return Status::Ok();
@@ -105,14 +109,14 @@ Status TableWriter::FlushBlock() {
   if (log_record_) {
     if (block_start_ == 0) log_record_->starts_table = true;
     log_record_->blocks.push_back(
-        internal::WrittenLogBlock{block_start_, compressed_.size(), index_.back().last_key});
+        WrittenLogBlock{block_start_, compressed_.size(), index_.back().last_key});
   }
   return WriteBlock(compressed_, type);
 }
 
 template <class Encode>
-Status TableWriter::AddRecord(BlockType type, std::string_view key, uint8_t value_type,
-                              size_t max_value, Encode&& encode) {
+Status TableBuilder::AddRecord(BlockType type, std::string_view key, uint8_t value_type,
+                               size_t max_value, Encode&& encode) {
   if (!block_open_) StartBlock(type);
   AddResult r = block_.AddInOrder(key, value_type, max_value, encode);
   if (r == AddResult::kFull) {
@@ -136,7 +140,7 @@ Status TableWriter::AddRecord(BlockType type, std::string_view key, uint8_t valu
   return Status::Ok();
 }
 
-Status TableWriter::FinishSection(uint64_t* index_position) {
+Status TableBuilder::FinishSection(uint64_t* index_position) {
   REFTAB_RETURN_IF_ERROR(FlushBlock());
   // Multi-level index: each level indexes the blocks of the level below, until few enough
   // remain. The last level written is the top; the footer points at its first block.
@@ -165,7 +169,7 @@ Status TableWriter::FinishSection(uint64_t* index_position) {
 // two bytes, most significant first: 256 buckets per pass keep every scatter's write streams
 // in cache (a single 65536-bucket pass writes at random). Ids are hashes, so the buckets
 // of the second pass hold a handful of keys, finished by insertion sort on the full id.
-void TableWriter::SortObjIds(std::vector<ObjSortKey>* sorted) {
+void TableBuilder::SortObjIds(std::vector<ObjSortKey>* sorted) {
   const size_t n = obj_keys_.size();
   const uint8_t* tails = obj_tails_.data();
   const size_t tail_size = hash_size_ - 8;
@@ -218,7 +222,7 @@ void TableWriter::SortObjIds(std::vector<ObjSortKey>* sorted) {
   sorted->swap(obj_keys_);
 }
 
-Status TableWriter::WriteObjSection() {
+Status TableBuilder::WriteObjSection() {
   // Sort (id, block) keys; blocks of one id come out ascending and deduplicated.
   std::vector<ObjSortKey> sorted;
   SortObjIds(&sorted);
@@ -272,13 +276,13 @@ Status TableWriter::WriteObjSection() {
   return FinishSection(&stats_.footer.obj_index_position);
 }
 
-void TableWriter::ClearObjIds() {
+void TableBuilder::ClearObjIds() {
   std::vector<ObjSortKey>().swap(obj_keys_);
   std::vector<uint8_t>().swap(obj_tails_);
   std::vector<uint64_t>().swap(obj_block_offsets_);
 }
 
-Status TableWriter::FinishPublicSection() {
+Status TableBuilder::FinishPublicSection() {
   if (!section_open_) return Status::Ok();
   section_open_ = false;
   if (section_type_ == BlockType::kLog) return FinishSection(&stats_.footer.log_index_position);
@@ -290,7 +294,7 @@ Status TableWriter::FinishPublicSection() {
   return Status::Ok();
 }
 
-Status TableWriter::AddRef(const RefRecord& ref) {
+Status TableBuilder::AddRef(const RefRecord& ref) {
   if (!error_.ok()) return error_;
   if (!limits_set_) return Status::InvalidArgument("SetLimits must be called first");
   if (ref.update_index < header_.min_update_index || ref.update_index > header_.max_update_index) {
@@ -327,7 +331,7 @@ Status TableWriter::AddRef(const RefRecord& ref) {
   return Status::Ok();
 }
 
-Status TableWriter::AddLog(const LogRecord& log) {
+Status TableBuilder::AddLog(const LogRecord& log) {
   if (!error_.ok()) return error_;
   if (!limits_set_) return Status::InvalidArgument("SetLimits must be called first");
   if (log.refname.empty()) return Status::InvalidArgument("empty refname");
@@ -380,21 +384,21 @@ Status TableWriter::AddLog(const LogRecord& log) {
     log_record_->options = opts_;
     ++log_record_->records;
     if (log.value_type == LogValueType::kDeletion) log_record_->deletions = true;
-    if (log.value_type == LogValueType::kUpdate && !internal::IsNormalizedLogMessage(message)) {
+    if (log.value_type == LogValueType::kUpdate && !IsNormalizedLogMessage(message)) {
       log_record_->messages_normalized = false;
     }
   }
   return Status::Ok();
 }
 
-Status TableWriter::CopyLogBlocks(const uint8_t* table, uint64_t table_size,
-                                  const internal::WrittenLogBlocks& blocks) {
+Status TableBuilder::CopyLogBlocks(const uint8_t* table, uint64_t table_size,
+                                   const WrittenLogBlocks& blocks) {
   if (!error_.ok()) return error_;
   if (!limits_set_) return Status::InvalidArgument("SetLimits must be called first");
   if (stats_.ref_records == 0 || stats_.log_records > 0 || !blocks.CopyableWith(opts_)) {
     return Status::InvalidArgument("log blocks cannot be copied into this table");
   }
-  for (const internal::WrittenLogBlock& b : blocks.blocks) {
+  for (const WrittenLogBlock& b : blocks.blocks) {
     if (b.offset > table_size || b.size > table_size - b.offset || b.size < kBlockHeaderSize ||
         table[b.offset] != uint8_t(BlockType::kLog)) {
       return Status::InvalidArgument("log block at offset " + std::to_string(b.offset) +
@@ -404,7 +408,7 @@ Status TableWriter::CopyLogBlocks(const uint8_t* table, uint64_t table_size,
   Status s = FinishPublicSection();  // the ref section, its index and the obj section
   if (!s.ok()) return Fail(s);
   pending_padding_ = 0;  // as in AddLog: the block before the first log block is unpadded
-  for (const internal::WrittenLogBlock& b : blocks.blocks) {
+  for (const WrittenLogBlock& b : blocks.blocks) {
     const uint64_t offset = next_offset();
     if (log_blocks_++ == 0) stats_.footer.log_position = offset;
     index_.push_back(IndexEntry{b.last_key, offset});
@@ -420,7 +424,7 @@ Status TableWriter::CopyLogBlocks(const uint8_t* table, uint64_t table_size,
   return Status::Ok();
 }
 
-Status TableWriter::Finish() {
+Status TableBuilder::Finish() {
   if (!error_.ok()) return error_;
   if (finished_) return Status::InvalidArgument("Finish called twice");
   if (!limits_set_) return Status::InvalidArgument("SetLimits must be called first");
@@ -439,5 +443,18 @@ Status TableWriter::Finish() {
   stats_.bytes = written_;
   return Status::Ok();
 }
+
+// ---------------------------------------------------------------- the public writer
+
+TableWriter::TableWriter(const WriteOptions& options, WritableFile* sink)
+    : impl_(std::make_unique<TableBuilder>(options, sink)) {}
+TableWriter::~TableWriter() = default;
+Status TableWriter::SetLimits(uint64_t min_update_index, uint64_t max_update_index) {
+  return impl_->SetLimits(min_update_index, max_update_index);
+}
+Status TableWriter::AddRef(const RefRecord& ref) { return impl_->AddRef(ref); }
+Status TableWriter::AddLog(const LogRecord& log) { return impl_->AddLog(log); }
+Status TableWriter::Finish() { return impl_->Finish(); }
+const WriteStats& TableWriter::stats() const { return impl_->stats(); }
 
 }  // namespace reftab

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "format/record_codec.h"
+#include "store/section_cursor.h"
 
 namespace reftab {
 namespace {
@@ -16,7 +17,7 @@ Status Problem(const TableReader& t, const std::string& what) {
 }
 
 Status VerifyRefs(const TableReader& t, VerifyReport* report) {
-  TableRefIterator it(&t);
+  TableRefCursor it(&t);
   REFTAB_RETURN_IF_ERROR(it.SeekToFirst());
   RefRecord ref, again;
   std::string last;
@@ -43,7 +44,7 @@ Status VerifyRefs(const TableReader& t, VerifyReport* report) {
 }
 
 Status VerifyLogs(const TableReader& t, VerifyReport* report) {
-  TableLogIterator it(&t);
+  TableLogCursor it(&t);
   REFTAB_RETURN_IF_ERROR(it.SeekToFirst());
   LogRecord log;
   std::string last_name;

@@ -80,6 +80,18 @@ c_installed() {  # c_installed tests/capi/X.c
 step c_installed tests/capi/capi_test.c     # the C API
 step c_installed tests/capi/kv_capi_test.c  # the key/value store's C API
 
+# The installed headers: each compiles alone against the installed tree, and shows no internals.
+headers_installed() {
+  stage_install || return 1
+  local pc; pc=$(find "$STAGE" -name reftab.pc | head -1)
+  local cflags; cflags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --cflags reftab)
+  local incdir; incdir=$(dirname "$(find "$STAGE" -type d -path '*/include/reftab' | head -1)")
+  # shellcheck disable=SC2086
+  bash tests/installed_headers_test.sh "$incdir" $cflags
+  local rc=$?; rm -rf "$STAGE"; return $rc
+}
+step headers_installed
+
 # g++ 12's -Wmaybe-uninitialized reports false positives inside libstdc++ under -fsanitize
 # (GCC documents the interaction); the release and clang builds keep it.
 step setup build-asan --buildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false \

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "format/block_reader.h"
 #include "store/table_reader.h"
 #include "store/table_writer.h"
 #include "store/verify.h"

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "format/block_reader.h"
 #include "format/record_codec.h"
 #include "store/table_reader.h"
 #include "store/table_writer.h"

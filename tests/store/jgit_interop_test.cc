@@ -102,7 +102,10 @@ std::string HarnessDump(const Snapshot& snap, bool include_deletes) {
       case RefValueType::kVal2: out += "2 " + HexId(r.value, hs) + " " + HexId(r.peeled, hs); break;
       case RefValueType::kSymref: out += "3 - " + r.target; break;
     }
-    out += " " + std::to_string(r.update_index) + "\n";
+    // Appended, not " " + std::to_string(...): g++ 12 -O3 misreads that (-Wrestrict).
+    out += ' ';
+    out += std::to_string(r.update_index);
+    out += '\n';
   }
   MergedLogIterator logs = snap.NewLogIterator();
   logs.set_suppress_deletions(!include_deletes);

@@ -55,11 +55,11 @@ LogRecord Log(int i, const std::string& message) {
 
 // A table of `n` refs and their logs, written by AddLog; `record` receives its log blocks.
 std::string WriteWithLogs(const WriteOptions& o, int first, int n, const std::string& message,
-                          internal::WrittenLogBlocks* record) {
+                          WrittenLogBlocks* record) {
   std::string out;
   StringSink sink(&out);
   TableWriter w(o, &sink);
-  if (record) internal::TableLogBlocks::Record(w, record);
+  if (record) TableLogBlocks::Record(w, record);
   EXPECT_TRUE(w.SetLimits(1, 2).ok());
   for (int i = first; i < first + n; ++i) EXPECT_TRUE(w.AddRef(Ref(i)).ok());
   for (int i = first; i < first + n; ++i) EXPECT_TRUE(w.AddLog(Log(i, message)).ok());
@@ -71,7 +71,7 @@ TEST(LogBlockCopyTest, CopiedBlocksGiveTheBytesOfAddLogInAnotherTable) {
   for (uint32_t block_size : {256u, 4096u}) {
     WriteOptions o;
     o.block_size = block_size;
-    internal::WrittenLogBlocks blocks;
+    WrittenLogBlocks blocks;
     std::string source = WriteWithLogs(o, 0, 3000, "update: a message\n", &blocks);
     ASSERT_GT(blocks.blocks.size(), 3u) << "enough blocks for a log index";
     EXPECT_EQ(blocks.records, 3000u);
@@ -104,7 +104,7 @@ TEST(LogBlockCopyTest, CopiedBlocksGiveTheBytesOfAddLogInAnotherTable) {
       head.target = "refs/heads/main";
       ASSERT_TRUE(w.AddRef(head).ok());
       for (int i = 0; i < 3000; ++i) ASSERT_TRUE(w.AddRef(Ref(i)).ok());
-      Status s = internal::TableLogBlocks::Copy(w, reinterpret_cast<const uint8_t*>(source.data()),
+      Status s = TableLogBlocks::Copy(w, reinterpret_cast<const uint8_t*>(source.data()),
                                                 source.size(), blocks);
       ASSERT_TRUE(s.ok()) << s.ToString();
       ASSERT_TRUE(w.Finish().ok());
@@ -117,7 +117,7 @@ TEST(LogBlockCopyTest, CopiedBlocksGiveTheBytesOfAddLogInAnotherTable) {
 
 TEST(LogBlockCopyTest, RefusesWhatAMergeWouldEncodeDifferently) {
   WriteOptions o;
-  internal::WrittenLogBlocks blocks;
+  WrittenLogBlocks blocks;
   std::string source = WriteWithLogs(o, 0, 100, "m\n", &blocks);
   WriteOptions other = o;
   other.block_size = 8192;
@@ -131,20 +131,20 @@ TEST(LogBlockCopyTest, RefusesWhatAMergeWouldEncodeDifferently) {
   // Messages stored exactly that a compaction would clean.
   WriteOptions exact = o;
   exact.exact_log_message = true;
-  internal::WrittenLogBlocks raw;
+  WrittenLogBlocks raw;
   WriteWithLogs(exact, 0, 10, "no newline", &raw);
   EXPECT_FALSE(raw.messages_normalized);
   EXPECT_FALSE(raw.CopyableWith(exact));
-  internal::WrittenLogBlocks clean;
+  WrittenLogBlocks clean;
   WriteWithLogs(exact, 0, 10, "one newline\n", &clean);
   EXPECT_TRUE(clean.CopyableWith(exact));
   // A table without refs: its first block is a log block, which carries the file header.
-  internal::WrittenLogBlocks first;
+  WrittenLogBlocks first;
   {
     std::string out;
     StringSink sink(&out);
     TableWriter w(o, &sink);
-    internal::TableLogBlocks::Record(w, &first);
+    TableLogBlocks::Record(w, &first);
     ASSERT_TRUE(w.SetLimits(1, 2).ok());
     ASSERT_TRUE(w.AddLog(Log(0, "m\n")).ok());
     ASSERT_TRUE(w.Finish().ok());
@@ -156,7 +156,7 @@ TEST(LogBlockCopyTest, RefusesWhatAMergeWouldEncodeDifferently) {
   StringSink sink(&out);
   TableWriter w(o, &sink);
   ASSERT_TRUE(w.SetLimits(1, 2).ok());
-  EXPECT_EQ(internal::TableLogBlocks::Copy(w, reinterpret_cast<const uint8_t*>(source.data()),
+  EXPECT_EQ(TableLogBlocks::Copy(w, reinterpret_cast<const uint8_t*>(source.data()),
                                            source.size(), blocks)
                 .code(),
             Code::kInvalidArgument);

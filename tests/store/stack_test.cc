@@ -454,8 +454,10 @@ TEST(StackTest, ReflogExpiryAppliesOnlyWhenCompactingToTheBase) {
   auto s = OpenOrDie(tmp.path(), TestOptions());
   for (uint64_t i = 1; i <= 6; ++i) {
     Transaction tx = s->NewTransaction();
-    tx.Update("refs/heads/main", IdValue(i), std::nullopt,
-              TestLog(1000 * i, "m" + std::to_string(i)));
+    // Appended, not "m" + std::to_string(i): g++ 12 -O3 misreads that (-Wrestrict).
+    std::string message = "m";
+    message += std::to_string(i);
+    tx.Update("refs/heads/main", IdValue(i), std::nullopt, TestLog(1000 * i, message));
     tx.Update("refs/heads/side", IdValue(100 + i), std::nullopt, TestLog(1000 * i, "s"));
     ASSERT_TRUE(tx.Commit().ok());
   }

@@ -1,0 +1,325 @@
+// Internal, not installed (store/meson.build leaves it out of store_public_headers): the merge
+// of several tables of a stack into one sorted sequence, a template over the single-table
+// cursors of store/section_cursor.h so that the whole per-record path inlines into the
+// caller's loop. The library's own scans use it directly; the public MergedRefIterator and
+// MergedLogIterator (store/merged_iterator.h) wrap it behind a pointer.
+//
+// Sub-iterators are ordered oldest to newest. For equal keys the newest table wins and the
+// older records are skipped. What keeps it fast (LESSONS.md #6, #7, #10, bb2d6be4c1):
+//   * a tree of losers over the sub-iterators compares their *keys* in place (the bytes in
+//     each table's key buffer; for logs the key is name || 0 || ~update_index, whose byte
+//     order is the merge order), never formatting or copying a record to compare it;
+//     replacing the winner costs one match per tree level;
+//   * matches compare offset-value codes, not strings: every key in the tree carries the
+//     position where it first differs from a reference key and its byte there. Along the
+//     path a new key climbs, all codes are relative to the key just returned, and the new
+//     key's own code comes for free from the table's prefix compression (the record's
+//     shared prefix with the previous key of that table *is* the returned key's). Two
+//     different codes decide a match with one integer comparison; only equal codes compare
+//     bytes, and then only from after the shared position;
+//   * a key equal to the one just returned gets code 0, so records shadowed by a newer table
+//     are recognised when they reach the top, without another comparison;
+//   * only the record that is returned is decoded (its value, and its name copied to the
+//     caller's record); shadowed records and suppressed tombstones are skipped by key;
+//   * the sub-iterator whose record was just returned is advanced lazily, on the next call,
+//     so a caller that stops after one record (a lookup) reads no record too many;
+//   * once a single sub-iterator is left the tree is bypassed entirely and Next() forwards
+//     to it (the common case: one big base table).
+// (Offset-value coding: Conner 1977; Graefe, "Offset-value coding", 2023.)
+#ifndef REFTAB_STORE_MERGE_CURSOR_H_
+#define REFTAB_STORE_MERGE_CURSOR_H_
+
+#include <cstdint>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "format/bytes.h"
+#include "format/record.h"
+#include "format/status.h"
+#include "store/section_cursor.h"
+#include "store/table_reader.h"
+
+namespace reftab {
+
+// The techniques above, each on unless switched off (perf/ablate.cc measures what each one
+// brings that way); the library only ever uses MergeTechniques<>.
+template <bool kBypass = true, bool kLazy = true, bool kCodes = true>
+struct MergeTechniques {
+  static constexpr bool kSingleChildBypass = kBypass;
+  static constexpr bool kLazyAdvance = kLazy;
+  static constexpr bool kOffsetValueCodes = kCodes;
+};
+
+template <class Sub, class Record, class Techniques = MergeTechniques<>>
+class MergeCursor {
+ public:
+  // `tables` oldest first.
+  explicit MergeCursor(const std::vector<const TableReader*>& tables) {
+    children_.reserve(tables.size());
+    for (const TableReader* t : tables) children_.push_back(Sub(t));
+    if (children_.size() > 1 && Techniques::kOffsetValueCodes) {
+      for (Sub& c : children_) c.set_track_lcp(true);
+    }
+    code_.assign(children_.size(), kExhausted);
+    leaf_.assign(children_.size(), 0);
+    tree_.assign(1, kNone);
+  }
+  MergeCursor(MergeCursor&&) = default;
+  MergeCursor& operator=(MergeCursor&&) = default;
+
+  // Drop deletion records instead of returning them.
+  void set_suppress_deletions(bool v) { suppress_deletions_ = v; }
+
+  Status SeekToFirst() {
+    return Reposition([](Sub& it) { return it.SeekToFirst(); });
+  }
+  template <class... Key>
+  Status Seek(const Key&... key) {
+    return Reposition([&](Sub& it) { return it.Seek(key...); });
+  }
+
+  // Fills `*out` with the next record; false at the end or on error (see status()).
+  bool Next(Record* out) {
+    if (single_ != kNone) return NextSingle(out);
+    for (;;) {
+      if (!status_.ok()) return false;
+      if (pending_ != kNone) {  // lazy advance of the child whose record was consumed
+        uint32_t p = pending_;
+        pending_ = kNone;
+        Advance(p);
+        if (single_ != kNone) return NextSingle(out);
+        if (!status_.ok()) return false;
+      }
+      if (live_ == 0) return false;
+      uint32_t w = tree_[0];
+      pending_ = w;
+      if (code_[w] == kDuplicate) continue;  // an older table's record for a returned key
+      Sub& c = children_[w];
+      if (suppress_deletions_ && c.value_type() == 0) continue;
+      if (!c.ReadValue(out)) {
+        status_ = c.status();
+        return false;
+      }
+      if constexpr (!Techniques::kLazyAdvance) {
+        pending_ = kNone;
+        Advance(w);
+      }
+      return true;
+    }
+  }
+  const Status& status() const { return status_; }
+
+ private:
+  static constexpr uint32_t kNone = ~uint32_t(0);
+  // Codes: smaller means an earlier key, for keys coded against the same reference.
+  static constexpr uint64_t kDuplicate = 0;  // equal to the reference key
+  static constexpr uint64_t kExhausted = ~uint64_t(0);
+  static constexpr uint64_t kMaxOffset = 0xffffffffu;
+
+  // The code of `key` against a smaller-or-equal reference it shares `offset` bytes with.
+  static uint64_t CodeOf(std::string_view key, size_t offset) {
+    if (offset >= key.size()) return kDuplicate;
+    return ((kMaxOffset - offset) << 8) | uint8_t(key[offset]);
+  }
+
+  // A match between child a (parked at a tree node) and child b (climbing) whose codes are
+  // both `code`, against the same reference. True if a wins (comes first). Afterwards the
+  // loser's code is against the winner. Equal keys: the newer table (higher index) wins and
+  // the older record becomes a duplicate of it.
+  bool EqualCodes(uint32_t a, uint32_t b, uint64_t code) {
+    if (code == kExhausted) return false;
+    if (code == kDuplicate) return a > b;
+    // Both keys equal the reference up to the code's offset and share the byte there, so
+    // bytes are compared from after it.
+    std::string_view ka = children_[a].key(), kb = children_[b].key();
+    size_t from = Techniques::kOffsetValueCodes ? size_t(kMaxOffset - (code >> 8)) + 1 : 0;
+    size_t n = ka.size() < kb.size() ? ka.size() : kb.size();
+    if (from > n) from = n;
+    size_t l = from + MismatchAt(reinterpret_cast<const uint8_t*>(ka.data()) + from,
+                                 reinterpret_cast<const uint8_t*>(kb.data()) + from, n - from);
+    bool a_wins;
+    if (l < n) {
+      a_wins = uint8_t(ka[l]) < uint8_t(kb[l]);
+    } else if (ka.size() != kb.size()) {
+      a_wins = ka.size() < kb.size();
+    } else {
+      a_wins = a > b;
+      code_[a_wins ? b : a] = kDuplicate;
+      return a_wins;
+    }
+    if constexpr (Techniques::kOffsetValueCodes) {
+      if (a_wins) {
+        code_[b] = CodeOf(kb, l);
+      } else {
+        code_[a] = CodeOf(ka, l);
+      }
+    }
+    return a_wins;
+  }
+
+  // Child c's key changed: play its matches again from its leaf to the root. Different
+  // codes decide a match with one comparison and no branch on its outcome.
+  void Replay(uint32_t c) {
+    uint32_t* const tree = tree_.data();
+    const uint64_t* const code = code_.data();
+    uint32_t winner = c;
+    uint64_t wc = code[c];
+    for (uint32_t node = (leaf_[c] + leaves_) >> 1; node > 0; node >>= 1) {
+      uint32_t parked = tree[node];
+      uint64_t pc = code[parked];
+      bool parked_wins;
+      if (pc != wc) [[likely]] {
+        parked_wins = pc < wc;
+      } else {
+        parked_wins = EqualCodes(parked, winner, pc);
+      }
+      tree[node] = parked_wins ? winner : parked;
+      winner = parked_wins ? parked : winner;
+      wc = parked_wins ? pc : wc;
+    }
+    tree[0] = winner;
+  }
+
+  // Builds the tree over the live children: leaf i (tree position n + i) is the i-th live
+  // child; each inner node keeps the loser of the match played there, tree_[0] the overall
+  // winner. All codes must be against one reference key.
+  void Build() {
+    uint32_t n = 0;
+    for (uint32_t c = 0; c < children_.size(); ++c) {
+      if (code_[c] != kExhausted) leaf_[c] = n++;
+    }
+    leaves_ = n;
+    tree_.assign(n ? n : 1, kNone);
+    for (uint32_t c = 0; c < children_.size(); ++c) {
+      if (code_[c] == kExhausted) continue;
+      uint32_t winner = c;
+      uint32_t node = (leaf_[c] + n) >> 1;
+      for (; node > 0; node >>= 1) {
+        if (tree_[node] == kNone) {  // first arrival waits for its opponent
+          tree_[node] = winner;
+          break;
+        }
+        uint32_t parked = tree_[node];
+        bool parked_wins = code_[parked] != code_[winner]
+                               ? code_[parked] < code_[winner]
+                               : EqualCodes(parked, winner, code_[winner]);
+        if (parked_wins) std::swap(tree_[node], winner);
+      }
+      if (node == 0) tree_[0] = winner;
+    }
+    compact_ = false;
+    MaybeBypass();
+  }
+
+  // Drops exhausted children from the tree (fewer levels to climb). Called as child c is
+  // about to advance past the key just returned, which becomes the reference of all codes.
+  void Compact(uint32_t c) {
+    std::string_view ref = children_[c].key();
+    for (uint32_t i = 0; i < children_.size(); ++i) {
+      if (code_[i] == kExhausted) continue;
+      if (i == c || !Techniques::kOffsetValueCodes) {
+        code_[i] = i == c ? kDuplicate : 1;
+        continue;
+      }
+      std::string_view k = children_[i].key();
+      size_t n = k.size() < ref.size() ? k.size() : ref.size();
+      code_[i] = CodeOf(k, MismatchAt(reinterpret_cast<const uint8_t*>(k.data()),
+                                      reinterpret_cast<const uint8_t*>(ref.data()), n));
+    }
+    Build();
+  }
+
+  void MaybeBypass() {
+    if (Techniques::kSingleChildBypass && live_ == 1) {
+      single_ = tree_[0];
+      single_fresh_ = true;  // positioned on a record not returned yet
+    }
+  }
+
+  // Reads child c's next key, codes it against the key it replaces (the one just returned
+  // or skipped), and restores the tree.
+  void Advance(uint32_t c) {
+    if (compact_) Compact(c);
+    Sub& it = children_[c];
+    if (it.NextKey()) {
+      code_[c] = Techniques::kOffsetValueCodes ? CodeOf(it.key(), it.lcp()) : 1;
+    } else {
+      code_[c] = kExhausted;
+      --live_;
+      compact_ = live_ > 1;
+      if (!it.status().ok() && status_.ok()) status_ = it.status();
+    }
+    Replay(c);
+    MaybeBypass();
+  }
+
+  // The bypass: one child left, no tree.
+  bool NextSingle(Record* out) {
+    Sub& c = children_[single_];
+    for (;;) {
+      if (!status_.ok()) return false;
+      if (single_fresh_) {
+        single_fresh_ = false;
+        if (code_[single_] == kDuplicate) continue;
+      } else if (!c.NextKey()) {
+        if (!c.status().ok()) status_ = c.status();
+        return false;
+      }
+      if (suppress_deletions_ && c.value_type() == 0) continue;
+      if (!c.ReadValue(out)) {
+        status_ = c.status();
+        return false;
+      }
+      return true;
+    }
+  }
+
+  template <class F>
+  Status Reposition(F&& seek) {
+    status_ = Status::Ok();
+    pending_ = kNone;
+    single_ = kNone;
+    single_fresh_ = false;
+    live_ = 0;
+    compact_ = false;
+    for (uint32_t i = 0; i < children_.size(); ++i) {
+      Sub& it = children_[i];
+      code_[i] = kExhausted;
+      Status s = seek(it);
+      if (!s.ok()) {
+        status_ = s;
+        return s;
+      }
+      if (it.NextKey()) {
+        code_[i] = Techniques::kOffsetValueCodes ? CodeOf(it.key(), 0) : 1;
+        ++live_;
+      } else if (!it.status().ok()) {
+        status_ = it.status();
+        return status_;
+      }
+    }
+    Build();
+    return status_;
+  }
+
+  std::vector<Sub> children_;
+  std::vector<uint64_t> code_;  // per child: its key's code (see EqualCodes)
+  std::vector<uint32_t> leaf_;  // per live child: its leaf number
+  std::vector<uint32_t> tree_;  // [0]: winner; [1, n): losers parked at the inner nodes
+  uint32_t leaves_ = 0;         // leaves of the tree (live children at the last Build)
+  uint32_t live_ = 0;           // children with a current record
+  bool compact_ = false;        // a child ran out: rebuild without it at the next Advance
+  uint32_t pending_ = kNone;    // child whose returned record is not advanced past yet
+  uint32_t single_ = kNone;     // the bypass child, once only one is left
+  bool single_fresh_ = false;
+  bool suppress_deletions_ = false;
+  Status status_;
+};
+
+using RefMergeCursor = MergeCursor<TableRefCursor, RefRecord>;
+using LogMergeCursor = MergeCursor<TableLogCursor, LogRecord>;
+
+}  // namespace reftab
+
+#endif  // REFTAB_STORE_MERGE_CURSOR_H_

@@ -1,0 +1,161 @@
+// The out-of-line steps of the section cursors (store/section_cursor.h): block loads, seeks,
+// and what happens at the end of a block or on a malformed record.
+#include "store/section_cursor.h"
+
+#include <string>
+
+#include "store/trace.h"
+
+namespace reftab {
+
+// ---------------------------------------------------------------- SectionCursor
+
+Status SectionCursor::Corrupt(std::string_view what) {
+  active_ = false;
+  if (status_.ok()) status_ = table_->Error(what);
+  return status_;
+}
+
+void SectionCursor::FailValue() {
+  const BlockView& b = it_.block();
+  it_.Fail();
+  (void)Corrupt("block at offset " + std::to_string(b.offset) + ": malformed " +
+                SectionName(type_) + " record");
+}
+
+Status SectionCursor::Load(uint64_t offset) {
+  const BlockSource& src = table_->source();
+  uint8_t t = PeekBlockType(src, offset);
+  if (t != uint8_t(type_)) {
+    return Corrupt("block at offset " + std::to_string(offset) + ": expected a " +
+                   SectionName(type_) + " block");
+  }
+  if (type_ == BlockType::kLog && !inflater_) inflater_ = std::make_unique<Inflater>();
+  BlockView view;
+  Status s = DecodeBlock(src, offset, inflater_.get(), &log_buf_, &view);
+  REFTAB_TRACE(trace::kBlock, "%s: %s block at %llu: %s", table_->name().c_str(),
+               SectionName(type_), (unsigned long long)offset,
+               s.ok() ? "read" : s.message().c_str());
+  if (!s.ok()) {
+    active_ = false;
+    if (status_.ok()) status_ = std::move(s).WithContext(table_->name());
+    return status_;
+  }
+  it_.Init(view, table_->hash_size());
+  active_ = true;
+  return Status::Ok();
+}
+
+bool SectionCursor::NextBlock() {
+  for (;;) {
+    if (it_.error()) {
+      FailValue();
+      return false;
+    }
+    const BlockView& b = it_.block();
+    uint64_t next = b.offset + b.full_size;
+    if (PeekBlockType(table_->source(), next) != uint8_t(type_)) {
+      active_ = false;
+      Status end = table_->CheckSectionEnd(next, type_);
+      if (!end.ok() && status_.ok()) status_ = std::move(end);
+      return false;
+    }
+    if (!Load(next).ok()) return false;
+    if (it_.NextKey()) return true;
+  }
+}
+
+Status SectionCursor::SeekToFirst() {
+  uint64_t start = 0;
+  bool present = false;
+  switch (type_) {
+    case BlockType::kRef: present = table_->RefSectionStart(&start); break;
+    case BlockType::kLog: present = table_->LogSectionStart(&start); break;
+    case BlockType::kObj: present = table_->ObjSectionStart(&start); break;
+    case BlockType::kIndex: present = false; break;
+  }
+  active_ = false;
+  if (!status_.ok()) return status_;
+  if (!present) return Status::Ok();
+  return Load(start);
+}
+
+Status SectionCursor::SeekLinear(uint64_t start, std::string_view want) {
+  REFTAB_RETURN_IF_ERROR(Load(start));
+  // Only a block's first key is cheap to read: look one block ahead, step back if needed.
+  for (;;) {
+    const BlockView& b = it_.block();
+    uint64_t prev = b.offset;
+    uint64_t next = b.offset + b.full_size;
+    if (PeekBlockType(table_->source(), next) != uint8_t(type_)) {
+      Status end = table_->CheckSectionEnd(next, type_);
+      if (!end.ok()) {
+        active_ = false;
+        status_ = std::move(end);
+        return status_;
+      }
+      break;
+    }
+    REFTAB_RETURN_IF_ERROR(Load(next));
+    std::string_view first;
+    if (!it_.FirstKey(&first)) {
+      return Corrupt("block at offset " + std::to_string(next) + ": malformed first record");
+    }
+    if (first > want) {
+      REFTAB_RETURN_IF_ERROR(Load(prev));
+      break;
+    }
+  }
+  if (!it_.Seek(want)) FailValue();
+  return status_;
+}
+
+Status SectionCursor::Seek(std::string_view want) {
+  active_ = false;
+  if (!status_.ok()) return status_;
+  uint64_t index_pos = type_ == BlockType::kIndex ? 0 : table_->IndexPosition(type_);
+  if (index_pos == 0) {
+    uint64_t start = 0;
+    bool present = false;
+    switch (type_) {
+      case BlockType::kRef: present = table_->RefSectionStart(&start); break;
+      case BlockType::kLog: present = table_->LogSectionStart(&start); break;
+      case BlockType::kObj: present = table_->ObjSectionStart(&start); break;
+      case BlockType::kIndex: break;
+    }
+    if (!present) return Status::Ok();
+    return SeekLinear(start, want);
+  }
+  uint64_t leaf = 0;
+  bool found = false;
+  Status s = table_->DescendIndex(index_pos, type_, want, &leaf, &found);
+  if (!s.ok()) {
+    status_ = std::move(s);
+    return status_;
+  }
+  if (!found) return Status::Ok();  // every key in the section is smaller than `want`
+  REFTAB_RETURN_IF_ERROR(Load(leaf));
+  if (!it_.Seek(want)) FailValue();
+  return status_;
+}
+
+// ---------------------------------------------------------------- TableLogCursor
+
+Status TableLogCursor::SeekAt(std::string_view refname, uint64_t update_index) {
+  codec::PutLogKey(&key_, refname, update_index);
+  return cursor_.Seek(key_);
+}
+
+bool TableLogCursor::ReadValue(LogRecord* log) {
+  BlockIterator& it = cursor_.it();
+  ByteReader in = it.value();
+  if (!codec::SplitLogKey(it.key(), &log->refname, &log->update_index) ||
+      !codec::GetLogValue(in, it.value_type(), hash_size_, log)) {
+    cursor_.FailValue();
+    return false;
+  }
+  it.ValueDone(in);
+  return true;
+}
+
+}  // namespace reftab

@@ -1,0 +1,151 @@
+// Internal, not installed (store/meson.build leaves it out of store_public_headers): the
+// cursors over one table's records that every scan inside the library uses, defined here
+// so that their per-record steps (key decoding, value decoding) inline into the caller's
+// loop. The public TableRefIterator and TableLogIterator (store/table_reader.h) wrap them
+// behind a pointer, so that users of the installed headers see none of this and need not
+// recompile when it changes.
+#ifndef REFTAB_STORE_SECTION_CURSOR_H_
+#define REFTAB_STORE_SECTION_CURSOR_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "format/block_reader.h"
+#include "format/bytes.h"
+#include "format/compression.h"
+#include "format/record.h"
+#include "format/record_codec.h"
+#include "format/status.h"
+#include "store/table_reader.h"
+
+namespace reftab {
+
+// "ref", "log", "obj" or "index", for messages.
+inline const char* SectionName(BlockType t) {
+  switch (t) {
+    case BlockType::kRef: return "ref";
+    case BlockType::kLog: return "log";
+    case BlockType::kObj: return "obj";
+    case BlockType::kIndex: return "index";
+  }
+  return "?";
+}
+
+// Walks the records of one section (refs, objs, logs, or an index level), moving from block
+// to block while the next block has the section's type.
+class SectionCursor {
+ public:
+  SectionCursor(const TableReader* table, BlockType type) : table_(table), type_(type) {}
+
+  // Positions before the first record of the section (empty if the section is absent).
+  Status SeekToFirst();
+  // Positions before the first record with key >= want, using the section's index when
+  // there is one.
+  Status Seek(std::string_view want);
+  // Advances to the next record and decodes its key; false at the end or on error.
+  REFTAB_HOT_INLINE bool NextKey() {
+    if (!active_) return false;
+    if (it_.NextKey()) return true;
+    return NextBlock();
+  }
+  BlockIterator& it() { return it_; }
+  const BlockIterator& it() const { return it_; }
+  const Status& status() const { return status_; }
+  // Records a malformed value at the current position.
+  void FailValue();
+
+ private:
+  bool NextBlock();
+  Status Load(uint64_t offset);
+  Status SeekLinear(uint64_t start, std::string_view want);
+  Status Corrupt(std::string_view what);
+
+  const TableReader* table_;
+  BlockType type_;
+  BlockIterator it_;
+  bool active_ = false;
+  Status status_;
+  std::vector<uint8_t> log_buf_;
+  std::unique_ptr<Inflater> inflater_;
+};
+
+// The ref records of one table, tombstones included, in name order.
+//
+// Next() = NextKey() + ReadValue(). The split lets a merge compare the keys of several
+// tables in place and decode only the record it returns.
+class TableRefCursor {
+ public:
+  explicit TableRefCursor(const TableReader* table)
+      : cursor_(table, BlockType::kRef),
+        min_update_index_(table->min_update_index()),
+        hash_size_(table->hash_size()) {}
+  Status SeekToFirst() { return cursor_.SeekToFirst(); }
+  // Positions before the first ref whose name is >= `name`.
+  Status Seek(std::string_view name) { return cursor_.Seek(name); }
+  // Fills `*ref` with the next record; false at the end or on error (see status()).
+  REFTAB_HOT_INLINE bool Next(RefRecord* ref) { return NextKey() && ReadValue(ref); }
+  const Status& status() const { return cursor_.status(); }
+
+  // Advances to the next record and decodes only its key; false at the end or on error.
+  REFTAB_HOT_INLINE bool NextKey() { return cursor_.NextKey(); }
+  // The current record's key (its refname) and value type (0: a tombstone). Valid until the
+  // next NextKey().
+  std::string_view key() const { return cursor_.it().key(); }
+  uint8_t value_type() const { return cursor_.it().value_type(); }
+  // See BlockIterator::set_track_lcp(): the common prefix of the key with the previous one.
+  void set_track_lcp(bool on) { cursor_.it().set_track_lcp(on); }
+  uint32_t lcp() const { return cursor_.it().lcp(); }
+  // Fills `*ref` with the current record; false (and status() set) if it is malformed.
+  REFTAB_HOT_INLINE bool ReadValue(RefRecord* ref) {
+    BlockIterator& it = cursor_.it();
+    std::string_view k = it.key();
+    ref->refname.assign(k.data(), k.size());
+    ByteReader in = it.value();
+    if (!codec::GetRefValue(in, it.value_type(), min_update_index_, hash_size_, ref)) {
+      cursor_.FailValue();
+      return false;
+    }
+    it.ValueDone(in);
+    return true;
+  }
+
+ private:
+  SectionCursor cursor_;
+  uint64_t min_update_index_;
+  size_t hash_size_;
+};
+
+// The log records of one table: by name, newest update index first.
+class TableLogCursor {
+ public:
+  explicit TableLogCursor(const TableReader* table)
+      : cursor_(table, BlockType::kLog), hash_size_(table->hash_size()) {}
+  Status SeekToFirst() { return cursor_.SeekToFirst(); }
+  // Positions at the newest entry of `refname` (or the first entry after it).
+  Status Seek(std::string_view refname) { return SeekAt(refname, ~uint64_t(0)); }
+  // Positions at the entry (refname, update_index) or the first one after it.
+  Status SeekAt(std::string_view refname, uint64_t update_index);
+  bool Next(LogRecord* log) { return NextKey() && ReadValue(log); }
+  const Status& status() const { return cursor_.status(); }
+
+  // As for TableRefCursor: the key is refname || 0 || be64(~update_index), so byte order
+  // of keys is (name, newest first).
+  bool NextKey() { return cursor_.NextKey(); }
+  std::string_view key() const { return cursor_.it().key(); }
+  uint8_t value_type() const { return cursor_.it().value_type(); }
+  void set_track_lcp(bool on) { cursor_.it().set_track_lcp(on); }
+  uint32_t lcp() const { return cursor_.it().lcp(); }
+  bool ReadValue(LogRecord* log);
+
+ private:
+  SectionCursor cursor_;
+  size_t hash_size_;
+  std::string key_;
+};
+
+}  // namespace reftab
+
+#endif  // REFTAB_STORE_SECTION_CURSOR_H_

@@ -1,0 +1,121 @@
+// Internal, not installed (store/meson.build leaves it out of store_public_headers): the
+// table writer itself. The public TableWriter (store/table_writer.h) holds one behind a
+// pointer, so that its state (block writer, index entries, obj index input) is not part of
+// the installed headers and may change without users recompiling.
+#ifndef REFTAB_STORE_TABLE_BUILDER_H_
+#define REFTAB_STORE_TABLE_BUILDER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "format/block_writer.h"
+#include "format/bytes.h"
+#include "format/compression.h"
+#include "format/header.h"
+#include "format/record.h"
+#include "format/status.h"
+#include "store/file.h"
+#include "store/table_writer.h"
+
+namespace reftab {
+
+struct WrittenLogBlocks;  // store/table_log_blocks.h
+
+// See TableWriter for the contract.
+class TableBuilder {
+ public:
+  // `sink` must outlive the writer.
+  TableBuilder(const WriteOptions& options, WritableFile* sink);
+  ~TableBuilder();
+  TableBuilder(const TableBuilder&) = delete;
+  TableBuilder& operator=(const TableBuilder&) = delete;
+
+  // Must be called before the first record. Ref update indexes must lie in [min, max];
+  // log update indexes must be <= max.
+  Status SetLimits(uint64_t min_update_index, uint64_t max_update_index);
+  Status AddRef(const RefRecord& ref);
+  Status AddLog(const LogRecord& log);
+  // Writes the remaining blocks, indexes and the footer. The sink is not synced or closed.
+  Status Finish();
+
+  const WriteStats& stats() const { return stats_; }
+
+ private:
+  struct IndexEntry {
+    std::string last_key;
+    uint64_t offset;
+  };
+  // The obj index input, one 16-byte key per id in insertion order (so blocks ascend),
+  // plus the ids' remaining bytes back to back in obj_tails_. The keys carry everything the
+  // obj section needs when the ids' first 8 bytes differ (as they do for hashes), so
+  // sorting moves only them and the sorted pass reads no id at random.
+  struct ObjSortKey {
+    uint64_t head;   // the id's first 8 bytes, big-endian: most comparisons end here
+    uint32_t block;  // into obj_block_offsets_
+    uint32_t index;  // insertion order; the id's tail is at obj_tails_[index * (hash_size - 8)]
+  };
+
+  uint64_t next_offset() const { return written_ + pending_padding_; }
+  void StartBlock(BlockType type);
+  Status FlushBlock();
+  Status WriteBlock(std::string_view bytes, BlockType type);
+  template <class Encode>
+  Status AddRecord(BlockType type, std::string_view key, uint8_t value_type, size_t max_value,
+                   Encode&& encode);
+  Status FinishSection(uint64_t* index_position);
+  Status FinishPublicSection();
+  Status WriteObjSection();
+  Status Fail(Status s);
+  friend struct TableLogBlocks;
+  void SetLogBlockRecord(WrittenLogBlocks* out) { log_record_ = out; }
+  Status CopyLogBlocks(const uint8_t* table, uint64_t table_size, const WrittenLogBlocks& blocks);
+
+  WriteOptions opts_;
+  WritableFile* sink_;
+  size_t hash_size_;
+  TableHeader header_;
+  std::string header_bytes_;
+  bool limits_set_ = false;
+  bool finished_ = false;
+  Status error_;
+
+  BlockWriter block_;
+  bool block_open_ = false;
+  uint64_t block_start_ = 0;
+  bool section_open_ = false;  // a ref or log section has records and is not finished
+  BlockType section_type_ = BlockType::kRef;
+  uint64_t written_ = 0;
+  uint64_t pending_padding_ = 0;
+  uint64_t ref_blocks_ = 0, obj_blocks_ = 0, log_blocks_ = 0;
+
+  std::vector<IndexEntry> index_;
+  void AddObjId(const ObjectId& id) {
+    if (obj_block_offsets_.empty() || obj_block_offsets_.back() != block_start_) {
+      obj_block_offsets_.push_back(block_start_);
+    }
+    obj_keys_.push_back(ObjSortKey{be::Load64(id.data()), uint32_t(obj_block_offsets_.size() - 1),
+                                   uint32_t(obj_keys_.size())});
+    obj_tails_.insert(obj_tails_.end(), id.data() + 8, id.data() + hash_size_);
+  }
+  void SortObjIds(std::vector<ObjSortKey>* sorted);
+  void ClearObjIds();
+
+  std::vector<ObjSortKey> obj_keys_;
+  std::vector<uint8_t> obj_tails_;
+  std::vector<uint64_t> obj_block_offsets_;
+  std::string last_key_;  // order check within a section
+  std::string scratch_key_;
+  std::string scratch_message_;
+  std::string compressed_;
+  std::unique_ptr<Deflater> deflater_;
+  std::vector<uint64_t> positions_;
+  WrittenLogBlocks* log_record_ = nullptr;
+  WriteStats stats_;
+};
+
+}  // namespace reftab
+
+#endif  // REFTAB_STORE_TABLE_BUILDER_H_
