@@ -66,9 +66,11 @@ class Listing {
     }
     bool go_on = true;
     Status inner;
+    RefItem item;  // reused, so that its names keep their buffers from ref to ref
     for (const std::string& prefix : prefixes) {
       Status s = store_.ForEachRef(prefix, [&](const RefRecord& rec) {
-        RefItem item;
+        item.is_symref = false;  // Admit sets every other field of a listed ref
+        item.symref.clear();
         bool listed = false;
         inner = Admit(rec, &item, &listed);
         if (!inner.ok()) return go_on = false;
@@ -195,13 +197,16 @@ class Listing {
     if (o_.json) {
       AppendJson(item, &b);
     } else {
-      std::string line, error;
-      if (!RenderRef(f_, values, &line, &error)) {
+      // Rendered straight after what is buffered, taken back if --omit-empty drops it.
+      const size_t start = b.size();
+      std::string error;
+      if (!RenderRef(f_, values, &b, &error)) {
+        b.resize(start);
         *s = Status::InvalidArgument(error);
         return false;
       }
-      if (line.empty() && o_.omit_empty) return true;
-      b.append(line).push_back('\n');
+      if (b.size() == start && o_.omit_empty) return true;
+      b.push_back('\n');
     }
     out_.MaybeFlush();
     return true;

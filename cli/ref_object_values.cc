@@ -337,7 +337,13 @@ bool RefValues::MailmapInUse() {
 
 Status RefValues::Fill(const RefFormat& format, const RefItem& ref,
                        std::vector<AtomValue>* values) {
-  values->assign(format.atoms.size(), AtomValue());
+  // Emptied in place rather than assigned afresh: the strings keep their buffers from ref to
+  // ref of a listing.
+  values->resize(format.atoms.size());
+  for (AtomValue& v : *values) {
+    v.s.clear();
+    v.value = 0;
+  }
   bool need_object = false, need_tagged = false, need_content = false;
   const char* first_object_atom = nullptr;
   for (size_t i = 0; i < format.atoms.size(); ++i) {
