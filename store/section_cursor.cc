@@ -65,15 +65,19 @@ bool SectionCursor::NextBlock() {
   }
 }
 
+bool SectionCursor::SectionStart(uint64_t* start) const {
+  switch (type_) {
+    case BlockType::kRef: return table_->RefSectionStart(start);
+    case BlockType::kLog: return table_->LogSectionStart(start);
+    case BlockType::kObj: return table_->ObjSectionStart(start);
+    case BlockType::kIndex: break;  // index levels are reached through their section
+  }
+  return false;
+}
+
 Status SectionCursor::SeekToFirst() {
   uint64_t start = 0;
-  bool present = false;
-  switch (type_) {
-    case BlockType::kRef: present = table_->RefSectionStart(&start); break;
-    case BlockType::kLog: present = table_->LogSectionStart(&start); break;
-    case BlockType::kObj: present = table_->ObjSectionStart(&start); break;
-    case BlockType::kIndex: present = false; break;
-  }
+  const bool present = SectionStart(&start);
   active_ = false;
   if (!status_.ok()) return status_;
   if (!present) return Status::Ok();
@@ -116,14 +120,7 @@ Status SectionCursor::Seek(std::string_view want) {
   uint64_t index_pos = type_ == BlockType::kIndex ? 0 : table_->IndexPosition(type_);
   if (index_pos == 0) {
     uint64_t start = 0;
-    bool present = false;
-    switch (type_) {
-      case BlockType::kRef: present = table_->RefSectionStart(&start); break;
-      case BlockType::kLog: present = table_->LogSectionStart(&start); break;
-      case BlockType::kObj: present = table_->ObjSectionStart(&start); break;
-      case BlockType::kIndex: break;
-    }
-    if (!present) return Status::Ok();
+    if (!SectionStart(&start)) return Status::Ok();
     return SeekLinear(start, want);
   }
   uint64_t leaf = 0;

@@ -59,6 +59,8 @@ class SectionCursor {
 
  private:
   bool NextBlock();
+  // Where the section of this cursor's type starts; false if the table has none.
+  bool SectionStart(uint64_t* start) const;
   Status Load(uint64_t offset);
   Status SeekLinear(uint64_t start, std::string_view want);
   Status Corrupt(std::string_view what);

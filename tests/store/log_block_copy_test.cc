@@ -67,6 +67,19 @@ std::string WriteWithLogs(const WriteOptions& o, int first, int n, const std::st
   return out;
 }
 
+// Sets the limits and adds a HEAD symref plus refs 0..n-1: a ref section one ref longer than
+// WriteWithLogs's, so every log block lands at another offset.
+void AddHeadAndRefs(TableWriter& w, int n) {
+  EXPECT_TRUE(w.SetLimits(1, 2).ok());
+  RefRecord head;
+  head.refname = "HEAD";
+  head.update_index = 1;
+  head.value_type = RefValueType::kSymref;
+  head.target = "refs/heads/main";
+  EXPECT_TRUE(w.AddRef(head).ok());
+  for (int i = 0; i < n; ++i) EXPECT_TRUE(w.AddRef(Ref(i)).ok());
+}
+
 TEST(LogBlockCopyTest, CopiedBlocksGiveTheBytesOfAddLogInAnotherTable) {
   for (uint32_t block_size : {256u, 4096u}) {
     WriteOptions o;
@@ -81,14 +94,7 @@ TEST(LogBlockCopyTest, CopiedBlocksGiveTheBytesOfAddLogInAnotherTable) {
     {
       StringSink sink(&want);
       TableWriter w(o, &sink);
-      ASSERT_TRUE(w.SetLimits(1, 2).ok());
-      RefRecord head;
-      head.refname = "HEAD";
-      head.update_index = 1;
-      head.value_type = RefValueType::kSymref;
-      head.target = "refs/heads/main";
-      ASSERT_TRUE(w.AddRef(head).ok());
-      for (int i = 0; i < 3000; ++i) ASSERT_TRUE(w.AddRef(Ref(i)).ok());
+      AddHeadAndRefs(w, 3000);
       for (int i = 0; i < 3000; ++i) ASSERT_TRUE(w.AddLog(Log(i, "update: a message\n")).ok());
       ASSERT_TRUE(w.Finish().ok());
     }
@@ -96,16 +102,9 @@ TEST(LogBlockCopyTest, CopiedBlocksGiveTheBytesOfAddLogInAnotherTable) {
     {
       StringSink sink(&got);
       TableWriter w(o, &sink);
-      ASSERT_TRUE(w.SetLimits(1, 2).ok());
-      RefRecord head;
-      head.refname = "HEAD";
-      head.update_index = 1;
-      head.value_type = RefValueType::kSymref;
-      head.target = "refs/heads/main";
-      ASSERT_TRUE(w.AddRef(head).ok());
-      for (int i = 0; i < 3000; ++i) ASSERT_TRUE(w.AddRef(Ref(i)).ok());
+      AddHeadAndRefs(w, 3000);
       Status s = TableLogBlocks::Copy(w, reinterpret_cast<const uint8_t*>(source.data()),
-                                                source.size(), blocks);
+                                      source.size(), blocks);
       ASSERT_TRUE(s.ok()) << s.ToString();
       ASSERT_TRUE(w.Finish().ok());
       EXPECT_EQ(w.stats().log_records, 3000u);
@@ -156,8 +155,8 @@ TEST(LogBlockCopyTest, RefusesWhatAMergeWouldEncodeDifferently) {
   StringSink sink(&out);
   TableWriter w(o, &sink);
   ASSERT_TRUE(w.SetLimits(1, 2).ok());
-  EXPECT_EQ(TableLogBlocks::Copy(w, reinterpret_cast<const uint8_t*>(source.data()),
-                                           source.size(), blocks)
+  EXPECT_EQ(TableLogBlocks::Copy(w, reinterpret_cast<const uint8_t*>(source.data()), source.size(),
+                                 blocks)
                 .code(),
             Code::kInvalidArgument);
   EXPECT_TRUE(out.empty());
