@@ -562,9 +562,8 @@ uint32_t BlockSizeFor(const std::vector<RefRecord>& refs, const std::vector<LogR
 Status Stack::WriteTransactionTable(LockFile* lock, const NewRecords& records, uint64_t next) {
   std::unique_ptr<TempTable> table;
   // Only worth keeping for an auto-compaction, and only when there are logs to copy.
-  auto logs = options_.auto_compact && !records.logs.empty()
-                  ? std::make_shared<WrittenLogBlocks>()
-                  : nullptr;
+  auto logs = options_.auto_compact && !records.logs.empty() ? std::make_shared<WrittenLogBlocks>()
+                                                             : nullptr;
   REFTAB_RETURN_IF_ERROR(WriteTempTable(
       next, next,
       [&](TableWriter& w) -> Status {

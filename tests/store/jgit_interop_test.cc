@@ -8,11 +8,10 @@
 //
 // Skipped when java, the JGit jar or the harness jar (built by the harness's build.sh) is
 // missing, so CI without them still passes.
+#include <gtest/gtest.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-
-#include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <string>
@@ -135,17 +134,19 @@ class JGitInteropTest : public ::testing::Test {
     RunCommand("command -v java >/dev/null 2>&1", &status);
     if (status != 0) GTEST_SKIP() << "java is not installed";
     if (!IsFile(harness_)) GTEST_SKIP() << "no harness at " << harness_;
-    if (!IsFile(jgit)) GTEST_SKIP() << "no JGit jar at " << jgit << " (apt-get install libjgit-java)";
+    if (!IsFile(jgit))
+      GTEST_SKIP() << "no JGit jar at " << jgit << " (apt-get install libjgit-java)";
     if (!IsFile(jar)) GTEST_SKIP() << "no harness jar at " << jar << " (run its build.sh)";
   }
 
   // JGit's dump of the stack in `dir`.
   std::string JGitDump(const std::string& dir, bool include_deletes) {
     int status = 0;
-    std::string out = RunCommand("JAVA_OPTS='-XX:+UseSerialGC -Xmx256m' " + ShellQuote(harness_) +
-                              " dump-stack --mask-log-tz" + (include_deletes ? " --include-deletes " : " ") +
-                              ShellQuote(dir) + " 2>&1",
-                          &status);
+    std::string out =
+        RunCommand("JAVA_OPTS='-XX:+UseSerialGC -Xmx256m' " + ShellQuote(harness_) +
+                       " dump-stack --mask-log-tz" +
+                       (include_deletes ? " --include-deletes " : " ") + ShellQuote(dir) + " 2>&1",
+                   &status);
     EXPECT_EQ(status, 0) << out;
     return out;
   }
@@ -177,8 +178,9 @@ TEST_F(JGitInteropTest, JGitReadsOurStacksAsWeDo) {
     tx.Update("refs/heads/main", RefValue::Id(id(1)), RefValue::Absent(),
               storetest::TestLog(1700000001, "commit (initial): first"));
     for (int i = 0; i < 150; ++i) {  // several ref blocks
-      tx.Update("refs/heads/feature/topic-" + std::to_string(1000 + i), RefValue::Id(id(100 + uint64_t(i))),
-                std::nullopt, storetest::TestLog(1700000100 + uint64_t(i), "branch: Created from main"));
+      tx.Update("refs/heads/feature/topic-" + std::to_string(1000 + i),
+                RefValue::Id(id(100 + uint64_t(i))), std::nullopt,
+                storetest::TestLog(1700000100 + uint64_t(i), "branch: Created from main"));
     }
     ASSERT_TRUE(tx.Commit().ok());
   }
@@ -212,8 +214,10 @@ TEST_F(JGitInteropTest, JGitReadsOurStacksAsWeDo) {
   ASSERT_TRUE(s->CompactAll().ok());
   ExpectSameView(*s, "after a full compaction");
   EXPECT_EQ(compared_, 3);
-  std::printf("jgit interop: JGit's dump-stack matched ours for %d stack states (with and without "
-              "deletions)\n", compared_);
+  std::printf(
+      "jgit interop: JGit's dump-stack matched ours for %d stack states (with and without "
+      "deletions)\n",
+      compared_);
 }
 
 }  // namespace
