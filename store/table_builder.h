@@ -22,7 +22,8 @@
 
 namespace reftab {
 
-struct WrittenLogBlocks;  // store/table_log_blocks.h
+class BackgroundDeflater;  // store/background_deflater.h
+struct WrittenLogBlocks;   // store/table_log_blocks.h
 
 // See TableWriter for the contract.
 class TableBuilder {
@@ -60,7 +61,11 @@ class TableBuilder {
 
   uint64_t next_offset() const { return written_ + pending_padding_; }
   void StartBlock(BlockType type);
-  Status FlushBlock();
+  // `more_follow`: another block of the section comes after this one.
+  Status FlushBlock(bool more_follow = false);
+  Status FlushLogBlock(std::string_view raw, size_t index_slot, bool more_follow);
+  Status WriteLogBlock(std::string_view stored, size_t index_slot);
+  Status WritePendingLogBlock();  // the block the background thread holds, if any
   Status WriteBlock(std::string_view bytes, BlockType type);
   template <class Encode>
   Status AddRecord(BlockType type, std::string_view key, uint8_t value_type, size_t max_value,
@@ -71,6 +76,7 @@ class TableBuilder {
   Status Fail(Status s);
   friend struct TableLogBlocks;
   void SetLogBlockRecord(WrittenLogBlocks* out) { log_record_ = out; }
+  void SetBackgroundCompression(bool on) { background_allowed_ = on; }
   Status CopyLogBlocks(const uint8_t* table, uint64_t table_size, const WrittenLogBlocks& blocks);
 
   WriteOptions opts_;
@@ -111,6 +117,13 @@ class TableBuilder {
   std::string scratch_message_;
   std::string compressed_;
   std::unique_ptr<Deflater> deflater_;
+  // A section of several log blocks compresses every other block on a second thread
+  // (FlushLogBlock). The thread starts only once a first block is full and more records
+  // follow: a table of one log block (a small transaction) never starts one.
+  bool background_allowed_ = true;
+  bool background_tried_ = false;
+  std::unique_ptr<BackgroundDeflater> background_;
+  size_t background_slot_ = 0;  // index_ entry of the block the thread compresses
   std::vector<uint64_t> positions_;
   WrittenLogBlocks* log_record_ = nullptr;
   WriteStats stats_;

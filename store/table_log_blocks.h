@@ -74,6 +74,10 @@ struct TableLogBlocks {
                      const WrittenLogBlocks& blocks) {
     return w.impl_->CopyLogBlocks(table, table_size, blocks);
   }
+  // From now on `w` compresses every log block on the caller's thread (by default, a log
+  // section of several blocks has every other block compressed on a second thread; the
+  // bytes are the same either way). For tests that compare the two.
+  static void CompressOnOneThread(TableWriter& w) { w.impl_->SetBackgroundCompression(false); }
 };
 
 }  // namespace reftab

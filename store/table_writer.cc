@@ -7,6 +7,7 @@
 #include "format/bytes.h"
 #include "format/compression.h"
 #include "format/record_codec.h"
+#include "store/background_deflater.h"
 #include "store/table_builder.h"
 #include "store/table_log_blocks.h"
 
@@ -63,8 +64,9 @@ Status TableBuilder::SetLimits(uint64_t min_update_index, uint64_t max_update_in
 
 void TableBuilder::StartBlock(BlockType type) {
   // The first block of the file carries the file header in front of its block header.
+  // (Not next_offset() == 0: the background thread may still hold the first block.)
   header_bytes_.clear();
-  if (next_offset() == 0) header_.EncodeTo(&header_bytes_);
+  if (stats_.blocks == 0) header_.EncodeTo(&header_bytes_);
   block_.Start(type, header_bytes_);
   block_open_ = true;
   block_start_ = next_offset();
@@ -86,7 +88,7 @@ Status TableBuilder::WriteBlock(std::string_view bytes, BlockType type) {
   return Status::Ok();
 }
 
-Status TableBuilder::FlushBlock() {
+Status TableBuilder::FlushBlock(bool more_follow) {
   if (!block_open_) return Status::Ok();
   block_open_ = false;
   if (block_.entries() == 0) return Status::Ok();
@@ -97,21 +99,54 @@ Status TableBuilder::FlushBlock() {
   if (type == BlockType::kRef || type == BlockType::kLog) last_key_ = block_.last_key();
   if (type == BlockType::kRef) ++ref_blocks_;
   if (type == BlockType::kObj && obj_blocks_++ == 0) stats_.footer.obj_position = block_start_;
-  if (type == BlockType::kLog && log_blocks_++ == 0) stats_.footer.log_position = block_start_;
   ++stats_.blocks;
-  if (type != BlockType::kLog) return WriteBlock(raw, type);
-  // Log blocks: the block header (and file header) stay plain; the rest is one zlib stream.
-  size_t plain = block_.header_off() + kBlockHeaderSize;
+  if (type == BlockType::kLog) return FlushLogBlock(raw, index_.size() - 1, more_follow);
+  return WriteBlock(raw, type);
+}
+
+// Log blocks: the block header (and file header) stay plain; the rest is one zlib stream.
+// Two blocks at a time are compressed at once: the first on the background thread, while
+// the next is built and compressed here; both are then written in order. A block's offset
+// is known only once the blocks before it are written, so WriteLogBlock sets its index
+// entry's offset (block_start_ is not it while the thread holds the block before).
+Status TableBuilder::FlushLogBlock(std::string_view raw, size_t index_slot, bool more_follow) {
+  const size_t plain = block_.header_off() + kBlockHeaderSize;
+  if (more_follow && background_allowed_ && !background_tried_) {
+    background_tried_ = true;
+    background_ = BackgroundDeflater::Start();
+  }
+  if (more_follow && background_ && !background_->busy()) {
+    background_->Submit(raw, plain);
+    background_slot_ = index_slot;
+    return Status::Ok();
+  }
   if (!deflater_) deflater_ = std::make_unique<Deflater>();
   compressed_.assign(raw.data(), plain);
-  REFTAB_RETURN_IF_ERROR(deflater_->Compress(reinterpret_cast<const uint8_t*>(raw.data()) + plain,
-                                             raw.size() - plain, &compressed_));
+  Status s = deflater_->Compress(reinterpret_cast<const uint8_t*>(raw.data()) + plain,
+                                 raw.size() - plain, &compressed_);
+  Status before = WritePendingLogBlock();  // waited for even when `s` failed
+  REFTAB_RETURN_IF_ERROR(s);
+  REFTAB_RETURN_IF_ERROR(before);
+  return WriteLogBlock(compressed_, index_slot);
+}
+
+Status TableBuilder::WritePendingLogBlock() {
+  if (!background_ || !background_->busy()) return Status::Ok();
+  std::string_view stored;
+  REFTAB_RETURN_IF_ERROR(background_->Wait(&stored));
+  return WriteLogBlock(stored, background_slot_);
+}
+
+Status TableBuilder::WriteLogBlock(std::string_view stored, size_t index_slot) {
+  const uint64_t offset = next_offset();
+  index_[index_slot].offset = offset;
+  if (log_blocks_++ == 0) stats_.footer.log_position = offset;
   if (log_record_) {
-    if (block_start_ == 0) log_record_->starts_table = true;
+    if (offset == 0) log_record_->starts_table = true;
     log_record_->blocks.push_back(
-        WrittenLogBlock{block_start_, compressed_.size(), index_.back().last_key});
+        WrittenLogBlock{offset, stored.size(), index_[index_slot].last_key});
   }
-  return WriteBlock(compressed_, type);
+  return WriteBlock(stored, BlockType::kLog);
 }
 
 template <class Encode>
@@ -120,7 +155,7 @@ Status TableBuilder::AddRecord(BlockType type, std::string_view key, uint8_t val
   if (!block_open_) StartBlock(type);
   AddResult r = block_.AddInOrder(key, value_type, max_value, encode);
   if (r == AddResult::kFull) {
-    REFTAB_RETURN_IF_ERROR(FlushBlock());
+    REFTAB_RETURN_IF_ERROR(FlushBlock(/*more_follow=*/true));
     StartBlock(type);
     r = block_.AddInOrder(key, value_type, max_value, encode);
   }
@@ -142,6 +177,7 @@ Status TableBuilder::AddRecord(BlockType type, std::string_view key, uint8_t val
 
 Status TableBuilder::FinishSection(uint64_t* index_position) {
   REFTAB_RETURN_IF_ERROR(FlushBlock());
+  REFTAB_RETURN_IF_ERROR(WritePendingLogBlock());
   // Multi-level index: each level indexes the blocks of the level below, until few enough
   // remain. The last level written is the top; the footer points at its first block.
   const size_t threshold = opts_.unpadded ? 1 : 3;

@@ -82,11 +82,24 @@ Status BigTransaction(Stack& s) {
   return tx.Commit();
 }
 
+// Enough reflog entries for many log blocks: the writer compresses every other one on a
+// second thread (store/background_deflater.h), so failures meet blocks of both threads.
+Status LoggedTransaction(Stack& s) {
+  Transaction tx = s.NewTransaction();
+  for (int i = 0; i < 60; ++i) {
+    const std::string name = "refs/heads/logged/" + std::to_string(1000 + i);
+    tx.Update(name, IdValue(200 + uint64_t(i)), RefValue::Absent(),
+              TestLog(200 + uint64_t(i), "create " + name + " with a message of some length"));
+  }
+  return tx.Commit();
+}
+
 const std::vector<Scenario>& Scenarios() {
   static const std::vector<Scenario> kScenarios = {
       {"TransactionFull", Durability::kFull, false, FourTables, BigTransaction},
       {"TransactionGit", Durability::kGit, false, FourTables, BigTransaction},
       {"TransactionNone", Durability::kNone, false, FourTables, BigTransaction},
+      {"TransactionWithLogBlocks", Durability::kGit, false, FourTables, LoggedTransaction},
       {"TransactionThenAutoCompaction", Durability::kFull, true, EqualTables,
        [](Stack& s) { return Put(s, "refs/heads/b004", 4); }},
       {"CompactAll", Durability::kFull, false, FourTables, [](Stack& s) { return s.CompactAll(); }},
