@@ -261,9 +261,16 @@ Status GitRefTransaction::PrepareItem(size_t i, std::vector<size_t>* to_check) {
 Status GitRefTransaction::CheckAvailable(const std::vector<size_t>& to_check) {
   // Looked up by view: most names share their parents, and a string is made only for a new one.
   std::set<std::string, std::less<>> dirs_seen;
+  std::string_view previous;
   for (size_t i : to_check) {
     const std::string& name = updates_[i].refname;
-    for (size_t slash = name.find('/'); slash != std::string::npos;
+    // The parents this name shares with the one before (most of them, for sorted input)
+    // were checked with it: those whose '/' lies within the common prefix.
+    const size_t n = std::min(previous.size(), name.size());
+    const size_t common = size_t(
+        std::mismatch(name.begin(), name.begin() + long(n), previous.begin()).first - name.begin());
+    previous = name;
+    for (size_t slash = name.find('/', common); slash != std::string::npos;
          slash = name.find('/', slash + 1)) {
       if (dirs_seen.find(std::string_view(name).substr(0, slash)) != dirs_seen.end()) continue;
       std::string dir = name.substr(0, slash);

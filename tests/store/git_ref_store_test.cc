@@ -110,8 +110,26 @@ TEST(GitRefStoreTest, DirectoryFileConflicts) {
     ASSERT_TRUE(tx.Create("refs/heads/x/y", RefValue::Id(Id(2)), 0).ok());
     EXPECT_EQ(tx.Commit().message(), "'refs/heads/x' exists; cannot create 'refs/heads/x/y'");
   }
+  {
+    // Names that share their parents with the name before them (the checks skip those
+    // parents): the parent that differs is still found, a ref or a name of the transaction.
+    GitRefTransaction tx(store.get());
+    ASSERT_TRUE(tx.Create("refs/heads/w/1", RefValue::Id(Id(2)), 0).ok());
+    ASSERT_TRUE(tx.Create("refs/heads/w/2", RefValue::Id(Id(2)), 0).ok());
+    ASSERT_TRUE(tx.Create("refs/heads/x/1", RefValue::Id(Id(2)), 0).ok());
+    EXPECT_EQ(tx.Commit().message(), "'refs/heads/x' exists; cannot create 'refs/heads/x/1'");
+  }
+  {
+    GitRefTransaction tx(store.get());
+    ASSERT_TRUE(tx.Create("refs/heads/m/a", RefValue::Id(Id(2)), 0).ok());
+    ASSERT_TRUE(tx.Create("refs/heads/m/n/o/p", RefValue::Id(Id(2)), 0).ok());
+    ASSERT_TRUE(tx.Create("refs/heads/m/n", RefValue::Id(Id(2)), 0).ok());
+    EXPECT_EQ(tx.Commit().message(),
+              "cannot process 'refs/heads/m/n/o/p' and 'refs/heads/m/n' at the same time");
+  }
   EXPECT_TRUE(Get(*store, "refs/heads/x").Equals(RefValue::Id(Id(1)), 20));
   EXPECT_FALSE(Get(*store, "refs/heads/x/y").exists());
+  EXPECT_FALSE(Get(*store, "refs/heads/w/1").exists());
 }
 
 // The D/F checks run when the transaction is prepared, before the stack's lock; what other
