@@ -1,11 +1,14 @@
 #include "store/refname.h"
 
+#include <array>
+#include <cstddef>
+
 namespace reftab {
 namespace {
 
 // Bytes no component may contain: ASCII control bytes, DEL, and the characters that mean
 // something to revision syntax, refspecs or globs (space ~ ^ : ? [ \).
-bool IsForbiddenByte(unsigned char c) {
+constexpr bool IsForbiddenByte(unsigned char c) {
   if (c < 0x20 || c == 0x7f) return true;
   switch (c) {
     case ' ':
@@ -27,20 +30,31 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
+// The bytes CheckComponentBytes must look at: the forbidden ones, '*', and the second
+// bytes of ".." and "@{". Every other byte passes with one table load.
+constexpr std::array<bool, 256> kNeedsALook = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    t[size_t(c)] =
+        IsForbiddenByte(static_cast<unsigned char>(c)) || c == '*' || c == '.' || c == '{';
+  }
+  return t;
+}();
+
 // Checks one component's bytes. `pattern_allowed` is shared by all components: git accepts
 // a single '*' in the whole name, so the first one uses the permission up.
 RefnameProblem CheckComponentBytes(std::string_view component, bool* pattern_allowed) {
-  char last = '\0';
-  for (char ch : component) {
-    unsigned char c = static_cast<unsigned char>(ch);
+  const unsigned char* p = reinterpret_cast<const unsigned char*>(component.data());
+  for (size_t i = 0; i < component.size(); ++i) {
+    const unsigned char c = p[i];
+    if (!kNeedsALook[c]) continue;
     if (IsForbiddenByte(c)) return RefnameProblem::kBadCharacter;
     if (c == '*') {
       if (!*pattern_allowed) return RefnameProblem::kAsterisk;
       *pattern_allowed = false;
     }
-    if (c == '.' && last == '.') return RefnameProblem::kDoubleDot;
-    if (c == '{' && last == '@') return RefnameProblem::kAtBrace;
-    last = ch;
+    if (c == '.' && i > 0 && p[i - 1] == '.') return RefnameProblem::kDoubleDot;
+    if (c == '{' && i > 0 && p[i - 1] == '@') return RefnameProblem::kAtBrace;
   }
   return RefnameProblem::kNone;
 }
