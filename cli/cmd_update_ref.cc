@@ -8,6 +8,7 @@
 // status as git's: 128 for "fatal: ...", 129 for usage errors, 1 when `-d` fails ("error:").
 // --progress/--no-progress are reftab's own (git's update-ref has none): a big --stdin
 // transaction draws "Checking references" and "Updating references" on a terminal.
+#include <array>
 #include <cctype>
 #include <cstdio>
 #include <cstring>
@@ -170,13 +171,20 @@ bool StdinSession::ReadArg(std::string* arg) {
     return true;
   }
   // Found first, appended once: a byte at a time cost ~20 instructions per byte, half the
-  // parsing of a big --stdin.
-  const char* data = buf_.data();
+  // parsing of a big --stdin. An argument ends at NUL or at a space of std::isspace's "C"
+  // locale (the CLI never sets another); the string's own terminating NUL stops the scan at
+  // its end, so one table load per byte decides.
+  static constexpr std::array<bool, 256> kEnds = [] {
+    std::array<bool, 256> t{};
+    t[0] = t[' '] = true;
+    for (int c = '\t'; c <= '\r'; ++c) t[size_t(c)] = true;
+    return t;
+  }();
+  if (pos_ >= buf_.size()) return true;
+  const unsigned char* data = reinterpret_cast<const unsigned char*>(buf_.c_str());
   size_t end = pos_;
-  // std::isspace of the "C" locale (the CLI never sets another), without a call per byte.
-  auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
-  while (end < buf_.size() && data[end] != '\0' && !space(data[end])) ++end;
-  if (end > pos_) arg->append(data + pos_, end - pos_);
+  while (!kEnds[data[end]]) ++end;
+  if (end > pos_) arg->append(buf_.data() + pos_, end - pos_);
   pos_ = end;
   return true;
 }
