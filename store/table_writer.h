@@ -7,6 +7,10 @@
 // in strictly increasing (name, descending update index) order, then Finish(). Any error
 // leaves the writer unusable; the bytes already given to the sink are then garbage and the
 // caller discards them (the store writes to a temporary file and only renames on success).
+//
+// A log section of more than one block has every other block compressed on a second thread
+// that the writer starts and ends itself (not on a single-core machine); the sink is only
+// ever called from the caller's thread, and the bytes are the same as with one thread.
 #ifndef REFTAB_STORE_TABLE_WRITER_H_
 #define REFTAB_STORE_TABLE_WRITER_H_
 
