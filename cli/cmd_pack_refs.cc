@@ -49,17 +49,24 @@ int PackRefsCore(const GlobalOptions& g, const Args& args, std::string_view usag
   auto opened = OpenStore(g);
   if (!opened.ok()) return GitDie(opened.status().message());
   Store& store = **opened;
-  std::vector<Stack*> stacks = {&store.main_stack()};
-  if (store.repo() && store.repo()->worktree_stack()) {
-    stacks.push_back(store.repo()->worktree_stack());
-  }
+  // git optimizes one stack: a linked worktree's own, else the main one.
+  Stack* linked = store.repo() ? store.repo()->worktree_stack() : nullptr;
+  std::vector<Stack*> stacks = {linked ? linked : &store.main_stack()};
   TerminalProgress reporter(progress_flag);
   CompactionOptions options;
   options.progress = reporter.get();
+  const bool git = store.repo() != nullptr;
   for (Stack* stack : stacks) {
     Status s = automatic ? stack->AutoCompact(options.progress) : stack->CompactAll(options);
-    if (s.ok()) s = stack->Clean();
-    // git reports a failed optimization as an error and exits with -1 (255).
+    // git reports a failed optimization as an error and exits with -1 (255); a lock held by
+    // another writer in its words.
+    if (!s.ok()) {
+      const bool locked = git && s.code() == Code::kLockHeld;
+      return GitError(locked ? "unable to compact stack: data is locked" : s.message()), 255;
+    }
+    // git's clean returns the reftable library's lock error (-5) as the exit code, silently.
+    s = stack->Clean();
+    if (git && s.code() == Code::kLockHeld) return kExitGitLockHeld;
     if (!s.ok()) return GitError(s.message()), 255;
   }
   return kExitOk;

@@ -93,6 +93,19 @@ int UnknownOption(const std::string& arg, const char* usage) {
   return kExitGitUsage;
 }
 
+// In a git repository a lock another writer holds fails a reflog change as git's does: no
+// message, the library's lock error as the status (in a plain stack, the error says which).
+bool IsGitLockHeld(Store& store, const Status& s) {
+  return s.code() == Code::kLockHeld && store.repo() != nullptr;
+}
+
+// git's status for one reflog expiry, to be or-ed into the command's.
+int ExpireStatus(Store& store, const Status& s) {
+  if (s.ok()) return 0;
+  if (IsGitLockHeld(store, s)) return kExitGitLockHeld;
+  return Error(s.message());
+}
+
 int Help(const char* usage) {
   std::fputs(usage, stdout);
   return kExitOk;
@@ -180,6 +193,7 @@ int DeleteOne(Store& store, const std::string& rev, const PruneOptions& o, Outpu
   PruneOptions po = o;
   po.verbose_says_would = true;
   s = ExpireReflog(store, ref, o.flags, {}, Verbose(po, PruneNthOldest(kth), out));
+  if (IsGitLockHeld(store, s)) return kExitGitLockHeld;
   if (!s.ok()) return Error(s.message());
   return 0;
 }
@@ -206,7 +220,9 @@ int ReflogDelete(Store& store, const Args& args) {
     status |= DeleteOne(store, r, o, &out);
     out.Flush();
   }
-  return status == 0 ? kExitOk : status == kExitFatal ? kExitFatal : kExitGitError;
+  // The statuses are or-ed as git does (-1 | -5 is -1).
+  if (status == 0 || status == kExitFatal || status == kExitGitLockHeld) return status;
+  return kExitGitError;
 }
 
 struct ExpireOptions {
@@ -287,7 +303,7 @@ int ReflogExpire(Store& store, const Args& args) {
   for (const std::string& ref : all) {
     Status s = ExpireOne(store, o, ref, &out);
     out.Flush();
-    if (!s.ok()) status = Error(s.message());
+    status |= ExpireStatus(store, s);
   }
   o.prune.verbose_says_would = false;
   for (const std::string& name : o.refs) {
@@ -299,7 +315,7 @@ int ReflogExpire(Store& store, const Args& args) {
     }
     if (s.ok()) s = ExpireOne(store, o, ref, &out);
     out.Flush();
-    if (!s.ok()) status = Error(s.message());
+    status |= ExpireStatus(store, s);
   }
   return status;
 }

@@ -14,6 +14,9 @@ namespace reftab::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitError = 1;
 inline constexpr int kExitUsage = 2;
+// What git exits with where its reftable backend hands the library's lock error (-5) up as
+// the command's status unreported (pack-refs' clean, reflog expire and delete).
+inline constexpr int kExitGitLockHeld = 251;
 
 // Options that come before the subcommand and select the store.
 struct GlobalOptions {

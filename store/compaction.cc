@@ -55,6 +55,10 @@ class TableLocks {
 Status Stack::CompactAll(const CompactionOptions& options) {
   REFTAB_RETURN_IF_ERROR(ReloadIfChanged());
   if (names_.empty()) return Status::Ok();
+  // One table is already compact: as git, leave it (and the lock) alone unless its reflogs
+  // are to be expired.
+  const bool expiry = options.expire_logs_before || options.max_logs_per_ref;
+  if (names_.size() == 1 && !expiry) return Status::Ok();
   return CompactSegment(0, names_.size() - 1, /*best_effort=*/false, options);
 }
 

@@ -302,12 +302,18 @@ Status GitRefTransaction::CheckAvailable(const std::vector<size_t>& to_check) {
   return Status::Ok();
 }
 
-// git locks every stack the transaction touches before it looks at any ref; another
-// worktree's stack that is not there cannot be locked, whatever the update.
-Status GitRefTransaction::CheckStacksExist() {
+// git locks every stack the transaction touches, in the order of the updates, before it looks
+// at any ref. Another worktree's stack that is not there cannot be locked, whatever the
+// update; nor can one stack reached under two names (the current worktree's own refs, and
+// the same refs as worktrees/<its id>/...): the second lock waits for the first, as git's does.
+Status GitRefTransaction::LockStacks() {
   for (const Item& u : updates_) {
     REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, store_->Locate(u.refname));
     if (!at.stack) return Status::IoError("reftable: transaction prepare: I/O error");
+    Transaction& tx = txs_.try_emplace(at.stack, at.stack).first->second;
+    Status s = tx.Lock();
+    if (s.code() == Code::kLockHeld) return Status::LockHeld("cannot lock references");
+    REFTAB_RETURN_IF_ERROR(s);
   }
   return Status::Ok();
 }
@@ -316,7 +322,7 @@ Status GitRefTransaction::Prepare() {
   if (state_ != State::kOpen) return Status::InvalidArgument("transaction is not open");
   state_ = State::kClosed;  // a failed prepare closes it, as in git
   REFTAB_RETURN_IF_ERROR(RejectDuplicates());
-  REFTAB_RETURN_IF_ERROR(CheckStacksExist());
+  REFTAB_RETURN_IF_ERROR(LockStacks());
   RefRecord head;
   bool head_found = false;
   REFTAB_RETURN_IF_ERROR(store_->ReadRef("HEAD", &head, &head_found));
@@ -377,7 +383,7 @@ std::optional<LogRecord> LogEntryFor(GitRefStore& store, const std::string& refn
 // the stack checks them again under its lock.
 Status GitRefTransaction::Write() {
   const size_t hs = store_->hash_size();
-  std::map<Stack*, Transaction> txs;
+  std::map<Stack*, Transaction>& txs = txs_;
   // The count reaches the total as the tables are queued; the phase ends once they are
   // written.
   ProgressPhase phase(progress_, "Updating references", updates_.size());
@@ -431,8 +437,13 @@ Status GitRefTransaction::Write() {
     auto it = txs.find(at.stack);
     if (it != txs.end()) it->second.VerifyNoneBelow(name + "/", name);
   }
-  for (auto& [stack, tx] : txs) REFTAB_RETURN_IF_ERROR(tx.Commit());
-  return Status::Ok();
+  // Stacks first reached here (HEAD's reflog in a worktree, through a symref) are locked
+  // now, before anything is written, as git locks all of them before it writes.
+  std::vector<Transaction*> all;
+  for (auto& [stack, tx] : txs) all.push_back(&tx);
+  Status s = Transaction::CommitTogether(all);
+  if (s.code() == Code::kLockHeld) return Status::LockHeld("cannot lock references");
+  return s;
 }
 
 }  // namespace reftab

@@ -64,10 +64,13 @@ class GitRefTransaction {
   // Told of the phases "Checking references" (Prepare) and "Updating references" (Commit),
   // each counting the queued updates; may be null (the default).
   void set_progress(Progress* progress) { progress_ = progress; }
-  // Checks everything against the stack (names around new refs, expected values, symrefs)
-  // without writing, as git's `prepare`. Optional: Commit() prepares first if needed. git
-  // holds its locks from here to the commit; reftab takes the stack's lock in Commit(), where
-  // expected old values and parent directories of new names are checked again.
+  // Takes the lock of every stack the transaction touches, then checks everything against
+  // the stacks (names around new refs, expected values, symrefs) without writing, as git's
+  // `prepare`. The locks are held until Commit() or the transaction's end, so a prepared
+  // transaction cannot be blocked by another writer; a lock another writer keeps past the
+  // lock timeout fails with kLockHeld "cannot lock references" (git's words). Optional:
+  // Commit() prepares first if needed; it checks expected old values and parent directories
+  // of new names again on the stacks it reloads under the locks.
   Status Prepare();
   // Writes one table per stack that changes. May be called once; after a failed Prepare()
   // the transaction is closed.
@@ -93,7 +96,7 @@ class GitRefTransaction {
   Status CheckObject(const std::string& refname, RefValue* value);
   const std::string& OriginalName(const Item& item) const;
   Status RejectDuplicates() const;
-  Status CheckStacksExist();
+  Status LockStacks();
   Status PrepareItem(size_t i, std::vector<size_t>* to_check);
   Status AddHeadLogIfItsBranch(size_t i);
   Status SplitAtSymref(size_t i);
@@ -103,6 +106,7 @@ class GitRefTransaction {
 
   GitRefStore* store_;
   std::vector<Item> updates_;
+  std::map<Stack*, Transaction> txs_;    // one per stack touched, locked by Prepare()
   std::multiset<std::string> refnames_;  // every name that will change, for conflict checks
   std::string head_target_;              // HEAD's referent when HEAD is a symref
   std::vector<std::string> new_names_;   // names the transaction creates, checked free

@@ -600,22 +600,57 @@ Status Stack::FinishCommit(std::unique_ptr<LockFile> lock, Status committed) {
   return committed.ok() ? reloaded : committed;
 }
 
+// What a transaction will write, decided under its stack's lock.
+struct Stack::StagedCommit {
+  std::unique_ptr<LockFile> lock;
+  NewRecords records;
+  uint64_t next = 0;
+};
+
 // The whole transaction happens under tables.list.lock: the table is renamed into place
 // only right before the list that names it, so no clean can see it unlisted.
 Status Stack::CommitTransaction(Transaction* tx) {
-  auto lock = LockList();
-  if (!lock.ok()) return lock.status();
+  StagedCommit staged;
+  REFTAB_RETURN_IF_ERROR(StageTransaction(tx, &staged));
+  return ApplyStaged(tx, std::move(staged));
+}
+
+Status Stack::StageTransaction(Transaction* tx, StagedCommit* out) {
+  out->lock = std::move(tx->lock_);
+  if (!out->lock) {
+    REFTAB_ASSIGN_OR_RETURN(out->lock, LockList());
+  }
   REFTAB_RETURN_IF_ERROR(ReloadIfChanged());
   std::shared_ptr<const Snapshot> snap = snapshot_;
   if (tx->decide_) REFTAB_RETURN_IF_ERROR(tx->decide_(*snap, tx));
-  const uint64_t next = snap->max_update_index() + 1;
-  NewRecords records;
-  REFTAB_RETURN_IF_ERROR(CollectUpdates(*tx, *snap, next, &records));
-  if (records.empty()) return Status::Ok();  // nothing changes: no table
-  Status s = WriteTransactionTable(lock->get(), records, next);
-  if (!(*lock)->committed()) return s;
-  tx->committed_update_index_ = next;
-  return FinishCommit(std::move(*lock), s);
+  out->next = snap->max_update_index() + 1;
+  return CollectUpdates(*tx, *snap, out->next, &out->records);
+}
+
+Status Stack::ApplyStaged(Transaction* tx, StagedCommit staged) {
+  if (staged.records.empty()) return Status::Ok();  // nothing changes: no table
+  Status s = WriteTransactionTable(staged.lock.get(), staged.records, staged.next);
+  if (!staged.lock->committed()) return s;
+  tx->committed_update_index_ = staged.next;
+  return FinishCommit(std::move(staged.lock), s);
+}
+
+// Every stack is locked, then every transaction staged (checked and collected under its
+// lock), before the first table is written.
+Status Transaction::CommitTogether(const std::vector<Transaction*>& txs) {
+  for (Transaction* tx : txs) {
+    if (tx->committed_) return Status::InvalidArgument("transaction already committed");
+  }
+  for (Transaction* tx : txs) REFTAB_RETURN_IF_ERROR(tx->Lock());
+  std::vector<Stack::StagedCommit> staged(txs.size());
+  for (size_t i = 0; i < txs.size(); ++i) {
+    txs[i]->committed_ = true;
+    REFTAB_RETURN_IF_ERROR(txs[i]->stack_->StageTransaction(txs[i], &staged[i]));
+  }
+  for (size_t i = 0; i < txs.size(); ++i) {
+    REFTAB_RETURN_IF_ERROR(txs[i]->stack_->ApplyStaged(txs[i], std::move(staged[i])));
+  }
+  return Status::Ok();
 }
 
 // ------------------------------------------------------------------ RefValue, Transaction
@@ -672,6 +707,19 @@ void Transaction::VerifyNoneBelow(std::string prefix, std::string for_key) {
 
 void Transaction::AddLogRecord(LogRecord log, bool keep_update_index) {
   raw_logs_.push_back(RawLog{std::move(log), keep_update_index});
+}
+
+Transaction::Transaction(Stack* stack) : stack_(stack) {}
+Transaction::~Transaction() = default;
+Transaction::Transaction(Transaction&&) noexcept = default;
+Transaction& Transaction::operator=(Transaction&&) noexcept = default;
+
+Status Transaction::Lock() {
+  if (committed_) return Status::InvalidArgument("transaction already committed");
+  if (!lock_) {
+    REFTAB_ASSIGN_OR_RETURN(lock_, stack_->LockList());
+  }
+  return Status::Ok();
 }
 
 Status Transaction::Commit() {

@@ -143,7 +143,8 @@ class Stack {
   Transaction NewTransaction() { return Transaction(this); }
 
   // Merges every table into one (tombstones and deleted logs dropped; reflog expiry
-  // applied). An empty result leaves no table at all.
+  // applied). An empty result leaves no table at all. A stack of one table is left as it
+  // is, without taking a lock, unless the options expire reflogs (as git's compaction).
   Status CompactAll(const CompactionOptions& options = {});
   // Merges tables [first, last] (indexes into names()). Tombstones are kept unless first is 0.
   Status CompactRange(size_t first, size_t last, const CompactionOptions& options = {});
@@ -201,8 +202,14 @@ class Stack {
                  const std::vector<std::string>& list);
   Status WriteNewList(LockFile* lock, const std::vector<std::string>& names);
 
-  // Transactions (stack.cc), the steps of CommitTransaction.
+  // Transactions (stack.cc), the steps of CommitTransaction: Stage takes the lock (or the
+  // one the transaction holds), reloads, runs its decision and checks and collects the
+  // records; Apply writes and publishes the table. Transaction::CommitTogether stages every
+  // transaction before it applies any.
+  struct StagedCommit;
   Status CommitTransaction(Transaction* tx);
+  Status StageTransaction(Transaction* tx, StagedCommit* out);
+  Status ApplyStaged(Transaction* tx, StagedCommit staged);
   // Takes the transaction's raw log records.
   Status CollectUpdates(Transaction& tx, const Snapshot& snap, uint64_t next,
                         NewRecords* out) const;

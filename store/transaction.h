@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,7 @@ REFTAB_PUBLIC_BEGIN
 
 class Stack;
 class Snapshot;
+class LockFile;
 
 // What a ref holds: nothing, an object id, an id with its peeled id, or a symref.
 struct RefValue {
@@ -75,7 +77,10 @@ struct LogInfo {
 
 class Transaction {
  public:
-  explicit Transaction(Stack* stack) : stack_(stack) {}
+  explicit Transaction(Stack* stack);
+  ~Transaction();  // releases a lock taken by Lock() and not used by Commit()
+  Transaction(Transaction&&) noexcept;
+  Transaction& operator=(Transaction&&) noexcept;
 
   // Sets `refname` to `value` (creating it if needed). With `expected_old`, the commit fails
   // with kConflict unless the ref holds exactly that (RefValue::Absent(): must not exist).
@@ -104,6 +109,12 @@ class Transaction {
   void DecideUnderLock(DecideFn decide) { decide_ = std::move(decide); }
 
   size_t size() const { return updates_.size() + raw_logs_.size(); }
+  // Takes tables.list.lock now, waiting as Commit() would, and holds it until Commit() (which
+  // then uses it) or the transaction's end. For callers that must know before they commit
+  // that no other writer can come between (git locks every stack a transaction touches
+  // when it prepares it). kLockHeld as Commit(); a second call is a no-op.
+  Status Lock();
+  bool locked() const { return lock_ != nullptr; }
 
   // Applies everything atomically. kConflict names the first ref whose expected value did
   // not match (git's wording: "cannot lock ref '<name>': ..."); kLockHeld if another writer
@@ -111,6 +122,12 @@ class Transaction {
   // one ref. The transaction may be committed once.
   Status Commit();
 
+  // Commits transactions on different stacks as one: every stack is locked (waiting as
+  // Commit() does) and every transaction checked under its lock before the first table is
+  // written, so a held lock or a failed expectation anywhere leaves every stack as it was.
+  // Only a failure while writing a table can leave the stacks before it changed (there is
+  // no commit record across stacks). Each transaction may be committed once.
+  static Status CommitTogether(const std::vector<Transaction*>& txs);
   // The update index of the committed table (0 if nothing was written).
   uint64_t committed_update_index() const { return committed_update_index_; }
 
@@ -134,6 +151,7 @@ class Transaction {
   std::vector<RawLog> raw_logs_;
   std::vector<std::pair<std::string, std::string>> empty_prefixes_;  // prefix, for_key
   DecideFn decide_;
+  std::unique_ptr<LockFile> lock_;  // from Lock(), until Commit() takes it
   bool committed_ = false;
   uint64_t committed_update_index_ = 0;
 };

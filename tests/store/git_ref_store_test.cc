@@ -132,9 +132,11 @@ TEST(GitRefStoreTest, DirectoryFileConflicts) {
   EXPECT_FALSE(Get(*store, "refs/heads/w/1").exists());
 }
 
-// The D/F checks run when the transaction is prepared, before the stack's lock; what other
-// writers commit between that and the commit is checked again under the lock.
-TEST(GitRefStoreTest, DirectoryFileConflictsWithWritersThatCameBetween) {
+// Prepare() takes the stack's lock, as git's prepare does: between it and the commit no
+// other writer gets in, and one that tries fails with kLockHeld. What others committed before
+// the lock, since this store last loaded the stack, still counts: the checks are made again
+// under the lock.
+TEST(GitRefStoreTest, PreparedTransactionsHoldTheLockAndSeeWritersThatCameBefore) {
   TempDir tmp("git-ref-store");
   auto store = OpenBare(tmp);
   auto other = OpenBare(tmp);
@@ -142,23 +144,46 @@ TEST(GitRefStoreTest, DirectoryFileConflictsWithWritersThatCameBetween) {
     GitRefTransaction tx(store.get());
     ASSERT_TRUE(tx.Create("refs/heads/x", RefValue::Id(Id(1)), 0).ok());
     ASSERT_TRUE(tx.Prepare().ok());
-    ASSERT_TRUE(Set(*other, "refs/heads/x/y", RefValue::Id(Id(2))).ok());
-    Status s = tx.Commit();
-    EXPECT_EQ(s.code(), Code::kConflict) << s.ToString();
-    EXPECT_EQ(s.message(), "'refs/heads/x/y' exists; cannot create 'refs/heads/x'");
+    Status s = Set(*other, "refs/heads/x/y", RefValue::Id(Id(2)));
+    EXPECT_EQ(s.code(), Code::kLockHeld) << s.ToString();
+    ASSERT_TRUE(tx.Commit().ok());
   }
+  ASSERT_TRUE(Set(*other, "refs/heads/other", RefValue::Id(Id(5))).ok()) << "lock released";
   {
     GitRefTransaction tx(store.get());
     ASSERT_TRUE(tx.Create("refs/heads/p/q", RefValue::Id(Id(3)), 0).ok());
-    ASSERT_TRUE(tx.Prepare().ok());
     ASSERT_TRUE(Set(*other, "refs/heads/p", RefValue::Id(Id(4))).ok());
-    EXPECT_EQ(tx.Commit().code(), Code::kConflict);
+    Status s = tx.Commit();
+    EXPECT_EQ(s.code(), Code::kConflict) << s.ToString();
   }
+  {
+    GitRefTransaction tx(store.get());
+    ASSERT_TRUE(tx.Create("refs/heads/r", RefValue::Id(Id(3)), 0).ok());
+    ASSERT_TRUE(tx.Prepare().ok());
+  }  // never committed: the lock goes with the transaction
+  ASSERT_TRUE(Set(*other, "refs/heads/after", RefValue::Id(Id(6))).ok());
   ASSERT_TRUE(store->main_stack().Reload().ok());
-  EXPECT_FALSE(Get(*store, "refs/heads/x").exists());
+  EXPECT_TRUE(Get(*store, "refs/heads/x").exists());
+  EXPECT_FALSE(Get(*store, "refs/heads/x/y").exists());
   EXPECT_FALSE(Get(*store, "refs/heads/p/q").exists());
-  EXPECT_TRUE(Get(*store, "refs/heads/x/y").exists());
   EXPECT_TRUE(Get(*store, "refs/heads/p").exists());
+  EXPECT_FALSE(Get(*store, "refs/heads/r").exists());
+}
+
+// A lock another writer keeps past the timeout fails the transaction at Prepare, in git's
+// words, and changes nothing.
+TEST(GitRefStoreTest, HeldLockFailsPrepareWithGitsMessage) {
+  TempDir tmp("git-ref-store");
+  auto store = OpenBare(tmp);
+  ASSERT_TRUE(Set(*store, "refs/heads/x", RefValue::Id(Id(1))).ok());
+  auto held = store->main_stack().NewTransaction();
+  ASSERT_TRUE(held.Lock().ok());
+  GitRefTransaction tx(store.get());
+  ASSERT_TRUE(tx.Update("refs/heads/x", RefValue::Id(Id(2)), std::nullopt, 0).ok());
+  Status s = tx.Prepare();
+  EXPECT_EQ(s.code(), Code::kLockHeld);
+  EXPECT_EQ(s.message(), "cannot lock references");
+  EXPECT_TRUE(Get(*store, "refs/heads/x").Equals(RefValue::Id(Id(1)), 20));
 }
 
 TEST(GitRefStoreTest, OneUpdatePerRefAlsoThroughSymrefs) {

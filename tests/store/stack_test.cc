@@ -657,13 +657,65 @@ TEST(StackLockTest, HeldListLockFailsCommitAfterTheTimeoutAndChangesNothing) {
   EXPECT_GE(waited, std::chrono::milliseconds(60)) << "gave up before the timeout";
   EXPECT_GT(fs.count(FsOp::kCreate), 1u) << "retried with backoff";
   ExpectSameState(before, CaptureStack(tmp.path()));
-  // Compaction and Clean need the same lock.
-  EXPECT_EQ(s->CompactAll().code(), Code::kLockHeld);
+  // Clean needs the same lock, and so does compaction once it has work: a stack of one table
+  // is left alone without the lock (as git's), unless its reflogs are to be expired.
+  EXPECT_TRUE(s->CompactAll().ok());
+  CompactionOptions expire;
+  expire.max_logs_per_ref = 1;
+  EXPECT_EQ(s->CompactAll(expire).code(), Code::kLockHeld);
   EXPECT_EQ(s->Clean().code(), Code::kLockHeld);
   ExpectSameState(before, CaptureStack(tmp.path()));
   // Once the stale lock is removed, writes work again.
   ASSERT_EQ(std::remove((tmp.path() + "/tables.list.lock").c_str()), 0);
   ASSERT_TRUE(Put(*s, "refs/heads/main", 2).ok());
+}
+
+// Transaction::Lock takes tables.list.lock ahead of the commit: no other writer gets in
+// until the commit (which uses the lock) or the transaction's end (which releases it).
+TEST(StackLockTest, TransactionLockedAheadKeepsOtherWritersOutUntilItCommits) {
+  TempDir tmp;
+  StackOptions o = TestOptions();
+  o.lock_timeout_ms = 0;
+  auto a = OpenOrDie(tmp.path(), o);
+  auto b = OpenOrDie(tmp.path(), o);
+  {
+    Transaction tx = a->NewTransaction();
+    tx.Update("refs/heads/a", IdValue(1, 20));
+    ASSERT_TRUE(tx.Lock().ok());
+    ASSERT_TRUE(tx.Lock().ok()) << "a second call is a no-op";
+    EXPECT_TRUE(tx.locked());
+    EXPECT_EQ(Put(*b, "refs/heads/b", 2).code(), Code::kLockHeld);
+    ASSERT_TRUE(tx.Commit().ok());
+    EXPECT_FALSE(tx.locked());
+  }
+  ASSERT_TRUE(Put(*b, "refs/heads/b", 2).ok()) << "the commit released the lock";
+  {
+    Transaction tx = a->NewTransaction();
+    tx.Update("refs/heads/c", IdValue(3, 20));
+    ASSERT_TRUE(tx.Lock().ok());
+    EXPECT_EQ(Put(*b, "refs/heads/d", 4).code(), Code::kLockHeld);
+  }  // never committed: the lock goes with the transaction
+  ASSERT_TRUE(Put(*b, "refs/heads/d", 4).ok());
+  {
+    Transaction tx = b->NewTransaction();
+    tx.Update("refs/heads/e", IdValue(5, 20));
+    ASSERT_TRUE(tx.Lock().ok());
+    Transaction other = a->NewTransaction();
+    other.Update("refs/heads/f", IdValue(6, 20));
+    EXPECT_EQ(other.Lock().code(), Code::kLockHeld);
+    EXPECT_FALSE(other.locked());
+    Transaction moved = std::move(tx);  // the lock moves with the transaction
+    EXPECT_TRUE(moved.locked());
+    ASSERT_TRUE(moved.Commit().ok());
+  }
+  ASSERT_TRUE(a->Reload().ok());
+  const std::string live = LiveRefs(*a);
+  for (const char* name : {"refs/heads/a ", "refs/heads/b ", "refs/heads/d ", "refs/heads/e "}) {
+    EXPECT_NE(live.find(name), std::string::npos) << name << "missing from\n" << live;
+  }
+  EXPECT_EQ(live.find("refs/heads/c "), std::string::npos) << live;
+  EXPECT_EQ(live.find("refs/heads/f "), std::string::npos) << live;
+  EXPECT_FALSE(testutil::FileExists(tmp.path() + "/tables.list.lock"));
 }
 
 TEST(StackLockTest, ZeroTimeoutTriesOnce) {

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Writers meeting a lock another process holds, reftab against the real git, case by case:
+# tables.list.lock of the main stack or of a linked worktree's stack left in place, a table
+# lock (<table>.lock, a compaction in progress), and one stack reached under two names in
+# one transaction (a worktree's own refs and worktrees/<its id>/...), which git locks twice.
+# For each case two copies of one repository are made; git runs in one and reftab in the
+# other, from the same directory. Both must agree on exit status, stdout, stderr, and on
+# every ref and reflog afterwards as git shows them.
+#
+# Usage: git_compare_locks.sh REFTAB [FILTER]. Needs a reftable-capable git: $REFTAB_GIT,
+# else `git` on PATH if it is at least 2.45. Without one it prints why and exits 77.
+set -u
+reftab=$(realpath "$1")
+filter=${2:-}
+
+# shellcheck source=tests/cli/real_git.sh
+source "$(dirname "${BASH_SOURCE[0]}")/real_git.sh"
+find_real_git 45 "reftable needs 2.45"
+
+isolate_git_env
+export GIT_AUTHOR_NAME=A GIT_AUTHOR_EMAIL=a@example.com
+export GIT_COMMITTER_DATE="1700000000 +0000" GIT_AUTHOR_DATE="1700000000 +0000"
+unset GIT_TEST_REFTABLE_AUTOCOMPACTION
+
+# The template: a main worktree with three commits and several tables (auto-compaction off
+# while it is built, so that compactions have something to merge), a linked worktree `wt`
+# with its own refs, reflogs on both sides.
+T=$tmp/template
+g() { "$git" -C "$T/main" "$@"; }
+"$git" init -q -b main --ref-format=reftable "$T/main" || exit 1
+g config reftable.autoCompaction false
+for i in 1 2 3; do g commit -q --allow-empty -m "commit $i"; done
+g branch topic HEAD~1
+g tag light HEAD~2
+g worktree add -q "$T/wt" topic 2>/dev/null || exit 1
+"$git" -C "$T/wt" update-ref refs/bisect/bad HEAD
+"$git" -C "$T/wt" update-ref refs/worktree/mark HEAD~1
+g config --unset reftable.autoCompaction
+C=$(g rev-parse main)
+P=$(g rev-parse main~1)
+
+compared=0 identical=0 failed=0
+
+# Refs and reflogs of both worktrees as git sees them.
+state() {
+  local top=$1
+  (cd "$top/main" && "$git" for-each-ref --include-root-refs --format='%(refname) %(objectname) %(symref)' &&
+    "$git" reflog list | sort | while read -r r; do echo "== $r"; "$git" reflog show --format='%H %gs' "$r" --; done
+   cd "$top/wt" && "$git" for-each-ref --format='%(refname) %(objectname)' refs/bisect refs/worktree &&
+    "$git" rev-parse HEAD) 2>&1
+}
+
+# case NAME WHERE LOCKS CMD [STDIN]: in copies of the template, creates each of LOCKS (paths
+# under the copy, space-separated; "" for none), runs `CMD` in worktree WHERE (main or wt)
+# with git and with reftab, and compares.
+case_() {
+  local name=$1 where=$2 locks=$3 cmd=$4 input=${5:-}
+  [ -n "$filter" ] && [[ $name != *$filter* ]] && return 0
+  local side why="" l
+  for side in git reftab; do
+    rm -rf "$tmp/$side" && cp -a "$T" "$tmp/$side"
+    # The linked worktree's .git file names the template: point it at this copy.
+    echo "gitdir: $tmp/$side/main/.git/worktrees/wt" >"$tmp/$side/wt/.git"
+    echo "$tmp/$side/wt/.git" >"$tmp/$side/main/.git/worktrees/wt/gitdir"
+    for l in $locks; do : >"$tmp/$side/$l"; done
+    local prog=$git
+    [ "$side" = reftab ] && prog=$reftab
+    (cd "$tmp/$side/$where" && printf '%b' "$input" | eval "\"$prog\" $cmd") \
+      >"$tmp/$side.out" 2>"$tmp/$side.err"
+    echo $? >"$tmp/$side.rc"
+    for l in $locks; do rm -f "$tmp/$side/$l"; done
+    state "$tmp/$side" >"$tmp/$side.state"
+  done
+  sed -i "s#$tmp/git/#$tmp/X/#g" "$tmp/git.err"
+  sed -i "s#$tmp/reftab/#$tmp/X/#g" "$tmp/reftab.err"
+  cmp -s "$tmp/git.rc" "$tmp/reftab.rc" || why+=" exit git=$(cat "$tmp/git.rc") reftab=$(cat "$tmp/reftab.rc");"
+  cmp -s "$tmp/git.out" "$tmp/reftab.out" || why+=" stdout: $(diff "$tmp/git.out" "$tmp/reftab.out" | head -5 | tr '\n' '|');"
+  cmp -s "$tmp/git.err" "$tmp/reftab.err" || why+=" stderr: $(diff "$tmp/git.err" "$tmp/reftab.err" | head -5 | tr '\n' '|');"
+  cmp -s "$tmp/git.state" "$tmp/reftab.state" || why+=" refs: $(diff "$tmp/git.state" "$tmp/reftab.state" | head -5 | tr '\n' '|');"
+  compared=$((compared + 1))
+  if [ -z "$why" ]; then
+    identical=$((identical + 1))
+  else
+    failed=$((failed + 1))
+    echo "DIFFERENT: $name:$why" | cat -v
+  fi
+}
+
+ML=main/.git/reftable/tables.list.lock
+WL=main/.git/worktrees/wt/reftable/tables.list.lock
+first_table() { (cd "$T/main/.git/reftable" && head -1 tables.list); }
+TL=main/.git/reftable/$(first_table).lock
+
+for where in main wt; do
+  for lock in "$ML" "$WL" "$TL"; do
+    tag="$where/$(basename "$(dirname "$lock")")/$(basename "$lock" | cut -c1-11)"
+    case_ "update-ref branch [$tag]" $where "$lock" "update-ref refs/heads/new $C"
+    case_ "update-ref -d [$tag]" $where "$lock" "update-ref -d refs/heads/topic"
+    case_ "update-ref HEAD [$tag]" $where "$lock" "update-ref HEAD $P"
+    case_ "update-ref bisect [$tag]" $where "$lock" "update-ref refs/bisect/x $C"
+    case_ "update-ref --stdin [$tag]" $where "$lock" "update-ref --stdin" "update refs/heads/a $C\n"
+    case_ "update-ref --stdin both stacks [$tag]" $where "$lock" "update-ref --stdin" \
+      "update refs/heads/a $C\nupdate refs/bisect/y $C\n"
+    case_ "update-ref --stdin prepare [$tag]" $where "$lock" "update-ref --stdin" \
+      "start\nupdate refs/heads/a $C\nprepare\ncommit\n"
+    case_ "update-ref --stdin prepare abort [$tag]" $where "$lock" "update-ref --stdin" \
+      "start\nupdate refs/heads/a $C\nprepare\nabort\n"
+    case_ "symbolic-ref [$tag]" $where "$lock" "symbolic-ref refs/heads/sym refs/heads/main"
+    case_ "symbolic-ref HEAD [$tag]" $where "$lock" "symbolic-ref HEAD refs/heads/main"
+    case_ "pack-refs [$tag]" $where "$lock" "pack-refs"
+    case_ "pack-refs --all [$tag]" $where "$lock" "pack-refs --all"
+    case_ "pack-refs --auto [$tag]" $where "$lock" "pack-refs --auto"
+    case_ "refs optimize [$tag]" $where "$lock" "refs optimize"
+    case_ "reflog expire [$tag]" $where "$lock" "reflog expire --expire=now refs/heads/topic"
+    case_ "reflog expire --all [$tag]" $where "$lock" "reflog expire --expire=now --all"
+    case_ "reflog delete [$tag]" $where "$lock" "reflog delete refs/heads/main@{0}"
+    case_ "reflog delete two [$tag]" $where "$lock" "reflog delete refs/heads/main@{0} refs/heads/nope@{0}"
+  done
+done
+# One stack under two names: from the linked worktree, its own refs and the same refs as
+# worktrees/wt/...; from the main worktree, main-worktree/ is the same stack object.
+case_ "HEAD and worktrees/wt/HEAD" wt "" "update-ref --stdin" "update HEAD $C\nupdate worktrees/wt/HEAD $C\n"
+case_ "bisect and worktrees/wt/refs/bisect" wt "" "update-ref --stdin" \
+  "update refs/bisect/p $C\nupdate worktrees/wt/refs/bisect/q $C\n"
+case_ "worktrees/wt/ alone" wt "" "update-ref --stdin" "update worktrees/wt/refs/bisect/q $C\n"
+case_ "main-worktree/ from main" main "" "update-ref --stdin" \
+  "update refs/bisect/m $C\nupdate main-worktree/refs/bisect/n $C\n"
+case_ "main-worktree/ from wt" wt "" "update-ref --stdin" \
+  "update refs/heads/z $C\nupdate main-worktree/refs/bisect/n $C\n"
+case_ "worktrees/wt/ from main" main "" "update-ref --stdin" \
+  "update refs/heads/z $C\nupdate worktrees/wt/refs/bisect/n $C\n"
+
+echo "compared $compared, identical $identical, different $failed"
+[ "$failed" = 0 ]
