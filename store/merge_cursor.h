@@ -84,9 +84,13 @@ class MergeCursor {
   // As Next, but the record's name is left in the table's key buffer, as key(), instead of
   // being copied into out->refname (left as it was): a listing that only prints names
   // copies each name once, into its output. Refs only.
-  bool NextView(Record* out) { return NextRecord<false>(out); }
+  bool NextView(Record* out) {
+    static_assert(Techniques::kLazyAdvance, "key() needs the returned child not advanced yet");
+    return NextRecord<false>(out);
+  }
   // The key of the record the last Next() or NextView() returned; valid until the next call.
-  std::string_view key() const { return children_[current_].key(); }
+  // That child is the bypass child, or the one whose advance is pending.
+  std::string_view key() const { return children_[single_ != kNone ? single_ : pending_].key(); }
   const Status& status() const { return status_; }
 
  private:
@@ -112,7 +116,6 @@ class MergeCursor {
         status_ = c.status();
         return false;
       }
-      current_ = w;
       if constexpr (!Techniques::kLazyAdvance) {
         pending_ = kNone;
         Advance(w);
@@ -291,7 +294,6 @@ class MergeCursor {
         status_ = c.status();
         return false;
       }
-      current_ = single_;
       return true;
     }
   }
@@ -333,7 +335,6 @@ class MergeCursor {
   bool compact_ = false;        // a child ran out: rebuild without it at the next Advance
   uint32_t pending_ = kNone;    // child whose returned record is not advanced past yet
   uint32_t single_ = kNone;     // the bypass child, once only one is left
-  uint32_t current_ = 0;        // the child whose record was returned last (key())
   bool single_fresh_ = false;
   bool suppress_deletions_ = false;
   Status status_;
