@@ -50,8 +50,12 @@ class Listing {
 
   // The exit status; output and git's messages are written.
   int Run() {
-    bool stream = IsNameOrder(f_, keys_);
-    Status s = stream ? Stream() : Sorted();
+    Status s;
+    if (FastListingApplies(store_, o_, f_, keys_)) {
+      s = ListFast(store_, o_, f_, &out_);
+    } else {
+      s = IsNameOrder(f_, keys_) ? Stream() : Sorted();
+    }
     if (!out_.Flush()) return Fail(Status::IoError("writing standard output failed"));
     if (!s.ok()) return Fatal(s.message());
     return kExitOk;
@@ -60,10 +64,7 @@ class Listing {
  private:
   // Calls fn for each listed ref in name order until it returns false.
   Status ForEach(const std::function<bool(const RefItem&)>& fn) {
-    std::vector<std::string> prefixes{o_.include_root_refs ? "" : "refs/"};
-    if (!o_.patterns.empty() && !o_.ignore_case && !o_.include_root_refs) {
-      prefixes = PatternPrefixes(o_.patterns);
-    }
+    std::vector<std::string> prefixes = ListingPrefixes(o_);
     bool go_on = true;
     Status inner;
     RefItem item;  // reused, so that its names keep their buffers from ref to ref
@@ -88,16 +89,7 @@ class Listing {
   Status Admit(const RefRecord& rec, RefItem* item, bool* listed) {
     const std::string& name = rec.refname;
     *listed = false;
-    if (name.compare(0, 5, "refs/") != 0 && !(o_.include_root_refs && IsRootRef(name))) {
-      return Status::Ok();
-    }
-    if (o_.start_after && name <= *o_.start_after) return Status::Ok();
-    if (!o_.patterns.empty() && !MatchesRefPattern(o_.patterns, name, o_.ignore_case)) {
-      return Status::Ok();
-    }
-    if (!o_.excludes.empty() && MatchesRefPattern(o_.excludes, name, o_.ignore_case)) {
-      return Status::Ok();
-    }
+    if (!ListedName(o_, name)) return Status::Ok();
     item->refname = name;
     if (rec.value_type == RefValueType::kSymref) {
       ResolvedRef r;
@@ -283,6 +275,13 @@ class Listing {
 };
 
 }  // namespace
+
+std::vector<std::string> ListingPrefixes(const ForEachRefOptions& o) {
+  if (!o.patterns.empty() && !o.ignore_case && !o.include_root_refs) {
+    return PatternPrefixes(o.patterns);
+  }
+  return {o.include_root_refs ? "" : "refs/"};
+}
 
 int RunForEachRef(const GlobalOptions& g, const char* command, const Args& args) {
   ForEachRefOptions o;

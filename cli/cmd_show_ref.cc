@@ -318,10 +318,11 @@ int CmdShowRef(const GlobalOptions& g, const Args& args) {
   auto opened = OpenStore(g, GitRepoAccess::kReadOnly);
   if (!opened.ok()) return GitDie(opened.status().message());
   Store& store = **opened;
-  if (o.exclude_existing) return ExcludeExisting(store, o.exclude_pattern);
-  if (o.verify) return ShowVerify(store, o, pos);
-  if (o.exists) return ShowExists(store, pos);
-  return ShowPatterns(store, o, pos);
+  int status = o.exclude_existing ? ExcludeExisting(store, o.exclude_pattern)
+               : o.verify         ? ShowVerify(store, o, pos)
+               : o.exists         ? ShowExists(store, pos)
+                                  : ShowPatterns(store, o, pos);
+  ExitKeepingState(status);  // the open store is left to the process's exit
 }
 
 }  // namespace reftab::cli

@@ -66,6 +66,13 @@ int Fail(const Status& s);
 // Prints "reftab <cmd>: <message>" plus a usage hint to stderr and returns kExitUsage.
 int Usage(const char* cmd, const std::string& message);
 
+// Ends the process with `status` after flushing stdio, without destroying what the caller
+// still holds. For a single-ref command whose store is still open: the kernel drops its
+// mappings and memory at exit in one go, where unmapping a 9-table stack's files and freeing
+// every block one by one was a tenth of `show-ref --verify`'s CPU time. Only main's commands
+// call it (never code a test runs in-process).
+[[noreturn]] void ExitKeepingState(int status);
+
 // Parses "--name=value" or "--name value" at args[*i]; advances *i past what it used.
 bool TakeValue(const Args& args, size_t* i, const char* name, std::string* value);
 // Parses an unsigned decimal number; false if `s` is not one.

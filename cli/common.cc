@@ -1,9 +1,15 @@
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "cli/commands.h"
 
 namespace reftab::cli {
+
+void ExitKeepingState(int status) {
+  std::fflush(nullptr);
+  std::_Exit(status);
+}
 
 int Fail(const Status& s) {
   std::fprintf(stderr, "reftab: %s\n", s.message().c_str());

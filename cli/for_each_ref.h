@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <utility>
@@ -13,10 +14,13 @@
 
 #include "cli/commands.h"
 #include "cli/git_color.h"
+#include "cli/output.h"
 #include "cli/ref_format.h"
 #include "cli/ref_sort.h"
 #include "format/record.h"
 #include "store/git_ref_store.h"
+#include "store/ref_patterns.h"
+#include "store/refname.h"
 
 namespace reftab::cli {
 
@@ -40,6 +44,20 @@ struct ForEachRefOptions {
   std::vector<std::string> patterns;
 };
 
+// The prefixes a listing reads, in order: "refs/" (or "" with --include-root-refs), or the
+// literal prefixes of the patterns.
+std::vector<std::string> ListingPrefixes(const ForEachRefOptions& o);
+
+// git's name rules for a listed ref: under refs/ (or a root ref with --include-root-refs),
+// after --start-after, matching a pattern if any are given, and no --exclude.
+inline bool ListedName(const ForEachRefOptions& o, std::string_view name) {
+  bool under_refs = name.size() >= 5 && std::memcmp(name.data(), "refs/", 5) == 0;
+  if (!under_refs && !(o.include_root_refs && IsRootRef(name))) return false;
+  if (o.start_after && name <= *o.start_after) return false;
+  if (!o.patterns.empty() && !MatchesRefPattern(o.patterns, name, o.ignore_case)) return false;
+  return o.excludes.empty() || !MatchesRefPattern(o.excludes, name, o.ignore_case);
+}
+
 // The commits of --merged, --no-merged, --contains, --no-contains, in that order.
 using Reach = std::array<std::vector<ObjectId>, 4>;
 
@@ -62,6 +80,12 @@ int ForEachRefUsageError(const char* command, const std::string& message);
 int ParseForEachRefArgs(const char* command, const Args& args, ForEachRefOptions* options);
 
 int RunForEachRef(const GlobalOptions& g, const char* command, const Args& args);
+
+// The listing's fast path (for_each_ref_fast.cc): whether it lists these options and this
+// format exactly as the general path would, and the listing itself, into `out`.
+bool FastListingApplies(GitRefStore& store, const ForEachRefOptions& o, const RefFormat& f,
+                        const std::vector<SortKey>& keys);
+Status ListFast(GitRefStore& store, const ForEachRefOptions& o, const RefFormat& f, Output* out);
 
 }  // namespace reftab::cli
 

@@ -1,9 +1,9 @@
 // What for-each-ref works out before listing: the objects its options name, the format and
 // the sort keys, the patterns of --stdin; each failure worded and ordered as git's.
 #include <cstdio>
-#include <iostream>
 
 #include "cli/for_each_ref.h"
+#include "cli/input.h"
 #include "cli/object_name.h"
 #include "cli/ref_objects.h"
 
@@ -115,7 +115,8 @@ int ReadStdinPatterns(ForEachRefOptions* o) {
   if (!o->from_stdin) return -1;
   if (!o->patterns.empty()) return Fatal("unknown arguments supplied with --stdin");
   std::string line;
-  while (std::getline(std::cin, line)) {
+  InputReader in;
+  while (in.Next('\n', &line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     o->patterns.push_back(line);
   }

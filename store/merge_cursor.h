@@ -80,15 +80,30 @@ class MergeCursor {
   }
 
   // Fills `*out` with the next record; false at the end or on error (see status()).
-  bool Next(Record* out) {
-    if (single_ != kNone) return NextSingle(out);
+  bool Next(Record* out) { return NextRecord<true>(out); }
+  // As Next, but the record's name is left in the table's key buffer, as key(), instead of
+  // being copied into out->refname (left as it was): a listing that only prints names
+  // copies each name once, into its output. Refs only.
+  bool NextView(Record* out) {
+    static_assert(Techniques::kLazyAdvance, "key() needs the returned child not advanced yet");
+    return NextRecord<false>(out);
+  }
+  // The key of the record the last Next() or NextView() returned; valid until the next call.
+  // That child is the bypass child, or the one whose advance is pending.
+  std::string_view key() const { return children_[single_ != kNone ? single_ : pending_].key(); }
+  const Status& status() const { return status_; }
+
+ private:
+  template <bool kWithName>
+  bool NextRecord(Record* out) {
+    if (single_ != kNone) return NextSingle<kWithName>(out);
     for (;;) {
       if (!status_.ok()) return false;
       if (pending_ != kNone) {  // lazy advance of the child whose record was consumed
         uint32_t p = pending_;
         pending_ = kNone;
         Advance(p);
-        if (single_ != kNone) return NextSingle(out);
+        if (single_ != kNone) return NextSingle<kWithName>(out);
         if (!status_.ok()) return false;
       }
       if (live_ == 0) return false;
@@ -97,7 +112,7 @@ class MergeCursor {
       if (code_[w] == kDuplicate) continue;  // an older table's record for a returned key
       Sub& c = children_[w];
       if (suppress_deletions_ && c.value_type() == 0) continue;
-      if (!c.ReadValue(out)) {
+      if (!ReadFrom<kWithName>(c, out)) {
         status_ = c.status();
         return false;
       }
@@ -108,9 +123,16 @@ class MergeCursor {
       return true;
     }
   }
-  const Status& status() const { return status_; }
 
- private:
+  template <bool kWithName>
+  static bool ReadFrom(Sub& c, Record* out) {
+    if constexpr (kWithName) {
+      return c.ReadValue(out);
+    } else {
+      return c.ReadValueOnly(out);
+    }
+  }
+
   static constexpr uint32_t kNone = ~uint32_t(0);
   // Codes: smaller means an earlier key, for keys coded against the same reference.
   static constexpr uint64_t kDuplicate = 0;  // equal to the reference key
@@ -255,6 +277,7 @@ class MergeCursor {
   }
 
   // The bypass: one child left, no tree.
+  template <bool kWithName>
   bool NextSingle(Record* out) {
     Sub& c = children_[single_];
     for (;;) {
@@ -267,7 +290,7 @@ class MergeCursor {
         return false;
       }
       if (suppress_deletions_ && c.value_type() == 0) continue;
-      if (!c.ReadValue(out)) {
+      if (!ReadFrom<kWithName>(c, out)) {
         status_ = c.status();
         return false;
       }

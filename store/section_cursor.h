@@ -113,6 +113,19 @@ class TableRefCursor {
     it.ValueDone(in);
     return true;
   }
+  // The same without the name: `ref->refname` is left as it was (the name stays in key()).
+  // A copy of ReadValue's body rather than a call from it: scans rely on ReadValue being
+  // one inlinable step (calling this from it cost 43 instructions per ref, callgrind).
+  REFTAB_HOT_INLINE bool ReadValueOnly(RefRecord* ref) {
+    BlockIterator& it = cursor_.it();
+    ByteReader in = it.value();
+    if (!codec::GetRefValue(in, it.value_type(), min_update_index_, hash_size_, ref)) {
+      cursor_.FailValue();
+      return false;
+    }
+    it.ValueDone(in);
+    return true;
+  }
 
  private:
   SectionCursor cursor_;

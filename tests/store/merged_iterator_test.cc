@@ -1,7 +1,8 @@
 // Merged iteration over several in-memory tables (FORMAT.md §14): newest wins for equal keys,
 // tombstones returned or suppressed, Seek and re-Seek, logs newest first, the single-child
 // bypass, many tombstones below the caller's range, and Snapshot::ReadRef. Random stacks are
-// compared with a reference merge (std::map folded oldest to newest).
+// compared with a reference merge (std::map folded oldest to newest), through the public
+// iterator and through the internal cursor's NextView.
 #include "store/merged_iterator.h"
 
 #include <gtest/gtest.h>
@@ -16,6 +17,7 @@
 #include <tuple>
 #include <vector>
 
+#include "store/merge_cursor.h"
 #include "store/stack.h"
 #include "store/table_reader.h"
 #include "tests/testutil/random_refs.h"
@@ -405,6 +407,24 @@ TEST_P(MergedIteratorModelTest, MatchesReferenceMerge) {
         if (want.size() > limit) want.resize(limit);
         ASSERT_EQ(Drain(it, hs, limit), want) << "seed " << seed << " seek " << target;
       }
+    }
+    // NextView, the listings' step that leaves the name in the table's key buffer, returns
+    // the same records (store/ref_view_scan.h); the name is key(), refname is left alone.
+    for (bool suppress : {false, true}) {
+      RefMergeCursor c(t.raw());
+      c.set_suppress_deletions(suppress);
+      ASSERT_TRUE(c.SeekToFirst().ok());
+      std::vector<std::string> got;
+      RefRecord r;
+      r.refname = "untouched";
+      while (c.NextView(&r)) {
+        ASSERT_EQ(r.refname, "untouched");
+        RefRecord named = r;
+        named.refname = std::string(c.key());
+        got.push_back(FormatRef(named, hs));
+      }
+      ASSERT_TRUE(c.status().ok()) << c.status().ToString();
+      ASSERT_EQ(got, want_refs("", suppress)) << "seed " << seed;
     }
     // Logs: newest table wins per (name, update_index); order by name, then newest first.
     std::vector<std::pair<std::string, uint64_t>> keys;
