@@ -269,6 +269,69 @@ static inline bool SkipValueAt(const uint8_t** p, const uint8_t* end, BlockType 
   return ok;
 }
 
+// The scan of FindInBlock from the record at `start` (a restart point: it shares nothing
+// with the record before it).
+REFTAB_HOT_INLINE static BlockFind ScanInterval(const BlockView& b, uint32_t start,
+                                                std::string_view want, size_t hash_size) {
+  BlockFind r;
+  r.result = BlockFind::kCorrupt;
+  if (start < b.header_off + kBlockHeaderSize || start >= b.restart_off) return r;
+  const uint8_t* w = reinterpret_cast<const uint8_t*>(want.data());
+  const size_t wn = want.size();
+  // Invariant: the previous key (cur_len bytes) is < want and equals want in its first
+  // `match` bytes. A record sharing more than `match` bytes with it is then < want too; one
+  // sharing at most `match` equals want up to its prefix, so only its suffix is compared.
+  const uint8_t* p = b.data + start;
+  const uint8_t* const end = b.data + b.restart_off;
+  // Most ref records are small: one-byte prefix and suffix_and_type (so a suffix under 16
+  // bytes), a one-byte update index delta, then no id, one or two. One starting at or before
+  // fast_end has room for all of that before the restart table, so the scan decodes it and
+  // steps over its value without a bounds check or a varint loop (LESSONS.md #5: hoisted
+  // invariants). Other records, and other block types, take the general path.
+  const size_t fast_room = 2 + 15 + 1 + 2 * hash_size;
+  const uint8_t* const fast_end =
+      b.type == BlockType::kRef && size_t(end - p) > fast_room ? end - fast_room : b.data;
+  size_t cur_len = 0, match = 0;
+  while (p < end) {
+    uint64_t prefix, suffix_and_type;
+    const bool fast = p <= fast_end && ((p[0] | p[1]) & 0x80) == 0;
+    if (fast) {
+      prefix = p[0];
+      suffix_and_type = p[1];
+      p += 2;
+    } else if (!GetVarintAt(&p, end, &prefix) || !GetVarintAt(&p, end, &suffix_and_type)) {
+      return r;
+    }
+    uint64_t suffix = suffix_and_type >> 3;
+    if (prefix > cur_len || (!fast && suffix > uint64_t(end - p))) return r;
+    const uint8_t* s = p;
+    p += suffix;
+    uint8_t value_type = uint8_t(suffix_and_type & 7);
+    cur_len = size_t(prefix + suffix);
+    if (prefix <= match) {
+      // Equal to want up to `prefix`; compare the suffix with the rest of want.
+      size_t at = size_t(prefix), n = size_t(suffix), rest = wn - at;
+      size_t lim = n < rest ? n : rest;
+      size_t l = MismatchAt(s, w + at, lim);
+      int cmp = l < lim ? (s[l] < w[at + l] ? -1 : 1) : n == rest ? 0 : n < rest ? -1 : 1;
+      if (cmp >= 0) {
+        r.result = cmp == 0 ? BlockFind::kEqual : BlockFind::kGreater;
+        r.value_type = value_type;
+        r.value_pos = uint32_t(p - b.data);
+        return r;
+      }
+      match = at + l;
+    }
+    if (fast && value_type <= 2 && (*p & 0x80) == 0) {
+      p += 1 + (value_type == 0 ? 0 : value_type == 1 ? hash_size : 2 * hash_size);
+      continue;
+    }
+    if (!SkipValueAt(&p, end, b.type, value_type, hash_size)) return r;
+  }
+  r.result = BlockFind::kEnd;
+  return r;
+}
+
 BlockFind FindInBlock(const BlockView& b, std::string_view want, size_t hash_size) {
   BlockFind r;
   r.result = BlockFind::kCorrupt;
@@ -305,40 +368,12 @@ BlockFind FindInBlock(const BlockView& b, std::string_view want, size_t hash_siz
   }
   uint32_t start = lo > 0 ? be::Load24(b.data + b.restart_off + 3 * (lo - 1))
                           : b.header_off + uint32_t(kBlockHeaderSize);
-  if (start < b.header_off + kBlockHeaderSize || start >= b.restart_off) return r;
-  // Invariant: the previous key (cur_len bytes) is < want and equals want in its first
-  // `match` bytes. A record sharing more than `match` bytes with it is then < want too; one
-  // sharing at most `match` equals want up to its prefix, so only its suffix is compared.
-  const uint8_t* p = b.data + start;
-  const uint8_t* const end = b.data + b.restart_off;
-  size_t cur_len = 0, match = 0;
-  while (p < end) {
-    uint64_t prefix, suffix_and_type;
-    if (!GetVarintAt(&p, end, &prefix) || !GetVarintAt(&p, end, &suffix_and_type)) return r;
-    uint64_t suffix = suffix_and_type >> 3;
-    if (prefix > cur_len || suffix > uint64_t(end - p)) return r;
-    const uint8_t* s = p;
-    p += suffix;
-    uint8_t value_type = uint8_t(suffix_and_type & 7);
-    cur_len = size_t(prefix + suffix);
-    if (prefix <= match) {
-      // Equal to want up to `prefix`; compare the suffix with the rest of want.
-      size_t at = size_t(prefix), n = size_t(suffix), rest = wn - at;
-      size_t lim = n < rest ? n : rest;
-      size_t l = MismatchAt(s, w + at, lim);
-      int cmp = l < lim ? (s[l] < w[at + l] ? -1 : 1) : n == rest ? 0 : n < rest ? -1 : 1;
-      if (cmp >= 0) {
-        r.result = cmp == 0 ? BlockFind::kEqual : BlockFind::kGreater;
-        r.value_type = value_type;
-        r.value_pos = uint32_t(p - b.data);
-        return r;
-      }
-      match = at + l;
-    }
-    if (!SkipValueAt(&p, end, b.type, value_type, hash_size)) return r;
-  }
-  r.result = BlockFind::kEnd;
-  return r;
+  return ScanInterval(b, start, want, hash_size);
+}
+
+BlockFind FindInBlockAt(const BlockView& b, uint32_t start, std::string_view want,
+                        size_t hash_size) {
+  return ScanInterval(b, start, want, hash_size);
 }
 
 }  // namespace reftab

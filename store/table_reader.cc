@@ -8,6 +8,7 @@
 #include "format/record_codec.h"
 #include "store/ref_block_index.h"
 #include "store/ref_filter.h"
+#include "store/ref_hash_index.h"
 #include "store/section_cursor.h"
 #include "store/trace.h"
 
@@ -37,9 +38,21 @@ struct TableReader::LookupAids {
   std::unique_ptr<RefBlockIndex> ref_block_index_owner;
   std::atomic<uint64_t> locate_queries{0};
   std::atomic<bool> ref_block_index_failed{false};
-  // Whether the filter and the flattened index may be built: always, but for a measurement
-  // of what they bring (set_lookup_aids).
+  // ReadRef's hash index (store/ref_hash_index.h), built and published the same way.
+  std::atomic<const RefHashIndex*> ref_hash_index{nullptr};
+  std::unique_ptr<RefHashIndex> ref_hash_index_owner;
+  std::atomic<uint64_t> hash_queries{0};
+  std::atomic<bool> ref_hash_index_failed{false};
+  // Whether the filter and the indexes may be built: always, but for a measurement of what
+  // they bring (set_lookup_aids).
   std::atomic<bool> enabled{true};
+
+  // The hash index once it is built, building it when it is due; null before that.
+  static const RefHashIndex* HashIndex(const TableReader& t);
+  static bool BuildHashIndex(const TableReader& t);
+  // ReadRef through the hash index.
+  static Status ReadHashed(const TableReader& t, const RefHashIndex& index, std::string_view name,
+                           RefRecord* ref, bool* found);
 
   // Counts one more query toward a lazily built aid; true once there have been about one
   // per `bytes_per_query` of a table of `file_size` bytes and building is allowed and has
@@ -241,8 +254,12 @@ Status TableReader::CheckSectionEnd(uint64_t next, BlockType section) const {
 }
 
 Status TableReader::ReadRef(std::string_view name, RefRecord* ref, bool* found) const {
+  if (const RefHashIndex* index = LookupAids::HashIndex(*this)) {
+    return LookupAids::ReadHashed(*this, *index, name, ref, found);
+  }
   uint64_t pos = 0;
-  REFTAB_RETURN_IF_ERROR(LocateRef(name, &pos));
+  // No PrefetchBlockKeys here: FindInBlock asks for the same lines as its first step.
+  REFTAB_RETURN_IF_ERROR(FindRefBlock(name, &pos));
   if (pos == kNoBlock) {
     *found = false;
     return Status::Ok();
@@ -250,7 +267,109 @@ Status TableReader::ReadRef(std::string_view name, RefRecord* ref, bool* found) 
   return ReadRefAt(pos, name, ref, found);
 }
 
+const RefHashIndex* TableReader::LookupAids::HashIndex(const TableReader& t) {
+  LookupAids& aids = *t.aids_;
+  if (const RefHashIndex* built = aids.ref_hash_index.load(std::memory_order_acquire)) {
+    return built;
+  }
+  if (!aids.DueForBuild(&aids.hash_queries, 1024, aids.ref_hash_index_failed, t.file_size())) {
+    return nullptr;
+  }
+  std::unique_lock<std::mutex> lock(aids.mu, std::try_to_lock);
+  if (!lock.owns_lock()) return nullptr;  // another thread is building an aid
+  if (!aids.ref_hash_index.load(std::memory_order_acquire) && !BuildHashIndex(t)) return nullptr;
+  return aids.ref_hash_index.load(std::memory_order_acquire);
+}
+
+// One pass over the ref blocks: every record's hash with its block and the restart point
+// of its interval. A table that does not read cleanly gets no index (its lookups report the
+// damage the usual way), and neither does one whose restart table does not mark record
+// starts, since an entry must lead to its record.
+bool TableReader::LookupAids::BuildHashIndex(const TableReader& t) {
+  LookupAids& aids = *t.aids_;
+  std::vector<RefHashIndex::Entry> entries;
+  uint64_t pos = 0;
+  bool ok = true;
+  if (t.RefSectionStart(&pos)) {
+    while (ok && PeekBlockType(*t.source_, pos) == uint8_t(BlockType::kRef)) {
+      BlockView view;
+      ok = pos <= RefHashIndex::kMaxBlockOffset &&
+           DecodeBlock(*t.source_, pos, nullptr, nullptr, &view).ok();
+      if (!ok) break;
+      auto restart = [&](uint32_t i) { return be::Load24(view.data + view.restart_off + 3 * i); };
+      uint32_t at = view.header_off + uint32_t(kBlockHeaderSize), ri = 0;
+      ok = restart(0) == at;
+      BlockIterator it;
+      it.Init(view, t.hash_size());
+      while (ok && it.NextKey()) {
+        for (; ri + 1 < view.restart_count && restart(ri + 1) <= at; ++ri) {
+          ok = ok && restart(ri + 1) == at;
+        }
+        entries.push_back({RefFilter::Hash(it.key()), RefHashIndex::Location(pos, restart(ri))});
+        ByteReader in = it.value();
+        ok = ok && SkipValue(in, BlockType::kRef, it.value_type(), t.hash_size());
+        it.ValueDone(in);
+        at = uint32_t(in.pos() - view.data);
+      }
+      ok = ok && !it.error();
+      pos += view.full_size;
+    }
+    ok = ok && t.CheckSectionEnd(pos, BlockType::kRef).ok();
+  }
+  if (!ok) {
+    aids.ref_hash_index_failed.store(true, std::memory_order_relaxed);
+    REFTAB_TRACE(trace::kInfo, "%s: no ref hash index (the ref section does not read cleanly)",
+                 t.name().c_str());
+    return false;
+  }
+  aids.ref_hash_index_owner = std::make_unique<RefHashIndex>(entries);
+  REFTAB_TRACE(trace::kInfo, "%s: ref hash index built: %zu refs, %zu bytes", t.name().c_str(),
+               entries.size(), aids.ref_hash_index_owner->memory_bytes());
+  aids.ref_hash_index.store(aids.ref_hash_index_owner.get(), std::memory_order_release);
+  return true;
+}
+
+Status TableReader::LookupAids::ReadHashed(const TableReader& t, const RefHashIndex& index,
+                                           std::string_view name, RefRecord* ref, bool* found) {
+  *found = false;
+  Status status;
+  const BlockSource& src = *t.source_;
+  index.ForEachCandidate(RefFilter::Hash(name), [&](uint64_t pos, uint32_t start) {
+    // The block's header, its restart count (at the end of a padded block) and the
+    // interval's first record, fetched together: DecodeBlock and the scan read them next.
+    if (pos + start < src.table_size) {
+      __builtin_prefetch(src.data + pos);
+      __builtin_prefetch(src.data + pos + start);
+      if (src.block_size && pos + src.block_size <= src.table_size) {
+        __builtin_prefetch(src.data + pos + src.block_size - 1);
+      }
+    }
+    BlockView view;
+    status = DecodeBlock(*t.source_, pos, nullptr, nullptr, &view);
+    if (!status.ok()) {
+      status = std::move(status).WithContext(t.name());
+      return true;
+    }
+    BlockFind f = FindInBlockAt(view, start, name, t.hash_size());
+    if (f.result == BlockFind::kCorrupt) {
+      status = t.Error("block at offset " + std::to_string(pos) + ": malformed ref record");
+      return true;
+    }
+    if (f.result != BlockFind::kEqual) return false;  // another name with the same tag
+    status = t.ReadFound(view, f, name, ref);
+    *found = status.ok();
+    return true;
+  });
+  return status;
+}
+
 Status TableReader::LocateRef(std::string_view name, uint64_t* pos) const {
+  REFTAB_RETURN_IF_ERROR(FindRefBlock(name, pos));
+  if (*pos != kNoBlock) PrefetchBlockKeys(*source_, *pos);
+  return Status::Ok();
+}
+
+Status TableReader::FindRefBlock(std::string_view name, uint64_t* pos) const {
   *pos = kNoBlock;
   uint64_t at = 0;
   if (footer_.ref_index_position != 0) {
@@ -267,8 +386,17 @@ Status TableReader::LocateRef(std::string_view name, uint64_t* pos) const {
   } else if (!RefSectionStart(&at)) {
     return Status::Ok();
   }
-  PrefetchBlockKeys(*source_, at);
   *pos = at;
+  return Status::Ok();
+}
+
+Status TableReader::ReadFound(const BlockView& view, const BlockFind& f, std::string_view name,
+                              RefRecord* ref) const {
+  ByteReader in(view.data + f.value_pos, view.data + view.restart_off);
+  if (!codec::GetRefValue(in, f.value_type, min_update_index(), hash_size(), ref)) {
+    return Error("block at offset " + std::to_string(view.offset) + ": malformed ref record");
+  }
+  ref->refname.assign(name.data(), name.size());
   return Status::Ok();
 }
 
@@ -288,11 +416,7 @@ Status TableReader::ReadRefAt(uint64_t pos, std::string_view name, RefRecord* re
     }
     if (f.result == BlockFind::kGreater) return Status::Ok();
     if (f.result == BlockFind::kEqual) {
-      ByteReader in(view.data + f.value_pos, view.data + view.restart_off);
-      if (!codec::GetRefValue(in, f.value_type, min_update_index(), hash_size(), ref)) {
-        return Error("block at offset " + std::to_string(pos) + ": malformed ref record");
-      }
-      ref->refname.assign(name.data(), name.size());
+      REFTAB_RETURN_IF_ERROR(ReadFound(view, f, name, ref));
       *found = true;
       return Status::Ok();
     }

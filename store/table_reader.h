@@ -32,6 +32,7 @@ namespace reftab {
 class RefBlockIndex;  // store/ref_block_index.h, not installed
 struct BlockSource;   // format/block_reader.h, not installed
 struct BlockView;     // format/block_reader.h, not installed
+struct BlockFind;     // format/block_reader.h, not installed
 
 REFTAB_PUBLIC_BEGIN
 
@@ -179,6 +180,11 @@ class TableReader {
 
  private:
   TableReader(std::unique_ptr<RandomAccessFile> file, const TableFooter& footer);
+  // LocateRef without the prefetch.
+  Status FindRefBlock(std::string_view name, uint64_t* pos) const;
+  // Decodes the value FindInBlock found for `name` into *ref.
+  Status ReadFound(const BlockView& view, const BlockFind& f, std::string_view name,
+                   RefRecord* ref) const;
   Status ScanRefsFor(const ObjectId& id, std::vector<RefRecord>* out) const;
   bool BuildRefFilter() const;
   const RefBlockIndex* MaybeBuildRefBlockIndex() const;

@@ -437,6 +437,74 @@ TEST(FindInBlockTest, ReportsCorruptRecordsOnItsPathOnly) {
   EXPECT_EQ(FindInBlock(b.view, keys[20], kHash).result, BlockFind::kCorrupt);
 }
 
+// Every kind of ref record FindInBlock's scan meets: the short records its fast path
+// decodes without bounds checks (one-byte prefix and suffix_and_type, a one-byte update
+// index delta, no id, one or two ids) and the ones that take the general path (suffixes of
+// 16 bytes or more, multi-byte update index deltas, symrefs), including records in the last
+// bytes before the restart table, where the fast path must not be taken.
+RefRecord MixedRecord(std::string_view key, size_t i) {
+  RefRecord r = RefFor(key);
+  r.value_type = RefValueType(i % 4);
+  r.update_index = i % 5 == 0 ? 1000000 + i : i % 3;  // deltas of one byte and of three
+  if (r.value_type == RefValueType::kVal2) r.peeled[0] = uint8_t(i);
+  if (r.value_type == RefValueType::kSymref) r.target = "refs/heads/target-" + std::to_string(i);
+  if (r.value_type == RefValueType::kDeletion || r.value_type == RefValueType::kSymref) {
+    r.value = ObjectId{};
+  }
+  return r;
+}
+
+TEST(FindInBlockTest, AgreesWithSeekOnEveryValueTypeAndRecordLength) {
+  std::vector<std::string> keys;
+  for (int i = 0; i < 90; ++i) {
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "%03d", i);
+    // Every seventh key gets a long tail, so its suffix needs a two-byte header varint.
+    keys.push_back(std::string("refs/heads/x/") + buf +
+                   (i % 7 == 3 ? "/a-long-tail-of-more-than-sixteen-bytes" : ""));
+  }
+  for (uint32_t interval : {1u, 3u, 16u}) {
+    BlockWriter w(1 << 20, interval);
+    w.Start(BlockType::kRef, "");
+    for (size_t i = 0; i < keys.size(); ++i) {
+      RefRecord r = MixedRecord(keys[i], i);
+      ASSERT_EQ(w.Add(keys[i], uint8_t(r.value_type), codec::RefValueMaxSize(r, kHash),
+                      [&](Appender& a) { codec::PutRefValue(a, r, 0, kHash); }),
+                AddResult::kAdded);
+    }
+    Block b;
+    b.bytes = std::string(w.Finish());
+    Decode(&b, 0, 1 << 20);
+    ASSERT_TRUE(b.status.ok()) << b.status.ToString();
+    ASSERT_EQ(ReadKeys(b.view), keys);
+    for (size_t i = 0; i < keys.size(); ++i) {
+      for (const std::string& want :
+           {keys[i], keys[i] + '\0', keys[i].substr(0, keys[i].size() - 1)}) {
+        BlockIterator it;
+        it.Init(b.view, kHash);
+        ASSERT_TRUE(it.Seek(want));
+        BlockFind f = FindInBlock(b.view, want, kHash);
+        if (!it.NextKey()) {
+          EXPECT_EQ(f.result, BlockFind::kEnd) << want;
+          continue;
+        }
+        ASSERT_EQ(f.result, it.key() == want ? BlockFind::kEqual : BlockFind::kGreater) << want;
+        size_t at = size_t(std::find(keys.begin(), keys.end(), it.key()) - keys.begin());
+        RefRecord expect = MixedRecord(keys[at], at), got;
+        ASSERT_EQ(f.value_type, uint8_t(expect.value_type)) << want;
+        ByteReader in(b.view.data + f.value_pos, b.view.data + b.view.restart_off);
+        ASSERT_TRUE(codec::GetRefValue(in, f.value_type, 0, kHash, &got)) << want;
+        EXPECT_EQ(got.update_index, expect.update_index) << want;
+        EXPECT_EQ(got.value, expect.value) << want;
+        EXPECT_EQ(got.peeled, expect.peeled) << want;
+        EXPECT_EQ(got.target, expect.target) << want;
+      }
+    }
+    EXPECT_EQ(FindInBlock(b.view, "refs/heads/y", kHash).result, BlockFind::kEnd);
+    EXPECT_EQ(FindInBlock(b.view, "refs/heads/w", kHash).result, BlockFind::kGreater);
+  }
+}
+
 TEST(BlockIteratorTest, FirstKeyIsTheFirstRecord) {
   Block b;
   BuildRefBlock({"refs/a", "refs/b"}, 16, "", &b);

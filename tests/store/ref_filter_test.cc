@@ -1,11 +1,13 @@
 // The exact-lookup filter (store/ref_filter.h) and its use by TableReader::RefMayExist and
-// Snapshot::ReadRef: no false negatives ever (a present name, value or tombstone, is always
-// "may exist"), few false positives, and stack lookups that answer exactly as a
-// table-by-table search does, before and after the filters are built.
+// Snapshot::ReadRef, the flattened ref index and ReadRef's hash index (ref_block_index.h,
+// ref_hash_index.h). The filter: no false negatives ever (a present name, value or
+// tombstone, is always "may exist"), few false positives, and stack lookups that answer
+// exactly as a table-by-table search does, before and after the filters are built.
 #include "store/ref_filter.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -13,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "store/ref_hash_index.h"
 #include "store/stack.h"
 #include "store/table_reader.h"
 #include "tests/testutil/random_refs.h"
@@ -195,6 +198,112 @@ TEST(RefBlockIndexTest, DamagedIndexNeverCrashes) {
     auto t = TableReader::OpenBytes("bad", bad);
     if (!t.ok()) continue;  // the footer CRC does not cover the index: most opens succeed
     for (int q = 0; q < 64; ++q) {
+      RefRecord r;
+      bool found = false;
+      (void)(*t)->ReadRef(present[rng() % present.size()], &r, &found);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace reftab
+
+// ReadRef's hash index (store/ref_hash_index.h): built after about one lookup per KiB of
+// table, it must answer every lookup as the search through the on-disk index does.
+
+namespace reftab {
+namespace {
+
+TEST(RefHashIndexTest, VisitsEveryEntryWithTheTagInProbeOrderAndStopsAtAnEmptySlot) {
+  // Eight names share the tag bits and the home slot; a ninth shares only the slot.
+  std::vector<RefHashIndex::Entry> entries;
+  for (uint32_t i = 0; i < 8; ++i) entries.push_back({0x1234, RefHashIndex::Location(100 * i, i)});
+  entries.push_back({0x1256, RefHashIndex::Location(7, 7)});
+  RefHashIndex index(entries);
+  std::vector<std::pair<uint64_t, uint32_t>> seen;
+  EXPECT_FALSE(index.ForEachCandidate(0x1234, [&](uint64_t pos, uint32_t restart) {
+    seen.emplace_back(pos, restart);
+    return false;
+  }));
+  ASSERT_EQ(seen.size(), 8u);
+  for (uint32_t i = 0; i < 8; ++i) EXPECT_EQ(seen[i], std::make_pair(uint64_t(100 * i), i));
+  int visits = 0;
+  EXPECT_TRUE(index.ForEachCandidate(0x1234, [&](uint64_t pos, uint32_t) {
+    ++visits;
+    return pos == 300;
+  }));
+  EXPECT_EQ(visits, 4);
+  EXPECT_FALSE(index.ForEachCandidate(0x9999, [](uint64_t, uint32_t) { return true; }));
+  RefHashIndex empty({});
+  EXPECT_FALSE(empty.ForEachCandidate(0x1234, [](uint64_t, uint32_t) { return true; }));
+}
+
+// Records of every kind in blocks of two sizes; lookups of every present name, of names
+// before the first, after the last and between any two (so between blocks too), against
+// the same table read with the aids off.
+TEST(RefHashIndexTest, LookupsAgreeWithTheOnDiskIndexForPresentAbsentAndDeletedNames) {
+  std::vector<RefRecord> refs;
+  for (int i = 0; i < 12000; i += 2) {
+    RefRecord r = Ref(Name(i % 6 ? "heads" : "tags", i), 1 + i % 3, i % 10 == 0);
+    if (i % 14 == 4) {
+      r.value_type = RefValueType::kSymref;
+      r.target = "refs/heads/target-" + std::to_string(i);
+    } else if (i % 14 == 6) {
+      r.value_type = RefValueType::kVal2;
+      r.peeled = testutil::TestId(uint64_t(i), 20);
+    }
+    if (i % 50 == 8) r.refname += "/with-a-longer-tail-than-sixteen-bytes";
+    refs.push_back(r);
+  }
+  std::sort(refs.begin(), refs.end(),
+            [](const RefRecord& a, const RefRecord& b) { return a.refname < b.refname; });
+  for (uint32_t block_size : {256u, 4096u}) {
+    WriteOptions o;
+    o.block_size = block_size;
+    std::string bytes = testutil::WriteTableToString(o, 1, 3, refs, {});
+    auto hashed = TableReader::OpenBytes("hashed", bytes);
+    auto plain = TableReader::OpenBytes("plain", bytes);
+    ASSERT_TRUE(hashed.ok() && plain.ok());
+    (*plain)->set_lookup_aids(false);
+    std::vector<std::string> names = {"", "A", "refs/", "refs/zzz", "\xff"};
+    for (const RefRecord& r : refs) {
+      names.push_back(r.refname);
+      names.push_back(r.refname + '\0');                           // just after it
+      names.push_back(r.refname.substr(0, r.refname.size() - 1));  // just before it
+    }
+    for (int round = 0; round < 3; ++round) {  // the index is built during the first round
+      for (const std::string& name : names) {
+        RefRecord a, b;
+        bool found_a = false, found_b = false;
+        ASSERT_TRUE((*hashed)->ReadRef(name, &a, &found_a).ok()) << name;
+        ASSERT_TRUE((*plain)->ReadRef(name, &b, &found_b).ok()) << name;
+        ASSERT_EQ(found_a, found_b) << name << " round " << round;
+        if (found_a) {
+          EXPECT_EQ(a.refname, name);
+          EXPECT_EQ(a.update_index, b.update_index) << name;
+          EXPECT_TRUE(testutil::SameRef(a, b, 20)) << name;
+        }
+      }
+    }
+  }
+}
+
+// Damaged ref blocks: enough lookups to build the index (or to find that it cannot be
+// built); every lookup answers or reports an error, never crashes or loops.
+TEST(RefHashIndexTest, DamagedRefBlocksNeverCrash) {
+  std::vector<std::string> present;
+  std::string good = MultiLevelTable(3000, &present);
+  auto t0 = TableReader::OpenBytes("good", good);
+  ASSERT_TRUE(t0.ok());
+  uint64_t refs_end = (*t0)->footer().ref_index_position;
+  std::mt19937_64 rng(13);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::string bad = good;
+    size_t at = 24 + rng() % (refs_end - 24);
+    bad[at] = char(bad[at] ^ (1 << (rng() % 8)));
+    auto t = TableReader::OpenBytes("bad", bad);
+    if (!t.ok()) continue;
+    for (int q = 0; q < 400; ++q) {
       RefRecord r;
       bool found = false;
       (void)(*t)->ReadRef(present[rng() % present.size()], &r, &found);
