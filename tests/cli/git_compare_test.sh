@@ -409,6 +409,9 @@ tx "wt create main-worktree bisect" "create main-worktree/refs/bisect/m $A\n" ""
 tx "wt update own HEAD by its id" "update worktrees/wt/HEAD $A $B\n" "" NAMES= worktrees/wt/HEAD
 tx "wt verify main-worktree HEAD" "verify main-worktree/HEAD $C\n"
 tx "wt verify other missing worktree" "verify worktrees/x/HEAD $C\n"
+# its own stack named twice (worktrees/wt/... and its plain names): git cannot lock it twice
+tx "wt own stack under two names" "update worktrees/wt/HEAD $A $B\ncreate refs/bisect/zz $A\n" "" NAMES= refs/bisect/zz
+tx "wt own stack under two names, reads only" "verify worktrees/wt/HEAD $B\nverify refs/bisect/zz\n"
 CASE_GITDIR=.git
 # the command language
 tx "lang start commit" "start\nupdate $H/x $B\ncommit\n"
