@@ -1,11 +1,15 @@
 // reftab update-ref [-m MSG] [--no-deref] [--create-reflog] REF NEWVALUE [OLDVALUE]
 // reftab update-ref [-m MSG] [--no-deref] -d REF [OLDVALUE]
-// reftab update-ref [-m MSG] [--no-deref] [--create-reflog] --stdin [-z] [--[no-]progress]
+// reftab update-ref [-m MSG] [--no-deref] [--create-reflog] --stdin [-z] [--batch-updates]
+//                   [--[no-]progress]
 //
 // git's update-ref. This file only reads git's command language and prints git's messages;
 // every rule (names, conflicts, symrefs, reflogs) is in store/git_ref_transaction.h. Values
 // are full hex object ids or names of existing refs (git's rev-parse rules for refs). Exit
 // status as git's: 128 for "fatal: ...", 129 for usage errors, 1 when `-d` fails ("error:").
+// With --batch-updates each update that fails on its own is printed as git prints it,
+// "rejected <ref> <new> <old> <reason>" on stdout (its message as "error: ..." on stderr), and
+// the others are committed.
 // --progress/--no-progress are reftab's own (git's update-ref has none): a big --stdin
 // transaction draws "Checking references" and "Updating references" on a terminal.
 #include <array>
@@ -17,6 +21,7 @@
 
 #include "cli/c_quote.h"
 #include "cli/commands.h"
+#include "cli/git_options.h"
 #include "cli/input.h"
 #include "cli/progress.h"
 #include "cli/stack_access.h"
@@ -28,7 +33,6 @@ namespace reftab::cli {
 namespace {
 
 constexpr int kExitFatal = 128;
-constexpr int kExitGitUsage = 129;
 
 // git's die()/error(): control characters in the message are shown as '?'.
 int Report(const char* prefix, const std::string& msg, int code) {
@@ -61,10 +65,11 @@ RefValue IdValue(const ObjectId& id) { return RefValue::Id(id); }
 // parsing (C-quoted arguments in text mode, NUL-separated fields with -z).
 class StdinSession {
  public:
-  StdinSession(Store& store, bool nul, unsigned default_flags, unsigned create_reflog,
+  StdinSession(Store& store, bool nul, bool batch, unsigned default_flags, unsigned create_reflog,
                std::string msg, Progress* progress)
       : store_(store),
         progress_(progress),
+        batch_(batch),
         term_(nul ? '\0' : '\n'),
         default_flags_(default_flags),
         update_flags_(default_flags),
@@ -79,7 +84,10 @@ class StdinSession {
   void NewTransaction() {
     tx_ = std::make_unique<GitRefTransaction>(&store_);
     tx_->set_progress(progress_);
+    tx_->set_batch_updates(batch_);
+    printed_ = 0;
   }
+  void PrintRejections(bool old_given = true);
   enum class State { kOpen, kStarted, kPrepared, kClosed };
   struct Command {
     const char* name;
@@ -103,9 +111,13 @@ class StdinSession {
   int ExtraInput(const char* cmd, const std::string& ref) {
     return Fatal(std::string(cmd) + " " + ref + ": extra input: " + Rest());
   }
-  int Queued(const Status& s) {
+  // git reports an update refused as it is queued (a bad new object) at once; the others
+  // rejected in a batch when the transaction commits.
+  int Queued(const Status& s, bool old_given = true) {
     update_flags_ = default_flags_;
-    return s.ok() ? 0 : Fatal(s.message());
+    if (!s.ok()) return Fatal(s.message());
+    PrintRejections(old_given);
+    return 0;
   }
 
   int CmdUpdate();
@@ -125,6 +137,8 @@ class StdinSession {
 
   Store& store_;
   Progress* progress_;
+  bool batch_;
+  size_t printed_ = 0;  // how many of tx_->rejected() are printed
   char term_;
   unsigned default_flags_;
   unsigned update_flags_;
@@ -151,6 +165,29 @@ const StdinSession::Command StdinSession::kCommands[] = {
     {"abort", &StdinSession::CmdAbort, 0, State::kClosed},
     {"commit", &StdinSession::CmdCommit, 0, State::kClosed},
 };
+
+// A value of a rejected update as git prints it: the object id, zeros for "none" and for a
+// symref target (git prints the id field it keeps beside the target), "(null)" (what git's
+// C library prints for a null string) when no value was given.
+std::string Shown(const std::optional<RefValue>& v, size_t hash_size) {
+  if (!v) return "(null)";
+  return HexId(v->type == RefValueType::kSymref ? ObjectId{} : v->id, hash_size);
+}
+
+// The rejections not printed yet: "rejected <ref> <new> <old> <reason>" on stdout (unquoted,
+// in -z mode too), each after its message as an error on stderr. `old_given`: false for a
+// `create` refused as it is queued, which git prints without its implied old value.
+void StdinSession::PrintRejections(bool old_given) {
+  const std::vector<GitRefRejection>& rejected = tx_->rejected();
+  const size_t hs = store_.hash_size();
+  for (; printed_ < rejected.size(); ++printed_) {
+    const GitRefRejection& r = rejected[printed_];
+    if (!r.message.empty()) Report("error: ", r.message, 0);
+    std::printf("rejected %s %s %s %s\n", r.refname.c_str(), Shown(r.new_value, hs).c_str(),
+                Shown(old_given ? r.old_value : std::nullopt, hs).c_str(),
+                GitRefRejectReasonText(r.reason));
+  }
+}
 
 // One argument: C-quoted in text mode when it starts with '"', else up to white space.
 bool StdinSession::ReadArg(std::string* arg) {
@@ -300,7 +337,8 @@ int StdinSession::CmdCreate() {
   if (r) return r;
   if (new_id == ObjectId{}) return Fatal("create " + ref + ": zero <new-oid>");
   if (At(pos_) != term_) return ExtraInput("create", ref);
-  return Queued(tx_->Create(ref, IdValue(new_id), update_flags_ | create_reflog_, msg_));
+  return Queued(tx_->Create(ref, IdValue(new_id), update_flags_ | create_reflog_, msg_),
+                /*old_given=*/false);
 }
 
 int StdinSession::CmdDelete() {
@@ -441,6 +479,7 @@ int StdinSession::CmdCommit() {
   if (At(pos_) != term_) return Fatal("commit: extra input: " + Rest());
   Status s = tx_->Commit();
   if (!s.ok()) return Fatal("commit: " + s.message());
+  PrintRejections();
   std::printf("commit: ok\n");
   std::fflush(stdout);
   return 0;
@@ -503,68 +542,53 @@ int StdinSession::Run() {
   if (state_ == State::kOpen) {
     Status s = tx_->Commit();
     if (!s.ok()) return Fatal(s.message());
+    PrintRejections();
   }
   return kExitOk;
-}
-
-constexpr const char kUsage[] =
-    "usage: reftab update-ref [<options>] -d <refname> [<old-oid>]\n"
-    "   or: reftab update-ref [<options>]    <refname> <new-oid> [<old-oid>]\n"
-    "   or: reftab update-ref [<options>] --stdin [-z]\n"
-    "\n"
-    "    -m <reason>           reason of the update\n"
-    "    -d                    delete the reference\n"
-    "    --[no-]no-deref       update <refname> not the one it points to\n"
-    "    -z                    stdin has NUL-terminated arguments\n"
-    "    --[no-]stdin          read updates from stdin\n"
-    "    --[no-]create-reflog  create a reflog\n"
-    "    --[no-]progress       show progress of a big --stdin transaction (a reftab addition;\n"
-    "                          default: when stderr is a terminal, after GIT_PROGRESS_DELAY)\n";
-
-int UsageError(const std::string& error) {
-  if (!error.empty()) std::fprintf(stderr, "error: %s\n", error.c_str());
-  std::fputs(kUsage, stderr);
-  return kExitGitUsage;
 }
 
 struct UpdateRefArgs {
   std::optional<std::string> message;
   bool del = false, no_deref = false, create_reflog = false, stdin_mode = false, nul = false;
+  bool batch = false;
   ProgressFlag progress = ProgressFlag::kAuto;
-  std::vector<std::string> pos;
+  Args pos;
 };
 
-// git's option syntax for update-ref; returns 0 or the usage exit code.
-int ParseArgs(const Args& args, UpdateRefArgs* o) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "-m") {
-      if (i + 1 >= args.size()) return UsageError("switch `m' requires a value");
-      o->message = args[++i];
-    } else if (a.rfind("-m", 0) == 0 && a.size() > 2) {
-      o->message = a.substr(2);
-    } else if (a == "-d") {
-      o->del = true;
-    } else if (a == "--no-deref") {
-      o->no_deref = true;
-    } else if (a == "--create-reflog") {
-      o->create_reflog = true;
-    } else if (a == "--stdin") {
-      o->stdin_mode = true;
-    } else if (a == "-z") {
-      o->nul = true;
-    } else if (TakeProgressFlag(a, &o->progress)) {
-    } else if (a == "--") {
-      o->pos.insert(o->pos.end(), args.begin() + long(i) + 1, args.end());
-      break;
-    } else if (a.size() > 1 && a[0] == '-') {
-      if (a[1] == '-') return UsageError("unknown option `" + a.substr(2) + "'");
-      return UsageError(std::string("unknown switch `") + a[1] + "'");
-    } else {
-      o->pos.push_back(a);
-    }
-  }
-  return 0;
+// git's options of update-ref, in git's order, then reftab's own --[no-]progress (matched by
+// its full name only).
+GitUsage UpdateRefUsage(UpdateRefArgs* o) {
+  GitUsage u;
+  u.lines = {"reftab update-ref [<options>] -d <refname> [<old-oid>]",
+             "reftab update-ref [<options>]    <refname> <new-oid> [<old-oid>]",
+             "reftab update-ref [<options>] --stdin [-z] [--batch-updates]"};
+  GitOption m;
+  m.short_name = 'm';
+  m.arg = GitOption::Arg::kRequired;
+  m.arg_help = "reason";
+  m.help = "reason of the update";
+  m.set = [o](bool, std::optional<std::string_view> v) {
+    o->message = std::string(*v);
+    return std::string();
+  };
+  u.options.push_back(std::move(m));
+  u.options.push_back(FlagOption('d', "", "delete the reference", &o->del));
+  u.options.push_back(
+      FlagOption(0, "no-deref", "update <refname> not the one it points to", &o->no_deref));
+  u.options.push_back(FlagOption('z', "", "stdin has NUL-terminated arguments", &o->nul));
+  u.options.push_back(FlagOption(0, "stdin", "read updates from stdin", &o->stdin_mode));
+  u.options.push_back(FlagOption(0, "create-reflog", "create a reflog", &o->create_reflog));
+  u.options.push_back(FlagOption('0', "batch-updates", "batch reference updates", &o->batch));
+  GitOption progress;
+  progress.long_name = "progress";
+  progress.help = "show progress of a big --stdin on a terminal (reftab's own)";
+  progress.exact = true;
+  progress.set = [o](bool unset, std::optional<std::string_view>) {
+    o->progress = unset ? ProgressFlag::kOff : ProgressFlag::kOn;
+    return std::string();
+  };
+  u.options.push_back(std::move(progress));
+  return u;
 }
 
 // `update-ref REF NEW [OLD]`: one update; a failure is fatal, worded as git's update_ref().
@@ -607,23 +631,25 @@ int DeleteOne(Store& store, const UpdateRefArgs& o, unsigned flags) {
 
 int CmdUpdateRef(const GlobalOptions& g, const Args& args) {
   UpdateRefArgs o;
-  if (int code = ParseArgs(args, &o)) return code;
+  const GitUsage usage = UpdateRefUsage(&o);
+  if (auto exit = ParseGitOptions(args, usage, &o.pos)) return *exit;
   if (o.message && o.message->empty()) {
     return Fatal("Refusing to perform update with empty message.");
   }
   const unsigned flags = o.no_deref ? unsigned(kGitRefNoDeref) : 0u;
   const unsigned create_reflog = o.create_reflog ? unsigned(kGitRefForceCreateReflog) : 0u;
-  if (o.stdin_mode ? (o.del || !o.pos.empty()) : o.nul) return UsageError("");
-  if (!o.stdin_mode &&
-      (o.del ? (o.pos.empty() || o.pos.size() > 2) : (o.pos.size() < 2 || o.pos.size() > 3))) {
-    return UsageError("");
+  if (o.stdin_mode && (o.del || !o.pos.empty())) return GitUsageError(usage);
+  if (!o.stdin_mode && o.batch) return Fatal("--batch-updates can only be used with --stdin");
+  if (!o.stdin_mode && (o.nul || (o.del ? (o.pos.empty() || o.pos.size() > 2)
+                                        : (o.pos.size() < 2 || o.pos.size() > 3)))) {
+    return GitUsageError(usage);
   }
   auto opened = OpenStore(g);
   if (!opened.ok()) return Fatal(opened.status().message());
   Store& store = **opened;
   if (o.stdin_mode) {
     TerminalProgress progress(o.progress);
-    StdinSession session(store, o.nul, flags, create_reflog, o.message.value_or(""),
+    StdinSession session(store, o.nul, o.batch, flags, create_reflog, o.message.value_or(""),
                          progress.get());
     return session.Run();
   }
@@ -632,6 +658,3 @@ int CmdUpdateRef(const GlobalOptions& g, const Args& args) {
 }
 
 }  // namespace reftab::cli
-
-// `reftab help update-ref` and `reftab update-ref -h` (cli/commands.h).
-const char* const reftab::cli::kUpdateRefUsage = reftab::cli::kUsage;

@@ -53,7 +53,6 @@ int CmdReflog(const GlobalOptions& g, const Args& args);
 extern const char* const kDumpUsage;
 extern const char* const kWriteTableUsage;
 extern const char* const kDemoUsage;
-extern const char* const kUpdateRefUsage;
 extern const char* const kCompactUsage;
 extern const char* const kVerifyUsage;
 extern const char* const kReflogUsage;

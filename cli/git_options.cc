@@ -172,11 +172,27 @@ struct Parser {
   }
 };
 
+// The help of an option after its names `s`: in git's column, or on the next line when the
+// names reach it.
+void PrintOptionHelp(std::string s, std::string_view help, FILE* out) {
+  if (s.size() < kOptionsWidth) {
+    s.append(kOptionsWidth - s.size(), ' ');
+  } else {
+    s.append(1, '\n').append(kOptionsWidth, ' ');
+  }
+  std::fprintf(out, "%s%.*s\n", s.c_str(), int(help.size()), help.data());
+}
+
+// A name that starts with "no-" is shown as it is; its negation follows on a line of its own.
+bool IsNegativeName(std::string_view long_name) { return long_name.substr(0, 3) == "no-"; }
+
 void PrintOptionLine(const GitOption& o, FILE* out) {
   std::string s = "    ";
   if (o.short_name) s.append(1, '-').append(1, o.short_name);
   if (o.short_name && !o.long_name.empty()) s.append(", ");
-  if (!o.long_name.empty()) s.append(o.negatable ? "--[no-]" : "--").append(o.long_name);
+  if (!o.long_name.empty()) {
+    s.append(o.negatable && !IsNegativeName(o.long_name) ? "--[no-]" : "--").append(o.long_name);
+  }
   if (o.arg != GitOption::Arg::kNone) {
     bool literal = o.arg_help.find_first_of("()<>[]|") != std::string_view::npos;
     bool optional = o.arg == GitOption::Arg::kOptional;
@@ -186,12 +202,19 @@ void PrintOptionLine(const GitOption& o, FILE* out) {
     if (!literal) s.append(1, '>');
     if (optional) s.append(1, ']');
   }
-  if (s.size() < kOptionsWidth) {
-    s.append(kOptionsWidth - s.size(), ' ');
-  } else {
-    s.append(1, '\n').append(kOptionsWidth, ' ');
+  PrintOptionHelp(std::move(s), o.help, out);
+}
+
+// git lists "--deref  opposite of --no-deref" after a negatable "--no-deref", unless an
+// option of that positive name exists.
+void PrintPositiveLine(const GitOption& o, const std::vector<GitOption>& all, FILE* out) {
+  if (!o.negatable || !IsNegativeName(o.long_name)) return;
+  std::string_view positive = o.long_name.substr(3);
+  for (const GitOption& other : all) {
+    if (other.long_name == positive) return;
   }
-  std::fprintf(out, "%s%.*s\n", s.c_str(), int(o.help.size()), o.help.data());
+  PrintOptionHelp("    --" + std::string(positive), "opposite of --" + std::string(o.long_name),
+                  out);
 }
 
 // git_parse_signed for an int: any base prefix strtoimax knows, then an optional k, m or g.
@@ -292,6 +315,7 @@ void PrintGitUsage(const GitUsage& usage, FILE* out) {
       std::fputc('\n', out);
     } else if (!o.hidden) {
       PrintOptionLine(o, out);
+      PrintPositiveLine(o, usage.options, out);
     }
   }
   std::fputc('\n', out);

@@ -20,7 +20,7 @@ constexpr const char kHelp[] =
     "  show-ref [--head] [-d] [-s] [-q] [--heads] [--tags] [--verify REF...] [--exists REF]\n"
     "           [PATTERN...]   list refs like `git show-ref`\n"
     "  update-ref [-m MSG] [--no-deref] [--create-reflog] (REF NEW [OLD] | -d REF [OLD] |\n"
-    "             --stdin [-z])   change refs like `git update-ref`, atomically\n"
+    "             --stdin [-z] [--batch-updates])   change refs like `git update-ref`\n"
     "  compact [--auto]  merge the stack's tables (all, or git's geometric auto-compaction)\n"
     "  for-each-ref [--format=FORMAT] [PATTERN...]\n"
     "                    list refs like `git for-each-ref` (%(refname), %(objectname), ...)\n"
@@ -80,7 +80,7 @@ constexpr Command kCommands[] = {
     {"dump", reftab::cli::CmdDump, &reftab::cli::kDumpUsage},
     {"write-table", reftab::cli::CmdWriteTable, &reftab::cli::kWriteTableUsage},
     {"show-ref", reftab::cli::CmdShowRef, nullptr},
-    {"update-ref", reftab::cli::CmdUpdateRef, &reftab::cli::kUpdateRefUsage},
+    {"update-ref", reftab::cli::CmdUpdateRef, nullptr},
     {"compact", reftab::cli::CmdCompact, &reftab::cli::kCompactUsage},
     {"verify", reftab::cli::CmdVerify, &reftab::cli::kVerifyUsage},
     {"for-each-ref", reftab::cli::CmdForEachRef, nullptr},

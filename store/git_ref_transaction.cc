@@ -39,19 +39,33 @@ bool IsBranch(std::string_view name) {
 
 }  // namespace
 
+const char* GitRefRejectReasonText(GitRefRejectReason reason) {
+  switch (reason) {
+    case GitRefRejectReason::kNameConflict: return "refname conflict";
+    case GitRefRejectReason::kCreateExists: return "reference already exists";
+    case GitRefRejectReason::kNonexistentRef: return "reference does not exist";
+    case GitRefRejectReason::kIncorrectOldValue: return "incorrect old value provided";
+    case GitRefRejectReason::kInvalidNewValue: return "invalid new value provided";
+    case GitRefRejectReason::kExpectedSymref: return "expected symref but found regular ref";
+  }
+  return "unknown failure";
+}
+
 // git looks the new object up: it must exist, a branch (or HEAD) must point at a commit, and
 // an annotated tag is stored with what it peels to.
-Status GitRefTransaction::CheckObject(const std::string& refname, RefValue* value) {
+Status GitRefTransaction::CheckObject(const std::string& refname, RefValue* value, Why* why) {
   GitObjects* objects = store_->objects();
   if (!objects) return Status::Ok();
   const size_t hs = store_->hash_size();
   GitObjectType type = GitObjectType::kNone;
   REFTAB_RETURN_IF_ERROR(objects->TypeOf(value->id, &type));
   if (type == GitObjectType::kNone) {
+    *why = GitRefRejectReason::kInvalidNewValue;
     return Status::InvalidArgument("trying to write ref '" + refname +
                                    "' with nonexistent object " + HexId(value->id, hs));
   }
   if (type != GitObjectType::kCommit && IsBranch(refname)) {
+    *why = GitRefRejectReason::kInvalidNewValue;
     return Status::InvalidArgument("trying to write non-commit object " + HexId(value->id, hs) +
                                    " to branch '" + refname + "'");
   }
@@ -75,7 +89,17 @@ Status GitRefTransaction::Queue(Item item) {
   if (item.new_value && IsId(*item.new_value) && IsZero(item.new_value->id, hs)) {
     item.new_value = RefValue::Absent();
   }
-  if (gives_id) REFTAB_RETURN_IF_ERROR(CheckObject(item.refname, &*item.new_value));
+  if (gives_id) {
+    Why why;
+    Status checked = CheckObject(item.refname, &*item.new_value, &why);
+    // git refuses a bad new object before the update joins the transaction: in a batch it
+    // is reported at once and the transaction goes on without it.
+    if (!checked.ok() && batch_updates_ && why) {
+      rejected_.push_back({item.refname, item.new_value, item.old_value, *why, checked.message()});
+      return Status::Ok();
+    }
+    REFTAB_RETURN_IF_ERROR(checked);
+  }
   if (item.old_value && IsId(*item.old_value) && IsZero(item.old_value->id, hs)) {
     item.old_value = RefValue::Absent();  // the zero id: "must not exist"
   }
@@ -136,8 +160,9 @@ Status GitRefTransaction::RejectDuplicates() const {
 }
 
 // When the branch HEAD points to changes, HEAD's reflog records it too.
-Status GitRefTransaction::AddHeadLogIfItsBranch(size_t i) {
+Status GitRefTransaction::AddHeadLogIfItsBranch(size_t i, Why* why) {
   if (refnames_.count("HEAD")) {
+    *why = GitRefRejectReason::kNameConflict;
     return Status::Conflict("multiple updates for 'HEAD' (including one via its referent '" +
                             updates_[i].refname + "') are not allowed");
   }
@@ -158,9 +183,10 @@ Status GitRefTransaction::AddHeadLogIfItsBranch(size_t i) {
 
 // An update through a symref becomes an update of its referent (checked and split again in
 // turn) plus a reflog-only entry for the symref.
-Status GitRefTransaction::SplitAtSymref(size_t i) {
+Status GitRefTransaction::SplitAtSymref(size_t i, Why* why) {
   const std::string referent = updates_[i].current.target;
   if (refnames_.count(referent)) {
+    *why = GitRefRejectReason::kNameConflict;
     return Status::Conflict("multiple updates for '" + referent + "' (including one via symref '" +
                             updates_[i].refname + "') are not allowed");
   }
@@ -179,17 +205,19 @@ Status GitRefTransaction::SplitAtSymref(size_t i) {
   return Status::Ok();
 }
 
-Status GitRefTransaction::CheckOldValue(const Item& u) const {
+Status GitRefTransaction::CheckOldValue(const Item& u, Why* why) const {
   const size_t hs = store_->hash_size();
   const bool is_symref = u.exists && u.current.value_type == RefValueType::kSymref;
   if (u.old_value && u.old_value->type == RefValueType::kSymref) {
     const std::string& want = u.old_value->target;
     if (!is_symref) {
+      *why = GitRefRejectReason::kExpectedSymref;
       return Status::Conflict("cannot lock ref '" + OriginalName(u) +
                               "': expected symref with target '" + want +
                               "': but is a regular ref");
     }
     if (u.current.target == want) return Status::Ok();
+    *why = GitRefRejectReason::kIncorrectOldValue;
     return Status::Conflict("verifying symref target: '" + OriginalName(u) + "': is at " +
                             u.current.target + " but expected " + want);
   }
@@ -199,25 +227,31 @@ Status GitRefTransaction::CheckOldValue(const Item& u) const {
   if (std::equal(want.begin(), want.begin() + long(hs), u.current_id.begin())) {
     // A dangling symref reads as zero; creating over it with --no-deref would clobber it.
     if ((u.flags & kGitRefNoDeref) && is_symref && want_absent) {
+      *why = GitRefRejectReason::kCreateExists;
       return LockError(OriginalName(u), "dangling symref already exists");
     }
     return Status::Ok();
   }
-  if (want_absent) return LockError(OriginalName(u), "reference already exists");
+  if (want_absent) {
+    *why = GitRefRejectReason::kCreateExists;
+    return LockError(OriginalName(u), "reference already exists");
+  }
   if (IsZero(u.current_id, hs)) {
+    *why = GitRefRejectReason::kNonexistentRef;
     return LockError(OriginalName(u), "reference is missing but expected " + HexId(want, hs));
   }
+  *why = GitRefRejectReason::kIncorrectOldValue;
   return LockError(OriginalName(u),
                    "is at " + HexId(u.current_id, hs) + " but expected " + HexId(want, hs));
 }
 
-Status GitRefTransaction::PrepareItem(size_t i, std::vector<size_t>* to_check) {
+Status GitRefTransaction::PrepareItem(size_t i, std::vector<size_t>* to_check, Why* why) {
   const size_t hs = store_->hash_size();
   // As git, by the name within its stack: worktrees/<id>/HEAD counts as a HEAD here.
   const std::string_view key = WorktreeRefKey(updates_[i].refname);
   if (!updates_[i].log_only && !updates_[i].via_head && !head_target_.empty() &&
       key == head_target_) {
-    REFTAB_RETURN_IF_ERROR(AddHeadLogIfItsBranch(i));
+    REFTAB_RETURN_IF_ERROR(AddHeadLogIfItsBranch(i, why));
   }
   Item& u = updates_[i];
   REFTAB_RETURN_IF_ERROR(store_->ReadRef(u.refname, &u.current, &u.exists));
@@ -226,6 +260,7 @@ Status GitRefTransaction::PrepareItem(size_t i, std::vector<size_t>* to_check) {
       (u.old_value->type == RefValueType::kSymref || !IsZero(IdOf(*u.old_value), hs));
   if (!u.exists) {
     if (expects_existing) {
+      *why = GitRefRejectReason::kNonexistentRef;
       return LockError(OriginalName(u), "unable to resolve reference '" + u.refname + "'");
     }
     // Nothing to check but the names around it; a delete of nothing writes nothing.
@@ -241,19 +276,34 @@ Status GitRefTransaction::PrepareItem(size_t i, std::vector<size_t>* to_check) {
     if (u.flags & kGitRefNoDeref) {
       if (u.old_value && resolved.broken) return LockError(u.refname, "error reading reference");
     } else {
-      REFTAB_RETURN_IF_ERROR(SplitAtSymref(i));
+      REFTAB_RETURN_IF_ERROR(SplitAtSymref(i, why));
     }
   } else {
     u.current_id = u.current.value;
   }
   const Item& checked = updates_[i];  // SplitAtSymref may have moved the vector
-  REFTAB_RETURN_IF_ERROR(CheckOldValue(checked));
+  REFTAB_RETURN_IF_ERROR(CheckOldValue(checked, why));
   const bool changes = checked.new_value && (!std::equal(checked.current_id.begin(),
                                                          checked.current_id.begin() + long(hs),
                                                          IdOf(*checked.new_value).begin()) ||
                                              checked.new_value->type == RefValueType::kSymref);
   updates_[i].queued = is_symref || checked.log_only || changes;
   return Status::Ok();
+}
+
+// In a batch, leaves update i out for a failure of its own and records why; false when the
+// failure is the whole transaction's. As git, what was queued for it before the failure (the
+// reflog entry of HEAD over its branch, of a symref over its referent) stays queued.
+bool GitRefTransaction::Reject(size_t i, const Status& failure, const Why& why) {
+  if (!batch_updates_ || !why) return false;
+  Item& u = updates_[i];
+  u.rejected = true;
+  u.queued = false;
+  // A rejected name no longer counts for the conflict checks of the others.
+  auto named = refnames_.find(u.refname);
+  if (named != refnames_.end()) refnames_.erase(named);
+  rejected_.push_back({u.refname, u.new_value, u.old_value, *why, failure.message()});
+  return true;
 }
 
 // git's rule that no ref is a directory of another: for each name that is about to appear,
@@ -264,41 +314,55 @@ Status GitRefTransaction::CheckAvailable(const std::vector<size_t>& to_check) {
   std::string_view previous;
   for (size_t i : to_check) {
     const std::string& name = updates_[i].refname;
-    // The parents this name shares with the one before (most of them, for sorted input)
-    // were checked with it: those whose '/' lies within the common prefix.
+    // The parents this name shares with the last one found free (most of them, for sorted
+    // input) were checked with it: those whose '/' lies within the common prefix.
     const size_t n = std::min(previous.size(), name.size());
     const size_t common = size_t(
         std::mismatch(name.begin(), name.begin() + long(n), previous.begin()).first - name.begin());
-    previous = name;
-    for (size_t slash = name.find('/', common); slash != std::string::npos;
-         slash = name.find('/', slash + 1)) {
-      if (dirs_seen.find(std::string_view(name).substr(0, slash)) != dirs_seen.end()) continue;
-      std::string dir = name.substr(0, slash);
-      dirs_seen.insert(dir);
-      RefRecord rec;
-      bool found = false;
-      REFTAB_RETURN_IF_ERROR(store_->ReadRef(dir, &rec, &found));
-      if (found) return Status::Conflict("'" + dir + "' exists; cannot create '" + name + "'");
-      if (refnames_.count(dir)) {
-        return Status::Conflict("cannot process '" + name + "' and '" + dir + "' at the same time");
-      }
-      free_dirs_.push_back(dir);
-    }
-    const std::string below = name + "/";
-    std::string existing;
-    REFTAB_RETURN_IF_ERROR(store_->ForEachRef(below, [&](const RefRecord& r) {
-      existing = r.refname;
-      return false;
-    }));
-    if (!existing.empty()) {
-      return Status::Conflict("'" + existing + "' exists; cannot create '" + name + "'");
-    }
-    auto it = refnames_.lower_bound(below);
-    if (it != refnames_.end() && it->compare(0, below.size(), below) == 0) {
-      return Status::Conflict("cannot process '" + name + "' and '" + *it + "' at the same time");
-    }
-    new_names_.push_back(name);
+    Why why;
+    Status s = CheckNameAvailable(i, common, &dirs_seen, &why);
+    previous = s.ok() ? std::string_view(name) : std::string_view();
+    if (!s.ok() && !Reject(i, s, why)) return s;
   }
+  return Status::Ok();
+}
+
+// One name of CheckAvailable. A parent found in the way is forgotten again, so that the next
+// name under it is checked (and, in a batch, rejected) in its turn.
+Status GitRefTransaction::CheckNameAvailable(size_t i, size_t checked,
+                                             std::set<std::string, std::less<>>* dirs_seen,
+                                             Why* why) {
+  const std::string& name = updates_[i].refname;
+  auto conflict = [why](const std::string& message) {
+    *why = GitRefRejectReason::kNameConflict;
+    return Status::Conflict(message);
+  };
+  for (size_t slash = name.find('/', checked); slash != std::string::npos;
+       slash = name.find('/', slash + 1)) {
+    if (dirs_seen->find(std::string_view(name).substr(0, slash)) != dirs_seen->end()) continue;
+    std::string dir = name.substr(0, slash);
+    RefRecord rec;
+    bool found = false;
+    REFTAB_RETURN_IF_ERROR(store_->ReadRef(dir, &rec, &found));
+    if (found) return conflict("'" + dir + "' exists; cannot create '" + name + "'");
+    if (refnames_.count(dir)) {
+      return conflict("cannot process '" + name + "' and '" + dir + "' at the same time");
+    }
+    dirs_seen->insert(dir);
+    free_dirs_.push_back(std::move(dir));
+  }
+  const std::string below = name + "/";
+  std::string existing;
+  REFTAB_RETURN_IF_ERROR(store_->ForEachRef(below, [&](const RefRecord& r) {
+    existing = r.refname;
+    return false;
+  }));
+  if (!existing.empty()) return conflict("'" + existing + "' exists; cannot create '" + name + "'");
+  auto it = refnames_.lower_bound(below);
+  if (it != refnames_.end() && it->compare(0, below.size(), below) == 0) {
+    return conflict("cannot process '" + name + "' and '" + *it + "' at the same time");
+  }
+  new_names_.push_back(name);
   return Status::Ok();
 }
 
@@ -332,7 +396,9 @@ Status GitRefTransaction::Prepare() {
     const size_t total = updates_.size();
     ProgressPhase phase(progress_, "Checking references", total);
     for (size_t i = 0; i < updates_.size(); ++i) {  // grows as symrefs are split
-      REFTAB_RETURN_IF_ERROR(PrepareItem(i, &to_check));
+      Why why;
+      Status s = PrepareItem(i, &to_check, &why);
+      if (!s.ok() && !Reject(i, s, why)) return s;
       phase.Set(std::min(i + 1, total));
     }
   }

@@ -11,7 +11,9 @@
 //    in the stack or in the same transaction;
 //  - expected old values are checked with git's messages ("cannot lock ref ...");
 //  - in a repository, a new object id must name an object, a commit for HEAD and branches,
-//    and an annotated tag is stored with its peeled id (store/git_objects.h).
+//    and an annotated tag is stored with its peeled id (store/git_objects.h);
+//  - with set_batch_updates (git's `update-ref --batch-updates`), an update that fails for a
+//    reason of its own is rejected alone and the others are written.
 // Errors are Status values whose message is git's, without "fatal: ".
 #ifndef REFTAB_STORE_GIT_REF_TRANSACTION_H_
 #define REFTAB_STORE_GIT_REF_TRANSACTION_H_
@@ -41,6 +43,28 @@ enum GitRefUpdateFlags : unsigned {
   kGitRefForceCreateReflog = 1u << 1,
 };
 
+// Why one update of a batch was rejected: git's per-update transaction errors.
+enum class GitRefRejectReason : unsigned char {
+  kNameConflict,       // a directory/file clash, or a second update through a symref or HEAD
+  kCreateExists,       // expected not to exist, but does
+  kNonexistentRef,     // expected to exist (with a value), but does not
+  kIncorrectOldValue,  // exists with another value than the expected one
+  kInvalidNewValue,    // the new object is missing, or not a commit for a branch
+  kExpectedSymref,     // an old symref target was given, but the ref is a regular one
+};
+
+// git's words for a reason, as `update-ref --batch-updates` prints them ("refname conflict").
+const char* GitRefRejectReasonText(GitRefRejectReason reason);
+
+// One rejected update of a batch, with the values as they were queued.
+struct GitRefRejection {
+  std::string refname;  // the ref the update was for (the referent, when split off a symref)
+  std::optional<RefValue> new_value;  // nullopt: a verify
+  std::optional<RefValue> old_value;  // nullopt: not checked; Absent: must not exist
+  GitRefRejectReason reason = GitRefRejectReason::kNameConflict;
+  std::string message;  // git's error message for it ("cannot lock ref ...")
+};
+
 class GitRefTransaction {
  public:
   explicit GitRefTransaction(GitRefStore* store) : store_(store) {}
@@ -61,6 +85,14 @@ class GitRefTransaction {
   Status Verify(const std::string& refname, const RefValue& old_value, unsigned flags);
 
   bool empty() const { return updates_.empty(); }
+  // git's --batch-updates. An update that fails for a reason of its own (GitRefRejectReason)
+  // is left out and listed by rejected(), and the others are committed together; failures
+  // of the whole (a bad name, two updates of one ref, I/O) still fail everything. Set before
+  // the first update.
+  void set_batch_updates(bool on) { batch_updates_ = on; }
+  // The updates rejected so far, in the order they were: those refused when queued (a bad
+  // new object), then those refused while preparing.
+  const std::vector<GitRefRejection>& rejected() const { return rejected_; }
   // Told of the phases "Checking references" (Prepare) and "Updating references" (Commit),
   // each counting the queued updates; may be null (the default).
   void set_progress(Progress* progress) { progress_ = progress; }
@@ -91,17 +123,23 @@ class GitRefTransaction {
     RefRecord current;      // the stored record (one level)
     ObjectId current_id{};  // the id it stands for (through symrefs)
     bool queued = false;
+    bool rejected = false;  // left out of a batch (rejected_ says why)
   };
+  // Why a failure of one update may reject it alone; nullopt: it fails the transaction.
+  using Why = std::optional<GitRefRejectReason>;
+  bool Reject(size_t i, const Status& failure, const Why& why);
   Status Queue(Item item);
-  Status CheckObject(const std::string& refname, RefValue* value);
+  Status CheckObject(const std::string& refname, RefValue* value, Why* why);
   const std::string& OriginalName(const Item& item) const;
   Status RejectDuplicates() const;
   Status LockStacks();
-  Status PrepareItem(size_t i, std::vector<size_t>* to_check);
-  Status AddHeadLogIfItsBranch(size_t i);
-  Status SplitAtSymref(size_t i);
-  Status CheckOldValue(const Item& item) const;
+  Status PrepareItem(size_t i, std::vector<size_t>* to_check, Why* why);
+  Status AddHeadLogIfItsBranch(size_t i, Why* why);
+  Status SplitAtSymref(size_t i, Why* why);
+  Status CheckOldValue(const Item& item, Why* why) const;
   Status CheckAvailable(const std::vector<size_t>& to_check);
+  Status CheckNameAvailable(size_t i, size_t checked, std::set<std::string, std::less<>>* dirs_seen,
+                            Why* why);
   Status Write();
 
   GitRefStore* store_;
@@ -114,6 +152,8 @@ class GitRefTransaction {
   enum class State { kOpen, kPrepared, kClosed };
   State state_ = State::kOpen;
   Progress* progress_ = nullptr;
+  bool batch_updates_ = false;
+  std::vector<GitRefRejection> rejected_;
 };
 
 REFTAB_PUBLIC_END

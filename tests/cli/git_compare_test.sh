@@ -409,6 +409,9 @@ tx "wt create main-worktree bisect" "create main-worktree/refs/bisect/m $A\n" ""
 tx "wt update own HEAD by its id" "update worktrees/wt/HEAD $A $B\n" "" NAMES= worktrees/wt/HEAD
 tx "wt verify main-worktree HEAD" "verify main-worktree/HEAD $C\n"
 tx "wt verify other missing worktree" "verify worktrees/x/HEAD $C\n"
+# its own stack named twice (worktrees/wt/... and its plain names): git cannot lock it twice
+tx "wt own stack under two names" "update worktrees/wt/HEAD $A $B\ncreate refs/bisect/zz $A\n" "" NAMES= refs/bisect/zz
+tx "wt own stack under two names, reads only" "verify worktrees/wt/HEAD $B\nverify refs/bisect/zz\n"
 CASE_GITDIR=.git
 # the command language
 tx "lang start commit" "start\nupdate $H/x $B\ncommit\n"
@@ -449,6 +452,101 @@ run_case "${PASS:+(no autocompaction) }lang -z missing old" "" stdin-z "update $
 run_case "${PASS:+(no autocompaction) }lang -z delete" "" stdin-z "delete $H/x\\0\\0"
 run_case "${PASS:+(no autocompaction) }lang -z verify" "" stdin-z "verify $H/x\\0$A\\0"
 run_case "${PASS:+(no autocompaction) }lang -z symref" "" stdin-z "symref-update $H/ns\\0$H/main\\0\\0\\0" NAMES= $H/ns
+# --batch-updates: each update that fails on its own is printed as rejected (stdout) with its
+# message (stderr), the others are committed together; whole-transaction failures still die.
+bt() { run_case "tx$PASS batch $1" "${3:-}" stdin "$2" --batch-updates "${@:4}"; }
+bt "empty input" ""
+bt "all good" "create $H/new $A\nupdate $H/x $B $A\n" "" NAMES= $H/new
+bt "create existing" "create $H/x $B\n"
+bt "old wrong" "update $H/x $B $C\n"
+bt "old missing ref" "update $H/nope $B $A\n" "" NAMES= $H/nope
+bt "old must not exist" "update $H/x $B $Z\n"
+bt "verify wrong" "verify $H/x $B\n"
+bt "verify missing with value" "verify $H/nope $A\n"
+bt "verify existing as missing" "verify $H/x\n"
+bt "verify right" "verify $H/x $A\ncreate $H/new $A\n" "" NAMES= $H/new
+bt "delete wrong" "delete $H/x $B\n"
+bt "delete right" "delete $H/x $A\ndelete $H/nope\n"
+bt "delete missing with value" "delete $H/nope $A\n"
+bt "delete through symref wrong" "delete $H/sym $B\n"
+bt "missing object" "create $H/new $MISSING\nupdate $H/x $B\n" "" NAMES= $H/new
+bt "tree to branch" "create $H/new $TREE\ncreate refs/tags/tree $TREE\n" "" NAMES= $H/new refs/tags/tree
+bt "annotated tag to branch" "create $H/new $TAG\ncreate refs/tags/new $TAG\n" "" NAMES= $H/new refs/tags/new
+bt "missing object as old" "update $H/x $B $MISSING\n"
+bt "df under a ref" "create $H/x/y $A\ncreate $H/ok $A\n" "" NAMES= $H/x/y $H/ok
+bt "df over a directory" "create $H/d $A\n"
+bt "df parent and child" "create $H/p $A\ncreate $H/p/q $A\n" "" NAMES= $H/p $H/p/q
+bt "df child and parent" "create $H/p/q $A\ncreate $H/p $A\n" "" NAMES= $H/p $H/p/q
+bt "df two under one ref" "create $H/x/y $A\ncreate $H/x/z $A\ncreate $H/x2/z $A\n"
+bt "df deep under a ref" "create $H/x/y/z $A\ncreate $H/d/e/f $A\n"
+bt "df delete parent create child" "delete $H/x\ncreate $H/x/y $A\n"
+bt "df rejected name frees its place" "update $H/p $B $A\ncreate $H/p/q $A\n" "" NAMES= $H/p $H/p/q
+bt "df rejected child frees its parent" "update $H/p/q $B $A\ncreate $H/p $A\n" "" NAMES= $H/p $H/p/q
+bt "df existing then under it" "create $H/x $B\ncreate $H/x/y $A\n"
+bt "df verify under a ref" "verify $H/x/y\n"
+bt "df symref under a ref" "symref-create $H/x/s $H/main\n"
+bt "dup fails whole" "create $H/new $A\nupdate $H/x $B\nupdate $H/x $C\n" "" NAMES= $H/new
+bt "dup after a rejected one" "create $H/new $TREE\nupdate $H/x $B\nupdate $H/x $C\n" "" NAMES= $H/new
+bt "pseudoref fails whole" "create $H/new $A\ncreate FETCH_HEAD $A\n" "" NAMES= $H/new
+bt "bad name fails whole" "create $H/new $A\ncreate $H/a..b $A\n" "" NAMES= $H/new
+bt "mixed good and bad" "create $H/n1 $A\ncreate $H/x $B\nupdate $H/n2 $B\nupdate refs/tags/t1 $C $A\ncreate $H/n3 $TREE\ndelete $H/nope $A\nupdate refs/other/o $A $B\nverify $H/d/e $A\n" "" NAMES= $H/n1 $H/n2 $H/n3
+bt "all rejected" "create $H/x $B\nupdate refs/other/o $A $C\nverify $H/nope $A\n"
+bt "all rejected but HEAD's branch" "update $H/main $B $A\n"
+bt "HEAD rejected through branch" "update HEAD $B $A\n"
+bt "HEAD branch created over existing" "create $H/main $B\n"
+bt "symref old wrong" "update $H/sym $B $C\n"
+bt "symref two-level old wrong" "update $H/s2 $B $C\n"
+bt "symref then referent" "update $H/sym $B\nupdate $H/x $C\n"
+bt "referent then symref" "update $H/x $C\nupdate $H/sym $B\n"
+bt "HEAD then branch" "update HEAD $B\nupdate $H/main $A\n"
+bt "branch then HEAD" "update $H/main $A\nupdate HEAD $B\n"
+bt "dangling symref" "update $H/dangling $A $B\nupdate $H/dangling2 $A\n" "" NAMES= $H/nowhere $H/dangling2
+bt "create over dangling no-deref" "option no-deref\ncreate $H/dangling $A\ncreate $H/new $A\n" "" NAMES= $H/new
+bt "no-deref symref old wrong" "option no-deref\nupdate $H/sym $B $C\n"
+bt "sym create over existing" "symref-create $H/x $H/main\nsymref-create $H/ns $H/main\n" "" NAMES= $H/ns
+bt "sym update old ref wrong" "option no-deref\nsymref-update HEAD $H/x ref $H/other\n"
+bt "sym update old ref right" "option no-deref\nsymref-update HEAD $H/x ref $H/main\n"
+bt "sym update regular expecting symref" "option no-deref\nsymref-update $H/x $H/main ref $H/y\n"
+bt "sym update deref old ref" "symref-update HEAD $H/x ref $H/main\n"
+bt "sym update deref old ref wrong" "symref-update $H/sym $H/main ref $H/other\n"
+bt "sym update old oid wrong" "option no-deref\nsymref-update HEAD $H/x oid $A\n"
+bt "sym update old oid zero" "option no-deref\nsymref-update $H/sym $H/main oid $Z\nsymref-update $H/ns $H/main oid $Z\n" "" NAMES= $H/ns
+bt "sym update new missing ref" "option no-deref\nsymref-update $H/nope $H/main ref $H/x\n" "" NAMES= $H/nope
+bt "sym delete wrong old" "option no-deref\nsymref-delete $H/sym $H/main\n"
+bt "sym delete regular ref" "option no-deref\nsymref-delete $H/x $H/main\n"
+bt "sym verify wrong" "option no-deref\nsymref-verify $H/sym $H/main\n"
+bt "sym verify missing" "option no-deref\nsymref-verify $H/nope $H/x\n"
+bt "sym verify existing as missing" "option no-deref\nsymref-verify $H/sym\n"
+bt "start commit" "start\ncreate $H/x $B\nupdate $H/new $A\ncommit\n" "" NAMES= $H/new
+bt "start prepare commit" "start\ncreate $H/t $TREE\ncreate $H/x $B\nupdate $H/new $A\nprepare\ncommit\n" "" NAMES= $H/new $H/t
+bt "start prepare abort" "start\ncreate $H/t $TREE\ncreate $H/x $B\nupdate $H/new $A\nprepare\nabort\n" "" NAMES= $H/new $H/t
+bt "start without commit" "start\ncreate $H/t $TREE\ncreate $H/x $B\n" "" NAMES= $H/t
+bt "two transactions" "start\ncreate $H/x $B\ncommit\nstart\ncreate $H/x $C\nupdate $H/x2 $A\ncommit\n" "" NAMES= $H/x2
+bt "rejected then bad command" "create $H/t $TREE\ncreate $H/x $B\nupdate $H/q nothex\n" "" NAMES= $H/t $H/q
+bt "rejected then parse error" "create $H/t $TREE\nfrob\n" "" NAMES= $H/t
+bt "commit fails after rejection" "start\ncreate $H/t $TREE\nupdate $H/x $B\nupdate $H/x $C\ncommit\n" "" NAMES= $H/t
+bt "option applies once" "option no-deref\nupdate $H/sym $B $C\nupdate $H/s2 $B $C\n"
+bt "message and create-reflog" "create refs/other/new $A\ncreate refs/other/o $A\n" "" -m "batch msg" --create-reflog NAMES= refs/other/new
+bt "log setting off" "update $H/x $B\nupdate $H/main $A $B\n" "core.logAllRefUpdates=false"
+bt "no-batch-updates undoes it" "create $H/new $A\ncreate $H/x $B\n" "" --no-batch-updates NAMES= $H/new
+batch_many=""
+for i in 1 2 3 4 5 6 7 8 9 10 11 12; do batch_many+="create $H/m$i $A\ncreate $H/x/m$i $A\n"; done
+bt "many with every second rejected" "$batch_many" "" NAMES= $H/m1 $H/m12
+run_case "tx$PASS batch -0" "" stdin "create $H/new $A\ncreate $H/x $B\n" -0 NAMES= $H/new
+run_case "tx$PASS batch -z mixed" "" stdin-z "create $H/new\\0$A\\0create $H/x\\0$B\\0update $H/x\\0$B\\0$C\\0delete $H/nope\\0$A\\0verify $H/x\\0\\0create $H/t\\0$TREE\\0symref-update $H/ns\\0$H/main\\0ref\\0$H/x\\0" --batch-updates NAMES= $H/new $H/t $H/ns
+run_case "tx$PASS batch -z missing values" "" stdin-z "update $H/x\\0\\0$B\\0delete $H/nope\\0$A\\0" --batch-updates
+run_case "${PASS:+(no autocompaction) }batch args without stdin" "" args "" --batch-updates $H/x "$B"
+run_case "${PASS:+(no autocompaction) }batch args -0 without stdin" "" args "" -0 -d $H/x
+run_case "${PASS:+(no autocompaction) }batch args -z without stdin" "" args "" --batch-updates -z $H/x "$B"
+run_case "${PASS:+(no autocompaction) }batch args with -d" "" args "" --stdin --batch-updates -d $H/x
+CASE_GITDIR=.git/worktrees/wt
+bt "wt HEAD old wrong" "update HEAD $A $C\ncreate refs/bisect/bad $A\n" "" NAMES= refs/bisect/bad
+bt "wt branch of HEAD rejected" "update $H/wtbranch $A $C\ncreate refs/worktree/w $A\n" "" NAMES= refs/worktree/w
+bt "wt main-worktree HEAD old wrong" "update main-worktree/HEAD $A $B\ncreate $H/new $A\n" "" NAMES= main-worktree/HEAD $H/new
+bt "wt own HEAD by its id old wrong" "update worktrees/wt/HEAD $A $C\ncreate ORIG_HEAD $A\n" "" NAMES= worktrees/wt/HEAD
+bt "wt df against main stack" "create $H/x/y $A\ncreate refs/bisect/b $A\n" "" NAMES= refs/bisect/b
+bt "wt other missing worktree fails whole" "create $H/new $A\nverify worktrees/x/HEAD $C\n" "" NAMES= $H/new
+CASE_GITDIR=.git
 
 }
 PASS=""
@@ -457,6 +555,49 @@ PASS=" (no autocompaction)"
 export GIT_TEST_REFTABLE_AUTOCOMPACTION=false
 transaction_cases
 unset GIT_TEST_REFTABLE_AUTOCOMPACTION
+
+# Usage texts, byte for byte, with reftab's program name read as git's and without the one
+# option git does not have (--[no-]progress).
+usage_case() {
+  local desc="usage $*"
+  if [ -n "$filter" ] && [[ $desc != *$filter* ]]; then return; fi
+  "$git" --git-dir="$T/.git" update-ref "$@" >"$tmp/go" 2>"$tmp/ge" </dev/null; local grc=$?
+  "$reftab" --git-dir "$T/.git" update-ref "$@" >"$tmp/ro" 2>"$tmp/re" </dev/null; local rrc=$?
+  local f
+  for f in "$tmp/ro" "$tmp/re"; do
+    sed -i -e 's/^usage: reftab /usage: git /' -e 's/^   or: reftab /   or: git /' \
+      -e '/^    --\[no-\]progress /d' "$f"
+  done
+  local why=""
+  [ "$grc" = "$rrc" ] || why+=" exit git=$grc reftab=$rrc;"
+  cmp -s "$tmp/go" "$tmp/ro" || why+=" stdout: $(diff "$tmp/go" "$tmp/ro" | grep '^[<>]' | head -4 | tr '\n' ' ');"
+  cmp -s "$tmp/ge" "$tmp/re" || why+=" stderr: $(diff "$tmp/ge" "$tmp/re" | grep '^[<>]' | head -4 | tr '\n' ' ');"
+  compared=$((compared + 1))
+  if [ -z "$why" ]; then identical=$((identical + 1)); else
+    failed=$((failed + 1)); echo "DIFFERENT: $desc:$why" | cat -v; fi
+}
+usage_case -h
+usage_case --bogus
+usage_case -x
+usage_case
+usage_case refs/heads/x
+usage_case --stdin -d
+usage_case --stdin refs/heads/x
+usage_case -z refs/heads/x "$A"
+usage_case --no-deref -d
+usage_case --deref -d
+usage_case --batch-updates
+usage_case --batch-updates -d refs/heads/x
+usage_case -0 refs/heads/x "$A"
+usage_case --no-batch-updates -d
+usage_case --batch-up -z
+usage_case -m
+usage_case --std -d
+usage_case --no
+usage_case --batch-updates=yes --stdin
+usage_case --no-batch-updates=x
+usage_case --no-no-deref -d
+usage_case --progres
 
 echo "git comparison: $compared cases compared, $identical identical, $known_diff known differences, $failed different (git: $("$git" --version))"
 [ "$failed" = 0 ]
