@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include "store/git_date.h"
+#include "store/git_identity.h"
 #include "store/git_ref_transaction.h"
+#include "store/git_worktrees.h"
 #include "store/merge_cursor.h"
 #include "store/refname.h"
 
@@ -102,6 +104,96 @@ Status ListReflogs(GitRefStore& store, std::vector<std::string>* names) {
   std::erase_if(main, [](const std::string& n) { return IsPerWorktreeRef(n); });
   std::merge(own.begin(), own.end(), main.begin(), main.end(), std::back_inserter(*names));
   return Status::Ok();
+}
+
+namespace {
+
+// The per-worktree reflogs of worktree `wt` (not the current one), named as git names them
+// from elsewhere.
+Status OtherWorktreeReflogs(GitRepo& repo, const GitWorktree& wt, std::vector<std::string>* out) {
+  const std::string prefix = wt.id.empty() ? "main-worktree/" : "worktrees/" + wt.id + "/";
+  REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, repo.Locate(prefix + "HEAD"));
+  if (!at.stack) return Status::Ok();  // a worktree without a stack has no reflogs
+  std::vector<std::string> names;
+  REFTAB_RETURN_IF_ERROR(LogNamesOf(*at.stack, &names));
+  for (const std::string& n : names) {
+    if (IsPerWorktreeRef(n)) out->push_back(prefix + n);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ListReflogsOfWorktrees(GitRefStore& store, ReflogWorktrees which,
+                              std::vector<std::string>* names) {
+  names->clear();
+  GitRepo* repo = store.repo();
+  if (!repo) return ListReflogs(store, names);
+  std::vector<GitWorktree> worktrees;
+  REFTAB_RETURN_IF_ERROR(ListGitWorktrees(repo->common_dir(), repo->git_dir(), &worktrees));
+  bool current_seen = false;
+  for (const GitWorktree& wt : worktrees) {
+    if (wt.current) {
+      std::vector<std::string> own;
+      REFTAB_RETURN_IF_ERROR(ListReflogs(store, &own));
+      names->insert(names->end(), own.begin(), own.end());
+      current_seen = true;
+    } else if (which == ReflogWorktrees::kAll) {
+      REFTAB_RETURN_IF_ERROR(OtherWorktreeReflogs(*repo, wt, names));
+    }
+  }
+  // A git directory the list does not know (say, reached through an unusual path) still has
+  // its own reflogs visited.
+  if (!current_seen) {
+    std::vector<std::string> own;
+    REFTAB_RETURN_IF_ERROR(ListReflogs(store, &own));
+    names->insert(names->end(), own.begin(), own.end());
+  }
+  return Status::Ok();
+}
+
+Status DropReflog(GitRefStore& store, std::string_view refname) {
+  REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, store.Locate(refname));
+  if (!at.stack) return Status::IoError("no reftable stack for '" + std::string(refname) + "'");
+  const std::string key(refname);  // not at.key: git looks for the name as given (see .h)
+  Transaction tx = at.stack->NewTransaction();
+  // Read under the lock, as git does, so an entry another writer adds meanwhile is either
+  // dropped too or written after this.
+  tx.DecideUnderLock([&key](const Snapshot& locked, Transaction* locked_tx) {
+    std::vector<LogRecord> logs;
+    REFTAB_RETURN_IF_ERROR(LiveLogsIn(locked, key, &logs));
+    for (const LogRecord& l : logs) {
+      LogRecord tombstone;
+      tombstone.refname = key;
+      tombstone.update_index = l.update_index;
+      tombstone.value_type = LogValueType::kDeletion;
+      locked_tx->AddLogRecord(std::move(tombstone), /*keep_update_index=*/true);
+    }
+    return Status::Ok();
+  });
+  return tx.Commit();
+}
+
+Status WriteReflogEntry(GitRefStore& store, std::string_view refname, const ObjectId& old_id,
+                        const ObjectId& new_id, std::string_view message) {
+  REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, store.Locate(refname));
+  if (!at.stack) return Status::IoError("reftable: transaction prepare: I/O error");
+  const LogInfo& who = store.committer();
+  LogRecord l;
+  l.refname = std::string(refname);
+  l.value_type = LogValueType::kUpdate;
+  l.old_id = old_id;
+  l.new_id = new_id;
+  l.name = who.name;
+  l.email = who.email;
+  l.time = who.time;
+  l.tz_offset = who.tz_offset;
+  l.message = CleanReflogMessage(message, store.max_log_message());
+  Transaction tx = at.stack->NewTransaction();
+  tx.AddLogRecord(std::move(l));
+  Status s = tx.Commit();
+  if (s.code() == Code::kLockHeld) return Status::LockHeld("cannot lock references");
+  return s;
 }
 
 Status DwimReflog(GitRefStore& store, std::string_view name, std::string* refname, int* found) {
