@@ -339,38 +339,50 @@ int ReflogExpire(Store& store, const Args& args) {
   return status;
 }
 
-int ReflogDrop(Store& store, const Args& args) {
-  bool all = false, single_worktree = false, dashdash = false;
+struct DropOptions {
+  bool all = false;
+  bool single_worktree = false;
   std::vector<std::string> refs;
+};
+
+// Parses drop's arguments; returns -1 when done, else the exit status.
+int ParseDrop(const Args& args, DropOptions* o) {
+  bool dashdash = false;
   for (const std::string& a : args) {
     if (dashdash || a.empty() || a[0] != '-' || a == "-") {
-      refs.push_back(a);
+      o->refs.push_back(a);
     } else if (a == "--") {
       dashdash = true;
     } else if (a == "-h") {
       return Help(kDropUsage);
     } else if (a == "--all" || a == "--no-all") {
-      all = a == "--all";
+      o->all = a == "--all";
     } else if (a == "--single-worktree" || a == "--no-single-worktree") {
-      single_worktree = a == "--single-worktree";
+      o->single_worktree = a == "--single-worktree";
     } else {
       return UnknownOption(a, kDropUsage);
     }
   }
-  if (all && !refs.empty()) {
+  if (o->all && !o->refs.empty()) {
     std::fputs("usage: references specified along with --all\n", stderr);
     return kExitGitUsage;
   }
+  return -1;
+}
+
+int ReflogDrop(Store& store, const Args& args) {
+  DropOptions o;
+  if (int r = ParseDrop(args, &o); r >= 0) return r;
   int status = 0;
-  if (all) {
+  if (o.all) {
     std::vector<std::string> names;
     Status s = ListReflogsOfWorktrees(
-        store, single_worktree ? ReflogWorktrees::kCurrent : ReflogWorktrees::kAll, &names);
+        store, o.single_worktree ? ReflogWorktrees::kCurrent : ReflogWorktrees::kAll, &names);
     if (!s.ok()) return Fatal(s.message());
     for (const std::string& n : names) status |= ChangeStatus(store, DropReflog(store, n));
     return GitOrStatus(status);
   }
-  for (const std::string& name : refs) {
+  for (const std::string& name : o.refs) {
     std::string ref;
     Status s = DwimReflog(store, name, &ref);
     if (!s.ok()) return Fatal(s.message());

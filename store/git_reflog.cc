@@ -131,24 +131,17 @@ Status ListReflogsOfWorktrees(GitRefStore& store, ReflogWorktrees which,
   if (!repo) return ListReflogs(store, names);
   std::vector<GitWorktree> worktrees;
   REFTAB_RETURN_IF_ERROR(ListGitWorktrees(repo->common_dir(), repo->git_dir(), &worktrees));
-  bool current_seen = false;
   for (const GitWorktree& wt : worktrees) {
     if (wt.current) {
       std::vector<std::string> own;
       REFTAB_RETURN_IF_ERROR(ListReflogs(store, &own));
       names->insert(names->end(), own.begin(), own.end());
-      current_seen = true;
     } else if (which == ReflogWorktrees::kAll) {
       REFTAB_RETURN_IF_ERROR(OtherWorktreeReflogs(*repo, wt, names));
     }
   }
-  // A git directory the list does not know (say, reached through an unusual path) still has
-  // its own reflogs visited.
-  if (!current_seen) {
-    std::vector<std::string> own;
-    REFTAB_RETURN_IF_ERROR(ListReflogs(store, &own));
-    names->insert(names->end(), own.begin(), own.end());
-  }
+  // As in git, a current worktree the list leaves out (its gitdir file empty) contributes
+  // nothing.
   return Status::Ok();
 }
 

@@ -372,10 +372,13 @@ for where in main wt1 wt2; do
   wrw $where write HEAD "$Z" "$(wg main rev-parse main)" "from $where"
   wrw $where write worktrees/wt1/HEAD "$Z" "$(wg main rev-parse main)" "to wt1"
 done
-# A linked worktree listed without a gitdir file is left out, as git leaves it out.
+# A linked worktree whose gitdir file is empty is left out, as git leaves it out (even when
+# it is the current one).
 W2=$W; W=$tmp/wtemplate2; rm -rf "$W"; cp -a "$W2" "$W"
 : >"$W/main/.git/worktrees/wt2/gitdir"
 wrw main expire --all --verbose --expire=all
+wrw wt2 expire --all --verbose --expire=all
+wrw wt2 drop --all
 W=$W2
 
 echo "compared $compared, identical $identical, known differences $known_diff, different $failed"
