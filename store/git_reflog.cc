@@ -49,6 +49,12 @@ Status LogNamesOf(const Stack& stack, std::vector<std::string>* out) {
   return it.status();
 }
 
+// git's REF_WORKTREE_SHARED: a name every worktree sees alike (not per-worktree, and not
+// one that addresses a worktree through main-worktree/ or worktrees/<id>).
+bool IsSharedRef(std::string_view name) {
+  return !IsPerWorktreeRef(name) && WorktreeRefKey(name) == name;
+}
+
 // Whether `name` resolves (through symrefs) to an object id; *target is the last name.
 Status ResolvesToObject(GitRefStore& store, std::string_view name, bool* ok, std::string* target) {
   ResolvedRef r;
@@ -96,20 +102,21 @@ Status ListReflogs(GitRefStore& store, std::vector<std::string>* names) {
     *names = std::move(main);
     return Status::Ok();
   }
-  // A linked worktree sees its own per-worktree reflogs and the shared ones of the main
-  // stack, as git's merged reflog iterator does.
+  // A linked worktree sees every reflog of its own stack and the shared ones of the main
+  // stack, its own shadowing a main one of the same name, as git's merged reflog iterator.
   std::vector<std::string> own;
   REFTAB_RETURN_IF_ERROR(LogNamesOf(*wt, &own));
-  std::erase_if(own, [](const std::string& n) { return !IsPerWorktreeRef(n); });
-  std::erase_if(main, [](const std::string& n) { return IsPerWorktreeRef(n); });
+  std::erase_if(main, [](const std::string& n) { return !IsSharedRef(n); });
   std::merge(own.begin(), own.end(), main.begin(), main.end(), std::back_inserter(*names));
+  names->erase(std::unique(names->begin(), names->end()), names->end());
   return Status::Ok();
 }
 
 namespace {
 
-// The per-worktree reflogs of worktree `wt` (not the current one), named as git names them
-// from elsewhere.
+// The reflogs of worktree `wt` (not the current one) that are not shared: those of its own
+// stack (the main stack for the main worktree) that are per-worktree, named as reached from
+// elsewhere, and any stored under a worktree-addressing name, kept as they are (git's).
 Status OtherWorktreeReflogs(GitRepo& repo, const GitWorktree& wt, std::vector<std::string>* out) {
   const std::string prefix = wt.id.empty() ? "main-worktree/" : "worktrees/" + wt.id + "/";
   REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, repo.Locate(prefix + "HEAD"));
@@ -117,7 +124,11 @@ Status OtherWorktreeReflogs(GitRepo& repo, const GitWorktree& wt, std::vector<st
   std::vector<std::string> names;
   REFTAB_RETURN_IF_ERROR(LogNamesOf(*at.stack, &names));
   for (const std::string& n : names) {
-    if (IsPerWorktreeRef(n)) out->push_back(prefix + n);
+    if (IsPerWorktreeRef(n)) {
+      out->push_back(prefix + n);
+    } else if (!IsSharedRef(n)) {
+      out->push_back(n);
+    }
   }
   return Status::Ok();
 }

@@ -29,8 +29,10 @@ bool IsReflogExistenceMarker(const LogRecord& log, size_t hash_size);
 // deleted entries and existence markers.
 Status ReadReflog(GitRefStore& store, std::string_view refname, std::vector<LogRecord>* out);
 
-// Every name with a reflog (a live record, markers included), in name order; per-worktree
-// names of a linked worktree come from its own stack, merged in.
+// Every name with a reflog (a live record, markers included), in name order. In a linked
+// worktree, as git's merged view: every name of its own stack, and the shared names of the
+// main stack (not per-worktree, not main-worktree/... or worktrees/<id>/...), its own
+// shadowing a main one of the same name.
 Status ListReflogs(GitRefStore& store, std::vector<std::string>* names);
 
 // Which worktrees' reflogs `reflog expire --all` and `reflog drop --all` visit.
@@ -41,9 +43,11 @@ enum class ReflogWorktrees : uint8_t {
 
 // The reflogs `git reflog expire --all` / `git reflog drop --all` visit, in git's order:
 // worktree by worktree as ListGitWorktrees lists them (store/git_worktrees.h). The current
-// worktree contributes every name ListReflogs gives; another one only its per-worktree
-// reflogs (the shared ones are the same everywhere), under the names that reach them from
-// here: "main-worktree/<ref>" or "worktrees/<id>/<ref>". Over a bare directory: ListReflogs.
+// worktree contributes every name ListReflogs gives; another one only the names of its own
+// stack that are not shared (the shared ones are the same everywhere): per-worktree ones under
+// the names that reach them from here, "main-worktree/<ref>" or "worktrees/<id>/<ref>", and
+// names stored already prefixed as they are (git lists such a name twice when it also has
+// the ref it addresses; so does this). Over a bare directory: ListReflogs.
 Status ListReflogsOfWorktrees(GitRefStore& store, ReflogWorktrees which,
                               std::vector<std::string>* names);
 

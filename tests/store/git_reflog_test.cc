@@ -226,7 +226,7 @@ TEST(GitDate, ExpiryDates) {
 
 // A repository with a main worktree and two linked ones (wt1, wt2), each stack holding
 // reflogs: shared ones in the main stack, per-worktree ones in each worktree's own; wt1's
-// stack also holds a stray shared name git's worktree view never shows.
+// stack also holds a stray shared name, which git shows only from wt1 itself.
 class WorktreeReflogs : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -254,6 +254,11 @@ class WorktreeReflogs : public ::testing::Test {
     Transaction tx = at->stack->NewTransaction();
     tx.AddLogRecord(Entry("refs/heads/stray"));
     ASSERT_TRUE(tx.Commit().ok());
+    // A name stored with its prefix in the main stack, as git's `reflog write
+    // main-worktree/HEAD` stores it.
+    Transaction literal = store->main_stack().NewTransaction();
+    literal.AddLogRecord(Entry("main-worktree/HEAD"));
+    ASSERT_TRUE(literal.Commit().ok());
   }
 
   static std::unique_ptr<GitRefStore> Open(const std::string& git_dir) {
@@ -287,11 +292,13 @@ class WorktreeReflogs : public ::testing::Test {
     for (const GitWorktree& wt : wts) {
       std::vector<std::string> names;
       if (wt.id.empty()) {
-        names = wt.current
-                    ? std::vector<std::string>{"HEAD", "refs/bisect/m", "refs/heads/main"}
-                    : std::vector<std::string>{"main-worktree/HEAD", "main-worktree/refs/bisect/m"};
+        names = wt.current ? std::vector<std::string>{"HEAD", "main-worktree/HEAD", "refs/bisect/m",
+                                                      "refs/heads/main"}
+                           : std::vector<std::string>{"main-worktree/HEAD", "main-worktree/HEAD",
+                                                      "main-worktree/refs/bisect/m"};
       } else if (wt.id == "wt1") {
-        names = wt.current ? std::vector<std::string>{"HEAD", "refs/heads/main", "refs/worktree/x"}
+        names = wt.current ? std::vector<std::string>{"HEAD", "refs/heads/main", "refs/heads/stray",
+                                                      "refs/worktree/x"}
                            : std::vector<std::string>{"worktrees/wt1/HEAD",
                                                       "worktrees/wt1/refs/worktree/x"};
       } else {
@@ -347,7 +354,7 @@ TEST_F(WorktreeReflogs, DropRemovesEveryRecordOfOneReflog) {
   std::vector<std::string> names;
   ASSERT_TRUE(ListReflogsOfWorktrees(*store, ReflogWorktrees::kAll, &names).ok());
   EXPECT_EQ(std::count(names.begin(), names.end(), "HEAD"), 0);
-  EXPECT_EQ(std::count(names.begin(), names.end(), "main-worktree/HEAD"), 1) << "others stay";
+  EXPECT_EQ(std::count(names.begin(), names.end(), "refs/heads/main"), 1) << "others stay";
   // Nothing to drop writes no table.
   auto before = store->main_stack().names();
   ASSERT_TRUE(DropReflog(*store, "refs/heads/none").ok());
