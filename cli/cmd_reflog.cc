@@ -1,8 +1,9 @@
-// reftab reflog [show|list|exists|delete|expire] ...: git's `git reflog`, with git's output,
-// messages and exit codes: 128 after "fatal: ...", 129 for usage errors, 255 when a
+// reftab reflog [show|list|exists|write|delete|drop|expire] ...: git's `git reflog`, with git's
+// output, messages and exit codes: 128 after "fatal: ...", 129 for usage errors, 255 when a
 // subcommand reports "error: ..." (git returns -1 there), 1 from `exists` for a missing reflog.
 // Which entries, selectors and expiry decisions: store/git_reflog.h; printing:
 // cli/reflog_format.h.
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <string>
@@ -24,11 +25,14 @@ constexpr const char kReflogUsageText[] =
     "usage: reftab reflog [show] [<log-options>] [<ref>]\n"
     "   or: reftab reflog list\n"
     "   or: reftab reflog exists <ref>\n"
+    "   or: reftab reflog write <ref> <old-oid> <new-oid> <message>\n"
     "   or: reftab reflog delete [--rewrite] [--updateref]\n"
     "                            [--dry-run | -n] [--verbose] <ref>@{<specifier>}...\n"
+    "   or: reftab reflog drop [--all [--single-worktree] | <refs>...]\n"
     "   or: reftab reflog expire [--expire=<time>] [--expire-unreachable=<time>]\n"
-    "                            [--rewrite] [--updateref]\n"
-    "                            [--dry-run | -n] [--verbose] [--all | <refs>...]\n"
+    "                            [--rewrite] [--updateref] [--stale-fix]\n"
+    "                            [--dry-run | -n] [--verbose] [--all [--single-worktree] | "
+    "<refs>...]\n"
     "\n"
     "    <log-options>: -n <N>, --max-count=<N>, --date=<mode>, --format=<format>\n"
     "                   (%gd %gD %gs %gn %ge %H %h %s %an %ae %ad %cn %ce %cd ...), or\n"
@@ -37,6 +41,15 @@ constexpr const char kReflogUsageText[] =
 
 constexpr const char kExistsUsage[] = "usage: reftab reflog exists <ref>\n\n";
 constexpr const char kListUsage[] = "usage: reftab reflog list\n\n";
+constexpr const char kWriteUsage[] =
+    "usage: reftab reflog write <ref> <old-oid> <new-oid> <message>\n\n";
+constexpr const char kDropUsage[] =
+    "usage: reftab reflog drop [--all [--single-worktree] | <refs>...]\n"
+    "\n"
+    "    --[no-]all            drop the reflogs of all references\n"
+    "    --[no-]single-worktree\n"
+    "                          drop reflogs from the current worktree only\n"
+    "\n";
 constexpr const char kDeleteUsage[] =
     "usage: reftab reflog delete [--rewrite] [--updateref]\n"
     "                            [--dry-run | -n] [--verbose] <ref>@{<specifier>}...\n"
@@ -99,11 +112,17 @@ bool IsGitLockHeld(Store& store, const Status& s) {
   return s.code() == Code::kLockHeld && store.repo() != nullptr;
 }
 
-// git's status for one reflog expiry, to be or-ed into the command's.
-int ExpireStatus(Store& store, const Status& s) {
+// git's status for one reflog expiry or drop, to be or-ed into the command's.
+int ChangeStatus(Store& store, const Status& s) {
   if (s.ok()) return 0;
   if (IsGitLockHeld(store, s)) return kExitGitLockHeld;
   return Error(s.message());
+}
+
+// Statuses or-ed as git's are (-1 | -5 is -1): 0, 128 or 251 alone stand, else 255.
+int GitOrStatus(int status) {
+  if (status == 0 || status == kExitFatal || status == kExitGitLockHeld) return status;
+  return kExitGitError;
 }
 
 int Help(const char* usage) {
@@ -220,14 +239,13 @@ int ReflogDelete(Store& store, const Args& args) {
     status |= DeleteOne(store, r, o, &out);
     out.Flush();
   }
-  // The statuses are or-ed as git does (-1 | -5 is -1).
-  if (status == 0 || status == kExitFatal || status == kExitGitLockHeld) return status;
-  return kExitGitError;
+  return GitOrStatus(status);
 }
 
 struct ExpireOptions {
   PruneOptions prune;
   bool all = false;
+  bool single_worktree = false;
   std::optional<uint64_t> expire_total, expire_unreachable;
   std::vector<std::string> refs;
 };
@@ -251,7 +269,7 @@ int ParseExpire(const Args& args, ExpireOptions* o) {
     } else if (a == "--no-all") {
       o->all = false;
     } else if (a == "--single-worktree" || a == "--no-single-worktree") {
-      // Only this worktree's reflogs are listed anyway (ListReflogs).
+      o->single_worktree = a == "--single-worktree";
     } else if (a == "--stale-fix") {
       return Fatal("reftab reflog expire: --stale-fix is not supported");
     } else if (TakeValue(args, &i, "--expire-unreachable", &v) ||
@@ -296,14 +314,15 @@ int ReflogExpire(Store& store, const Args& args) {
   int status = 0;
   std::vector<std::string> all;
   if (o.all) {
-    Status s = ListReflogs(store, &all);
+    Status s = ListReflogsOfWorktrees(
+        store, o.single_worktree ? ReflogWorktrees::kCurrent : ReflogWorktrees::kAll, &all);
     if (!s.ok()) return Fatal(s.message());
     o.prune.verbose_says_would = true;
   }
   for (const std::string& ref : all) {
     Status s = ExpireOne(store, o, ref, &out);
     out.Flush();
-    status |= ExpireStatus(store, s);
+    status |= ChangeStatus(store, s);
   }
   o.prune.verbose_says_would = false;
   for (const std::string& name : o.refs) {
@@ -315,9 +334,126 @@ int ReflogExpire(Store& store, const Args& args) {
     }
     if (s.ok()) s = ExpireOne(store, o, ref, &out);
     out.Flush();
-    status |= ExpireStatus(store, s);
+    status |= ChangeStatus(store, s);
   }
   return status;
+}
+
+struct DropOptions {
+  bool all = false;
+  bool single_worktree = false;
+  std::vector<std::string> refs;
+};
+
+// Parses drop's arguments; returns -1 when done, else the exit status.
+int ParseDrop(const Args& args, DropOptions* o) {
+  bool dashdash = false;
+  for (const std::string& a : args) {
+    if (dashdash || a.empty() || a[0] != '-' || a == "-") {
+      o->refs.push_back(a);
+    } else if (a == "--") {
+      dashdash = true;
+    } else if (a == "-h") {
+      return Help(kDropUsage);
+    } else if (a == "--all" || a == "--no-all") {
+      o->all = a == "--all";
+    } else if (a == "--single-worktree" || a == "--no-single-worktree") {
+      o->single_worktree = a == "--single-worktree";
+    } else {
+      return UnknownOption(a, kDropUsage);
+    }
+  }
+  if (o->all && !o->refs.empty()) {
+    std::fputs("usage: references specified along with --all\n", stderr);
+    return kExitGitUsage;
+  }
+  return -1;
+}
+
+int ReflogDrop(Store& store, const Args& args) {
+  DropOptions o;
+  if (int r = ParseDrop(args, &o); r >= 0) return r;
+  int status = 0;
+  if (o.all) {
+    std::vector<std::string> names;
+    Status s = ListReflogsOfWorktrees(
+        store, o.single_worktree ? ReflogWorktrees::kCurrent : ReflogWorktrees::kAll, &names);
+    if (!s.ok()) return Fatal(s.message());
+    for (const std::string& n : names) status |= ChangeStatus(store, DropReflog(store, n));
+    return GitOrStatus(status);
+  }
+  for (const std::string& name : o.refs) {
+    std::string ref;
+    Status s = DwimReflog(store, name, &ref);
+    if (!s.ok()) return Fatal(s.message());
+    if (ref.empty()) {
+      status |= Error("reflog could not be found: '" + name + "'");
+      continue;
+    }
+    status |= ChangeStatus(store, DropReflog(store, ref));
+  }
+  return GitOrStatus(status);
+}
+
+// An object id as git reads one here: the first 2*hash_size characters, hex in either case
+// (git does not look past them).
+bool ParseGitHexPrefix(std::string_view arg, size_t hash_size, ObjectId* id) {
+  return arg.size() >= 2 * hash_size && ParseHexId(arg.substr(0, 2 * hash_size), hash_size, id);
+}
+
+bool IsZeroId(const ObjectId& id) {
+  return std::all_of(id.begin(), id.end(), [](uint8_t b) { return b == 0; });
+}
+
+// Whether the object database has `id` (taken on trust where there is none).
+Status ObjectExists(Store& store, const ObjectId& id, bool* exists) {
+  *exists = true;
+  GitObjects* objects = store.objects();
+  if (!objects || IsZeroId(id)) return Status::Ok();
+  GitObjectType type = GitObjectType::kNone;
+  REFTAB_RETURN_IF_ERROR(objects->TypeOf(id, &type));
+  *exists = type != GitObjectType::kNone;
+  return Status::Ok();
+}
+
+// Checks one of write's ids as git does, in git's words ("old" or "new").
+int CheckWriteId(Store& store, const std::string& arg, const char* which, ObjectId* id) {
+  if (!ParseGitHexPrefix(arg, store.hash_size(), id)) {
+    return Fatal(std::string("invalid ") + which + " object ID: '" + arg + "'");
+  }
+  bool exists = false;
+  Status s = ObjectExists(store, *id, &exists);
+  if (!s.ok()) return Fatal(s.message());
+  if (!exists) return Fatal(std::string(which) + " object '" + arg + "' does not exist");
+  return -1;
+}
+
+int ReflogWrite(Store& store, const Args& args) {
+  std::vector<std::string> pos;
+  bool dashdash = false;
+  for (const std::string& a : args) {
+    if (dashdash || a.empty() || a[0] != '-' || a == "-") {
+      pos.push_back(a);
+    } else if (a == "--") {
+      dashdash = true;
+    } else if (a == "-h") {
+      return Help(kWriteUsage);
+    } else {
+      return UnknownOption(a, kWriteUsage);
+    }
+  }
+  if (pos.size() != 4) {
+    std::fputs(kWriteUsage, stderr);
+    return kExitGitUsage;
+  }
+  const std::string& ref = pos[0];
+  if (!IsRootRef(ref) && !IsValidRefname(ref)) return Fatal("invalid reference name: " + ref);
+  ObjectId old_id{}, new_id{};
+  if (int r = CheckWriteId(store, pos[1], "old", &old_id); r >= 0) return r;
+  if (int r = CheckWriteId(store, pos[2], "new", &new_id); r >= 0) return r;
+  Status s = WriteReflogEntry(store, ref, old_id, new_id, pos[3]);
+  if (!s.ok()) return Fatal("cannot commit reflog update: " + s.message());
+  return kExitOk;
 }
 
 }  // namespace
@@ -325,16 +461,12 @@ int ReflogExpire(Store& store, const Args& args) {
 int CmdReflog(const GlobalOptions& g, const Args& args) {
   if (!args.empty() && (args[0] == "-h" || args[0] == "--help")) return Help(kReflogUsageText);
   std::string sub = args.empty() ? "show" : args[0];
-  bool named =
-      sub == "show" || sub == "list" || sub == "exists" || sub == "delete" || sub == "expire";
-  if (sub == "write" || sub == "drop") {
-    return Usage("reflog",
-                 "'" + sub + "' is not implemented by reftab (use git reflog " + sub + ")");
-  }
+  bool named = sub == "show" || sub == "list" || sub == "exists" || sub == "delete" ||
+               sub == "expire" || sub == "drop" || sub == "write";
   Args rest(args.begin() + (named && !args.empty() ? 1 : 0), args.end());
   if (!named) sub = "show";
   if (sub == "show" && !rest.empty() && rest[0] == "-h") return Help(kReflogUsageText);
-  const bool writes = sub == "delete" || sub == "expire";
+  const bool writes = sub == "delete" || sub == "expire" || sub == "drop" || sub == "write";
   auto store = OpenStore(g, writes ? GitRepoAccess::kReadWrite : GitRepoAccess::kReadOnly);
   if (!store.ok()) return Fatal(store.status().message());
   Store& s = **store;
@@ -342,6 +474,8 @@ int CmdReflog(const GlobalOptions& g, const Args& args) {
   if (sub == "exists") return ReflogExists(s, rest);
   if (sub == "delete") return ReflogDelete(s, rest);
   if (sub == "expire") return ReflogExpire(s, rest);
+  if (sub == "drop") return ReflogDrop(s, rest);
+  if (sub == "write") return ReflogWrite(s, rest);
   return ReflogShow(s, rest);
 }
 

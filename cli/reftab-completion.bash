@@ -60,7 +60,7 @@ _reftab() {
     return
   fi
   if [ "$cmd" = reflog ] && [ "$COMP_CWORD" = $((cmd_at + 1)) ]; then
-    mapfile -t COMPREPLY < <(compgen -W "show list exists delete expire $(_reftab_refs "$cur" "${global[@]}")" -- "$cur")
+    mapfile -t COMPREPLY < <(compgen -W "show list exists write delete drop expire $(_reftab_refs "$cur" "${global[@]}")" -- "$cur")
     return
   fi
   case $cmd in

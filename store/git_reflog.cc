@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include "store/git_date.h"
+#include "store/git_identity.h"
 #include "store/git_ref_transaction.h"
+#include "store/git_worktrees.h"
 #include "store/merge_cursor.h"
 #include "store/refname.h"
 
@@ -45,6 +47,12 @@ Status LogNamesOf(const Stack& stack, std::vector<std::string>* out) {
     out->push_back(l.refname);
   }
   return it.status();
+}
+
+// git's REF_WORKTREE_SHARED: a name every worktree sees alike (not per-worktree, and not
+// one that addresses a worktree through main-worktree/ or worktrees/<id>).
+bool IsSharedRef(std::string_view name) {
+  return !IsPerWorktreeRef(name) && WorktreeRefKey(name) == name;
 }
 
 // Whether `name` resolves (through symrefs) to an object id; *target is the last name.
@@ -94,14 +102,102 @@ Status ListReflogs(GitRefStore& store, std::vector<std::string>* names) {
     *names = std::move(main);
     return Status::Ok();
   }
-  // A linked worktree sees its own per-worktree reflogs and the shared ones of the main
-  // stack, as git's merged reflog iterator does.
+  // A linked worktree sees every reflog of its own stack and the shared ones of the main
+  // stack, its own shadowing a main one of the same name, as git's merged reflog iterator.
   std::vector<std::string> own;
   REFTAB_RETURN_IF_ERROR(LogNamesOf(*wt, &own));
-  std::erase_if(own, [](const std::string& n) { return !IsPerWorktreeRef(n); });
-  std::erase_if(main, [](const std::string& n) { return IsPerWorktreeRef(n); });
+  std::erase_if(main, [](const std::string& n) { return !IsSharedRef(n); });
   std::merge(own.begin(), own.end(), main.begin(), main.end(), std::back_inserter(*names));
+  names->erase(std::unique(names->begin(), names->end()), names->end());
   return Status::Ok();
+}
+
+namespace {
+
+// The reflogs of worktree `wt` (not the current one) that are not shared: those of its own
+// stack (the main stack for the main worktree) that are per-worktree, named as reached from
+// elsewhere, and any stored under a worktree-addressing name, kept as they are (git's).
+Status OtherWorktreeReflogs(GitRepo& repo, const GitWorktree& wt, std::vector<std::string>* out) {
+  const std::string prefix = wt.id.empty() ? "main-worktree/" : "worktrees/" + wt.id + "/";
+  REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, repo.Locate(prefix + "HEAD"));
+  if (!at.stack) return Status::Ok();  // a worktree without a stack has no reflogs
+  std::vector<std::string> names;
+  REFTAB_RETURN_IF_ERROR(LogNamesOf(*at.stack, &names));
+  for (const std::string& n : names) {
+    if (IsPerWorktreeRef(n)) {
+      out->push_back(prefix + n);
+    } else if (!IsSharedRef(n)) {
+      out->push_back(n);
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ListReflogsOfWorktrees(GitRefStore& store, ReflogWorktrees which,
+                              std::vector<std::string>* names) {
+  names->clear();
+  GitRepo* repo = store.repo();
+  if (!repo) return ListReflogs(store, names);
+  std::vector<GitWorktree> worktrees;
+  REFTAB_RETURN_IF_ERROR(ListGitWorktrees(repo->common_dir(), repo->git_dir(), &worktrees));
+  for (const GitWorktree& wt : worktrees) {
+    if (wt.current) {
+      std::vector<std::string> own;
+      REFTAB_RETURN_IF_ERROR(ListReflogs(store, &own));
+      names->insert(names->end(), own.begin(), own.end());
+    } else if (which == ReflogWorktrees::kAll) {
+      REFTAB_RETURN_IF_ERROR(OtherWorktreeReflogs(*repo, wt, names));
+    }
+  }
+  // As in git, a current worktree the list leaves out (its gitdir file empty) contributes
+  // nothing.
+  return Status::Ok();
+}
+
+Status DropReflog(GitRefStore& store, std::string_view refname) {
+  REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, store.Locate(refname));
+  if (!at.stack) return Status::IoError("no reftable stack for '" + std::string(refname) + "'");
+  const std::string key(refname);  // not at.key: git looks for the name as given (see .h)
+  Transaction tx = at.stack->NewTransaction();
+  // Read under the lock, as git does, so an entry another writer adds meanwhile is either
+  // dropped too or written after this.
+  tx.DecideUnderLock([&key](const Snapshot& locked, Transaction* locked_tx) {
+    std::vector<LogRecord> logs;
+    REFTAB_RETURN_IF_ERROR(LiveLogsIn(locked, key, &logs));
+    for (const LogRecord& l : logs) {
+      LogRecord tombstone;
+      tombstone.refname = key;
+      tombstone.update_index = l.update_index;
+      tombstone.value_type = LogValueType::kDeletion;
+      locked_tx->AddLogRecord(std::move(tombstone), /*keep_update_index=*/true);
+    }
+    return Status::Ok();
+  });
+  return tx.Commit();
+}
+
+Status WriteReflogEntry(GitRefStore& store, std::string_view refname, const ObjectId& old_id,
+                        const ObjectId& new_id, std::string_view message) {
+  REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, store.Locate(refname));
+  if (!at.stack) return Status::IoError("reftable: transaction prepare: I/O error");
+  const LogInfo& who = store.committer();
+  LogRecord l;
+  l.refname = std::string(refname);
+  l.value_type = LogValueType::kUpdate;
+  l.old_id = old_id;
+  l.new_id = new_id;
+  l.name = who.name;
+  l.email = who.email;
+  l.time = who.time;
+  l.tz_offset = who.tz_offset;
+  l.message = CleanReflogMessage(message, store.max_log_message());
+  Transaction tx = at.stack->NewTransaction();
+  tx.AddLogRecord(std::move(l));
+  Status s = tx.Commit();
+  if (s.code() == Code::kLockHeld) return Status::LockHeld("cannot lock references");
+  return s;
 }
 
 Status DwimReflog(GitRefStore& store, std::string_view name, std::string* refname, int* found) {

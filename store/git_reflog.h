@@ -29,9 +29,47 @@ bool IsReflogExistenceMarker(const LogRecord& log, size_t hash_size);
 // deleted entries and existence markers.
 Status ReadReflog(GitRefStore& store, std::string_view refname, std::vector<LogRecord>* out);
 
-// Every name with a reflog (a live record, markers included), in name order; per-worktree
-// names of a linked worktree come from its own stack, merged in.
+// Every name with a reflog (a live record, markers included), in name order. In a linked
+// worktree, as git's merged view: every name of its own stack, and the shared names of the
+// main stack (not per-worktree, not main-worktree/... or worktrees/<id>/...), its own
+// shadowing a main one of the same name.
 Status ListReflogs(GitRefStore& store, std::vector<std::string>* names);
+
+// Which worktrees' reflogs `reflog expire --all` and `reflog drop --all` visit.
+enum class ReflogWorktrees : uint8_t {
+  kAll,      // git's default
+  kCurrent,  // --single-worktree
+};
+
+// The reflogs `git reflog expire --all` / `git reflog drop --all` visit, in git's order:
+// worktree by worktree as ListGitWorktrees lists them (store/git_worktrees.h). The current
+// worktree contributes every name ListReflogs gives; another one only the names of its own
+// stack that are not shared (the shared ones are the same everywhere): per-worktree ones under
+// the names that reach them from here, "main-worktree/<ref>" or "worktrees/<id>/<ref>", and
+// names stored already prefixed as they are (git lists such a name twice when it also has
+// the ref it addresses; so does this). Over a bare directory: ListReflogs.
+Status ListReflogsOfWorktrees(GitRefStore& store, ReflogWorktrees which,
+                              std::vector<std::string>* names);
+
+// git's `reflog drop` of one reflog: one new table with a deletion record for each of
+// `refname`'s live log records (existence marker included), under the record's own update
+// index, so the name has no reflog afterwards; the ref itself is left alone. Nothing is
+// written when there is none. As in git 2.55, Locate chooses the stack but the records are
+// looked up under the name as given: "worktrees/<id>/HEAD" or "main-worktree/HEAD" finds
+// nothing there (those reflogs are stored as "HEAD"), so git's `drop --all` leaves other
+// worktrees' reflogs in place, and so does this; only a record stored under the prefixed
+// name itself (as WriteReflogEntry stores one) goes.
+Status DropReflog(GitRefStore& store, std::string_view refname);
+
+// git's `reflog write`: one entry added to `refname`'s reflog (created if there is none)
+// with the given ids, the committer identity and time (GitRefStore::committer()) and
+// `message` cleaned as git cleans reflog messages; the ref itself is neither read nor
+// changed. Like git, the entry keeps the name as given ("main-worktree/HEAD" stays that)
+// while Locate chooses the stack. Another worktree without a stack fails as git's does
+// (kIoError "reftable: transaction prepare: I/O error"); a held lock is kLockHeld
+// "cannot lock references". Names and ids are the caller's to check.
+Status WriteReflogEntry(GitRefStore& store, std::string_view refname, const ObjectId& old_id,
+                        const ObjectId& new_id, std::string_view message);
 
 // git's `dwim_log`: the first of NAME, refs/NAME, refs/tags/NAME, refs/heads/NAME,
 // refs/remotes/NAME, refs/remotes/NAME/HEAD that resolves to an object and has a reflog

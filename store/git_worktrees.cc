@@ -38,12 +38,8 @@ std::string HeadRef(const std::string& git_dir) {
   return r.name;
 }
 
-}  // namespace
-
-Status ListWorktreeHeads(const std::string& common_dir, std::vector<GitWorktreeHead>* out) {
-  out->clear();
-  out->push_back({StripSuffix(RealPath(common_dir), "/.git"), HeadRef(common_dir)});
-  std::string dir = common_dir + "/worktrees";
+// The names in $GIT_COMMON_DIR/worktrees, in the order readdir gives them.
+std::vector<std::string> WorktreeIdsInDirectoryOrder(const std::string& dir) {
   std::vector<std::string> ids;
   if (DIR* d = opendir(dir.c_str())) {
     while (struct dirent* e = readdir(d)) {
@@ -52,6 +48,38 @@ Status ListWorktreeHeads(const std::string& common_dir, std::vector<GitWorktreeH
     }
     closedir(d);
   }
+  return ids;
+}
+
+// Whether the worktree `dir` holds has a gitdir file git can use (read, not empty).
+bool HasGitdirFile(const std::string& wt_dir) {
+  std::ifstream f(wt_dir + "/gitdir");
+  std::stringstream text;
+  text << f.rdbuf();
+  return f && !text.str().empty();
+}
+
+}  // namespace
+
+Status ListGitWorktrees(const std::string& common_dir, const std::string& current_git_dir,
+                        std::vector<GitWorktree>* out) {
+  out->clear();
+  const std::string current = RealPath(current_git_dir);
+  out->push_back({"", common_dir, RealPath(common_dir) == current});
+  const std::string dir = common_dir + "/worktrees";
+  for (const std::string& id : WorktreeIdsInDirectoryOrder(dir)) {
+    const std::string wt_dir = dir + "/" + id;
+    if (!HasGitdirFile(wt_dir)) continue;
+    out->push_back({id, wt_dir, RealPath(wt_dir) == current});
+  }
+  return Status::Ok();
+}
+
+Status ListWorktreeHeads(const std::string& common_dir, std::vector<GitWorktreeHead>* out) {
+  out->clear();
+  out->push_back({StripSuffix(RealPath(common_dir), "/.git"), HeadRef(common_dir)});
+  std::string dir = common_dir + "/worktrees";
+  std::vector<std::string> ids = WorktreeIdsInDirectoryOrder(dir);
   std::sort(ids.begin(), ids.end());
   for (const std::string& id : ids) {
     std::ifstream f(dir + "/" + id + "/gitdir");

@@ -115,6 +115,9 @@ for where in main wt; do
     case_ "reflog expire --all [$tag]" $where "$lock" "reflog expire --expire=now --all"
     case_ "reflog delete [$tag]" $where "$lock" "reflog delete refs/heads/main@{0}"
     case_ "reflog delete two [$tag]" $where "$lock" "reflog delete refs/heads/main@{0} refs/heads/nope@{0}"
+    case_ "reflog drop [$tag]" $where "$lock" "reflog drop refs/heads/topic"
+    case_ "reflog drop --all [$tag]" $where "$lock" "reflog drop --all"
+    case_ "reflog write [$tag]" $where "$lock" "reflog write HEAD $P $C moved"
   done
 done
 # One stack under two names: from the linked worktree, its own refs and the same refs as

@@ -3,7 +3,9 @@
 # repository; writers (delete, expire) on two copies of it, one changed by git and one by
 # reftab. Both must agree on exit status, stdout and stderr (usage texts may name the
 # program differently), and for writers on every reflog afterwards as git itself shows them
-# (and as reftab reads them, old ids included).
+# (and as reftab reads them, old ids included). Writers include drop and write; a second
+# repository with two linked worktrees checks that expire --all and drop --all visit every
+# worktree as git's do.
 #
 # Usage: git_compare_reflog.sh REFTAB [FILTER]. Needs a reftable-capable git: $REFTAB_GIT,
 # else `git` on PATH if it is at least 2.45. Without one it prints why and exits 77.
@@ -132,6 +134,18 @@ rw() {
   verdict "$desc" "$why"
 }
 
+# A writer on copies with one config setting KEY=VALUE.
+rw_config() {
+  local kv=$1; shift
+  local desc="[$kv] $*" saved=$T
+  if [ -n "$filter" ] && [[ $desc != *$filter* ]]; then return; fi
+  rm -rf "$tmp/cfg"; cp -a "$T" "$tmp/cfg"
+  "$git" -C "$tmp/cfg" config "${kv%%=*}" "${kv#*=}"
+  T=$tmp/cfg
+  rw "$@"
+  T=$saved
+}
+
 # --- show: the default view, selectors, dwim, several refs, -n, dates, formats ----------
 for r in "" show "show HEAD" "show main" "show topic" "show refs/heads/topic" "show heads/topic" \
   "show marker" "show light" "show ann" "show origin/main" "show refs/remotes/origin/main" \
@@ -244,6 +258,128 @@ rw expire --expire=bogus HEAD
 rw expire --expire-unreachable=bogus HEAD
 rw expire --bogus HEAD
 rw expire --expire=all main topic nosuch HEAD
+
+rw expire --all --single-worktree --expire=all
+rw expire --all --no-single-worktree --verbose --expire=1700040000 --expire-unreachable=never
+
+# --- drop -----------------------------------------------------------------------------------
+for a in "" HEAD main topic refs/heads/topic marker origin/main nosuch light "main nosuch topic" \
+  "nosuch other" "--all" "--all --single-worktree" "--no-all main" "--all main" "-- main" \
+  "--bogus" "-x main" "main main"; do
+  # shellcheck disable=SC2086
+  rw drop $a
+done
+
+# --- write ----------------------------------------------------------------------------------
+O=$("$git" -C "$T" rev-parse main~1) N=$("$git" -C "$T" rev-parse main)
+TREE=$("$git" -C "$T" rev-parse "main^{tree}")
+Z=0000000000000000000000000000000000000000
+export GIT_COMMITTER_DATE="1700200000 +0200"
+rw write refs/heads/main "$O" "$N" "a message"
+rw write refs/heads/new "$Z" "$N" "created"
+rw write HEAD "$N" "$O" "  spaced
+ out   message  "
+rw write ORIG_HEAD "$O" "$N" ""
+rw write FOO_HEAD "$O" "$N" m
+rw write refs/heads/main/below "$O" "$N" m
+rw write x/y "$O" "$N" m
+rw write refs/heads/-x "$O" "$N" m
+rw write refs/tags/ann "$TREE" "$N" "a tree"
+rw write main-worktree/HEAD "$O" "$N" m
+rw write worktrees/none/HEAD "$O" "$N" m
+rw write -- refs/heads/main "$O" "$N" m
+rw write refs/heads/main "$O" "$N" m --
+rw write refs/heads/main "$(echo "$O" | tr a-f A-F)" "${N}ff" m
+for bad in "main $O $N m" "FETCH_HEAD $O $N m" "MERGE_HEAD $O $N m" "BISECT_START $O $N m" \
+  "refs/heads/a..b $O $N m" "refs/heads/x zz $N m" "refs/heads/x $O zz m" \
+  "refs/heads/x ${O:0:12} $N m" "refs/heads/x 1111111111111111111111111111111111111111 $N m" \
+  "refs/heads/x $O 2222222222222222222222222222222222222222 m" "refs/heads/x $O $N" \
+  "refs/heads/x $O $N m extra" "" "--bogus" "-h"; do
+  # shellcheck disable=SC2086
+  rw write $bad
+done
+rw_config core.logAllRefUpdates=false write refs/heads/main "$O" "$N" "logged anyway"
+unset GIT_COMMITTER_DATE
+
+# --- every worktree: expire --all and drop --all from the main and a linked worktree --------
+# A second repository: the main worktree and two linked ones, each with its own HEAD moving and
+# per-worktree reflogs (refs/bisect/, refs/worktree/, a root ref), entries an hour apart.
+W=$tmp/wtemplate
+wg() { local d=$1; shift; "$git" -C "$W/$d" "$@"; }
+at $((t + 3600)); "$git" init -q -b main --ref-format=reftable "$W/main" || exit 1
+for i in 1 2 3 4; do at $((t + i * 3600)); wg main commit -q --allow-empty -m "w$i"; done
+for w in wt1 wt2; do
+  at $((t + 5 * 3600)); wg main worktree add -q -b "b-$w" "$W/$w" main~1 2>/dev/null || exit 1
+  for i in 6 7 8; do at $((t + i * 3600)); wg "$w" commit -q --allow-empty -m "$w $i"; done
+  at $((t + 9 * 3600)); wg "$w" update-ref -m bisect refs/bisect/bad HEAD~1
+  at $((t + 10 * 3600)); wg "$w" update-ref -m mark refs/worktree/mark HEAD
+  at $((t + 11 * 3600)); wg "$w" update-ref --create-reflog -m orig ORIG_HEAD HEAD~2
+  at $((t + 12 * 3600)); wg "$w" reset -q --hard HEAD~1
+done
+at $((t + 13 * 3600)); wg main update-ref -m "main mark" refs/worktree/mark main~2
+at $((t + 14 * 3600)); wg main update-ref -m "main bisect" refs/bisect/good main~1
+unset GIT_COMMITTER_DATE GIT_AUTHOR_DATE
+
+# Every worktree's refs and reflogs as git sees them from that worktree.
+wstate() {
+  local top=$1 d refs
+  for d in "$top/main/.git" "$top"/main/.git/worktrees/*; do
+    echo "=== ${d#"$top"/}"
+    refs=$("$git" --git-dir="$d" reflog list 2>&1)
+    echo "reflogs: $refs"
+    "$git" --git-dir="$d" for-each-ref --include-root-refs --format='%(refname) %(objectname)'
+    # shellcheck disable=SC2086
+    [ -n "$refs" ] && "$git" --git-dir="$d" log -g --date=raw --format='%gD|%H|%gs' $refs -- 2>&1
+    "$git" --git-dir="$d" refs verify 2>&1
+  done
+}
+
+# wrw WHERE ARGS...: `reflog ARGS` in worktree WHERE (main, wt1, wt2) of two copies of $W.
+wrw() {
+  local where=$1; shift
+  local desc="[$where] $*"
+  if [ -n "$filter" ] && [[ $desc != *$filter* ]]; then return; fi
+  local side w
+  for side in g r; do
+    rm -rf "${tmp:?}/$side"; cp -a "$W" "$tmp/$side"
+    for w in wt1 wt2; do
+      echo "gitdir: $tmp/$side/main/.git/worktrees/$w" >"$tmp/$side/$w/.git"
+      [ -s "$tmp/$side/main/.git/worktrees/$w/gitdir" ] &&
+        echo "$tmp/$side/$w/.git" >"$tmp/$side/main/.git/worktrees/$w/gitdir"
+    done
+  done
+  local gd=main/.git
+  [ "$where" = main ] || gd=main/.git/worktrees/$where
+  run_both "$tmp/g/$gd" "$tmp/r/$gd" "$@"
+  local gs rs
+  gs=$(wstate "$tmp/g"); rs=$(wstate "$tmp/r" | sed "s#$tmp/r/#$tmp/g/#g")
+  [ "$gs" = "$rs" ] ||
+    why+=" state: $(diff <(echo "$gs") <(echo "$rs") | grep '^[<>]' | head -8 | tr '\n' ' ')"
+  verdict "$desc" "$why"
+}
+
+for where in main wt1 wt2; do
+  wrw $where expire --all --expire=all --expire-unreachable=all
+  wrw $where expire --all --verbose --expire=1700020000 --expire-unreachable=never
+  wrw $where expire --all --dry-run --verbose --expire=1700030000 --expire-unreachable=never
+  wrw $where expire --all --single-worktree --verbose --expire=all
+  wrw $where expire --all --single-worktree --no-single-worktree --expire=all
+  wrw $where expire --verbose --expire=all main-worktree/HEAD worktrees/wt1/HEAD
+  wrw $where drop --all
+  wrw $where drop --all --single-worktree
+  wrw $where drop HEAD refs/bisect/bad refs/worktree/mark
+  wrw $where drop main-worktree/HEAD worktrees/wt2/refs/bisect/bad
+  wrw $where write HEAD "$Z" "$(wg main rev-parse main)" "from $where"
+  wrw $where write worktrees/wt1/HEAD "$Z" "$(wg main rev-parse main)" "to wt1"
+done
+# A linked worktree whose gitdir file is empty is left out, as git leaves it out (even when
+# it is the current one).
+W2=$W; W=$tmp/wtemplate2; rm -rf "$W"; cp -a "$W2" "$W"
+: >"$W/main/.git/worktrees/wt2/gitdir"
+wrw main expire --all --verbose --expire=all
+wrw wt2 expire --all --verbose --expire=all
+wrw wt2 drop --all
+W=$W2
 
 echo "compared $compared, identical $identical, known differences $known_diff, different $failed"
 [ "$failed" = 0 ]

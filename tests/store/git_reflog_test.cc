@@ -2,17 +2,21 @@
 // directory: reading a reflog newest first without markers and deleted entries, selectors,
 // git's delete numbering, expiry written as git's reftable backend writes it (deletion
 // records, kept entries again, --rewrite, --updateref, the existence marker when nothing is
-// left, dry runs), and the dates reflog commands read. The same behaviour is compared with a
-// real git, through the CLI, in tests/cli/git_compare_reflog.sh.
+// left, dry runs), the dates reflog commands read, and over a repository with linked
+// worktrees the reflogs `expire --all` / `drop --all` visit, drop and write. The same behaviour is
+// compared with a real git, through the CLI, in tests/cli/git_compare_reflog.sh.
 #include "store/git_reflog.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "store/git_date.h"
 #include "store/git_ref_transaction.h"
+#include "store/git_worktrees.h"
+#include "tests/testutil/fixtures.h"
 #include "tests/testutil/store_util.h"
 
 namespace reftab {
@@ -218,6 +222,171 @@ TEST(GitDate, ExpiryDates) {
   EXPECT_FALSE(ParseApproxDate("last tuesday", 0, &t).ok());
   EXPECT_FALSE(ParseApproxDate("2023-11-14 25", 0, &t).ok());
   EXPECT_FALSE(ParseApproxDate("", 0, &t).ok());
+}
+
+// A repository with a main worktree and two linked ones (wt1, wt2), each stack holding
+// reflogs: shared ones in the main stack, per-worktree ones in each worktree's own; wt1's
+// stack also holds a stray shared name, which git shows only from wt1 itself.
+class WorktreeReflogs : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string stubs = testutil::FixturesDir() + "/git/worktree";
+    main_ = tmp_.Subdir("repo/.git");
+    testutil::CopyDirContents(stubs + "/main/gitdir-stubs", main_);
+    tmp_.Subdir("repo/.git/reftable");
+    for (const char* id : {"wt1", "wt2"}) {
+      const std::string wt = tmp_.Subdir(std::string("repo/.git/worktrees/") + id);
+      testutil::CopyDirContents(stubs + "/wt/gitdir-stubs", wt);
+      tmp_.Subdir(std::string("repo/.git/worktrees/") + id + "/reftable");
+      testutil::WriteFileOrDie(wt + "/commondir", "../..\n");
+      testutil::WriteFileOrDie(wt + "/gitdir", tmp_.path() + "/" + id + "/.git\n");
+    }
+    auto store = Open(main_);
+    Log(*store, "HEAD");
+    Log(*store, "refs/bisect/m");
+    Log(*store, "refs/heads/main");
+    Log(*store, "worktrees/wt1/HEAD");
+    Log(*store, "worktrees/wt1/refs/worktree/x");
+    Log(*store, "worktrees/wt2/HEAD");
+    // A shared name in wt1's own stack, as no git writes it.
+    auto at = store->Locate("worktrees/wt1/HEAD");
+    ASSERT_TRUE(at.ok());
+    Transaction tx = at->stack->NewTransaction();
+    tx.AddLogRecord(Entry("refs/heads/stray"));
+    ASSERT_TRUE(tx.Commit().ok());
+    // A name stored with its prefix in the main stack, as git's `reflog write
+    // main-worktree/HEAD` stores it.
+    Transaction literal = store->main_stack().NewTransaction();
+    literal.AddLogRecord(Entry("main-worktree/HEAD"));
+    ASSERT_TRUE(literal.Commit().ok());
+  }
+
+  static std::unique_ptr<GitRefStore> Open(const std::string& git_dir) {
+    StackOptions o;
+    o.durability = Durability::kNone;
+    auto s = GitRefStore::OpenRepo(git_dir, o);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    return s.ok() ? std::move(*s) : nullptr;
+  }
+  static LogRecord Entry(const std::string& key) {
+    LogRecord l;
+    l.refname = key;
+    l.value_type = LogValueType::kUpdate;
+    l.new_id = Id(7);
+    l.message = "m\n";
+    return l;
+  }
+  // One entry in `name`'s reflog, where Locate puts it, stored under the routed key.
+  static void Log(GitRefStore& store, const std::string& name) {
+    auto at = store.Locate(name);
+    ASSERT_TRUE(at.ok());
+    Transaction tx = at->stack->NewTransaction();
+    tx.AddLogRecord(Entry(std::string(at->key)));
+    ASSERT_TRUE(tx.Commit().ok());
+  }
+  // What `--all` should visit from `current`, worktree by worktree in git's order.
+  std::vector<std::string> Expected(const std::string& current) {
+    std::vector<GitWorktree> wts;
+    EXPECT_TRUE(ListGitWorktrees(main_, current, &wts).ok());
+    std::vector<std::string> out;
+    for (const GitWorktree& wt : wts) {
+      std::vector<std::string> names;
+      if (wt.id.empty()) {
+        names = wt.current ? std::vector<std::string>{"HEAD", "main-worktree/HEAD", "refs/bisect/m",
+                                                      "refs/heads/main"}
+                           : std::vector<std::string>{"main-worktree/HEAD", "main-worktree/HEAD",
+                                                      "main-worktree/refs/bisect/m"};
+      } else if (wt.id == "wt1") {
+        names = wt.current ? std::vector<std::string>{"HEAD", "refs/heads/main", "refs/heads/stray",
+                                                      "refs/worktree/x"}
+                           : std::vector<std::string>{"worktrees/wt1/HEAD",
+                                                      "worktrees/wt1/refs/worktree/x"};
+      } else {
+        names = wt.current ? std::vector<std::string>{"HEAD", "refs/heads/main"}
+                           : std::vector<std::string>{"worktrees/wt2/HEAD"};
+      }
+      out.insert(out.end(), names.begin(), names.end());
+    }
+    return out;
+  }
+
+  TempDir tmp_{"wt-reflogs"};
+  std::string main_;
+};
+
+TEST_F(WorktreeReflogs, AllVisitsEveryWorktreeInGitsOrder) {
+  for (const std::string& from : {main_, main_ + "/worktrees/wt1", main_ + "/worktrees/wt2"}) {
+    auto store = Open(from);
+    ASSERT_TRUE(store);
+    std::vector<std::string> names;
+    ASSERT_TRUE(ListReflogsOfWorktrees(*store, ReflogWorktrees::kAll, &names).ok());
+    EXPECT_EQ(names, Expected(from)) << from;
+    std::vector<std::string> own, single;
+    ASSERT_TRUE(ListReflogs(*store, &own).ok());
+    ASSERT_TRUE(ListReflogsOfWorktrees(*store, ReflogWorktrees::kCurrent, &single).ok());
+    EXPECT_EQ(single, own) << from;
+  }
+}
+
+TEST_F(WorktreeReflogs, ListsWorktreesAsGitDoes) {
+  std::vector<GitWorktree> wts;
+  ASSERT_TRUE(ListGitWorktrees(main_, main_ + "/worktrees/wt2", &wts).ok());
+  ASSERT_EQ(wts.size(), 3u);
+  EXPECT_EQ(wts[0].id, "");
+  EXPECT_FALSE(wts[0].current);
+  for (const GitWorktree& wt : wts) EXPECT_EQ(wt.current, wt.id == "wt2") << wt.id;
+  // An empty gitdir file leaves a worktree out.
+  testutil::WriteFileOrDie(main_ + "/worktrees/wt1/gitdir", "");
+  ASSERT_TRUE(ListGitWorktrees(main_, main_, &wts).ok());
+  ASSERT_EQ(wts.size(), 2u);
+  EXPECT_TRUE(wts[0].current);
+  EXPECT_EQ(wts[1].id, "wt2");
+}
+
+TEST_F(WorktreeReflogs, DropRemovesEveryRecordOfOneReflog) {
+  auto store = Open(main_ + "/worktrees/wt2");
+  ASSERT_TRUE(store);
+  Log(*store, "HEAD");
+  ASSERT_TRUE(DropReflog(*store, "HEAD").ok());
+  bool exists = true;
+  ASSERT_TRUE(store->ReflogExists("HEAD", &exists).ok());
+  EXPECT_FALSE(exists);
+  std::vector<std::string> names;
+  ASSERT_TRUE(ListReflogsOfWorktrees(*store, ReflogWorktrees::kAll, &names).ok());
+  EXPECT_EQ(std::count(names.begin(), names.end(), "HEAD"), 0);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "refs/heads/main"), 1) << "others stay";
+  // Nothing to drop writes no table.
+  auto before = store->main_stack().names();
+  ASSERT_TRUE(DropReflog(*store, "refs/heads/none").ok());
+  EXPECT_EQ(store->main_stack().names(), before);
+}
+
+// git 2.55 looks another worktree's reflog up under the prefixed name, where it is not
+// stored: the drop finds nothing and writes nothing.
+TEST_F(WorktreeReflogs, DropThroughAWorktreePrefixLeavesTheReflogAsGitDoes) {
+  auto store = Open(main_);
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(DropReflog(*store, "worktrees/wt1/HEAD").ok());
+  bool exists = false;
+  ASSERT_TRUE(store->ReflogExists("worktrees/wt1/HEAD", &exists).ok());
+  EXPECT_TRUE(exists);
+}
+
+TEST_F(WorktreeReflogs, WriteCreatesAReflogUnderTheNameGiven) {
+  auto store = Open(main_ + "/worktrees/wt1");
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(WriteReflogEntry(*store, "refs/worktree/new", Id(1), Id(2), "  two\n words ").ok());
+  std::vector<LogRecord> entries;
+  ASSERT_TRUE(ReadReflog(*store, "refs/worktree/new", &entries).ok());
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].old_id, Id(1));
+  EXPECT_EQ(entries[0].new_id, Id(2));
+  EXPECT_EQ(entries[0].message, "two words\n");
+  EXPECT_EQ(entries[0].name, store->committer().name);
+  auto main_store = Open(main_);
+  ASSERT_TRUE(ReadReflog(*main_store, "worktrees/wt1/refs/worktree/new", &entries).ok());
+  EXPECT_EQ(entries.size(), 1u) << "written to wt1's own stack";
+  EXPECT_FALSE(WriteReflogEntry(*main_store, "worktrees/none/HEAD", Id(1), Id(2), "m").ok());
 }
 
 }  // namespace
