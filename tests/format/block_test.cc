@@ -1,13 +1,13 @@
 // format/block_writer.h and format/block_reader.h: building blocks the way git does
 // (FORMAT.md §5) and reading them back with DecodeBlock and BlockIterator (§12.2-§12.4).
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "format/block_reader.h"
 #include "format/block_writer.h"
