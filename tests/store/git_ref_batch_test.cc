@@ -12,6 +12,7 @@
 #include "store/git_ref_store.h"
 #include "store/git_ref_transaction.h"
 #include "store/stack.h"
+#include "tests/testutil/git_store_util.h"
 #include "tests/testutil/process.h"
 #include "tests/testutil/store_util.h"
 
@@ -24,45 +25,15 @@ using Reason = GitRefRejectReason;
 ObjectId Id(uint64_t n) { return testutil::TestId(n, 20); }
 RefValue IdValue(uint64_t n) { return RefValue::Id(Id(n)); }
 
-StackOptions Options() {
-  StackOptions o;
-  o.durability = Durability::kNone;
-  o.write_options.exact_log_message = true;
-  return o;
-}
-
+// The helpers of tests/testutil/git_store_util.h under this file's short names.
 std::unique_ptr<GitRefStore> OpenBare(const TempDir& tmp) {
-  auto s = GitRefStore::OpenStack(tmp.Subdir("stack"), Options());
-  EXPECT_TRUE(s.ok()) << s.status().ToString();
-  return s.ok() ? std::move(*s) : nullptr;
+  return testutil::OpenBareGitStore(tmp);
 }
+constexpr auto Set = &testutil::SetRefNoDeref;
+constexpr auto Get = &testutil::ReadRefValue;
 
-// A git directory with `core` in its [core] section; with `objects`, an (empty) object
-// database that every new id must name.
 std::unique_ptr<GitRefStore> OpenRepo(const TempDir& tmp, bool objects, const std::string& core) {
-  std::string g = tmp.Subdir("repo.git");
-  testutil::WriteFileOrDie(g + "/config", "[core]\n\trepositoryformatversion = 1\n" + core +
-                                              "[extensions]\n\trefstorage = reftable\n");
-  testutil::WriteFileOrDie(g + "/HEAD", "ref: refs/heads/.invalid\n");
-  tmp.Subdir("repo.git/refs");
-  tmp.Subdir("repo.git/reftable");
-  if (objects) tmp.Subdir("repo.git/objects");
-  auto s = GitRefStore::OpenRepo(g, Options());
-  EXPECT_TRUE(s.ok()) << s.status().ToString();
-  return s.ok() ? std::move(*s) : nullptr;
-}
-
-Status Set(GitRefStore& store, const std::string& name, const RefValue& v) {
-  GitRefTransaction tx(&store);
-  REFTAB_RETURN_IF_ERROR(tx.Update(name, v, std::nullopt, kGitRefNoDeref));
-  return tx.Commit();
-}
-
-RefValue Get(GitRefStore& store, const std::string& name) {
-  RefRecord r;
-  bool found = false;
-  EXPECT_TRUE(store.ReadRef(name, &r, &found).ok());
-  return found ? RefValue::Of(r) : RefValue::Absent();
+  return testutil::OpenGitDirStore(tmp, core, objects);
 }
 
 bool Holds(GitRefStore& store, const std::string& name, uint64_t n) {

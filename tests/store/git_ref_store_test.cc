@@ -14,6 +14,7 @@
 
 #include "store/git_objects.h"
 #include "store/git_ref_transaction.h"
+#include "tests/testutil/git_store_util.h"
 #include "tests/testutil/process.h"
 #include "tests/testutil/store_util.h"
 
@@ -24,43 +25,17 @@ using testutil::TempDir;
 
 ObjectId Id(uint64_t n) { return testutil::TestId(n, 20); }
 
-StackOptions Options() {
-  StackOptions o;
-  o.durability = Durability::kNone;
-  o.write_options.exact_log_message = true;
-  return o;
-}
-
+// The helpers of tests/testutil/git_store_util.h under this file's short names.
+StackOptions Options() { return testutil::GitStoreOptions(); }
 std::unique_ptr<GitRefStore> OpenBare(const TempDir& tmp) {
-  auto s = GitRefStore::OpenStack(tmp.Subdir("stack"), Options());
-  EXPECT_TRUE(s.ok()) << s.status().ToString();
-  return s.ok() ? std::move(*s) : nullptr;
+  return testutil::OpenBareGitStore(tmp);
 }
+constexpr auto Set = &testutil::SetRefNoDeref;
+constexpr auto Get = &testutil::ReadRefValue;
 
-// A git directory with `config` as its config file.
+// A git directory with `config` as the end of its [core] section.
 std::unique_ptr<GitRefStore> OpenRepo(const TempDir& tmp, const std::string& config) {
-  std::string g = tmp.Subdir("repo.git");
-  testutil::WriteFileOrDie(g + "/config", "[core]\n\trepositoryformatversion = 1\n" + config +
-                                              "[extensions]\n\trefstorage = reftable\n");
-  testutil::WriteFileOrDie(g + "/HEAD", "ref: refs/heads/.invalid\n");
-  tmp.Subdir("repo.git/refs");
-  tmp.Subdir("repo.git/reftable");
-  auto s = GitRefStore::OpenRepo(g, Options());
-  EXPECT_TRUE(s.ok()) << s.status().ToString();
-  return s.ok() ? std::move(*s) : nullptr;
-}
-
-Status Set(GitRefStore& store, const std::string& name, const RefValue& v) {
-  GitRefTransaction tx(&store);
-  REFTAB_RETURN_IF_ERROR(tx.Update(name, v, std::nullopt, kGitRefNoDeref));
-  return tx.Commit();
-}
-
-RefValue Get(GitRefStore& store, const std::string& name) {
-  RefRecord r;
-  bool found = false;
-  EXPECT_TRUE(store.ReadRef(name, &r, &found).ok());
-  return found ? RefValue::Of(r) : RefValue::Absent();
+  return testutil::OpenGitDirStore(tmp, config);
 }
 
 bool HasReflog(GitRefStore& store, const std::string& name) {
