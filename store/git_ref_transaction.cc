@@ -5,6 +5,7 @@
 
 #include "store/git_identity.h"
 #include "store/git_ref_store.h"
+#include "store/log_entry.h"
 #include "store/progress.h"
 #include "store/refname.h"
 #include "store/stack.h"
@@ -421,26 +422,15 @@ namespace {
 std::optional<LogRecord> LogEntryFor(GitRefStore& store, const std::string& refname,
                                      const RefValue& new_value, const ObjectId& old_id,
                                      const std::string& message) {
-  LogRecord l;
-  l.refname = refname;
-  l.value_type = LogValueType::kUpdate;
-  l.old_id = old_id;
+  ObjectId new_id = IdOf(new_value);
   if (new_value.type == RefValueType::kSymref) {
     ResolvedRef target;
     if (!store.Resolve(new_value.target, &target).ok() || !target.exists || target.broken) {
       return std::nullopt;
     }
-    l.new_id = target.id;
-  } else {
-    l.new_id = IdOf(new_value);
+    new_id = target.id;
   }
-  const LogInfo& who = store.committer();
-  l.name = who.name;
-  l.email = who.email;
-  l.time = who.time;
-  l.tz_offset = who.tz_offset;
-  l.message = message;
-  return l;
+  return UpdateLogEntry(refname, old_id, new_id, store.committer(), message);
 }
 
 }  // namespace

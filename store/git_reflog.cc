@@ -6,6 +6,7 @@
 #include "store/git_identity.h"
 #include "store/git_ref_transaction.h"
 #include "store/git_worktrees.h"
+#include "store/log_entry.h"
 #include "store/merge_cursor.h"
 #include "store/refname.h"
 
@@ -182,19 +183,9 @@ Status WriteReflogEntry(GitRefStore& store, std::string_view refname, const Obje
                         const ObjectId& new_id, std::string_view message) {
   REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, store.Locate(refname));
   if (!at.stack) return Status::IoError("reftable: transaction prepare: I/O error");
-  const LogInfo& who = store.committer();
-  LogRecord l;
-  l.refname = std::string(refname);
-  l.value_type = LogValueType::kUpdate;
-  l.old_id = old_id;
-  l.new_id = new_id;
-  l.name = who.name;
-  l.email = who.email;
-  l.time = who.time;
-  l.tz_offset = who.tz_offset;
-  l.message = CleanReflogMessage(message, store.max_log_message());
   Transaction tx = at.stack->NewTransaction();
-  tx.AddLogRecord(std::move(l));
+  tx.AddLogRecord(UpdateLogEntry(std::string(refname), old_id, new_id, store.committer(),
+                                 CleanReflogMessage(message, store.max_log_message())));
   Status s = tx.Commit();
   if (s.code() == Code::kLockHeld) return Status::LockHeld("cannot lock references");
   return s;

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <thread>
 
+#include "store/log_entry.h"
 #include "store/merge_cursor.h"
 #include "store/ref_filter.h"
 #include "store/table_log_blocks.h"
@@ -373,17 +374,8 @@ RefRecord RefFor(const std::string& refname, const RefValue& v, uint64_t update_
 
 LogRecord LogFor(const std::string& refname, const LogInfo& info, const ObjectId& old_id,
                  const ObjectId& new_id, uint64_t update_index) {
-  LogRecord l;
-  l.refname = refname;
+  LogRecord l = UpdateLogEntry(refname, old_id, new_id, info, info.message);
   l.update_index = update_index;
-  l.value_type = LogValueType::kUpdate;
-  l.old_id = old_id;
-  l.new_id = new_id;
-  l.name = info.name;
-  l.email = info.email;
-  l.time = info.time;
-  l.tz_offset = info.tz_offset;
-  l.message = info.message;
   return l;
 }
 
