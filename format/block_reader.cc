@@ -293,6 +293,7 @@ REFTAB_HOT_INLINE static BlockFind ScanInterval(const BlockView& b, uint32_t sta
       b.type == BlockType::kRef && size_t(end - p) > fast_room ? end - fast_room : b.data;
   size_t cur_len = 0, match = 0;
   while (p < end) {
+    const uint8_t* const record = p;
     uint64_t prefix, suffix_and_type;
     const bool fast = p <= fast_end && ((p[0] | p[1]) & 0x80) == 0;
     if (fast) {
@@ -318,6 +319,7 @@ REFTAB_HOT_INLINE static BlockFind ScanInterval(const BlockView& b, uint32_t sta
         r.result = cmp == 0 ? BlockFind::kEqual : BlockFind::kGreater;
         r.value_type = value_type;
         r.value_pos = uint32_t(p - b.data);
+        r.record_pos = uint32_t(record - b.data);
         return r;
       }
       match = at + l;

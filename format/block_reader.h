@@ -81,7 +81,8 @@ struct BlockFind {
   };
   Result result = kEnd;
   uint8_t value_type = 0;
-  uint32_t value_pos = 0;  // the record's value, from block.data (kEqual, kGreater)
+  uint32_t value_pos = 0;   // the record's value, from block.data (kEqual, kGreater)
+  uint32_t record_pos = 0;  // where that record starts, from block.data (kEqual, kGreater)
 };
 
 // Binary search over the restart points, then a scan that compares suffixes against `want`
@@ -139,9 +140,22 @@ class BlockIterator {
   const BlockView& block() const { return block_; }
   bool error() const { return error_; }
 
+  // Ends the block's records at the record starting at `pos` (from block().data): NextKey()
+  // and Seek() stop before it, as at the end of the block. For a range scan that knows
+  // where its range ends (a prefix), so that no key past it is compared. A `pos` past the
+  // current end changes nothing; 0 leaves no records. Call after Init(), before reading.
+  void LimitTo(uint32_t pos) {
+    const uint8_t* e = block_.data + pos;
+    if (e >= end_) return;
+    end_ = e;
+    // The fast path of DecodeKey reads kFastTail bytes from a record's start: keep that
+    // inside the shortened range too.
+    fast_end_ = pos >= kFastTail ? e - kFastTail : block_.data;
+  }
+
   // Decodes the next record's key into key() and leaves value_type() and value() ready.
   // Returns false at the end of the block or on corruption (then error() is true).
-  REFTAB_HOT_INLINE bool NextKey() {
+  REFTAB_FORCE_INLINE bool NextKey() {
     if (peeked_) {
       peeked_ = false;
       return true;
@@ -186,7 +200,7 @@ class BlockIterator {
   static constexpr uint32_t kMinKeyCap = 128 + 16 + kKeySlack;
   static constexpr uint32_t kFastTail = 2 + kKeySlack;
 
-  REFTAB_HOT_INLINE bool DecodeKey() {
+  REFTAB_FORCE_INLINE bool DecodeKey() {
     // next_ == value_: the caller did not read the current value (a merge skipping a
     // shadowed record); step over it first.
     if (next_ == value_ && !SkipUnreadValue()) return false;
@@ -207,7 +221,7 @@ class BlockIterator {
   bool DecodeKeySlow();
   bool SkipUnreadValue();
   // Sets lcp_ for a key made of the previous key's first `prefix` bytes and `suffix`.
-  void TrackLcp(uint32_t prefix, const uint8_t* suffix, uint32_t n) {
+  REFTAB_FORCE_INLINE void TrackLcp(uint32_t prefix, const uint8_t* suffix, uint32_t n) {
     lcp_ = prefix;
     if (prefix < key_len_ && n > 0 && uint8_t(key_[prefix]) == suffix[0]) ExtendLcp(suffix, n);
   }

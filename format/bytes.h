@@ -20,10 +20,15 @@
 // iterators' Next) are defined in headers so they inline into the caller's loop, also
 // across the shared library boundary. perf/ builds a variant with -DREFTAB_ABLATE_NOINLINE
 // that keeps them out of line, to measure what inlining is worth (perf/RESULTS.md).
+// REFTAB_FORCE_INLINE is for the few steps the compiler's size limits would otherwise keep
+// out of line in some loops (the call's register saves then cost more than the step), where
+// callgrind showed it.
 #ifdef REFTAB_ABLATE_NOINLINE
 #define REFTAB_HOT_INLINE [[gnu::noinline]] inline
+#define REFTAB_FORCE_INLINE [[gnu::noinline]] inline
 #else
 #define REFTAB_HOT_INLINE inline
+#define REFTAB_FORCE_INLINE [[gnu::always_inline]] inline
 #endif
 
 namespace reftab {
@@ -296,6 +301,38 @@ REFTAB_HOT_INLINE size_t MismatchAt(const uint8_t* a, const uint8_t* b, size_t n
   }
   while (i < n && a[i] == b[i]) ++i;
   return i;
+}
+
+// Copies n bytes between buffers that do not overlap with a few fixed-size moves, the last
+// ones overlapping the earlier ones, instead of a call to memcpy: for short strings (ref
+// names), where the call and memcpy's own dispatch cost more than the copy.
+REFTAB_FORCE_INLINE void CopyShort(char* dst, const char* src, size_t n) {
+  if (n >= 16) {
+    for (size_t i = 0; i + 16 < n; i += 16) {
+      char t[16];
+      std::memcpy(t, src + i, 16);
+      std::memcpy(dst + i, t, 16);
+    }
+    char t[16];
+    std::memcpy(t, src + n - 16, 16);
+    std::memcpy(dst + n - 16, t, 16);
+  } else if (n >= 8) {
+    uint64_t a, b;
+    std::memcpy(&a, src, 8);
+    std::memcpy(&b, src + n - 8, 8);
+    std::memcpy(dst, &a, 8);
+    std::memcpy(dst + n - 8, &b, 8);
+  } else if (n >= 4) {
+    uint32_t a, b;
+    std::memcpy(&a, src, 4);
+    std::memcpy(&b, src + n - 4, 4);
+    std::memcpy(dst, &a, 4);
+    std::memcpy(dst + n - 4, &b, 4);
+  } else if (n > 0) {
+    dst[0] = src[0];
+    dst[n / 2] = src[n / 2];
+    dst[n - 1] = src[n - 1];
+  }
 }
 
 // True if [offset, offset + len) lies within [0, size) without overflow.

@@ -42,8 +42,8 @@ inline void PutRefValue(Appender& a, const RefRecord& r, uint64_t min_update_ind
   }
 }
 // Decodes the value of a ref record with `value_type` into `r` (all fields but refname).
-REFTAB_HOT_INLINE bool GetRefValue(ByteReader& in, uint8_t value_type, uint64_t min_update_index,
-                                   size_t hash_size, RefRecord* r) {
+REFTAB_FORCE_INLINE bool GetRefValue(ByteReader& in, uint8_t value_type, uint64_t min_update_index,
+                                     size_t hash_size, RefRecord* r) {
   // Fast path, the common record of a scan: a one-byte update index delta and one SHA-1,
   // copied with a fixed-size move.
   if (value_type == 1 && hash_size == kSha1Size && in.remaining() > kSha1Size && *in.pos() < 0x80) {

@@ -83,9 +83,9 @@ Status GitRefStore::ForEachRef(std::string_view prefix,
   auto snap = stack_->snapshot();
   RefMergeCursor it(snap->readers());
   it.set_suppress_deletions(true);
-  REFTAB_RETURN_IF_ERROR(it.Seek(prefix));
+  REFTAB_RETURN_IF_ERROR(it.SeekPrefix(prefix));  // ends where names leave the prefix
   RefRecord r;
-  while (it.Next(&r) && StartsWith(r.refname, prefix)) {
+  while (it.Next(&r)) {
     if (!fn(r)) break;
   }
   return it.status();

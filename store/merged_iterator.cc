@@ -18,6 +18,9 @@ MergedRefIterator& MergedRefIterator::operator=(MergedRefIterator&&) noexcept = 
 void MergedRefIterator::set_suppress_deletions(bool v) { impl_->merge.set_suppress_deletions(v); }
 Status MergedRefIterator::SeekToFirst() { return impl_->merge.SeekToFirst(); }
 Status MergedRefIterator::Seek(std::string_view name) { return impl_->merge.Seek(name); }
+Status MergedRefIterator::SeekPrefix(std::string_view prefix) {
+  return impl_->merge.SeekPrefix(prefix);
+}
 bool MergedRefIterator::Next(RefRecord* out) { return impl_->merge.Next(out); }
 const Status& MergedRefIterator::status() const { return impl_->merge.status(); }
 

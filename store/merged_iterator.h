@@ -38,6 +38,10 @@ class MergedRefIterator {
   Status SeekToFirst();
   // Positions before the first ref whose name is >= `name`.
   Status Seek(std::string_view name);
+  // Positions before the first ref whose name starts with `prefix`; Next() then returns
+  // false after the last one. Cheaper than Seek and a comparison per ref: each table finds
+  // where its names leave the prefix once, with a lookup, and stops there.
+  Status SeekPrefix(std::string_view prefix);
   // Fills `*out` with the next record; false at the end or on error (see status()).
   bool Next(RefRecord* out);
   const Status& status() const;

@@ -3,8 +3,8 @@
 // buffers instead of copies. GitRefStore::ForEachRef copies every name into a RefRecord and
 // calls a std::function per ref; a listing of a million names that only prints them spends
 // most of its time there. This scan inlines into its caller's loop, copies only the values
-// (ids, symref targets), and decides "still under the prefix" with a fixed-size comparison
-// for the usual "refs/".
+// (ids, symref targets), and compares no name with the prefix: each table's scan stops
+// where its names leave it (RefMergeCursor::SeekPrefix).
 //
 // It covers the stores whose refs come from one stack: a bare stack, or a repository seen
 // from its main worktree. A linked worktree merges its own stack with the main one by git's
@@ -12,7 +12,6 @@
 #ifndef REFTAB_STORE_REF_VIEW_SCAN_H_
 #define REFTAB_STORE_REF_VIEW_SCAN_H_
 
-#include <cstring>
 #include <memory>
 #include <string_view>
 
@@ -36,21 +35,11 @@ class RefViewScan {
     cursor_.set_suppress_deletions(true);
   }
 
-  // Positions before the first live ref whose name starts with `prefix` (which must outlive
-  // the scan).
-  Status Seek(std::string_view prefix) {
-    prefix_ = prefix;
-    refs_prefix_ = prefix == "refs/";
-    return cursor_.Seek(prefix);
-  }
+  // Positions before the first live ref whose name starts with `prefix`.
+  Status Seek(std::string_view prefix) { return cursor_.SeekPrefix(prefix); }
 
   // Moves to the next live ref under the prefix; false at the end or on error (status()).
-  REFTAB_HOT_INLINE bool Next() {
-    if (!cursor_.NextView(&value_)) return false;
-    std::string_view k = cursor_.key();
-    if (refs_prefix_) return k.size() >= 5 && std::memcmp(k.data(), "refs/", 5) == 0;
-    return k.substr(0, prefix_.size()) == prefix_;
-  }
+  REFTAB_HOT_INLINE bool Next() { return cursor_.NextView(&value_); }
 
   // The current ref's name: valid until the next Next().
   std::string_view name() const { return cursor_.key(); }
@@ -62,8 +51,6 @@ class RefViewScan {
   std::shared_ptr<const Snapshot> snap_;
   RefMergeCursor cursor_;
   RefRecord value_;
-  std::string_view prefix_;
-  bool refs_prefix_ = false;
 };
 
 }  // namespace reftab

@@ -42,6 +42,7 @@ Status SectionCursor::Load(uint64_t offset) {
     return status_;
   }
   it_.Init(view, table_->hash_size());
+  if (bounded_ && offset >= bound_block_) it_.LimitTo(offset == bound_block_ ? bound_pos_ : 0);
   active_ = true;
   return Status::Ok();
 }
@@ -53,6 +54,10 @@ bool SectionCursor::NextBlock() {
       return false;
     }
     const BlockView& b = it_.block();
+    if (bounded_ && b.offset >= bound_block_) {  // the end of SeekRange's range
+      active_ = false;
+      return false;
+    }
     uint64_t next = b.offset + b.full_size;
     if (PeekBlockType(table_->source(), next) != uint8_t(type_)) {
       active_ = false;
@@ -76,6 +81,7 @@ bool SectionCursor::SectionStart(uint64_t* start) const {
 }
 
 Status SectionCursor::SeekToFirst() {
+  bounded_ = false;
   uint64_t start = 0;
   const bool present = SectionStart(&start);
   active_ = false;
@@ -115,6 +121,59 @@ Status SectionCursor::SeekLinear(uint64_t start, std::string_view want) {
 }
 
 Status SectionCursor::Seek(std::string_view want) {
+  bounded_ = false;
+  return SeekFrom(want);
+}
+
+Status SectionCursor::SeekRange(std::string_view want, std::string_view limit) {
+  bounded_ = false;
+  active_ = false;
+  if (!status_.ok()) return status_;
+  if (!limit.empty() && type_ != BlockType::kLog) REFTAB_RETURN_IF_ERROR(PlaceBound(limit));
+  return SeekFrom(want);
+}
+
+Status SectionCursor::PlaceBound(std::string_view limit) {
+  uint64_t at = 0;
+  uint64_t index_pos = type_ == BlockType::kIndex ? 0 : table_->IndexPosition(type_);
+  if (index_pos != 0) {
+    bool found = false;
+    Status s = table_->DescendIndex(index_pos, type_, limit, &at, &found);
+    if (!s.ok()) {
+      status_ = std::move(s);
+      return status_;
+    }
+    if (!found) return Status::Ok();  // every key is < limit: the section's end is the bound
+  } else if (!SectionStart(&at)) {
+    return Status::Ok();
+  }
+  // Without an index (a small table), or if the indexed block ends below `limit`, walk on.
+  const BlockSource& src = table_->source();
+  while (PeekBlockType(src, at) == uint8_t(type_)) {
+    BlockView view;
+    Status s = DecodeBlock(src, at, nullptr, nullptr, &view);
+    if (!s.ok()) {
+      if (status_.ok()) status_ = std::move(s).WithContext(table_->name());
+      return status_;
+    }
+    BlockFind f = FindInBlock(view, limit, table_->hash_size());
+    if (f.result == BlockFind::kCorrupt) {
+      return Corrupt("block at offset " + std::to_string(at) + ": malformed " + SectionName(type_) +
+                     " record");
+    }
+    if (f.result != BlockFind::kEnd) {
+      bounded_ = true;
+      bound_block_ = at;
+      bound_pos_ = f.record_pos;
+      return Status::Ok();
+    }
+    at += view.full_size;
+  }
+  // The section ends first (a malformed end is for the scan to report).
+  return Status::Ok();
+}
+
+Status SectionCursor::SeekFrom(std::string_view want) {
   active_ = false;
   if (!status_.ok()) return status_;
   uint64_t index_pos = type_ == BlockType::kIndex ? 0 : table_->IndexPosition(type_);

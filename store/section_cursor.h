@@ -45,8 +45,13 @@ class SectionCursor {
   // Positions before the first record with key >= want, using the section's index when
   // there is one.
   Status Seek(std::string_view want);
+  // As Seek, and the records end before the first key >= limit (none if limit is empty):
+  // the end of the range is found once, by a lookup, and the block holding it is cut short
+  // there (BlockIterator::LimitTo), so the scan compares no key against the limit. Not for
+  // log sections (their blocks are compressed).
+  Status SeekRange(std::string_view want, std::string_view limit);
   // Advances to the next record and decodes its key; false at the end or on error.
-  REFTAB_HOT_INLINE bool NextKey() {
+  REFTAB_FORCE_INLINE bool NextKey() {
     if (!active_) return false;
     if (it_.NextKey()) return true;
     return NextBlock();
@@ -62,6 +67,9 @@ class SectionCursor {
   // Where the section of this cursor's type starts; false if the table has none.
   bool SectionStart(uint64_t* start) const;
   Status Load(uint64_t offset);
+  Status SeekFrom(std::string_view want);
+  // Finds where the records >= limit start and sets bound_block_ / bound_pos_.
+  Status PlaceBound(std::string_view limit);
   Status SeekLinear(uint64_t start, std::string_view want);
   Status Corrupt(std::string_view what);
 
@@ -69,6 +77,11 @@ class SectionCursor {
   BlockType type_;
   BlockIterator it_;
   bool active_ = false;
+  // SeekRange's end: the record at bound_pos_ in the block at bound_block_ (and everything
+  // after it) is outside the range.
+  bool bounded_ = false;
+  uint32_t bound_pos_ = 0;
+  uint64_t bound_block_ = 0;
   Status status_;
   std::vector<uint8_t> log_buf_;
   std::unique_ptr<Inflater> inflater_;
@@ -87,12 +100,16 @@ class TableRefCursor {
   Status SeekToFirst() { return cursor_.SeekToFirst(); }
   // Positions before the first ref whose name is >= `name`.
   Status Seek(std::string_view name) { return cursor_.Seek(name); }
+  // As Seek, and the refs end before the first name >= `limit` (no end if it is empty).
+  Status SeekRange(std::string_view name, std::string_view limit) {
+    return cursor_.SeekRange(name, limit);
+  }
   // Fills `*ref` with the next record; false at the end or on error (see status()).
   REFTAB_HOT_INLINE bool Next(RefRecord* ref) { return NextKey() && ReadValue(ref); }
   const Status& status() const { return cursor_.status(); }
 
   // Advances to the next record and decodes only its key; false at the end or on error.
-  REFTAB_HOT_INLINE bool NextKey() { return cursor_.NextKey(); }
+  REFTAB_FORCE_INLINE bool NextKey() { return cursor_.NextKey(); }
   // The current record's key (its refname) and value type (0: a tombstone). Valid until the
   // next NextKey().
   std::string_view key() const { return cursor_.it().key(); }
@@ -101,10 +118,9 @@ class TableRefCursor {
   void set_track_lcp(bool on) { cursor_.it().set_track_lcp(on); }
   uint32_t lcp() const { return cursor_.it().lcp(); }
   // Fills `*ref` with the current record; false (and status() set) if it is malformed.
-  REFTAB_HOT_INLINE bool ReadValue(RefRecord* ref) {
+  REFTAB_FORCE_INLINE bool ReadValue(RefRecord* ref) {
     BlockIterator& it = cursor_.it();
-    std::string_view k = it.key();
-    ref->refname.assign(k.data(), k.size());
+    AssignName(it.key(), &ref->refname);
     ByteReader in = it.value();
     if (!codec::GetRefValue(in, it.value_type(), min_update_index_, hash_size_, ref)) {
       cursor_.FailValue();
@@ -128,6 +144,23 @@ class TableRefCursor {
   }
 
  private:
+  // name.assign(key), for a scan: a name as long as the one it replaces (the usual case:
+  // ref names come in families, refs/heads/topic/1234...) is copied inline (CopyShort) over
+  // it; std::string::assign's aliasing checks and memcpy call cost more than the copy of a
+  // short name. Other lengths go through assign, out of line, so that ReadValue stays small
+  // enough for the merge's loops (callgrind: any std::string call kept inline here pushed
+  // a call out of the stack's scan loop).
+  REFTAB_FORCE_INLINE static void AssignName(std::string_view key, std::string* name) {
+    if (key.size() == name->size()) {
+      CopyShort(name->data(), key.data(), key.size());
+    } else {
+      AssignOther(key, name);
+    }
+  }
+  [[gnu::noinline]] static void AssignOther(std::string_view key, std::string* name) {
+    name->assign(key.data(), key.size());
+  }
+
   SectionCursor cursor_;
   uint64_t min_update_index_;
   size_t hash_size_;

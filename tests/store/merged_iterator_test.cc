@@ -137,12 +137,12 @@ TEST(MergedIteratorTest, NewestTableWinsForEqualKeys) {
 TEST(MergedIteratorTest, TombstonesAreReturnedUnlessSuppressed) {
   Tables t;
   t.Add(1, 1, {Val("refs/heads/a", 1, 1), Val("refs/heads/b", 1, 2), Val("refs/heads/c", 1, 3)});
-  t.Add(2, 2, {Tomb("refs/heads/b", 2), Tomb("refs/heads/zz", 2)});
+  t.Add(2, 2, {Tomb("refs/heads/b", 2), Tomb("refs/heads/~zz", 2)});
   {
     MergedRefIterator it(t.raw());
     ASSERT_TRUE(it.SeekToFirst().ok());
     EXPECT_EQ(Drain(it, 20), Lines({Val("refs/heads/a", 1, 1), Tomb("refs/heads/b", 2),
-                                    Val("refs/heads/c", 1, 3), Tomb("refs/heads/zz", 2)}));
+                                    Val("refs/heads/c", 1, 3), Tomb("refs/heads/~zz", 2)}));
   }
   {
     MergedRefIterator it(t.raw());
@@ -338,6 +338,128 @@ TEST(SnapshotTest, ReadRefTakesTheNewestTableThatHasTheName) {
   EXPECT_FALSE(found);
   ASSERT_TRUE(snap.ReadRef("", &r, &found).ok());
   EXPECT_FALSE(found);
+}
+
+// SeekPrefix: each table stops where its names leave the prefix (a lookup of the first name
+// past it, then the block holding that name cut short), so the bound falls at restart
+// points, inside restart intervals and at block starts; small blocks make the tables
+// indexed. Every prefix of a sample of names (the empty one, full names, names that
+// continue past a \xff byte, prefixes before the first and past the last name and between
+// two names) against the reference, with a newer table of tombstones and new values, and
+// re-seeks that must drop the bound again.
+TEST(MergedIteratorTest, SeekPrefixEndsWhereNamesLeaveThePrefix) {
+  std::vector<std::string> names;
+  for (int i = 0; i < 700; ++i) {
+    names.push_back("refs/heads/topic-" + std::to_string(i));
+    names.push_back("refs/tags/v" + std::to_string(i % 97) + "." + std::to_string(i));
+    if (i % 7 == 0) names.push_back("refs/notes/" + std::string(1 + i % 40, 'n') + "/x");
+  }
+  for (const char* n : {"refs/x\xff", "refs/x\xff\xff/a", "refs/x\xff\xff", "refs/y", "refs/",
+                        "refs/heads/topic-1/sub"}) {
+    names.push_back(n);
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  for (uint32_t block_size : {256u, 1024u, 65536u}) {
+    Tables t(HashId::kSha1, block_size);
+    std::map<std::string, RefRecord> newest;
+    std::vector<RefRecord> base, top;
+    for (size_t i = 0; i < names.size(); ++i) base.push_back(Val(names[i], 1, i + 1));
+    for (size_t i = 0; i < names.size(); i += 5) {
+      top.push_back(i % 10 ? Tomb(names[i], 2) : Val(names[i], 2, 5000 + i));
+    }
+    for (const RefRecord& r : base) newest[r.refname] = r;
+    for (const RefRecord& r : top) newest[r.refname] = r;
+    t.Add(1, 1, base);
+    std::vector<std::string> prefixes = {"",
+                                         "\xff",
+                                         "a",
+                                         "zzz",
+                                         "refs/heads/topic-5a",
+                                         "refs/x\xff",
+                                         "refs/x\xff\xff",
+                                         "refs/x\xff\xff/",
+                                         "refs/tags/v12.12",
+                                         "refs/tags/v12.12x"};
+    for (size_t i = 0; i < names.size(); i += 37) {
+      for (size_t len = 0; len <= names[i].size(); ++len)
+        prefixes.push_back(names[i].substr(0, len));
+    }
+    for (int ntables = 1; ntables <= 2; ++ntables) {
+      if (ntables == 2) t.Add(2, 2, top);
+      const std::map<std::string, RefRecord>& model =
+          ntables == 1 ? std::map<std::string, RefRecord>() : newest;
+      for (bool suppress : {false, true}) {
+        MergedRefIterator it(t.raw());
+        it.set_suppress_deletions(suppress);
+        for (const std::string& prefix : prefixes) {
+          std::vector<std::string> want;
+          for (const RefRecord& r : base) {
+            if (r.refname.compare(0, prefix.size(), prefix) != 0) continue;
+            const RefRecord& m = ntables == 1 ? r : model.at(r.refname);
+            if (suppress && m.is_deletion()) continue;
+            want.push_back(FormatRef(m, 20));
+          }
+          ASSERT_TRUE(it.SeekPrefix(prefix).ok());
+          ASSERT_EQ(Drain(it, 20), want)
+              << "block size " << block_size << " tables " << ntables << " prefix " << prefix;
+        }
+        // A plain Seek after SeekPrefix has no end again.
+        ASSERT_TRUE(it.SeekPrefix("refs/heads/").ok());
+        ASSERT_TRUE(it.Seek("refs/heads/topic-699").ok());
+        size_t after = 0;
+        RefRecord r;
+        while (it.Next(&r)) ++after;
+        ASSERT_TRUE(it.status().ok());
+        size_t want_after = 0;
+        for (auto m = newest.lower_bound("refs/heads/topic-699"); m != newest.end(); ++m) {
+          const RefRecord& rec = ntables == 1 ? Val(m->first, 1, 0) : m->second;
+          if (!(suppress && rec.is_deletion())) ++want_after;
+        }
+        EXPECT_EQ(after, want_after) << "block size " << block_size << " tables " << ntables;
+      }
+    }
+  }
+}
+
+// Next() fills the caller's name however the caller left it: changed in place (same
+// length), cleared, swapped with another string, grown or shrunk between calls.
+TEST(MergedIteratorTest, NextNamesDoNotDependOnWhatTheCallerDidToTheRecord) {
+  std::vector<RefRecord> refs;
+  for (int i = 0; i < 3000; ++i) {
+    refs.push_back(
+        Val("refs/heads/" + std::string(size_t(i % 23), 'a' + char(i % 26)) + std::to_string(i), 1,
+            uint64_t(i) + 1));
+  }
+  std::sort(refs.begin(), refs.end(),
+            [](const RefRecord& a, const RefRecord& b) { return a.refname < b.refname; });
+  for (uint32_t block_size : {256u, 4096u}) {
+    Tables t(HashId::kSha1, block_size);
+    t.Add(1, 1, refs);
+    for (int tables = 1; tables <= 2; ++tables) {
+      if (tables == 2) t.Add(2, 2, {Val("refs/heads/~zz", 2, 7)});
+      MergedRefIterator it(t.raw());
+      ASSERT_TRUE(it.SeekToFirst().ok());
+      RefRecord r;
+      std::string other = "refs/heads/some-other-name-of-a-length";
+      size_t i = 0;
+      while (it.Next(&r)) {
+        ASSERT_LT(i, refs.size() + 1);
+        std::string want = i < refs.size() ? refs[i].refname : "refs/heads/~zz";
+        ASSERT_EQ(r.refname, want) << "record " << i << " block size " << block_size;
+        switch (i % 5) {
+          case 0: r.refname[r.refname.size() / 2] ^= 1; break;  // in place, same length
+          case 1: r.refname.clear(); break;
+          case 2: std::swap(r.refname, other); break;
+          case 3: r.refname += "-longer"; break;
+          case 4: r.refname.resize(r.refname.size() / 2); break;
+        }
+        ++i;
+      }
+      ASSERT_TRUE(it.status().ok());
+      EXPECT_EQ(i, refs.size() + (tables == 2 ? 1 : 0));
+    }
+  }
 }
 
 // Random stacks over a small name pool against a reference merge.
