@@ -31,7 +31,7 @@ int CmdCompact(const GlobalOptions& g, const Args& args) {
   options.progress = progress.get();
   for (Stack* stack : stacks) {
     // Both forms then remove what crashed writers left behind, as git's pack-refs does.
-    Status s = automatic ? stack->AutoCompact(options.progress) : stack->CompactAll(options);
+    Status s = automatic ? stack->CompactIfDue(options.progress) : stack->CompactAll(options);
     if (s.ok()) s = stack->Clean();
     if (!s.ok()) return Fail(s);
   }

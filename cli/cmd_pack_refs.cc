@@ -57,7 +57,7 @@ int PackRefsCore(const GlobalOptions& g, const Args& args, std::string_view usag
   options.progress = reporter.get();
   const bool git = store.repo() != nullptr;
   for (Stack* stack : stacks) {
-    Status s = automatic ? stack->AutoCompact(options.progress) : stack->CompactAll(options);
+    Status s = automatic ? stack->CompactIfDue(options.progress) : stack->CompactAll(options);
     // git reports a failed optimization as an error and exits with -1 (255); a lock held by
     // another writer in its words.
     if (!s.ok()) {

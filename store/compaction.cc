@@ -74,6 +74,13 @@ Status Stack::CompactRange(size_t first, size_t last, const CompactionOptions& o
 
 Status Stack::AutoCompact(Progress* progress) {
   if (!options_.auto_compact) return Status::Ok();
+  Status s = CompactIfDue(progress);
+  // Losing a race against another writer is fine here: the next write compacts again.
+  if (s.code() == Code::kLockHeld || s.code() == Code::kOutdated) return Status::Ok();
+  return s;
+}
+
+Status Stack::CompactIfDue(Progress* progress) {
   REFTAB_RETURN_IF_ERROR(ReloadIfChanged());
   std::vector<uint64_t> sizes;
   for (const auto& t : snapshot_->tables()) {
@@ -91,11 +98,8 @@ Status Stack::AutoCompact(Progress* progress) {
   options.progress = progress;
   Status s = CompactSegment(seg->start, seg->end - 1, /*best_effort=*/true, options);
   if (!s.ok()) {
-    REFTAB_TRACE(trace::kInfo, "%s: auto-compaction skipped: %s", dir_.c_str(),
-                 s.message().c_str());
+    REFTAB_TRACE(trace::kInfo, "%s: auto-compaction failed: %s", dir_.c_str(), s.message().c_str());
   }
-  // Losing a race against another writer is fine: the next write compacts again.
-  if (s.code() == Code::kLockHeld || s.code() == Code::kOutdated) return Status::Ok();
   return s;
 }
 

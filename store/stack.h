@@ -148,10 +148,15 @@ class Stack {
   Status CompactAll(const CompactionOptions& options = {});
   // Merges tables [first, last] (indexes into names()). Tombstones are kept unless first is 0.
   Status CompactRange(size_t first, size_t last, const CompactionOptions& options = {});
-  // git's geometric auto-compaction: merges the segment SuggestCompaction() picks, if any,
-  // skipping tables that other processes have locked. Does nothing when compaction is
-  // disabled in the options.
+  // git's geometric auto-compaction, as run after every write: CompactIfDue(), unless
+  // compaction is disabled in the options; losing a lock to another process is not an
+  // error (the next write compacts again).
   Status AutoCompact(Progress* progress = nullptr);
+  // The same when asked for explicitly (`pack-refs --auto`), whatever the options say:
+  // merges the segment SuggestCompaction() picks, if any, skipping tables that other
+  // processes have locked. Reports kLockHeld when tables.list or every table it would
+  // merge but one is locked, and kOutdated when the stack changed under the lock.
+  Status CompactIfDue(Progress* progress = nullptr);
   // Removes what killed writers leave behind, holding tables.list.lock:
   //  * *.ref files the list does not name whose max_update_index is not beyond the stack's
   //    (a newer one may be a transaction about to be listed);

@@ -133,5 +133,24 @@ case_ "main-worktree/ from wt" wt "" "update-ref --stdin" \
 case_ "worktrees/wt/ from main" main "" "update-ref --stdin" \
   "update refs/heads/z $C\nupdate worktrees/wt/refs/bisect/n $C\n"
 
+# A due compaction (the template's main stack is geometric already): five more tables of
+# one ref each. git's explicit auto-compaction reports a lock it cannot get, where the one
+# after a write lets it be; a locked table in the middle still lets the newer ones merge.
+T0=$T
+T=$tmp/template-due
+cp -a "$T0" "$T"
+echo "gitdir: $T/main/.git/worktrees/wt" >"$T/wt/.git"
+for i in 1 2 3 4 5; do GIT_TEST_REFTABLE_AUTOCOMPACTION=false g update-ref "refs/heads/due$i" "$C"; done
+nth_table() { (cd "$T/main/.git/reftable" && sed -n "${1}p" tables.list); }
+newest=$(wc -l <"$T/main/.git/reftable/tables.list")
+for lock in "$ML" "$WL" "main/.git/reftable/$(nth_table "$newest").lock" \
+  "main/.git/reftable/$(nth_table $((newest - 1))).lock" "main/.git/reftable/$(nth_table $((newest - 3))).lock"; do
+  for where in main wt; do
+    case_ "pack-refs --auto, compaction due [$where/$(basename "$lock" | cut -c1-20)]" $where "$lock" "pack-refs --auto"
+  done
+done
+case_ "pack-refs --auto, compaction due, no lock" main "" "pack-refs --auto"
+T=$T0
+
 echo "compared $compared, identical $identical, different $failed"
 [ "$failed" = 0 ]
