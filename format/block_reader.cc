@@ -1,5 +1,6 @@
 #include "format/block_reader.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -374,6 +375,81 @@ BlockFind FindInBlock(const BlockView& b, std::string_view want, size_t hash_siz
 BlockFind FindInBlockAt(const BlockView& b, uint32_t start, std::string_view want,
                         size_t hash_size) {
   return ScanInterval(b, start, want, hash_size);
+}
+
+// MatchRecordAt with a key buffer of cap + 16 bytes (cap >= want.size(), cap >= 128). Key
+// bytes at positions cap and up are not kept: no comparison reads them, since `want` is
+// shorter.
+static BlockFind MatchRecordWith(uint8_t* key, size_t cap, const uint8_t* block, uint32_t first,
+                                 uint32_t start, uint32_t record, uint32_t end,
+                                 std::string_view want, size_t hash_size) {
+  BlockFind r;
+  r.result = BlockFind::kCorrupt;
+  if (start < first || start > record || record >= end) return r;
+  const uint8_t* p = block + start;
+  const uint8_t* const rec = block + record;
+  const uint8_t* const e = block + end;
+  // The id bytes after a one-byte update index delta, by value type (0-2).
+  const size_t id_len[3] = {0, hash_size, 2 * hash_size};
+  // key[0, cur_len) (clipped to cap) is the key of the record before p. A copy of a short
+  // suffix moves 16 bytes whatever its length: the bytes past it are beyond cur_len and are
+  // overwritten before anything reads them (a record shares at most cur_len bytes). A
+  // record sharing more than that is corrupt; `bad` notes it without a branch.
+  size_t cur_len = 0;
+  bool bad = false;
+  while (p < rec) {
+    // The common record: one-byte prefix and suffix_and_type (a suffix under 16 bytes), a
+    // one-byte update index delta, no id, one or two. With 18 bytes of room the suffix and
+    // the delta are within the block, so it needs no bounds check: a value running past
+    // `rec` ends the walk, and landing anywhere but on `rec` is reported below.
+    if (e - p >= 18) {
+      const uint8_t prefix = p[0], suffix_and_type = p[1];
+      const uint8_t suffix = suffix_and_type >> 3, value_type = suffix_and_type & 7;
+      if (((prefix | suffix_and_type) & 0x80) == 0 && value_type <= 2 &&
+          (p[2 + suffix] & 0x80) == 0) {
+        bad |= prefix > cur_len;
+        std::memcpy(key + prefix, p + 2, 16);  // prefix < 128 <= cap
+        cur_len = size_t(prefix) + suffix;
+        p += 3 + suffix + id_len[value_type];
+        continue;
+      }
+    }
+    uint64_t prefix, suffix_and_type;
+    if (!GetVarintAt(&p, e, &prefix) || !GetVarintAt(&p, e, &suffix_and_type)) return r;
+    const uint64_t suffix = suffix_and_type >> 3;
+    if (prefix > cur_len || suffix > uint64_t(e - p)) return r;
+    if (prefix < cap) {
+      std::memcpy(key + prefix, p, size_t(std::min<uint64_t>(suffix, cap - prefix)));
+    }
+    p += suffix;
+    cur_len = size_t(prefix + suffix);
+    if (!SkipValueAt(&p, e, BlockType::kRef, uint8_t(suffix_and_type & 7), hash_size)) return r;
+  }
+  if (p != rec || bad) return r;  // the records step past the one the caller named
+  uint64_t prefix, suffix_and_type;
+  if (!GetVarintAt(&p, e, &prefix) || !GetVarintAt(&p, e, &suffix_and_type)) return r;
+  const uint64_t suffix = suffix_and_type >> 3;
+  if (prefix > cur_len || suffix > uint64_t(e - p)) return r;
+  r.result = BlockFind::kEnd;
+  if (prefix + suffix != want.size()) return r;
+  const char* w = want.data();
+  const size_t n = size_t(prefix);
+  if (std::memcmp(key, w, n) != 0 || std::memcmp(p, w + n, size_t(suffix)) != 0) return r;
+  r.result = BlockFind::kEqual;
+  r.value_type = uint8_t(suffix_and_type & 7);
+  r.value_pos = uint32_t(p + suffix - block);
+  return r;
+}
+
+BlockFind MatchRecordAt(const uint8_t* block, uint32_t first, uint32_t start, uint32_t record,
+                        uint32_t end, std::string_view want, size_t hash_size) {
+  constexpr size_t kCap = 256;
+  if (want.size() <= kCap) {
+    uint8_t key[kCap + 16];
+    return MatchRecordWith(key, kCap, block, first, start, record, end, want, hash_size);
+  }
+  std::unique_ptr<uint8_t[]> key(new uint8_t[want.size() + 16]);  // cap > kCap >= 128
+  return MatchRecordWith(key.get(), want.size(), block, first, start, record, end, want, hash_size);
 }
 
 }  // namespace reftab

@@ -93,6 +93,19 @@ BlockFind FindInBlock(const BlockView& block, std::string_view want, size_t hash
 BlockFind FindInBlockAt(const BlockView& block, uint32_t start, std::string_view want,
                         size_t hash_size);
 
+// Whether the ref record at offset `record` of a block (offsets from `block`, the block's
+// start) has the key `want`, for a caller that knows where the record is and where its
+// restart interval begins (`start`, a record sharing nothing with the one before it):
+// store/ref_hash_index.h. The records from `start` up to `record` are stepped over with
+// their key bytes copied, not compared, and `want` is compared once with the record's whole
+// key. kEqual (value_type, value_pos set) if it matches, kEnd if the key there is another
+// one, kCorrupt if the records do not lead from `start` to `record` within [first, end)
+// (`first`: the first record offset after the block header; `end`: where the records must
+// end, at most the restart count). Reads nothing at or past `end`; allocates only for
+// names longer than 256 bytes.
+BlockFind MatchRecordAt(const uint8_t* block, uint32_t first, uint32_t start, uint32_t record,
+                        uint32_t end, std::string_view want, size_t hash_size);
+
 class BlockIterator {
  public:
   BlockIterator() = default;

@@ -137,6 +137,14 @@ class TableReader {
   Status LocateRef(std::string_view name, uint64_t* pos) const;
   Status ReadRefAt(uint64_t pos, std::string_view name, RefRecord* ref, bool* found) const;
 
+  // Exact lookup across `n` tables in a stack's order (oldest first): the record for `name`
+  // from the newest table that has one, a tombstone included, as ReadRef gives it (*found
+  // false: none has). Overlaps the tables' memory latency; uses each table's hash index
+  // once it is built (after about one lookup per KiB of that table, as for ReadRef) and its
+  // filter and on-disk index until then.
+  static Status ReadRefNewest(const TableReader* const* tables, size_t n, std::string_view name,
+                              RefRecord* ref, bool* found);
+
   // For exact lookups across a stack: false if this table certainly holds no record (value
   // or tombstone) for `name`, true if it may. The answer comes from a RefFilter
   // (store/ref_filter.h) that the table builds once lookups have shown it pays: after about
@@ -151,7 +159,10 @@ class TableReader {
   // The same for the flattened ref index that LocateRef switches to after about one lookup
   // per 32 KiB of table (store/ref_block_index.h).
   size_t ref_block_index_bytes() const;
-  // Whether this table may build the two aids above (default: yes). Off, the table's memory
+  // The same for the hash index that ReadRef and ReadRefNewest switch to after about one
+  // lookup per KiB of table (about 12 bytes per ref).
+  size_t ref_hash_index_bytes() const;
+  // Whether this table may build the three aids above (default: yes). Off, the table's memory
   // stays the mapping alone and repeated lookups stay as slow as the first; answers never
   // change. Thread-safe; an aid already built stays in use.
   void set_lookup_aids(bool on) const;
