@@ -377,25 +377,52 @@ BlockFind FindInBlockAt(const BlockView& b, uint32_t start, std::string_view wan
   return ScanInterval(b, start, want, hash_size);
 }
 
+// One record of MatchRecordAt's walk, any encoding: copies its suffix into key[prefix, ...)
+// (clipped to cap), sets *key_len to its key's length and steps *p over its value. False if
+// it is malformed or shares more than max_prefix bytes with the key before it.
+static bool StepRecord(const uint8_t** p, const uint8_t* e, uint8_t* key, size_t cap,
+                       size_t max_prefix, size_t* key_len, size_t hash_size) {
+  uint64_t prefix, suffix_and_type;
+  if (!GetVarintAt(p, e, &prefix) || !GetVarintAt(p, e, &suffix_and_type)) return false;
+  const uint64_t suffix = suffix_and_type >> 3;
+  if (prefix > max_prefix || suffix > uint64_t(e - *p)) return false;
+  if (prefix < cap) {
+    std::memcpy(key + prefix, *p, size_t(std::min<uint64_t>(suffix, cap - prefix)));
+  }
+  *p += suffix;
+  *key_len = size_t(prefix + suffix);
+  return SkipValueAt(p, e, BlockType::kRef, uint8_t(suffix_and_type & 7), hash_size);
+}
+
 // MatchRecordAt with a key buffer of cap + 16 bytes (cap >= want.size(), cap >= 128). Key
 // bytes at positions cap and up are not kept: no comparison reads them, since `want` is
 // shorter.
-static BlockFind MatchRecordWith(uint8_t* key, size_t cap, const uint8_t* block, uint32_t first,
-                                 uint32_t start, uint32_t record, uint32_t end,
-                                 std::string_view want, size_t hash_size) {
+static BlockFind MatchRecordWith(uint8_t* key, size_t cap, const uint8_t* block,
+                                 const RecordPath& path, std::string_view want, size_t hash_size) {
   BlockFind r;
   r.result = BlockFind::kCorrupt;
-  if (start < first || start > record || record >= end) return r;
-  const uint8_t* p = block + start;
-  const uint8_t* const rec = block + record;
-  const uint8_t* const e = block + end;
+  if (path.start < path.first || path.start > path.checkpoint || path.checkpoint > path.record ||
+      path.record >= path.end) {
+    return r;
+  }
+  const uint8_t* p = block + path.start;
+  const uint8_t* const rec = block + path.record;
+  const uint8_t* const e = block + path.end;
+  // key[0, cur_len) (clipped to cap) is the key of the record before p.
+  size_t cur_len = 0;
+  if (path.checkpoint > path.start) {
+    // The restart key, then the checkpoint's: its first bytes and the checkpoint's suffix.
+    // A checkpoint that is the record itself is compared as the walk's last record.
+    if (!StepRecord(&p, e, key, cap, 0, &cur_len, hash_size)) return r;
+    p = block + path.checkpoint;
+    if (p < rec && !StepRecord(&p, e, key, cap, cur_len, &cur_len, hash_size)) return r;
+  }
   // The id bytes after a one-byte update index delta, by value type (0-2).
   const size_t id_len[3] = {0, hash_size, 2 * hash_size};
-  // key[0, cur_len) (clipped to cap) is the key of the record before p. A copy of a short
-  // suffix moves 16 bytes whatever its length: the bytes past it are beyond cur_len and are
-  // overwritten before anything reads them (a record shares at most cur_len bytes). A
-  // record sharing more than that is corrupt; `bad` notes it without a branch.
-  size_t cur_len = 0;
+  // A copy of a short suffix moves 16 bytes whatever its length: the bytes past it are
+  // beyond cur_len and are overwritten before anything reads them (a record shares at most
+  // cur_len bytes). A record sharing more than that is corrupt; `bad` notes it without a
+  // branch.
   bool bad = false;
   while (p < rec) {
     // The common record: one-byte prefix and suffix_and_type (a suffix under 16 bytes), a
@@ -414,16 +441,7 @@ static BlockFind MatchRecordWith(uint8_t* key, size_t cap, const uint8_t* block,
         continue;
       }
     }
-    uint64_t prefix, suffix_and_type;
-    if (!GetVarintAt(&p, e, &prefix) || !GetVarintAt(&p, e, &suffix_and_type)) return r;
-    const uint64_t suffix = suffix_and_type >> 3;
-    if (prefix > cur_len || suffix > uint64_t(e - p)) return r;
-    if (prefix < cap) {
-      std::memcpy(key + prefix, p, size_t(std::min<uint64_t>(suffix, cap - prefix)));
-    }
-    p += suffix;
-    cur_len = size_t(prefix + suffix);
-    if (!SkipValueAt(&p, e, BlockType::kRef, uint8_t(suffix_and_type & 7), hash_size)) return r;
+    if (!StepRecord(&p, e, key, cap, cur_len, &cur_len, hash_size)) return r;
   }
   if (p != rec || bad) return r;  // the records step past the one the caller named
   uint64_t prefix, suffix_and_type;
@@ -441,15 +459,15 @@ static BlockFind MatchRecordWith(uint8_t* key, size_t cap, const uint8_t* block,
   return r;
 }
 
-BlockFind MatchRecordAt(const uint8_t* block, uint32_t first, uint32_t start, uint32_t record,
-                        uint32_t end, std::string_view want, size_t hash_size) {
+BlockFind MatchRecordAt(const uint8_t* block, const RecordPath& path, std::string_view want,
+                        size_t hash_size) {
   constexpr size_t kCap = 256;
   if (want.size() <= kCap) {
     uint8_t key[kCap + 16];
-    return MatchRecordWith(key, kCap, block, first, start, record, end, want, hash_size);
+    return MatchRecordWith(key, kCap, block, path, want, hash_size);
   }
   std::unique_ptr<uint8_t[]> key(new uint8_t[want.size() + 16]);  // cap > kCap >= 128
-  return MatchRecordWith(key.get(), want.size(), block, first, start, record, end, want, hash_size);
+  return MatchRecordWith(key.get(), want.size(), block, path, want, hash_size);
 }
 
 }  // namespace reftab

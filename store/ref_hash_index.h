@@ -3,21 +3,28 @@
 // search over the last key of every ref block), then a binary search over the block's
 // restart keys, each a cache miss on a cold block, then the scan of a restart interval,
 // comparing `want` with every key on the way. Here it is one probe of a table of 8-byte
-// entries, which names the block, the restart point of the record's interval and the
-// record itself. Knowing all three, the lookup asks for the block's header and every line
-// from the restart point to the record at once, so a cold block costs one memory round trip
-// after the probe; the records before it are stepped over (their key bytes copied, not
-// compared: MatchRecordAt in format/block_reader.h) and the name is compared once, whole,
-// with the record's key.
+// entries, which names the block, the restart point of the record's interval, a
+// checkpoint record in that interval and the record itself. Knowing them, the lookup asks
+// for the block's header, the restart key and every line from the checkpoint to the record
+// at once, so a cold block costs one memory round trip after the probe. The checkpoint is
+// the last record at or before the one named whose key is the restart key's first bytes
+// and its own suffix (it shares no more with the record before it than every record since
+// the restart point does): its key is known without reading the records before it. The
+// records after it are stepped over (their key bytes copied, not compared: MatchRecordAt
+// in format/block_reader.h) and the name is compared once, whole, with the record's key. In
+// git's tables about half the records are checkpoints, and a lookup steps over about 2
+// records instead of 7.
 //
-// An entry packs, from the low bits: the record's offset in its block, the restart point's
-// offset in its block (R bits each: the widest in-block offset of the table), the block's
-// offset in units of the table's block size when every ref block starts at a multiple of
-// it (else in bytes), and in the remaining high bits a tag taken from the name's hash. For
-// a 36 MB table of 4 KiB blocks that is 12 + 12 + 14 bits, leaving 26 for the tag, so
-// another name sharing the probe sequence is told apart without reading its block (a
-// false match costs one record walk and the probe goes on). A table whose locations leave
-// fewer than kMinTagBits gets no index (its lookups take the on-disk index).
+// An entry packs, from the low bits: the record's offset in its block and the restart
+// point's (R bits each: the widest in-block offset of the table), the checkpoint's distance
+// from the restart point (D bits: the widest of the table), the block's offset in units of
+// the table's block size when every ref block starts at a multiple of it (else in bytes),
+// and in the remaining high bits a tag taken from the name's hash. For a 36 MB table of
+// 4 KiB blocks that is 12 + 12 + 10 + 14 bits, leaving 16 for the tag, so another name
+// sharing the probe sequence is told apart without reading its block (a false match costs
+// one record walk and the probe goes on). Where the checkpoints do not fit, they are left
+// out (D = 0: every walk starts at the restart point); a table whose locations leave fewer
+// than kMinTagBits even then gets no index (its lookups take the on-disk index).
 //
 // The index is complete (every ref of the table has an entry), so a probe that ends at an
 // empty slot proves the name absent: across a stack it replaces the filter
@@ -27,7 +34,7 @@
 // ref, more when the array is rounded up to whole 2 MiB pages (the extra slots shorten
 // probes). Arrays of 1 MiB or more are mapped 2 MiB-aligned and offered to the kernel as
 // transparent huge pages (madvise): a lookup's probe lands anywhere in the array, and with
-// 4 KiB pages nearly every probe would also miss the TLB. The build needs 24 bytes per ref
+// 4 KiB pages nearly every probe would also miss the TLB. The build needs 32 bytes per ref
 // of transient memory besides.
 #ifndef REFTAB_STORE_REF_HASH_INDEX_H_
 #define REFTAB_STORE_REF_HASH_INDEX_H_
@@ -46,7 +53,8 @@ class RefHashIndex {
   // Where a ref's record is: offsets in the table (block) and in the block (the others).
   struct Location {
     uint64_t block_offset;
-    uint32_t restart;  // the restart point that begins the record's interval
+    uint32_t restart;     // the restart point that begins the record's interval
+    uint32_t checkpoint;  // restart <= checkpoint <= record (see the file comment)
     uint32_t record;
   };
   struct Entry {
@@ -75,8 +83,9 @@ class RefHashIndex {
   Location At(size_t slot) const {
     const uint64_t e = slots_[slot];
     const uint64_t mask = (uint64_t(1) << offset_bits_) - 1;
-    return {(e >> block_shift_ & block_mask_) * unit_, uint32_t(e >> offset_bits_ & mask),
-            uint32_t(e & mask)};
+    const auto restart = uint32_t(e >> offset_bits_ & mask);
+    return {(e >> block_shift_ & block_mask_) * unit_, restart,
+            restart + uint32_t(e >> (2 * offset_bits_) & checkpoint_mask_), uint32_t(e & mask)};
   }
 
   size_t memory_bytes() const { return bytes_; }
@@ -102,10 +111,12 @@ class RefHashIndex {
 
   uint64_t* slots_ = nullptr;  // count_ slots, at most two thirds full, so every probe ends
   size_t count_ = 0;
-  size_t bytes_ = 0;     // the allocation
-  bool mapped_ = false;  // slots_ is an anonymous mapping (else new[])
-  int offset_bits_ = 0;  // R: record offset in bits [0, R), restart in [R, 2R)
-  int block_shift_ = 0;  // 2R
+  size_t bytes_ = 0;         // the allocation
+  bool mapped_ = false;      // slots_ is an anonymous mapping (else new[])
+  int offset_bits_ = 0;      // R: record offset in bits [0, R), restart in [R, 2R)
+  int checkpoint_bits_ = 0;  // D: the checkpoint's distance from the restart, in [2R, 2R + D)
+  uint64_t checkpoint_mask_ = 0;
+  int block_shift_ = 0;  // 2R + D
   int tag_shift_ = 0;    // the tag is the bits from here up
   uint64_t block_mask_ = 0;
   uint64_t unit_ = 1;

@@ -312,11 +312,26 @@ bool TableReader::LookupAids::BuildHashIndex(const TableReader& t) {
       ok = restart(0) == at;
       BlockIterator it;
       it.Init(view, t.hash_size());
+      // The checkpoint (ref_hash_index.h): the last record since the restart point that
+      // shares no more with the record before it than any record since the restart point.
+      uint32_t checkpoint = at;
+      uint64_t least_prefix = ~uint64_t(0);
+      const uint8_t* const records_end = view.data + view.restart_off;
       while (ok && it.NextKey()) {
         for (; ri + 1 < view.restart_count && restart(ri + 1) <= at; ++ri) {
           ok = ok && restart(ri + 1) == at;
         }
-        entries.push_back({RefFilter::Hash(it.key()), {pos, restart(ri), at}});
+        uint64_t prefix = 0;
+        const uint8_t* q = view.data + at;
+        ok = ok && GetVarintAt(&q, records_end, &prefix);
+        if (at == restart(ri)) {
+          checkpoint = at;
+          least_prefix = ~uint64_t(0);
+        } else if (prefix <= least_prefix) {
+          checkpoint = at;
+          least_prefix = prefix;
+        }
+        entries.push_back({RefFilter::Hash(it.key()), {pos, restart(ri), checkpoint, at}});
         ByteReader in = it.value();
         ok = ok && SkipValue(in, BlockType::kRef, it.value_type(), t.hash_size());
         it.ValueDone(in);
@@ -359,14 +374,19 @@ void TableReader::LookupAids::Prefetch(const TableReader& t, const RefHashIndex:
   const BlockSource& src = *t.source_;
   if (at.block_offset >= src.table_size) return;
   const uint8_t* b = src.data + at.block_offset;
-  __builtin_prefetch(b);
+  const uint64_t room = src.table_size - at.block_offset;
+  constexpr uint32_t kLine = 64, kMaxLines = 12;
+  __builtin_prefetch(b);  // the block header
+  if (at.checkpoint > at.restart && at.restart + kLine < room) {
+    // The restart key: a whole name, often on two lines.
+    __builtin_prefetch(b + at.restart);
+    __builtin_prefetch(b + at.restart + kLine);
+  }
   // Every line of the walk, up to the one after the record's start (its key and value);
   // a longer walk than this is rare and the hardware prefetcher follows it.
-  constexpr uint32_t kLine = 64, kMaxLines = 16;
-  uint64_t room = src.table_size - at.block_offset;
-  uint32_t last = std::min<uint64_t>(uint64_t(at.record) + kLine, room - 1);
-  uint32_t from =
-      std::max(at.restart & ~(kLine - 1), last > kMaxLines * kLine ? last - kMaxLines * kLine : 0);
+  const auto last = uint32_t(std::min<uint64_t>(uint64_t(at.record) + kLine, room - 1));
+  const uint32_t from = std::max(at.checkpoint & ~(kLine - 1),
+                                 last > kMaxLines * kLine ? last - kMaxLines * kLine : 0);
   for (uint32_t a = from; a <= last; a += kLine) __builtin_prefetch(b + a);
 }
 
@@ -395,7 +415,8 @@ Status TableReader::LookupAids::ReadAt(const TableReader& t, const RefHashIndex:
                    std::to_string(block_len) + " does not fit");
   }
   const uint32_t end = block_len - 2;
-  BlockFind f = MatchRecordAt(b, first, at.restart, at.record, end, name, t.hash_size());
+  BlockFind f =
+      MatchRecordAt(b, {first, at.restart, at.checkpoint, at.record, end}, name, t.hash_size());
   if (f.result == BlockFind::kCorrupt) {
     return t.Error("block at offset " + std::to_string(pos) + ": malformed ref record at " +
                    std::to_string(pos + at.record));

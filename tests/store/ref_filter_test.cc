@@ -118,7 +118,8 @@ TEST(RefMayExistTest, StackLookupsAgreeWithATableByTableSearch) {
         std::string name = Name(kind, i);
         RefRecord r;
         bool found = false;
-        ASSERT_TRUE(snap.ReadRef(name, &r, &found).ok());
+        Status st = snap.ReadRef(name, &r, &found);
+        ASSERT_TRUE(st.ok()) << st.ToString();
         auto it = model.find(name);
         bool want = it != model.end() && !it->second.is_deletion();
         ASSERT_EQ(found, want) << name << " round " << round;
@@ -231,8 +232,8 @@ std::vector<RefHashIndex::Location> Candidates(const RefHashIndex& index, uint64
 TEST(RefHashIndexTest, ProbesEveryEntryWithTheTagInOrderAndStopsAtAnEmptySlot) {
   // Eight names share the tag bits and the home slot; a ninth shares only the slot.
   std::vector<RefHashIndex::Entry> entries;
-  for (uint32_t i = 0; i < 8; ++i) entries.push_back({0x1234, {4096 * i, 28 + i, 100 + i}});
-  entries.push_back({0x1256, {4096 * 7, 7, 7}});
+  for (uint32_t i = 0; i < 8; ++i) entries.push_back({0x1234, {4096 * i, 28 + i, 50 + i, 100 + i}});
+  entries.push_back({0x1256, {4096 * 7, 7, 7, 7}});
   auto index = RefHashIndex::Build(entries, 4096);
   ASSERT_NE(index, nullptr);
   auto seen = Candidates(*index, 0x1234);
@@ -240,6 +241,7 @@ TEST(RefHashIndexTest, ProbesEveryEntryWithTheTagInOrderAndStopsAtAnEmptySlot) {
   for (uint32_t i = 0; i < 8; ++i) {
     EXPECT_EQ(seen[i].block_offset, 4096u * i);
     EXPECT_EQ(seen[i].restart, 28 + i);
+    EXPECT_EQ(seen[i].checkpoint, 50 + i);
     EXPECT_EQ(seen[i].record, 100 + i);
   }
   auto other = Candidates(*index, 0x1256);
@@ -252,16 +254,30 @@ TEST(RefHashIndexTest, ProbesEveryEntryWithTheTagInOrderAndStopsAtAnEmptySlot) {
 }
 
 TEST(RefHashIndexTest, FieldWidthsFollowTheTableAndLocationsThatDoNotFitGetNoIndex) {
-  // 4 KiB blocks of a 64 MiB table: 12 bits for each in-block offset, 14 for the block.
-  auto aligned = RefHashIndex::Build({{1, {(uint64_t(1) << 26) - 4096, 28, 4000}}}, 4096);
+  // 4 KiB blocks of a 64 MiB table: 12 bits for each in-block offset, 9 for checkpoints
+  // up to 511 bytes after their restart point, 14 for the block.
+  auto aligned = RefHashIndex::Build({{1, {(uint64_t(1) << 26) - 4096, 28, 28 + 511, 4000}}}, 4096);
   ASSERT_NE(aligned, nullptr);
-  EXPECT_EQ(aligned->tag_bits(), 64 - 12 - 12 - 14);
-  EXPECT_EQ(Candidates(*aligned, 1)[0].block_offset, (uint64_t(1) << 26) - 4096);
+  EXPECT_EQ(aligned->tag_bits(), 64 - 12 - 12 - 9 - 14);
+  RefHashIndex::Location l = Candidates(*aligned, 1).at(0);
+  EXPECT_EQ(l.block_offset, (uint64_t(1) << 26) - 4096);
+  EXPECT_EQ(l.restart, 28u);
+  EXPECT_EQ(l.checkpoint, 28u + 511);
+  EXPECT_EQ(l.record, 4000u);
+  // Blocks of 1 MiB at byte offsets of 14 bits: 2 * 20 + 14 bits leave no room for the
+  // checkpoints' 10, which are left out (every walk starts at the restart point).
+  auto tight = RefHashIndex::Build({{1, {uint64_t(1) << 13, 28, 1000, (1u << 20) - 1}}}, 1);
+  ASSERT_NE(tight, nullptr);
+  EXPECT_EQ(tight->tag_bits(), 64 - 40 - 14);
+  l = Candidates(*tight, 1).at(0);
+  EXPECT_EQ(l.restart, 28u);
+  EXPECT_EQ(l.checkpoint, 28u);
   // Byte offsets of a 1 TiB table with 16 MiB blocks need 40 + 2 * 24 bits: too many.
-  EXPECT_EQ(RefHashIndex::Build({{1, {uint64_t(1) << 39, 28, (1u << 24) - 1}}}, 1), nullptr);
-  // A block offset that the unit does not divide, or a restart after its record.
-  EXPECT_EQ(RefHashIndex::Build({{1, {100, 28, 40}}}, 64), nullptr);
-  EXPECT_EQ(RefHashIndex::Build({{1, {0, 50, 40}}}, 1), nullptr);
+  EXPECT_EQ(RefHashIndex::Build({{1, {uint64_t(1) << 39, 28, 28, (1u << 24) - 1}}}, 1), nullptr);
+  // A block offset that the unit does not divide, or offsets out of order.
+  EXPECT_EQ(RefHashIndex::Build({{1, {100, 28, 28, 40}}}, 64), nullptr);
+  EXPECT_EQ(RefHashIndex::Build({{1, {0, 50, 50, 40}}}, 1), nullptr);
+  EXPECT_EQ(RefHashIndex::Build({{1, {0, 28, 30, 29}}}, 1), nullptr);
 }
 
 // Records of every kind in tables of several layouts (small and large blocks, unpadded
