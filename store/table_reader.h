@@ -125,8 +125,10 @@ class TableReader {
   uint64_t IndexPosition(BlockType section) const;
 
   // Exact lookup, the fast path: one index descent and one in-block seek, no iterator
-  // object. Sets *found and fills *ref when the table has a record for `name`; a tombstone
-  // counts as found (callers treat it as "deleted here").
+  // object; after about one lookup per KiB of table, one probe of a hash index that the
+  // table builds then (about 12 bytes per ref) and a walk of a few records of one block.
+  // Sets *found and fills *ref when the table has a record for `name`; a tombstone counts
+  // as found (callers treat it as "deleted here").
   Status ReadRef(std::string_view name, RefRecord* ref, bool* found) const;
 
   // ReadRef in two halves, so that a stack can overlap the memory latency of its tables:
@@ -145,8 +147,9 @@ class TableReader {
   static Status ReadRefNewest(const TableReader* const* tables, size_t n, std::string_view name,
                               RefRecord* ref, bool* found);
 
-  // For exact lookups across a stack: false if this table certainly holds no record (value
-  // or tombstone) for `name`, true if it may. The answer comes from a RefFilter
+  // For exact lookups across a stack (ReadRefNewest uses it until the table's hash index,
+  // which answers the same question, is built): false if this table certainly holds no record
+  // (value or tombstone) for `name`, true if it may. The answer comes from a RefFilter
   // (store/ref_filter.h) that the table builds once lookups have shown it pays: after about
   // one query per KiB of table, the cost of the build (one pass over the ref keys) is
   // matched by the searches it saves. Until then, and if the build fails (a corrupt table:
