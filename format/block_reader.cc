@@ -1,5 +1,6 @@
 #include "format/block_reader.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -376,6 +377,99 @@ BlockFind FindInBlock(const BlockView& b, std::string_view want, size_t hash_siz
 BlockFind FindInBlockAt(const BlockView& b, uint32_t start, std::string_view want,
                         size_t hash_size) {
   return ScanInterval(b, start, want, hash_size);
+}
+
+// One record of MatchRecordAt's walk, any encoding: copies its suffix into key[prefix, ...)
+// (clipped to cap), sets *key_len to its key's length and steps *p over its value. False if
+// it is malformed or shares more than max_prefix bytes with the key before it.
+static bool StepRecord(const uint8_t** p, const uint8_t* e, uint8_t* key, size_t cap,
+                       size_t max_prefix, size_t* key_len, size_t hash_size) {
+  uint64_t prefix, suffix_and_type;
+  if (!GetVarintAt(p, e, &prefix) || !GetVarintAt(p, e, &suffix_and_type)) return false;
+  const uint64_t suffix = suffix_and_type >> 3;
+  if (prefix > max_prefix || suffix > uint64_t(e - *p)) return false;
+  if (prefix < cap) {
+    std::memcpy(key + prefix, *p, size_t(std::min<uint64_t>(suffix, cap - prefix)));
+  }
+  *p += suffix;
+  *key_len = size_t(prefix + suffix);
+  return SkipValueAt(p, e, BlockType::kRef, uint8_t(suffix_and_type & 7), hash_size);
+}
+
+// MatchRecordAt with a key buffer of cap + 16 bytes (cap >= want.size(), cap >= 128). Key
+// bytes at positions cap and up are not kept: no comparison reads them, since `want` is
+// shorter.
+static BlockFind MatchRecordWith(uint8_t* key, size_t cap, const uint8_t* block,
+                                 const RecordPath& path, std::string_view want, size_t hash_size) {
+  BlockFind r;
+  r.result = BlockFind::kCorrupt;
+  if (path.start < path.first || path.start > path.checkpoint || path.checkpoint > path.record ||
+      path.record >= path.end) {
+    return r;
+  }
+  const uint8_t* p = block + path.start;
+  const uint8_t* const rec = block + path.record;
+  const uint8_t* const e = block + path.end;
+  // key[0, cur_len) (clipped to cap) is the key of the record before p.
+  size_t cur_len = 0;
+  if (path.checkpoint > path.start) {
+    // The restart key, then the checkpoint's: its first bytes and the checkpoint's suffix.
+    // A checkpoint that is the record itself is compared as the walk's last record.
+    if (!StepRecord(&p, e, key, cap, 0, &cur_len, hash_size)) return r;
+    p = block + path.checkpoint;
+    if (p < rec && !StepRecord(&p, e, key, cap, cur_len, &cur_len, hash_size)) return r;
+  }
+  // The id bytes after a one-byte update index delta, by value type (0-2).
+  const size_t id_len[3] = {0, hash_size, 2 * hash_size};
+  // A copy of a short suffix moves 16 bytes whatever its length: the bytes past it are
+  // beyond cur_len and are overwritten before anything reads them (a record shares at most
+  // cur_len bytes). A record sharing more than that is corrupt; `bad` notes it without a
+  // branch.
+  bool bad = false;
+  while (p < rec) {
+    // The common record: one-byte prefix and suffix_and_type (a suffix under 16 bytes), a
+    // one-byte update index delta, no id, one or two. With 18 bytes of room the suffix and
+    // the delta are within the block, so it needs no bounds check: a value running past
+    // `rec` ends the walk, and landing anywhere but on `rec` is reported below.
+    if (e - p >= 18) {
+      const uint8_t prefix = p[0], suffix_and_type = p[1];
+      const uint8_t suffix = suffix_and_type >> 3, value_type = suffix_and_type & 7;
+      if (((prefix | suffix_and_type) & 0x80) == 0 && value_type <= 2 &&
+          (p[2 + suffix] & 0x80) == 0) {
+        bad |= prefix > cur_len;
+        std::memcpy(key + prefix, p + 2, 16);  // prefix < 128 <= cap
+        cur_len = size_t(prefix) + suffix;
+        p += 3 + suffix + id_len[value_type];
+        continue;
+      }
+    }
+    if (!StepRecord(&p, e, key, cap, cur_len, &cur_len, hash_size)) return r;
+  }
+  if (p != rec || bad) return r;  // the records step past the one the caller named
+  uint64_t prefix, suffix_and_type;
+  if (!GetVarintAt(&p, e, &prefix) || !GetVarintAt(&p, e, &suffix_and_type)) return r;
+  const uint64_t suffix = suffix_and_type >> 3;
+  if (prefix > cur_len || suffix > uint64_t(e - p)) return r;
+  r.result = BlockFind::kEnd;
+  if (prefix + suffix != want.size()) return r;
+  const char* w = want.data();
+  const size_t n = size_t(prefix);
+  if (std::memcmp(key, w, n) != 0 || std::memcmp(p, w + n, size_t(suffix)) != 0) return r;
+  r.result = BlockFind::kEqual;
+  r.value_type = uint8_t(suffix_and_type & 7);
+  r.value_pos = uint32_t(p + suffix - block);
+  return r;
+}
+
+BlockFind MatchRecordAt(const uint8_t* block, const RecordPath& path, std::string_view want,
+                        size_t hash_size) {
+  constexpr size_t kCap = 256;
+  if (want.size() <= kCap) {
+    uint8_t key[kCap + 16];
+    return MatchRecordWith(key, kCap, block, path, want, hash_size);
+  }
+  std::unique_ptr<uint8_t[]> key(new uint8_t[want.size() + 16]);  // cap > kCap >= 128
+  return MatchRecordWith(key.get(), want.size(), block, path, want, hash_size);
 }
 
 }  // namespace reftab

@@ -94,6 +94,27 @@ BlockFind FindInBlock(const BlockView& block, std::string_view want, size_t hash
 BlockFind FindInBlockAt(const BlockView& block, uint32_t start, std::string_view want,
                         size_t hash_size);
 
+// Where a ref record is in its block, for MatchRecordAt: offsets from the block's start.
+struct RecordPath {
+  uint32_t first;       // the first record, after the block header
+  uint32_t start;       // the restart point of the record's interval
+  uint32_t checkpoint;  // start, or a record whose key is the restart key's first bytes and
+                        // its own suffix (store/ref_hash_index.h)
+  uint32_t record;      // the record
+  uint32_t end;         // the records end here at the latest (at most the restart count)
+};
+
+// Whether the ref record at path.record has the key `want`, for a caller that knows where
+// the record is (store/ref_hash_index.h). The key is built from the restart key and the
+// checkpoint's suffix (if the checkpoint is not the restart point), then the records after
+// the checkpoint are stepped over with their key bytes copied, not compared, and `want` is
+// compared once with the record's whole key. kEqual (value_type, value_pos set) if it
+// matches, kEnd if the key there is another one, kCorrupt if the records do not lead to
+// path.record within [first, end). Reads nothing at or past `end`; allocates only for names
+// longer than 256 bytes.
+BlockFind MatchRecordAt(const uint8_t* block, const RecordPath& path, std::string_view want,
+                        size_t hash_size);
+
 class BlockIterator {
  public:
   BlockIterator() = default;

@@ -9,7 +9,6 @@
 
 #include "store/log_entry.h"
 #include "store/merge_cursor.h"
-#include "store/ref_filter.h"
 #include "store/table_log_blocks.h"
 #include "store/temp_table.h"
 #include "store/trace.h"
@@ -39,33 +38,8 @@ Status Snapshot::ReadRef(std::string_view name, RefRecord* ref, bool* found) con
     *found = here && !ref->is_deletion();
     return Status::Ok();
   }
-  // Several tables: most do not hold `name`; their filters (TableReader::RefMayExist) say
-  // so with one cache line each once built. The ref block of each remaining table is most
-  // likely not in cache: locate them all first (index blocks are small and stay cached) so
-  // that their fetches overlap, then read newest first and stop at the first table that
-  // has the name.
-  // A stack deeper than kBatch is handled kBatch tables at a time.
-  constexpr size_t kBatch = 16;
-  uint64_t pos[kBatch];
-  const uint64_t hash = RefFilter::Hash(name);
-  for (size_t end = n; end > 0;) {
-    size_t begin = end > kBatch ? end - kBatch : 0;
-    for (size_t i = end; i-- > begin;) {
-      uint64_t& at = pos[end - 1 - i];
-      at = TableReader::kNoBlock;
-      if (raw_[i]->RefMayExist(hash)) REFTAB_RETURN_IF_ERROR(raw_[i]->LocateRef(name, &at));
-    }
-    for (size_t i = end; i-- > begin;) {
-      uint64_t at = pos[end - 1 - i];
-      if (at == TableReader::kNoBlock) continue;
-      REFTAB_RETURN_IF_ERROR(raw_[i]->ReadRefAt(at, name, ref, &here));
-      if (here) {
-        *found = !ref->is_deletion();
-        return Status::Ok();
-      }
-    }
-    end = begin;
-  }
+  REFTAB_RETURN_IF_ERROR(TableReader::ReadRefNewest(raw_.data(), n, name, ref, &here));
+  *found = here && !ref->is_deletion();
   return Status::Ok();
 }
 

@@ -50,9 +50,15 @@ struct TableReader::LookupAids {
   // The hash index once it is built, building it when it is due; null before that.
   static const RefHashIndex* HashIndex(const TableReader& t);
   static bool BuildHashIndex(const TableReader& t);
-  // ReadRef through the hash index.
-  static Status ReadHashed(const TableReader& t, const RefHashIndex& index, std::string_view name,
-                           RefRecord* ref, bool* found);
+  // ReadRef through the hash index: every candidate of the probe for `hash` in turn.
+  static Status ReadHashed(const TableReader& t, const RefHashIndex& index, uint64_t hash,
+                           size_t slot, std::string_view name, RefRecord* ref, bool* found);
+  // Asks for the lines ReadAt reads: the block header and the records from the restart
+  // point to the one named.
+  static void Prefetch(const TableReader& t, const RefHashIndex::Location& at);
+  // Reads the record a hash index entry names: *found if its key is `name`.
+  static Status ReadAt(const TableReader& t, const RefHashIndex::Location& at,
+                       std::string_view name, RefRecord* ref, bool* found);
 
   // Counts one more query toward a lazily built aid; true once there have been about one
   // per `bytes_per_query` of a table of `file_size` bytes and building is allowed and has
@@ -255,7 +261,9 @@ Status TableReader::CheckSectionEnd(uint64_t next, BlockType section) const {
 
 Status TableReader::ReadRef(std::string_view name, RefRecord* ref, bool* found) const {
   if (const RefHashIndex* index = LookupAids::HashIndex(*this)) {
-    return LookupAids::ReadHashed(*this, *index, name, ref, found);
+    const uint64_t hash = RefFilter::Hash(name);
+    return LookupAids::ReadHashed(*this, *index, hash, index->FirstCandidate(hash), name, ref,
+                                  found);
   }
   uint64_t pos = 0;
   // No PrefetchBlockKeys here: FindInBlock asks for the same lines as its first step.
@@ -281,31 +289,49 @@ const RefHashIndex* TableReader::LookupAids::HashIndex(const TableReader& t) {
   return aids.ref_hash_index.load(std::memory_order_acquire);
 }
 
-// One pass over the ref blocks: every record's hash with its block and the restart point
-// of its interval. A table that does not read cleanly gets no index (its lookups report the
-// damage the usual way), and neither does one whose restart table does not mark record
-// starts, since an entry must lead to its record.
+// One pass over the ref blocks: every record's hash with its block, the restart point of
+// its interval and its own offset. A table that does not read cleanly gets no index (its
+// lookups report the damage the usual way), and neither does one whose restart table does
+// not mark record starts, since an entry must lead to its record.
 bool TableReader::LookupAids::BuildHashIndex(const TableReader& t) {
   LookupAids& aids = *t.aids_;
   std::vector<RefHashIndex::Entry> entries;
   uint64_t pos = 0;
+  // Block offsets are stored in units of the block size when every ref block is aligned.
+  const uint64_t block_size = t.source_->block_size;
+  bool aligned = block_size != 0;
   bool ok = true;
   if (t.RefSectionStart(&pos)) {
     while (ok && PeekBlockType(*t.source_, pos) == uint8_t(BlockType::kRef)) {
       BlockView view;
-      ok = pos <= RefHashIndex::kMaxBlockOffset &&
-           DecodeBlock(*t.source_, pos, nullptr, nullptr, &view).ok();
+      ok = DecodeBlock(*t.source_, pos, nullptr, nullptr, &view).ok();
       if (!ok) break;
+      aligned = aligned && pos % block_size == 0;
       auto restart = [&](uint32_t i) { return be::Load24(view.data + view.restart_off + 3 * i); };
       uint32_t at = view.header_off + uint32_t(kBlockHeaderSize), ri = 0;
       ok = restart(0) == at;
       BlockIterator it;
       it.Init(view, t.hash_size());
+      // The checkpoint (ref_hash_index.h): the last record since the restart point that
+      // shares no more with the record before it than any record since the restart point.
+      uint32_t checkpoint = at;
+      uint64_t least_prefix = ~uint64_t(0);
+      const uint8_t* const records_end = view.data + view.restart_off;
       while (ok && it.NextKey()) {
         for (; ri + 1 < view.restart_count && restart(ri + 1) <= at; ++ri) {
           ok = ok && restart(ri + 1) == at;
         }
-        entries.push_back({RefFilter::Hash(it.key()), RefHashIndex::Location(pos, restart(ri))});
+        uint64_t prefix = 0;
+        const uint8_t* q = view.data + at;
+        ok = ok && GetVarintAt(&q, records_end, &prefix);
+        if (at == restart(ri)) {
+          checkpoint = at;
+          least_prefix = ~uint64_t(0);
+        } else if (prefix <= least_prefix) {
+          checkpoint = at;
+          least_prefix = prefix;
+        }
+        entries.push_back({RefFilter::Hash(it.key()), {pos, restart(ri), checkpoint, at}});
         ByteReader in = it.value();
         ok = ok && SkipValue(in, BlockType::kRef, it.value_type(), t.hash_size());
         it.ValueDone(in);
@@ -316,51 +342,150 @@ bool TableReader::LookupAids::BuildHashIndex(const TableReader& t) {
     }
     ok = ok && t.CheckSectionEnd(pos, BlockType::kRef).ok();
   }
-  if (!ok) {
+  std::unique_ptr<RefHashIndex> index;
+  if (ok) index = RefHashIndex::Build(entries, aligned ? block_size : 1);
+  if (!index) {
     aids.ref_hash_index_failed.store(true, std::memory_order_relaxed);
-    REFTAB_TRACE(trace::kInfo, "%s: no ref hash index (the ref section does not read cleanly)",
-                 t.name().c_str());
+    REFTAB_TRACE(trace::kInfo, "%s: no ref hash index (%s)", t.name().c_str(),
+                 ok ? "its offsets do not fit an entry" : "the ref section does not read cleanly");
     return false;
   }
-  aids.ref_hash_index_owner = std::make_unique<RefHashIndex>(entries);
-  REFTAB_TRACE(trace::kInfo, "%s: ref hash index built: %zu refs, %zu bytes", t.name().c_str(),
-               entries.size(), aids.ref_hash_index_owner->memory_bytes());
+  REFTAB_TRACE(trace::kInfo, "%s: ref hash index built: %zu refs, %zu bytes, %d tag bits",
+               t.name().c_str(), entries.size(), index->memory_bytes(), index->tag_bits());
+  aids.ref_hash_index_owner = std::move(index);
   aids.ref_hash_index.store(aids.ref_hash_index_owner.get(), std::memory_order_release);
   return true;
 }
 
 Status TableReader::LookupAids::ReadHashed(const TableReader& t, const RefHashIndex& index,
-                                           std::string_view name, RefRecord* ref, bool* found) {
+                                           uint64_t hash, size_t slot, std::string_view name,
+                                           RefRecord* ref, bool* found) {
   *found = false;
-  Status status;
+  for (; slot != RefHashIndex::kNone; slot = index.NextCandidate(hash, slot)) {
+    const RefHashIndex::Location at = index.At(slot);
+    Prefetch(t, at);
+    REFTAB_RETURN_IF_ERROR(ReadAt(t, at, name, ref, found));
+    if (*found) break;  // else another name with the same tag
+  }
+  return Status::Ok();
+}
+
+void TableReader::LookupAids::Prefetch(const TableReader& t, const RefHashIndex::Location& at) {
   const BlockSource& src = *t.source_;
-  index.ForEachCandidate(RefFilter::Hash(name), [&](uint64_t pos, uint32_t start) {
-    // The block's header, its restart count (at the end of a padded block) and the
-    // interval's first record, fetched together: DecodeBlock and the scan read them next.
-    if (pos + start < src.table_size) {
-      __builtin_prefetch(src.data + pos);
-      __builtin_prefetch(src.data + pos + start);
-      if (src.block_size && pos + src.block_size <= src.table_size) {
-        __builtin_prefetch(src.data + pos + src.block_size - 1);
+  if (at.block_offset >= src.table_size) return;
+  const uint8_t* b = src.data + at.block_offset;
+  const uint64_t room = src.table_size - at.block_offset;
+  constexpr uint32_t kLine = 64, kMaxLines = 12;
+  __builtin_prefetch(b);  // the block header
+  if (at.checkpoint > at.restart && at.restart + kLine < room) {
+    // The restart key: a whole name, often on two lines.
+    __builtin_prefetch(b + at.restart);
+    __builtin_prefetch(b + at.restart + kLine);
+  }
+  // Every line of the walk, up to the one after the record's start (its key and value);
+  // a longer walk than this is rare and the hardware prefetcher follows it.
+  const auto last = uint32_t(std::min<uint64_t>(uint64_t(at.record) + kLine, room - 1));
+  const uint32_t from = std::max(at.checkpoint & ~(kLine - 1),
+                                 last > kMaxLines * kLine ? last - kMaxLines * kLine : 0);
+  for (uint32_t a = from; a <= last; a += kLine) __builtin_prefetch(b + a);
+}
+
+Status TableReader::LookupAids::ReadAt(const TableReader& t, const RefHashIndex::Location& at,
+                                       std::string_view name, RefRecord* ref, bool* found) {
+  *found = false;
+  const BlockSource& src = *t.source_;
+  const uint64_t pos = at.block_offset;
+  // The block header only: the entry says where the record is, so neither the restart
+  // table nor the padding is read. The records end where the restart count begins at the
+  // latest (the restart table lies before it, and the walk never reaches it in a table the
+  // index was built from).
+  const uint32_t header_off = pos == 0 ? src.header_size : 0;
+  const uint32_t first = header_off + uint32_t(kBlockHeaderSize);
+  if (!FitsWithin(pos, first, src.table_size)) {
+    return t.Error("block at offset " + std::to_string(pos) +
+                   ": block header past the end of the table");
+  }
+  const uint8_t* b = src.data + pos;
+  if (b[header_off] != uint8_t(BlockType::kRef)) {
+    return t.Error("block at offset " + std::to_string(pos) + ": expected a ref block");
+  }
+  const uint32_t block_len = be::Load24(b + header_off + 1);
+  if (block_len < first + 2 || !FitsWithin(pos, block_len, src.table_size)) {
+    return t.Error("block at offset " + std::to_string(pos) + ": block_len " +
+                   std::to_string(block_len) + " does not fit");
+  }
+  const uint32_t end = block_len - 2;
+  BlockFind f =
+      MatchRecordAt(b, {first, at.restart, at.checkpoint, at.record, end}, name, t.hash_size());
+  if (f.result == BlockFind::kCorrupt) {
+    return t.Error("block at offset " + std::to_string(pos) + ": malformed ref record at " +
+                   std::to_string(pos + at.record));
+  }
+  if (f.result != BlockFind::kEqual) return Status::Ok();
+  ByteReader in(b + f.value_pos, b + end);
+  if (!codec::GetRefValue(in, f.value_type, t.min_update_index(), t.hash_size(), ref)) {
+    return t.Error("block at offset " + std::to_string(pos) + ": malformed ref record at " +
+                   std::to_string(pos + at.record));
+  }
+  ref->refname.assign(name.data(), name.size());
+  *found = true;
+  return Status::Ok();
+}
+
+// Across tables a name is usually in one of them or in none. Each table's probe costs a
+// cache miss (its first slot, or its filter's line and the on-disk index for a table that
+// has no hash index yet), and so does each candidate's block: so every table's first slot
+// is asked for at once, then every candidate's record, and only then are the records read,
+// newest table first, stopping at the first that holds the name.
+Status TableReader::ReadRefNewest(const TableReader* const* tables, size_t n, std::string_view name,
+                                  RefRecord* ref, bool* found) {
+  *found = false;
+  const uint64_t hash = RefFilter::Hash(name);
+  // A stack deeper than kBatch is handled kBatch tables at a time, newest first.
+  constexpr size_t kBatch = 16;
+  struct Probe {
+    const RefHashIndex* index;
+    uint64_t pos;  // index: the first candidate's slot; else LocateRef's block (or kNoBlock)
+  };
+  Probe probes[kBatch];
+  for (size_t end = n; end > 0;) {
+    const size_t begin = end > kBatch ? end - kBatch : 0, count = end - begin;
+    for (size_t k = 0; k < count; ++k) {
+      const TableReader& t = *tables[end - 1 - k];
+      Probe& p = probes[k];
+      p.index = LookupAids::HashIndex(t);
+      if (p.index != nullptr) {
+        p.index->PrefetchHome(hash);
+        continue;
       }
+      p.pos = kNoBlock;
+      if (t.RefMayExist(hash)) REFTAB_RETURN_IF_ERROR(t.LocateRef(name, &p.pos));
     }
-    BlockView view;
-    status = DecodeBlock(*t.source_, pos, nullptr, nullptr, &view);
-    if (!status.ok()) {
-      status = std::move(status).WithContext(t.name());
-      return true;
+    for (size_t k = 0; k < count; ++k) {
+      Probe& p = probes[k];
+      if (p.index == nullptr) continue;
+      p.pos = p.index->FirstCandidate(hash);
+      if (p.pos != RefHashIndex::kNone)
+        LookupAids::Prefetch(*tables[end - 1 - k], p.index->At(p.pos));
     }
-    BlockFind f = FindInBlockAt(view, start, name, t.hash_size());
-    if (f.result == BlockFind::kCorrupt) {
-      status = t.Error("block at offset " + std::to_string(pos) + ": malformed ref record");
-      return true;
+    for (size_t k = 0; k < count; ++k) {
+      const TableReader& t = *tables[end - 1 - k];
+      const Probe& p = probes[k];
+      if (p.index != nullptr) {
+        REFTAB_RETURN_IF_ERROR(LookupAids::ReadHashed(t, *p.index, hash, p.pos, name, ref, found));
+      } else if (p.pos != kNoBlock) {
+        REFTAB_RETURN_IF_ERROR(t.ReadRefAt(p.pos, name, ref, found));
+      }
+      if (*found) return Status::Ok();
     }
-    if (f.result != BlockFind::kEqual) return false;  // another name with the same tag
-    status = t.ReadFound(view, f, name, ref);
-    *found = status.ok();
-    return true;
-  });
-  return status;
+    end = begin;
+  }
+  return Status::Ok();
+}
+
+size_t TableReader::ref_hash_index_bytes() const {
+  const RefHashIndex* index = aids_->ref_hash_index.load(std::memory_order_acquire);
+  return index ? index->memory_bytes() : 0;
 }
 
 Status TableReader::LocateRef(std::string_view name, uint64_t* pos) const {

@@ -125,8 +125,10 @@ class TableReader {
   uint64_t IndexPosition(BlockType section) const;
 
   // Exact lookup, the fast path: one index descent and one in-block seek, no iterator
-  // object. Sets *found and fills *ref when the table has a record for `name`; a tombstone
-  // counts as found (callers treat it as "deleted here").
+  // object; after about one lookup per KiB of table, one probe of a hash index that the
+  // table builds then (about 12 bytes per ref) and a walk of a few records of one block.
+  // Sets *found and fills *ref when the table has a record for `name`; a tombstone counts
+  // as found (callers treat it as "deleted here").
   Status ReadRef(std::string_view name, RefRecord* ref, bool* found) const;
 
   // ReadRef in two halves, so that a stack can overlap the memory latency of its tables:
@@ -137,8 +139,17 @@ class TableReader {
   Status LocateRef(std::string_view name, uint64_t* pos) const;
   Status ReadRefAt(uint64_t pos, std::string_view name, RefRecord* ref, bool* found) const;
 
-  // For exact lookups across a stack: false if this table certainly holds no record (value
-  // or tombstone) for `name`, true if it may. The answer comes from a RefFilter
+  // Exact lookup across `n` tables in a stack's order (oldest first): the record for `name`
+  // from the newest table that has one, a tombstone included, as ReadRef gives it (*found
+  // false: none has). Overlaps the tables' memory latency; uses each table's hash index
+  // once it is built (after about one lookup per KiB of that table, as for ReadRef) and its
+  // filter and on-disk index until then.
+  static Status ReadRefNewest(const TableReader* const* tables, size_t n, std::string_view name,
+                              RefRecord* ref, bool* found);
+
+  // For exact lookups across a stack (ReadRefNewest uses it until the table's hash index,
+  // which answers the same question, is built): false if this table certainly holds no record
+  // (value or tombstone) for `name`, true if it may. The answer comes from a RefFilter
   // (store/ref_filter.h) that the table builds once lookups have shown it pays: after about
   // one query per KiB of table, the cost of the build (one pass over the ref keys) is
   // matched by the searches it saves. Until then, and if the build fails (a corrupt table:
@@ -151,7 +162,10 @@ class TableReader {
   // The same for the flattened ref index that LocateRef switches to after about one lookup
   // per 32 KiB of table (store/ref_block_index.h).
   size_t ref_block_index_bytes() const;
-  // Whether this table may build the two aids above (default: yes). Off, the table's memory
+  // The same for the hash index that ReadRef and ReadRefNewest switch to after about one
+  // lookup per KiB of table (about 12 bytes per ref).
+  size_t ref_hash_index_bytes() const;
+  // Whether this table may build the three aids above (default: yes). Off, the table's memory
   // stays the mapping alone and repeated lookups stay as slow as the first; answers never
   // change. Thread-safe; an aid already built stays in use.
   void set_lookup_aids(bool on) const;

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -117,7 +118,8 @@ TEST(RefMayExistTest, StackLookupsAgreeWithATableByTableSearch) {
         std::string name = Name(kind, i);
         RefRecord r;
         bool found = false;
-        ASSERT_TRUE(snap.ReadRef(name, &r, &found).ok());
+        Status st = snap.ReadRef(name, &r, &found);
+        ASSERT_TRUE(st.ok()) << st.ToString();
         auto it = model.find(name);
         bool want = it != model.end() && !it->second.is_deletion();
         ASSERT_EQ(found, want) << name << " round " << round;
@@ -128,8 +130,10 @@ TEST(RefMayExistTest, StackLookupsAgreeWithATableByTableSearch) {
       }
     }
   }
+  // The lookups went through each table's hash index (which replaces the filter) once
+  // enough had been made.
   size_t built = 0;
-  for (const auto& t : tables) built += t->ref_filter_bytes() > 0;
+  for (const auto& t : tables) built += t->ref_hash_index_bytes() > 0;
   EXPECT_EQ(built, tables.size());
 }
 
@@ -214,52 +218,103 @@ TEST(RefBlockIndexTest, DamagedIndexNeverCrashes) {
 namespace reftab {
 namespace {
 
-TEST(RefHashIndexTest, VisitsEveryEntryWithTheTagInProbeOrderAndStopsAtAnEmptySlot) {
-  // Eight names share the tag bits and the home slot; a ninth shares only the slot.
-  std::vector<RefHashIndex::Entry> entries;
-  for (uint32_t i = 0; i < 8; ++i) entries.push_back({0x1234, RefHashIndex::Location(100 * i, i)});
-  entries.push_back({0x1256, RefHashIndex::Location(7, 7)});
-  RefHashIndex index(entries);
-  std::vector<std::pair<uint64_t, uint32_t>> seen;
-  EXPECT_FALSE(index.ForEachCandidate(0x1234, [&](uint64_t pos, uint32_t restart) {
-    seen.emplace_back(pos, restart);
-    return false;
-  }));
-  ASSERT_EQ(seen.size(), 8u);
-  for (uint32_t i = 0; i < 8; ++i) EXPECT_EQ(seen[i], std::make_pair(uint64_t(100 * i), i));
-  int visits = 0;
-  EXPECT_TRUE(index.ForEachCandidate(0x1234, [&](uint64_t pos, uint32_t) {
-    ++visits;
-    return pos == 300;
-  }));
-  EXPECT_EQ(visits, 4);
-  EXPECT_FALSE(index.ForEachCandidate(0x9999, [](uint64_t, uint32_t) { return true; }));
-  RefHashIndex empty({});
-  EXPECT_FALSE(empty.ForEachCandidate(0x1234, [](uint64_t, uint32_t) { return true; }));
+// The slots' probe order over entries that share the tag and the home slot, and what an
+// entry gives back.
+std::vector<RefHashIndex::Location> Candidates(const RefHashIndex& index, uint64_t hash) {
+  std::vector<RefHashIndex::Location> out;
+  for (size_t slot = index.FirstCandidate(hash); slot != RefHashIndex::kNone;
+       slot = index.NextCandidate(hash, slot)) {
+    out.push_back(index.At(slot));
+  }
+  return out;
 }
 
-// Records of every kind in blocks of two sizes; lookups of every present name, of names
-// before the first, after the last and between any two (so between blocks too), against
-// the same table read with the aids off.
-TEST(RefHashIndexTest, LookupsAgreeWithTheOnDiskIndexForPresentAbsentAndDeletedNames) {
-  std::vector<RefRecord> refs;
-  for (int i = 0; i < 12000; i += 2) {
-    RefRecord r = Ref(Name(i % 6 ? "heads" : "tags", i), 1 + i % 3, i % 10 == 0);
-    if (i % 14 == 4) {
-      r.value_type = RefValueType::kSymref;
-      r.target = "refs/heads/target-" + std::to_string(i);
-    } else if (i % 14 == 6) {
-      r.value_type = RefValueType::kVal2;
-      r.peeled = testutil::TestId(uint64_t(i), 20);
-    }
-    if (i % 50 == 8) r.refname += "/with-a-longer-tail-than-sixteen-bytes";
-    refs.push_back(r);
+TEST(RefHashIndexTest, ProbesEveryEntryWithTheTagInOrderAndStopsAtAnEmptySlot) {
+  // Eight names share the tag bits and the home slot; a ninth shares only the slot.
+  std::vector<RefHashIndex::Entry> entries;
+  for (uint32_t i = 0; i < 8; ++i) entries.push_back({0x1234, {4096 * i, 28 + i, 50 + i, 100 + i}});
+  entries.push_back({0x1256, {4096 * 7, 7, 7, 7}});
+  auto index = RefHashIndex::Build(entries, 4096);
+  ASSERT_NE(index, nullptr);
+  auto seen = Candidates(*index, 0x1234);
+  ASSERT_EQ(seen.size(), 8u);
+  for (uint32_t i = 0; i < 8; ++i) {
+    EXPECT_EQ(seen[i].block_offset, 4096u * i);
+    EXPECT_EQ(seen[i].restart, 28 + i);
+    EXPECT_EQ(seen[i].checkpoint, 50 + i);
+    EXPECT_EQ(seen[i].record, 100 + i);
   }
-  std::sort(refs.begin(), refs.end(),
-            [](const RefRecord& a, const RefRecord& b) { return a.refname < b.refname; });
-  for (uint32_t block_size : {256u, 4096u}) {
+  auto other = Candidates(*index, 0x1256);
+  ASSERT_EQ(other.size(), 1u);
+  EXPECT_EQ(other[0].block_offset, 4096u * 7);
+  EXPECT_TRUE(Candidates(*index, 0x9999).empty());
+  auto empty = RefHashIndex::Build({}, 1);
+  ASSERT_NE(empty, nullptr);
+  EXPECT_TRUE(Candidates(*empty, 0x1234).empty());
+}
+
+TEST(RefHashIndexTest, FieldWidthsFollowTheTableAndLocationsThatDoNotFitGetNoIndex) {
+  // 4 KiB blocks of a 64 MiB table: 12 bits for each in-block offset, 9 for checkpoints
+  // up to 511 bytes after their restart point, 14 for the block.
+  auto aligned = RefHashIndex::Build({{1, {(uint64_t(1) << 26) - 4096, 28, 28 + 511, 4000}}}, 4096);
+  ASSERT_NE(aligned, nullptr);
+  EXPECT_EQ(aligned->tag_bits(), 64 - 12 - 12 - 9 - 14);
+  RefHashIndex::Location l = Candidates(*aligned, 1).at(0);
+  EXPECT_EQ(l.block_offset, (uint64_t(1) << 26) - 4096);
+  EXPECT_EQ(l.restart, 28u);
+  EXPECT_EQ(l.checkpoint, 28u + 511);
+  EXPECT_EQ(l.record, 4000u);
+  // Blocks of 1 MiB at byte offsets of 14 bits: 2 * 20 + 14 bits leave no room for the
+  // checkpoints' 10, which are left out (every walk starts at the restart point).
+  auto tight = RefHashIndex::Build({{1, {uint64_t(1) << 13, 28, 1000, (1u << 20) - 1}}}, 1);
+  ASSERT_NE(tight, nullptr);
+  EXPECT_EQ(tight->tag_bits(), 64 - 40 - 14);
+  l = Candidates(*tight, 1).at(0);
+  EXPECT_EQ(l.restart, 28u);
+  EXPECT_EQ(l.checkpoint, 28u);
+  // Byte offsets of a 1 TiB table with 16 MiB blocks need 40 + 2 * 24 bits: too many.
+  EXPECT_EQ(RefHashIndex::Build({{1, {uint64_t(1) << 39, 28, 28, (1u << 24) - 1}}}, 1), nullptr);
+  // A block offset that the unit does not divide, or offsets out of order.
+  EXPECT_EQ(RefHashIndex::Build({{1, {100, 28, 28, 40}}}, 64), nullptr);
+  EXPECT_EQ(RefHashIndex::Build({{1, {0, 50, 50, 40}}}, 1), nullptr);
+  EXPECT_EQ(RefHashIndex::Build({{1, {0, 28, 30, 29}}}, 1), nullptr);
+}
+
+// Records of every kind in tables of several layouts (small and large blocks, unpadded
+// blocks whose offsets the block size does not divide, short restart intervals, names
+// longer than the lookup's key buffer); lookups of every present name, of names before the
+// first, after the last and between any two (so between blocks too), against the same
+// table read with the aids off.
+TEST(RefHashIndexTest, LookupsAgreeWithTheOnDiskIndexForPresentAbsentAndDeletedNames) {
+  struct Layout {
+    uint32_t block_size;
+    bool unpadded;
+    uint32_t restart_interval;
+    bool long_names;
+  };
+  for (Layout l :
+       {Layout{256, false, 16, false}, Layout{4096, false, 16, true}, Layout{4096, true, 16, true},
+        Layout{1024, false, 3, true}, Layout{2048, true, 1, false}}) {
+    std::vector<RefRecord> refs;
+    for (int i = 0; i < 12000; i += 2) {
+      RefRecord r = Ref(Name(i % 6 ? "heads" : "tags", i), 1 + i % 3, i % 10 == 0);
+      if (i % 14 == 4) {
+        r.value_type = RefValueType::kSymref;
+        r.target = "refs/heads/target-" + std::to_string(i);
+      } else if (i % 14 == 6) {
+        r.value_type = RefValueType::kVal2;
+        r.peeled = testutil::TestId(uint64_t(i), 20);
+      }
+      if (i % 50 == 8) r.refname += "/with-a-longer-tail-than-sixteen-bytes";
+      if (l.long_names && i % 90 == 10) r.refname.append(1, '/').append(200 + i % 300, 'x');
+      refs.push_back(r);
+    }
+    std::sort(refs.begin(), refs.end(),
+              [](const RefRecord& a, const RefRecord& b) { return a.refname < b.refname; });
     WriteOptions o;
-    o.block_size = block_size;
+    o.block_size = l.block_size;
+    o.unpadded = l.unpadded;
+    o.restart_interval = l.restart_interval;
     std::string bytes = testutil::WriteTableToString(o, 1, 3, refs, {});
     auto hashed = TableReader::OpenBytes("hashed", bytes);
     auto plain = TableReader::OpenBytes("plain", bytes);
@@ -285,7 +340,141 @@ TEST(RefHashIndexTest, LookupsAgreeWithTheOnDiskIndexForPresentAbsentAndDeletedN
         }
       }
     }
+    EXPECT_GT((*hashed)->ref_hash_index_bytes(), 0u) << l.block_size;
+    EXPECT_EQ((*plain)->ref_hash_index_bytes(), 0u);
   }
+}
+
+// A table whose bytes the test may change after the hash index is built: the index names
+// records without rereading the restart table, so damage found on the way must still be
+// reported, never read past the block or the mapping.
+class MutableFile final : public RandomAccessFile {
+ public:
+  MutableFile(std::string name, std::string bytes)
+      : name_(std::move(name)), bytes_(std::move(bytes)) {}
+  const std::string& name() const override { return name_; }
+  uint64_t size() const override { return bytes_.size(); }
+  const uint8_t* data() const override { return reinterpret_cast<const uint8_t*>(bytes_.data()); }
+  char& at(size_t i) { return bytes_[i]; }
+
+ private:
+  std::string name_;
+  std::string bytes_;
+};
+
+struct HashedTable {
+  std::shared_ptr<const TableReader> table;
+  MutableFile* file = nullptr;
+  std::vector<std::string> names;
+};
+
+// 3000 refs in 4 KiB blocks, looked up often enough that the hash index is built.
+HashedTable BuildHashedTable(const std::string& name, uint64_t ui) {
+  HashedTable h;
+  std::vector<RefRecord> refs;
+  for (int i = 0; i < 3000; ++i) {
+    refs.push_back(Ref(Name("heads", i), ui, false));
+    h.names.push_back(refs.back().refname);
+  }
+  WriteOptions o;
+  o.block_size = 4096;
+  auto file =
+      std::make_unique<MutableFile>(name, testutil::WriteTableToString(o, ui, ui, refs, {}));
+  h.file = file.get();
+  auto t = TableReader::Open(std::move(file));
+  EXPECT_TRUE(t.ok()) << t.status().ToString();
+  h.table = std::shared_ptr<const TableReader>(std::move(*t));
+  for (int round = 0; round < 2; ++round) {
+    for (const std::string& n : h.names) {
+      RefRecord r;
+      bool found = false;
+      EXPECT_TRUE(h.table->ReadRef(n, &r, &found).ok() && found) << n;
+    }
+  }
+  EXPECT_GT(h.table->ref_hash_index_bytes(), 0u);
+  return h;
+}
+
+// Looks every name up; returns the messages of the lookups that failed (the others must
+// still find their ref).
+std::vector<std::string> LookupErrors(
+    const std::vector<std::string>& names,
+    const std::function<Status(const std::string&, RefRecord*, bool*)>& read) {
+  std::vector<std::string> errors;
+  for (const std::string& n : names) {
+    RefRecord r;
+    bool found = false;
+    Status s = read(n, &r, &found);
+    if (!s.ok()) {
+      errors.push_back(s.message());
+    } else {
+      EXPECT_TRUE(found) << n;
+    }
+  }
+  return errors;
+}
+
+TEST(RefHashIndexTest, BlockDamagedAfterTheBuildIsReportedWithFileAndOffset) {
+  HashedTable h = BuildHashedTable("damaged.ref", 1);
+  auto read = [&](const std::string& n, RefRecord* r, bool* found) {
+    return h.table->ReadRef(n, r, found);
+  };
+  // The second block's type byte: every name in it fails, naming the file and the block.
+  h.file->at(4096) = 'x';
+  auto errors = LookupErrors(h.names, read);
+  ASSERT_FALSE(errors.empty());
+  EXPECT_LT(errors.size(), h.names.size());
+  for (const std::string& e : errors) {
+    EXPECT_EQ(e, "damaged.ref: block at offset 4096: expected a ref block");
+  }
+  h.file->at(4096) = 'r';
+  // The third block's length past the end of the table.
+  h.file->at(8193) = char(0xff);
+  errors = LookupErrors(h.names, read);
+  ASSERT_FALSE(errors.empty());
+  for (const std::string& e : errors) {
+    EXPECT_NE(e.find("damaged.ref: block at offset 8192: block_len"), std::string::npos) << e;
+  }
+  h.file->at(8193) = 0;
+  EXPECT_TRUE(LookupErrors(h.names, read).empty());
+  // A record's prefix length in the fourth block made larger than the key before it: the
+  // walk from the restart point no longer leads to the records the index names.
+  h.file->at(3 * 4096 + 4 + 60) = char(0x7f);
+  std::mt19937_64 rng(5);
+  for (int trial = 0; trial < 300; ++trial) {
+    // Random damage anywhere in the ref blocks: answers or errors, never a crash.
+    size_t at = 24 + rng() % (4096 * 6);
+    char old = h.file->at(at);
+    h.file->at(at) = char(old ^ (1 << (rng() % 8)));
+    for (int q = 0; q < 40; ++q) {
+      RefRecord r;
+      bool found = false;
+      (void)h.table->ReadRef(h.names[rng() % h.names.size()], &r, &found);
+    }
+    h.file->at(at) = old;
+  }
+}
+
+TEST(RefHashIndexTest, StackLookupsReportDamageInAnOlderTableThroughItsHashIndex) {
+  HashedTable old_table = BuildHashedTable("old.ref", 1);
+  std::vector<RefRecord> newer = {Ref("refs/heads/newer", 2, false)};
+  std::vector<std::shared_ptr<const TableReader>> tables = {old_table.table, Table(newer, 2)};
+  Snapshot snap(tables, HashId::kSha1);
+  auto read = [&](const std::string& n, RefRecord* r, bool* found) {
+    return snap.ReadRef(n, r, found);
+  };
+  EXPECT_TRUE(LookupErrors(old_table.names, read).empty());  // builds the newer one's index
+  EXPECT_GT(tables[1]->ref_hash_index_bytes(), 0u);
+  old_table.file->at(4096) = 'x';
+  auto errors = LookupErrors(old_table.names, read);
+  ASSERT_FALSE(errors.empty());
+  for (const std::string& e : errors) {
+    EXPECT_EQ(e, "old.ref: block at offset 4096: expected a ref block");
+  }
+  RefRecord r;
+  bool found = false;
+  ASSERT_TRUE(snap.ReadRef("refs/heads/newer", &r, &found).ok());
+  EXPECT_TRUE(found);
 }
 
 // Damaged ref blocks: enough lookups to build the index (or to find that it cannot be

@@ -1,0 +1,103 @@
+#include "store/ref_hash_index.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <new>
+
+namespace reftab {
+
+namespace {
+
+constexpr size_t kHugePage = size_t(2) << 20;
+// Below this an array is allocated as usual: a 2 MiB page for it would waste too much.
+constexpr size_t kHugeMin = size_t(1) << 20;
+
+// `bytes` of zeroed memory aligned to a 2 MiB boundary, advised as huge pages; `bytes` is
+// a multiple of kHugePage. Null if the mapping fails.
+uint64_t* MapHuge(size_t bytes) {
+  // Map one page more than asked for and unmap what lies outside the aligned range.
+  size_t len = bytes + kHugePage;
+  void* p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return nullptr;
+  auto start = reinterpret_cast<uintptr_t>(p);
+  uintptr_t aligned = (start + kHugePage - 1) & ~uintptr_t(kHugePage - 1);
+  if (aligned > start) munmap(p, aligned - start);
+  uintptr_t tail = aligned + bytes, end = start + len;
+  if (end > tail) munmap(reinterpret_cast<void*>(tail), end - tail);
+#ifdef MADV_HUGEPAGE
+  // A hint: without transparent huge pages (or with them off) the array works the same.
+  (void)madvise(reinterpret_cast<void*>(aligned), bytes, MADV_HUGEPAGE);
+#endif
+  return reinterpret_cast<uint64_t*>(aligned);
+}
+
+}  // namespace
+
+RefHashIndex::~RefHashIndex() {
+  if (mapped_) {
+    munmap(slots_, bytes_);
+  } else {
+    delete[] slots_;
+  }
+}
+
+std::unique_ptr<RefHashIndex> RefHashIndex::Build(const std::vector<Entry>& entries,
+                                                  uint64_t unit) {
+  if (unit == 0 || entries.size() >= (uint64_t(1) << 31)) return nullptr;
+  uint64_t max_block = 0, max_offset = 0, max_checkpoint = 0;
+  for (const Entry& e : entries) {
+    const Location& l = e.at;
+    if (l.block_offset % unit != 0 || l.restart > l.checkpoint || l.checkpoint > l.record) {
+      return nullptr;
+    }
+    max_block = std::max(max_block, l.block_offset / unit);
+    max_offset = std::max<uint64_t>(max_offset, l.record);
+    max_checkpoint = std::max<uint64_t>(max_checkpoint, l.checkpoint - l.restart);
+  }
+  const int offset_bits = std::max(1, int(std::bit_width(max_offset)));
+  const int block_bits = int(std::bit_width(max_block));
+  int checkpoint_bits = int(std::bit_width(max_checkpoint));
+  if (64 - 2 * offset_bits - checkpoint_bits - block_bits < kMinTagBits) checkpoint_bits = 0;
+  const int tag_shift = 2 * offset_bits + checkpoint_bits + block_bits;
+  if (64 - tag_shift < kMinTagBits) return nullptr;
+
+  std::unique_ptr<RefHashIndex> index(new RefHashIndex());
+  RefHashIndex& x = *index;
+  x.offset_bits_ = offset_bits;
+  x.checkpoint_bits_ = checkpoint_bits;
+  x.checkpoint_mask_ = checkpoint_bits == 0 ? 0 : ~uint64_t(0) >> (64 - checkpoint_bits);
+  x.block_shift_ = 2 * offset_bits + checkpoint_bits;
+  x.tag_shift_ = tag_shift;
+  x.block_mask_ = block_bits == 0 ? 0 : ~uint64_t(0) >> (64 - block_bits);
+  x.unit_ = unit;
+  size_t want = entries.size() + entries.size() / 2 + 1;
+  size_t bytes = want * sizeof(uint64_t);
+  if (bytes >= kHugeMin) {
+    bytes = (bytes + kHugePage - 1) & ~(kHugePage - 1);
+    x.slots_ = MapHuge(bytes);
+    x.mapped_ = x.slots_ != nullptr;
+  }
+  if (!x.mapped_) {
+    bytes = want * sizeof(uint64_t);
+    x.slots_ = new (std::nothrow) uint64_t[want]();
+    if (x.slots_ == nullptr) return nullptr;
+  }
+  x.bytes_ = bytes;
+  x.count_ = bytes / sizeof(uint64_t);  // the rounding's extra slots shorten probes
+  if (x.count_ >= (uint64_t(1) << 32)) return nullptr;
+  for (const Entry& e : entries) {
+    size_t i = x.Home(e.hash);
+    while (x.slots_[i] != 0) i = x.Next(i);
+    // Without room for the checkpoint its distance is 0: the walk starts at the restart.
+    const uint64_t checkpoint = checkpoint_bits == 0 ? 0 : e.at.checkpoint - e.at.restart;
+    x.slots_[i] = x.Tag(e.hash) | (e.at.block_offset / unit) << x.block_shift_ |
+                  checkpoint << 2 * offset_bits | uint64_t(e.at.restart) << offset_bits |
+                  e.at.record;
+  }
+  return index;
+}
+
+}  // namespace reftab
