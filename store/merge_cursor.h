@@ -270,7 +270,7 @@ class MergeCursor {
   // count that changes with the child is a branch the CPU mispredicts). Each inner node
   // keeps the loser of the match played there, tree_[0] the overall winner. All codes must
   // be against one reference key.
-  void Build() {
+  [[gnu::noinline]] void Build() {
     uint32_t n = 0;
     for (uint32_t c = 0; c < children_.size(); ++c) {
       if (code_[c] != kExhausted) leaf_[c] = n++;
@@ -298,7 +298,7 @@ class MergeCursor {
 
   // Drops exhausted children from the tree (fewer levels to climb). Called as child c is
   // about to advance past the key just returned, which becomes the reference of all codes.
-  void Compact(uint32_t c) {
+  [[gnu::noinline]] void Compact(uint32_t c) {
     std::string_view ref = children_[c].key();
     for (uint32_t i = 0; i < children_.size(); ++i) {
       if (code_[i] == kExhausted) continue;
