@@ -195,6 +195,10 @@ class BlockIterator {
 
   std::string_view key() const { return std::string_view(key_.get(), key_len_); }
   uint8_t value_type() const { return value_type_; }
+  // A non-empty key() is followed by at least this many readable bytes of the key buffer
+  // (of no particular value), so a caller may load a fixed-size word from anywhere in the
+  // key and mask off what lies past its end (the merge's offset-value codes do).
+  static constexpr uint32_t kKeyReadSlack = 16;
 
   // With set_track_lcp(true), lcp() is the exact length of the common prefix of the current
   // key and the one NextKey() decoded before it, also across blocks (a merge uses it as the
@@ -215,7 +219,7 @@ class BlockIterator {
  private:
   // The key buffer keeps this much slack past the key, so short suffixes are copied with
   // one fixed-size move instead of a call to memcpy.
-  static constexpr uint32_t kKeySlack = 16;
+  static constexpr uint32_t kKeySlack = kKeyReadSlack;
   // A one-byte prefix (< 128) plus a suffix of at most 15 bytes always fits in this, so the
   // fast path needs no capacity check.
   static constexpr uint32_t kMinKeyCap = 128 + 16 + kKeySlack;

@@ -11,12 +11,18 @@
 //     order is the merge order), never formatting or copying a record to compare it;
 //     replacing the winner costs one match per tree level;
 //   * matches compare offset-value codes, not strings: every key in the tree carries the
-//     position where it first differs from a reference key and its byte there. Along the
-//     path a new key climbs, all codes are relative to the key just returned, and the new
-//     key's own code comes for free from the table's prefix compression (the record's
-//     shared prefix with the previous key of that table *is* the returned key's). Two
-//     different codes decide a match with one integer comparison; only equal codes compare
-//     bytes, and then only from after the shared position;
+//     position where it first differs from a reference key and its next five bytes there,
+//     packed into one integer. Along the path a new key climbs, all codes are relative to
+//     the key just returned, and the new key's own code comes for free from the table's
+//     prefix compression (the record's shared prefix with the previous key of that table
+//     *is* the returned key's). Two different codes decide a match with one integer
+//     comparison (when they agree in offset and first byte, the loser's code is re-read
+//     from its key a few bytes on); only equal codes compare bytes. With one byte per code,
+//     names with long shared prefixes tied in one match of seven on the benchmark's
+//     stack;
+//   * the winner of a match is picked with masks, not branches, and every leaf is equally
+//     deep, so a replay has no data-dependent branch in the common case: where the tables'
+//     refs interleave, which one wins is a coin toss;
 //   * a key equal to the one just returned gets code 0, so records shadowed by a newer table
 //     are recognised when they reach the top, without another comparison;
 //   * only the record that is returned is decoded (its value, and its name copied to the
@@ -62,7 +68,7 @@ class MergeCursor {
     if (children_.size() > 1 && Techniques::kOffsetValueCodes) {
       for (Sub& c : children_) c.set_track_lcp(true);
     }
-    code_.assign(children_.size(), kExhausted);
+    code_.assign(children_.size() + 1, kExhausted);  // the last: Build's sentinel leaf
     leaf_.assign(children_.size(), 0);
     tree_.assign(1, kNone);
   }
@@ -148,28 +154,85 @@ class MergeCursor {
   }
 
   static constexpr uint32_t kNone = ~uint32_t(0);
-  // Codes: smaller means an earlier key, for keys coded against the same reference.
+  // Codes: smaller means an earlier key, for keys coded against the same reference. A key
+  // that differs from the reference at `offset` (< kMaxOffset) has the code
+  //   (kMaxOffset - offset) << kWindowBits | the key's kWindow bytes from offset, big-endian,
+  // zeros past its end,
+  // so a key that shares more with the reference, or as much and has smaller bytes there,
+  // has the smaller code. Carrying several bytes rather than one makes equal codes rare
+  // where keys share long prefixes (refs/heads/feature/user-2000/topic-1xx: the keys after
+  // topic-199 all differ from it at the same '1' and are told apart by the next bytes).
+  // Zeros past the end make the code order non-strict (a key and itself plus 0 bytes code
+  // alike), so equal codes still compare bytes.
   static constexpr uint64_t kDuplicate = 0;  // equal to the reference key
+  static constexpr uint64_t kFar = 1;        // offset >= kMaxOffset: compares bytes
   static constexpr uint64_t kExhausted = ~uint64_t(0);
-  static constexpr uint64_t kMaxOffset = 0xffffffffu;
+  static constexpr int kWindow = 5;
+  static constexpr int kWindowBits = 8 * kWindow;
+  // An offset field of all ones is left to kExhausted.
+  static constexpr uint64_t kMaxOffset = (uint64_t(1) << (64 - kWindowBits)) - 2;
+  // Two codes whose xor is below this have the same offset and the same first byte: one
+  // integer comparison still orders them but the loser's offset against the winner grows.
+  static constexpr uint64_t kNear = uint64_t(1) << (kWindowBits - 8);
+  static constexpr uint64_t kMinWindowed = uint64_t(1) << kWindowBits;
+  static_assert(Sub::kKeyReadSlack >= 8, "CodeOf loads a word at any offset in the key");
 
   // The code of `key` against a smaller-or-equal reference it shares `offset` bytes with.
   static uint64_t CodeOf(std::string_view key, size_t offset) {
     if (offset >= key.size()) return kDuplicate;
-    return ((kMaxOffset - offset) << 8) | uint8_t(key[offset]);
+    if (offset >= kMaxOffset) [[unlikely]]
+      return kFar;
+    // A whole word from the key buffer (the bytes past the key are readable, see
+    // kKeyReadSlack), its first kWindow bytes kept and those past the key's end cleared.
+    uint64_t w =
+        be::Load64(reinterpret_cast<const uint8_t*>(key.data()) + offset) >> (64 - kWindowBits);
+    size_t left = key.size() - offset;
+    size_t kept = left < size_t(kWindow) ? left : size_t(kWindow);
+    w &= ~uint64_t(0) << (8 * (size_t(kWindow) - kept));
+    return ((kMaxOffset - offset) << kWindowBits) | w;
+  }
+  static size_t OffsetOf(uint64_t code) { return size_t(kMaxOffset - (code >> kWindowBits)); }
+
+  // A match between child a (parked at a tree node) and child b (climbing), with codes
+  // against the same reference. True if a wins (comes first). Afterwards the loser's code
+  // is against the winner; the winner's is unchanged.
+  REFTAB_HOT_INLINE bool Match(uint32_t a, uint32_t b, uint64_t ca, uint64_t cb) {
+    if ((ca ^ cb) >= kNear) [[likely]] {
+      // Different offsets, or different bytes at the offset: the loser differs from the
+      // winner where it differs from the reference, so its code stands.
+      return ca < cb;
+    }
+    return NearCodes(a, b, ca, cb);
   }
 
-  // A match between child a (parked at a tree node) and child b (climbing) whose codes are
-  // both `code`, against the same reference. True if a wins (comes first). Afterwards the
-  // loser's code is against the winner. Equal keys: the newer table (higher index) wins and
-  // the older record becomes a duplicate of it.
-  bool EqualCodes(uint32_t a, uint32_t b, uint64_t code) {
+  // Match() of codes with the same offset and first byte.
+  [[gnu::noinline]] bool NearCodes(uint32_t a, uint32_t b, uint64_t ca, uint64_t cb) {
+    if (ca == cb) return EqualCodes(a, b, ca);
+    // A duplicate against a kFar code: the loser's code against a key equal to the
+    // reference is its code against the reference.
+    if (ca < kMinWindowed) return ca < cb;
+    // The keys agree from the offset up to the first differing byte of their windows, so
+    // the loser shares that much with the winner, or all of the winner if the winner ends
+    // first (its zeros past the end may stand for the loser's 0 bytes).
+    bool a_wins = ca < cb;
+    uint32_t swap = (a ^ b) & (0u - uint32_t(a_wins));  // masks: who wins is data
+    uint32_t w = b ^ swap, l = a ^ swap;
+    size_t d = size_t(__builtin_clzll(ca ^ cb) - (64 - kWindowBits)) >> 3;
+    size_t lcp = OffsetOf(ca) + d;
+    size_t wn = children_[w].key().size();
+    code_[l] = CodeOf(children_[l].key(), lcp < wn ? lcp : wn);
+    return a_wins;
+  }
+
+  // Match() of equal codes: compares the keys' bytes. Equal keys: the newer table (higher
+  // index) wins and the older record becomes a duplicate of it.
+  [[gnu::noinline]] bool EqualCodes(uint32_t a, uint32_t b, uint64_t code) {
     if (code == kExhausted) return false;
     if (code == kDuplicate) return a > b;
-    // Both keys equal the reference up to the code's offset and share the byte there, so
-    // bytes are compared from after it.
+    // Both keys equal the reference up to the code's offset, so bytes are compared from
+    // there (the windows agree too, but their zeros may stand for the end of a key).
     std::string_view ka = children_[a].key(), kb = children_[b].key();
-    size_t from = Techniques::kOffsetValueCodes ? size_t(kMaxOffset - (code >> 8)) + 1 : 0;
+    size_t from = !Techniques::kOffsetValueCodes ? 0 : code == kFar ? kMaxOffset : OffsetOf(code);
     size_t n = ka.size() < kb.size() ? ka.size() : kb.size();
     if (from > n) from = n;
     size_t l = from + MismatchAt(reinterpret_cast<const uint8_t*>(ka.data()) + from,
@@ -194,9 +257,10 @@ class MergeCursor {
     return a_wins;
   }
 
-  // Child c's key changed: play its matches again from its leaf to the root. Different
-  // codes decide a match with one comparison and no branch on its outcome.
-  void Replay(uint32_t c) {
+  // Child c's key changed: play its matches again from its leaf to the root. The winner of
+  // each match is picked with masks, not branches: which key wins is data, and on tables
+  // whose refs interleave it is a coin toss at every level.
+  REFTAB_HOT_INLINE void Replay(uint32_t c) {
     uint32_t* const tree = tree_.data();
     const uint64_t* const code = code_.data();
     uint32_t winner = c;
@@ -204,53 +268,51 @@ class MergeCursor {
     for (uint32_t node = (leaf_[c] + leaves_) >> 1; node > 0; node >>= 1) {
       uint32_t parked = tree[node];
       uint64_t pc = code[parked];
-      bool parked_wins;
-      if (pc != wc) [[likely]] {
-        parked_wins = pc < wc;
-      } else {
-        parked_wins = EqualCodes(parked, winner, pc);
-      }
-      tree[node] = parked_wins ? winner : parked;
-      winner = parked_wins ? parked : winner;
-      wc = parked_wins ? pc : wc;
+      // All ones if the parked child wins: then winner and parked swap, and so do codes.
+      uint32_t m = 0u - uint32_t(Match(parked, winner, pc, wc));
+      uint32_t swap = (winner ^ parked) & m;
+      tree[node] = parked ^ swap;
+      winner ^= swap;
+      wc ^= (wc ^ pc) & (0 - uint64_t(m & 1));
     }
     tree[0] = winner;
   }
 
-  // Builds the tree over the live children: leaf i (tree position n + i) is the i-th live
-  // child; each inner node keeps the loser of the match played there, tree_[0] the overall
-  // winner. All codes must be against one reference key.
-  void Build() {
+  // Builds the tree over the live children: leaf i (tree position leaves_ + i) is the i-th
+  // live child, the leaves past them the exhausted sentinel, so that every leaf is as deep
+  // as every other and Replay's loop runs the same number of rounds for every child (a trip
+  // count that changes with the child is a branch the CPU mispredicts). Each inner node
+  // keeps the loser of the match played there, tree_[0] the overall winner. All codes must
+  // be against one reference key.
+  [[gnu::noinline]] void Build() {
     uint32_t n = 0;
     for (uint32_t c = 0; c < children_.size(); ++c) {
       if (code_[c] != kExhausted) leaf_[c] = n++;
     }
-    leaves_ = n;
-    tree_.assign(n ? n : 1, kNone);
+    uint32_t leaves = 1;
+    while (leaves < n) leaves *= 2;
+    leaves_ = leaves;
+    const uint32_t sentinel = uint32_t(children_.size());
+    tree_.assign(leaves, kNone);
+    // win_[node]: the winner of the subtree under node, played bottom up.
+    win_.assign(2 * leaves, sentinel);
     for (uint32_t c = 0; c < children_.size(); ++c) {
-      if (code_[c] == kExhausted) continue;
-      uint32_t winner = c;
-      uint32_t node = (leaf_[c] + n) >> 1;
-      for (; node > 0; node >>= 1) {
-        if (tree_[node] == kNone) {  // first arrival waits for its opponent
-          tree_[node] = winner;
-          break;
-        }
-        uint32_t parked = tree_[node];
-        bool parked_wins = code_[parked] != code_[winner]
-                               ? code_[parked] < code_[winner]
-                               : EqualCodes(parked, winner, code_[winner]);
-        if (parked_wins) std::swap(tree_[node], winner);
-      }
-      if (node == 0) tree_[0] = winner;
+      if (code_[c] != kExhausted) win_[leaves + leaf_[c]] = c;
     }
+    for (uint32_t node = leaves - 1; node > 0; --node) {
+      uint32_t a = win_[2 * node], b = win_[2 * node + 1];
+      bool a_wins = Match(a, b, code_[a], code_[b]);
+      win_[node] = a_wins ? a : b;
+      tree_[node] = a_wins ? b : a;
+    }
+    tree_[0] = win_[1];
     compact_ = false;
     MaybeBypass();
   }
 
   // Drops exhausted children from the tree (fewer levels to climb). Called as child c is
   // about to advance past the key just returned, which becomes the reference of all codes.
-  void Compact(uint32_t c) {
+  [[gnu::noinline]] void Compact(uint32_t c) {
     std::string_view ref = children_[c].key();
     for (uint32_t i = 0; i < children_.size(); ++i) {
       if (code_[i] == kExhausted) continue;
@@ -344,11 +406,12 @@ class MergeCursor {
   std::vector<uint64_t> code_;  // per child: its key's code (see EqualCodes)
   std::vector<uint32_t> leaf_;  // per live child: its leaf number
   std::vector<uint32_t> tree_;  // [0]: winner; [1, n): losers parked at the inner nodes
-  uint32_t leaves_ = 0;         // leaves of the tree (live children at the last Build)
-  uint32_t live_ = 0;           // children with a current record
-  bool compact_ = false;        // a child ran out: rebuild without it at the next Advance
-  uint32_t pending_ = kNone;    // child whose returned record is not advanced past yet
-  uint32_t single_ = kNone;     // the bypass child, once only one is left
+  std::vector<uint32_t> win_;   // Build's scratch
+  uint32_t leaves_ = 0;   // leaves of the tree (live children at the last Build, to a power of 2)
+  uint32_t live_ = 0;     // children with a current record
+  bool compact_ = false;  // a child ran out: rebuild without it at the next Advance
+  uint32_t pending_ = kNone;  // child whose returned record is not advanced past yet
+  uint32_t single_ = kNone;   // the bypass child, once only one is left
   bool single_fresh_ = false;
   bool suppress_deletions_ = false;
   Status status_;

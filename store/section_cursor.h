@@ -113,6 +113,7 @@ class TableRefCursor {
   // The current record's key (its refname) and value type (0: a tombstone). Valid until the
   // next NextKey().
   std::string_view key() const { return cursor_.it().key(); }
+  static constexpr uint32_t kKeyReadSlack = BlockIterator::kKeyReadSlack;  // past key()
   uint8_t value_type() const { return cursor_.it().value_type(); }
   // See BlockIterator::set_track_lcp(): the common prefix of the key with the previous one.
   void set_track_lcp(bool on) { cursor_.it().set_track_lcp(on); }
@@ -183,6 +184,7 @@ class TableLogCursor {
   // of keys is (name, newest first).
   bool NextKey() { return cursor_.NextKey(); }
   std::string_view key() const { return cursor_.it().key(); }
+  static constexpr uint32_t kKeyReadSlack = BlockIterator::kKeyReadSlack;  // past key()
   uint8_t value_type() const { return cursor_.it().value_type(); }
   void set_track_lcp(bool on) { cursor_.it().set_track_lcp(on); }
   uint32_t lcp() const { return cursor_.it().lcp(); }

@@ -462,6 +462,95 @@ TEST(MergedIteratorTest, NextNamesDoNotDependOnWhatTheCallerDidToTheRecord) {
   }
 }
 
+// The merge's offset-value codes carry several bytes of each key (store/merge_cursor.h).
+// Names from a tiny alphabet after a common stem make the cases that takes apart: names
+// that agree in those bytes and differ later, names that are prefixes of each other (also
+// followed by 0 bytes, which the codes' padding past a key's end looks like), 0xff bytes
+// (also at the start, where an all-ones code would read as "exhausted"), the same name in
+// three or more tables, and logs, whose keys hold 0 bytes after the name.
+TEST(MergedIteratorTest, CodesThatCarrySeveralBytesOrderLikeTheBytes) {
+  const std::vector<std::string> stems = {"", "refs/heads/feature/user-2000/topic-1",
+                                          std::string(7, '\xff')};
+  const std::string alphabet(
+      "\x01"
+      "ab\xff\0",
+      5);
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    std::mt19937_64 rng(seed);
+    const std::string& stem = stems[seed % stems.size()];
+    const uint32_t block_size = seed % 2 ? 4096 : 256;
+    std::vector<std::string> pool;
+    for (int i = 0; i < 50; ++i) {
+      std::string name = stem;
+      // Long runs of one letter: names that agree for more bytes than a code carries.
+      size_t len = rng() % 12;
+      char run = alphabet[rng() % alphabet.size()];
+      for (size_t j = 0; j < len; ++j) name += rng() % 3 ? run : alphabet[rng() % alphabet.size()];
+      if (!name.empty()) pool.push_back(name);
+    }
+    Tables t(HashId::kSha1, block_size);
+    std::map<std::string, RefRecord> newest;
+    std::map<std::pair<std::string, uint64_t>, LogRecord> logs;
+    size_t ntables = 2 + rng() % 6;
+    for (uint64_t ui = 1; ui <= ntables; ++ui) {
+      std::map<std::string, RefRecord> refs;
+      std::map<std::pair<std::string, uint64_t>, LogRecord> tlogs;
+      size_t count = rng() % 4 == 0 ? pool.size() : rng() % 30;  // all of them: 3+ copies
+      for (size_t j = 0; j < count; ++j) {
+        const std::string& name = count == pool.size() ? pool[j] : pool[rng() % pool.size()];
+        refs[name] = rng() % 5 ? Val(name, ui, rng() % 1000) : Tomb(name, ui);
+        if (name.find('\0') != std::string::npos) continue;  // log names hold no NUL
+        for (uint64_t k = rng() % 3; k-- > 0;) {
+          uint64_t lui = 1 + rng() % ui;
+          tlogs[{name, lui}] = rng() % 5 ? Log(name, lui, rng() % 1000) : LogTomb(name, lui);
+        }
+      }
+      std::vector<RefRecord> rv;
+      for (auto& [n, r] : refs) rv.push_back(r);
+      std::vector<LogRecord> lv;
+      for (auto& [k, l] : tlogs) lv.push_back(l);
+      t.Add(ui, ui, rv, lv);
+      for (auto& [n, r] : refs) newest[n] = r;
+      for (auto& [k, l] : tlogs) logs[k] = l;
+    }
+    for (bool suppress : {false, true}) {
+      std::vector<std::string> want;
+      for (auto& [n, r] : newest) {
+        if (!suppress || !r.is_deletion()) want.push_back(FormatRef(r, 20));
+      }
+      MergedRefIterator it(t.raw());
+      it.set_suppress_deletions(suppress);
+      ASSERT_TRUE(it.SeekToFirst().ok());
+      ASSERT_EQ(Drain(it, 20), want) << "seed " << seed;
+      RefMergeCursor c(t.raw());
+      c.set_suppress_deletions(suppress);
+      ASSERT_TRUE(c.SeekToFirst().ok());
+      std::vector<std::string> got;
+      RefRecord r;
+      while (c.NextView(&r)) {
+        r.refname = std::string(c.key());
+        got.push_back(FormatRef(r, 20));
+      }
+      ASSERT_TRUE(c.status().ok()) << c.status().ToString();
+      ASSERT_EQ(got, want) << "seed " << seed << " (NextView)";
+
+      std::vector<std::pair<std::string, uint64_t>> keys;
+      for (auto& [k, l] : logs) {
+        if (!suppress || !l.is_deletion()) keys.push_back(k);
+      }
+      std::sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) {
+        return a.first != b.first ? a.first < b.first : a.second > b.second;
+      });
+      std::vector<std::string> want_logs;
+      for (const auto& k : keys) want_logs.push_back(FormatLog(logs[k], 20));
+      MergedLogIterator li(t.raw());
+      li.set_suppress_deletions(suppress);
+      ASSERT_TRUE(li.SeekToFirst().ok());
+      ASSERT_EQ(DrainLogs(li, 20), want_logs) << "seed " << seed;
+    }
+  }
+}
+
 // Random stacks over a small name pool against a reference merge.
 class MergedIteratorModelTest : public ::testing::TestWithParam<std::tuple<HashId, uint32_t>> {};
 
