@@ -78,7 +78,7 @@ inline size_t VarintLength(uint64_t v) {
 
 // memcpy for the short, variable lengths of key suffixes: two overlapping fixed-size moves
 // instead of a call. Reads and writes exactly [0, n).
-inline void CopyShort(uint8_t* dst, const uint8_t* src, size_t n) {
+REFTAB_FORCE_INLINE void CopyShort(uint8_t* dst, const uint8_t* src, size_t n) {
   if (n >= 8) {
     if (n > 16) {
       std::memcpy(dst, src, n);
@@ -303,36 +303,22 @@ REFTAB_HOT_INLINE size_t MismatchAt(const uint8_t* a, const uint8_t* b, size_t n
   return i;
 }
 
-// Copies n bytes between buffers that do not overlap with a few fixed-size moves, the last
-// ones overlapping the earlier ones, instead of a call to memcpy: for short strings (ref
-// names), where the call and memcpy's own dispatch cost more than the copy.
+// The same for whole ref names, which are often longer than 16 bytes: 16-byte moves, the
+// last one overlapping the one before, instead of a call to memcpy (whose call and dispatch
+// cost more than the copy of a name). Buffers must not overlap.
 REFTAB_FORCE_INLINE void CopyShort(char* dst, const char* src, size_t n) {
-  if (n >= 16) {
-    for (size_t i = 0; i + 16 < n; i += 16) {
-      char t[16];
-      std::memcpy(t, src + i, 16);
-      std::memcpy(dst + i, t, 16);
-    }
-    char t[16];
-    std::memcpy(t, src + n - 16, 16);
-    std::memcpy(dst + n - 16, t, 16);
-  } else if (n >= 8) {
-    uint64_t a, b;
-    std::memcpy(&a, src, 8);
-    std::memcpy(&b, src + n - 8, 8);
-    std::memcpy(dst, &a, 8);
-    std::memcpy(dst + n - 8, &b, 8);
-  } else if (n >= 4) {
-    uint32_t a, b;
-    std::memcpy(&a, src, 4);
-    std::memcpy(&b, src + n - 4, 4);
-    std::memcpy(dst, &a, 4);
-    std::memcpy(dst + n - 4, &b, 4);
-  } else if (n > 0) {
-    dst[0] = src[0];
-    dst[n / 2] = src[n / 2];
-    dst[n - 1] = src[n - 1];
+  if (n < 16) {
+    CopyShort(reinterpret_cast<uint8_t*>(dst), reinterpret_cast<const uint8_t*>(src), n);
+    return;
   }
+  for (size_t i = 0; i + 16 < n; i += 16) {
+    char t[16];
+    std::memcpy(t, src + i, 16);
+    std::memcpy(dst + i, t, 16);
+  }
+  char t[16];
+  std::memcpy(t, src + n - 16, 16);
+  std::memcpy(dst + n - 16, t, 16);
 }
 
 // True if [offset, offset + len) lies within [0, size) without overflow.
