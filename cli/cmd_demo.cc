@@ -14,6 +14,7 @@
 #include "cli/git_format.h"
 #include "cli/output.h"
 #include "store/merge_cursor.h"
+#include "store/random_seed.h"
 #include "store/stack.h"
 #include "store/table_writer.h"
 
@@ -114,7 +115,7 @@ int CmdDemo(const GlobalOptions&, const Args& args) {
   std::printf("  generated %zu refs in memory              %8.1f ms\n", refs.size(), MsSince(t0));
 
   // Named as git names tables, so that `git refs verify` on the demo finds nothing wrong.
-  const std::string table = GitTableStem(1, 1, uint32_t(std::random_device()())) + ".ref";
+  const std::string table = GitTableStem(1, 1, RandomSeed()) + ".ref";
   t0 = Clock::now();
   Status s;
   WriteStats stats;

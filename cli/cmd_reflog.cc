@@ -410,10 +410,7 @@ Status ObjectExists(Store& store, const ObjectId& id, bool* exists) {
   *exists = true;
   GitObjects* objects = store.objects();
   if (!objects || IsZeroId(id)) return Status::Ok();
-  GitObjectType type = GitObjectType::kNone;
-  REFTAB_RETURN_IF_ERROR(objects->TypeOf(id, &type));
-  *exists = type != GitObjectType::kNone;
-  return Status::Ok();
+  return objects->Has(id, exists);
 }
 
 // Checks one of write's ids as git does, in git's words ("old" or "new").

@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cinttypes>
 #include <cstring>
-#include <random>
 
 #include "store/git_files_backend_read.h"
 #include "store/git_files_backend_write.h"
@@ -17,6 +16,7 @@
 #include "store/git_repo.h"
 #include "store/merge_cursor.h"
 #include "store/progress.h"
+#include "store/random_seed.h"
 #include "store/refname.h"
 #include "store/table_writer.h"
 
@@ -75,10 +75,9 @@ std::vector<RefProblem> CheckReflogsForReftable(const std::vector<FilesReflog>& 
 }
 
 std::string RandomTableName(uint64_t min, uint64_t max) {
-  std::random_device rd;
   char name[64];
   std::snprintf(name, sizeof name, "0x%012" PRIx64 "-0x%012" PRIx64 "-%08x.ref", min, max,
-                unsigned(rd()));
+                unsigned(RandomSeed()));
   return name;
 }
 

@@ -340,6 +340,25 @@ Status GitObjectHeaders::Read(const ObjectId& id, GitObjectType* type, std::stri
   return Status::Ok();
 }
 
+Status GitObjectHeaders::Has(const ObjectId& id, bool* found) {
+  *found = true;
+  if (last_type_ != GitObjectType::kNone && id == last_id_) return Status::Ok();
+  if (!packs_loaded_) REFTAB_RETURN_IF_ERROR(LoadPacks());
+  uint64_t offset = 0;
+  for (const auto& pack : packs_) {
+    if (pack->Find(id, &offset)) return Status::Ok();
+  }
+  const std::string hex = HexId(id, hash_size_);
+  std::string path;
+  for (const std::string& dir : dirs_) {
+    path.assign(dir).append("/").append(hex, 0, 2).append("/").append(hex, 2);
+    struct stat st;
+    if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return Status::Ok();
+  }
+  *found = false;
+  return Status::Ok();
+}
+
 Status GitObjectHeaders::TypeOf(const ObjectId& id, GitObjectType* type) {
   // Listings ask for the same id many times in a row (branches at one commit, a ref and the
   // symrefs naming it): the last answer is kept.

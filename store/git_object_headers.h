@@ -32,6 +32,9 @@ class GitObjectHeaders {
   // The object's type, or kNone when the database does not have it. Errors are I/O errors
   // and corrupt objects.
   Status TypeOf(const ObjectId& id, GitObjectType* type);
+  // Whether the database has the object, as `git show-ref` asks: a pack index entry or a
+  // loose file is enough, nothing is inflated. Errors are I/O errors.
+  Status Has(const ObjectId& id, bool* found);
   // Follows annotated tags from `id` to the first object that is not a tag. *ok is false
   // when a tag in the chain names a missing object or one of another type than it claims
   // (git then stores no peeled value).

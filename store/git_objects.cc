@@ -274,6 +274,8 @@ Status GitObjects::TypeOf(const ObjectId& id, GitObjectType* type) {
   return headers().TypeOf(id, type);
 }
 
+Status GitObjects::Has(const ObjectId& id, bool* found) { return headers().Has(id, found); }
+
 Status GitObjects::Peel(const ObjectId& id, ObjectId* peeled, bool* ok) {
   return headers().Peel(id, peeled, ok);
 }

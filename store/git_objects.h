@@ -63,6 +63,9 @@ class GitObjects {
   // The object's type, or kNone when the database does not have it. Errors: I/O and
   // corrupt objects. Works without libgit2, for both hash formats.
   Status TypeOf(const ObjectId& id, GitObjectType* type);
+  // Whether the database has the object (its type unread: cheaper than TypeOf). Works
+  // without libgit2, for both hash formats.
+  Status Has(const ObjectId& id, bool* found);
   // Type and size of the content (what `git cat-file -s` prints) without inflating all of
   // it where the storage allows; kNone and 0 when missing.
   Status Size(const ObjectId& id, GitObjectType* type, uint64_t* size);

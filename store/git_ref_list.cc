@@ -39,10 +39,7 @@ Status ResolveListed(GitRefStore& store, const RefRecord& rec, GitListedRef* out
 Status ObjectExists(GitRefStore& store, const ObjectId& id, bool* exists) {
   *exists = true;
   if (!store.objects()) return Status::Ok();
-  GitObjectType type = GitObjectType::kNone;
-  REFTAB_RETURN_IF_ERROR(store.objects()->TypeOf(id, &type));
-  *exists = type != GitObjectType::kNone;
-  return Status::Ok();
+  return store.objects()->Has(id, exists);
 }
 
 Status ForEachGitRef(GitRefStore& store, std::string_view prefix, const GitListCallbacks& cb) {

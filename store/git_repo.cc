@@ -109,9 +109,10 @@ Result<HashId> ObjectFormat(const GitConfig& cfg) {
 
 // The write settings into `opts`, checked as git's writers check them: the shared
 // repository mode first, then every reftable.* / core.logAllRefUpdates entry in order.
-Status ApplyWriteSettings(const GitConfig& cfg, uint32_t umask, StackOptions* opts,
-                          uint32_t* file_mode, LogRefUpdates* log_refs) {
-  REFTAB_ASSIGN_OR_RETURN(*file_mode, SharedFilePermissions(cfg, umask));
+Status ApplyWriteSettings(const GitConfig& cfg, StackOptions* opts,
+                          std::optional<uint32_t>* file_mode, LogRefUpdates* log_refs) {
+  REFTAB_ASSIGN_OR_RETURN(int shared, SharedRepositorySetting(cfg));
+  if (shared != 0) *file_mode = ApplySharedRepository(shared, 0666 & ~CurrentUmask());
   REFTAB_ASSIGN_OR_RETURN(ReftableSettings s, ReadReftableSettings(cfg));
   if (s.block_size > 0) opts->write_options.block_size = s.block_size;
   if (s.restart_interval > 0) opts->write_options.restart_interval = s.restart_interval;
@@ -197,10 +198,9 @@ Result<std::unique_ptr<GitRepo>> GitRepo::Open(const std::string& git_dir, Stack
   REFTAB_ASSIGN_OR_RETURN(HashId hash, ObjectFormat(cfg));
   base.hash_id = hash;
 
-  const uint32_t umask = CurrentUmask();
   StackOptions configured = base;
   Status settings =
-      ApplyWriteSettings(cfg, umask, &configured, &repo->file_mode_, &repo->log_all_ref_updates_);
+      ApplyWriteSettings(cfg, &configured, &repo->file_mode_, &repo->log_all_ref_updates_);
   if (settings.ok()) {
     base = configured;
   } else if (access == GitRepoAccess::kReadWrite) {
@@ -208,7 +208,7 @@ Result<std::unique_ptr<GitRepo>> GitRepo::Open(const std::string& git_dir, Stack
   } else {
     // Readers go on with git's defaults; a writer must not (write_settings_status()).
     repo->write_settings_status_ = settings;
-    repo->file_mode_ = 0666 & ~umask;
+    repo->file_mode_.reset();
     repo->log_all_ref_updates_ = LogRefUpdates::kUnset;
   }
   base.file_mode = repo->file_mode_;
@@ -232,6 +232,8 @@ Result<std::unique_ptr<GitRepo>> GitRepo::Open(const std::string& git_dir, Stack
   }
   return repo;
 }
+
+uint32_t GitRepo::file_mode() const { return file_mode_ ? *file_mode_ : 0666 & ~CurrentUmask(); }
 
 Stack& GitRepo::StackFor(std::string_view refname) {
   return worktree_ && IsPerWorktreeRef(refname) ? *worktree_ : *main_;

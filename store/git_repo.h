@@ -72,10 +72,12 @@ class GitRepo {
   // OK, or why git's writers would refuse this repository's write settings (see Open).
   const Status& write_settings_status() const { return write_settings_status_; }
   // The permission bits git gives every file its reftable backend creates here (tables,
-  // tables.list): core.sharedRepository applied to 0666 & ~umask, the umask taken when the
-  // repository was opened (git's calc_shared_perm). Writers chmod new files to it before
-  // renaming them into place, as git does; 0666 & ~umask when the setting is bad (kReadOnly).
-  uint32_t file_mode() const { return file_mode_; }
+  // tables.list): core.sharedRepository applied to 0666 & ~umask (git's calc_shared_perm).
+  // With the setting, the umask is the one at open and writers chmod new files to the mode
+  // before renaming them into place, as git does. Without it (or when it is bad, kReadOnly)
+  // the mode is 0666 & ~umask, which open(2) gives new files by itself: the stacks chmod
+  // nothing and no reader pays for reading the umask (/proc/self/status).
+  uint32_t file_mode() const;
   // core.logAllRefUpdates as git's reftable backend reads it (kUnset when absent).
   LogRefUpdates log_all_ref_updates() const { return log_all_ref_updates_; }
   Stack& main_stack() { return *main_; }
@@ -102,7 +104,7 @@ class GitRepo {
   std::string common_dir_;
   GitConfig config_;
   Status write_settings_status_;
-  uint32_t file_mode_ = 0644;
+  std::optional<uint32_t> file_mode_;  // unset: 0666 & ~umask, applied by open(2)
   LogRefUpdates log_all_ref_updates_ = LogRefUpdates::kUnset;
   std::unique_ptr<Stack> main_;
   std::unique_ptr<Stack> worktree_;

@@ -5,6 +5,7 @@
 #include <random>
 #include <thread>
 
+#include "store/random_seed.h"
 #include "store/trace.h"
 
 namespace reftab {
@@ -30,7 +31,7 @@ Status LockHeldError(const std::string& path, const std::string& what) {
 Result<std::unique_ptr<LockFile>> LockFile::Acquire(FileSystem* fs, const std::string& path,
                                                     int64_t timeout_ms,
                                                     std::optional<uint32_t> mode) {
-  std::minstd_rand rng(std::random_device{}());
+  std::minstd_rand rng(RandomSeed());
   // git's backoff: attempt n sleeps n^2 ms (capped at 1000), give or take 25%. The budget
   // is spent by the sleeps only, never by the time the attempts themselves take.
   const int64_t budget_us = timeout_ms > INT64_MAX / 1000 ? INT64_MAX : timeout_ms * 1000;

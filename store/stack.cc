@@ -9,6 +9,7 @@
 
 #include "store/log_entry.h"
 #include "store/merge_cursor.h"
+#include "store/random_seed.h"
 #include "store/table_log_blocks.h"
 #include "store/temp_table.h"
 #include "store/trace.h"
@@ -112,7 +113,7 @@ Stack::Stack(std::string dir, const StackOptions& options)
       list_path_(dir_ + "/tables.list"),
       options_(options),
       fs_(options.fs ? options.fs : PosixFileSystem()),
-      rng_(std::random_device{}()) {}
+      rng_(RandomSeed()) {}
 
 Result<std::unique_ptr<Stack>> Stack::Open(const std::string& dir, const StackOptions& options) {
   if (!options.missing_dir_is_empty) {

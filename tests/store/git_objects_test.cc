@@ -129,10 +129,14 @@ class GitObjectsTest : public ::testing::Test {
     auto all = AllObjects();
     ASSERT_GT(all.size(), 20u);
     GitObjects db(objects_, 20);
+    GitObjects fresh(objects_, 20);  // Has first, before any TypeOf has kept an answer
     for (const auto& [hex, object] : all) {
       GitObjectType type = GitObjectType::kNone;
       uint64_t size = 0;
       std::string content;
+      bool found = false;
+      ASSERT_TRUE(fresh.Has(IdOf(hex), &found).ok());
+      EXPECT_TRUE(found) << hex;
       ASSERT_TRUE(db.Size(IdOf(hex), &type, &size).ok());
       EXPECT_EQ(GitObjectTypeName(type), object.first) << hex;
       EXPECT_EQ(size, object.second.size()) << hex;
@@ -195,6 +199,16 @@ TEST_F(GitObjectsTest, MissingObjects) {
   ASSERT_TRUE(db.Read(missing, &type, &content).ok());
   EXPECT_EQ(type, GitObjectType::kNone);
   EXPECT_EQ(content, "");
+  for (bool packed : {false, true}) {
+    if (packed) Pack();
+    GitObjects fresh(objects_, 20);
+    bool found = true;
+    ASSERT_TRUE(fresh.Has(missing, &found).ok());
+    EXPECT_FALSE(found) << (packed ? "packed" : "loose");
+    found = false;
+    ASSERT_TRUE(fresh.Has(IdOf(Rev("main")), &found).ok());
+    EXPECT_TRUE(found) << (packed ? "packed" : "loose");
+  }
 }
 
 TEST_F(GitObjectsTest, AncestryAndAheadBehindAsGit) {
@@ -310,6 +324,9 @@ TEST_F(GitObjectsTest, FindsEveryObjectOfABigPackAndNoNeighbour) {
       near[byte] ^= 1;
       ASSERT_TRUE(db.TypeOf(near, &type).ok());
       EXPECT_EQ(type, GitObjectType::kNone) << hex << " with byte " << byte << " changed";
+      bool found = true;
+      ASSERT_TRUE(db.Has(near, &found).ok());
+      EXPECT_FALSE(found) << hex << " with byte " << byte << " changed";
     }
     ++count;
   }
