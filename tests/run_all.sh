@@ -8,7 +8,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-PACKAGES=(meson ninja-build g++ clang-14 libclang-rt-14-dev pkg-config zlib1g-dev libxxhash-dev
+PACKAGES=(meson ninja-build g++ lld clang-14 libclang-rt-14-dev pkg-config zlib1g-dev libxxhash-dev
           libgtest-dev libgmock-dev hyperfine valgrind python3 libjgit-java)
 PACKAGES+=(libgit2-dev)  # store/git_objects: libgit2's headers, loaded with dlopen at run time
 # The KV benchmark's peers (perf/kv_bench.cc; it builds without them).

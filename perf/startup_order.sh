@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# perf/startup_order.sh BUILDDIR GIT > cli/startup_order.txt
+#
+# Lists every function the CLI's everyday one-shot commands execute (show-ref --verify and
+# --exists, rev-parse, symbolic-ref, update-ref, for-each-ref, pack-refs on a small reftable
+# repository made by GIT, a reftable-capable git), one mangled symbol per line, the
+# benchmarked show-ref --verify first. cli/meson.build hands the list to lld
+# (--symbol-ordering-file), which lays those functions out together at the start of the
+# text: a command then touches a few 64 KiB windows of the 4 MiB binary instead of one
+# per function it calls, and each window is a page fault at start (about 25 of 80 for
+# show-ref --verify; perf/RESULTS.md). A stale list costs only locality, never
+# correctness: rerun this after changing what those commands call.
+set -euo pipefail
+BUILD=$1
+GIT=$2
+R=$BUILD/cli/reftab
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+export GIT_CONFIG_NOSYSTEM=1 HOME=$T GIT_COMMITTER_NAME="C O Mitter" \
+  GIT_COMMITTER_EMAIL=committer@example.com GIT_COMMITTER_DATE="1700000000 +0000" \
+  GIT_AUTHOR_NAME="A U Thor" GIT_AUTHOR_EMAIL=author@example.com \
+  GIT_AUTHOR_DATE="1700000000 +0000"
+"$GIT" init -q --ref-format=reftable -b main "$T/repo"
+"$GIT" -C "$T/repo" commit -q --allow-empty -m one
+"$GIT" -C "$T/repo" tag -a -m tag v1
+"$GIT" -C "$T/repo" branch topic
+n=0
+run() {
+  n=$((n + 1))
+  valgrind --tool=callgrind --demangle=no --callgrind-out-file="$T/cg.$n" \
+    "$R" --git-dir "$T/repo/.git" "$@" >/dev/null 2>&1 || true
+}
+run show-ref --verify refs/heads/main
+run show-ref --exists refs/heads/topic
+run show-ref
+run rev-parse --verify HEAD
+run symbolic-ref HEAD
+run for-each-ref --format='%(refname) %(objectname)'
+run update-ref refs/heads/new HEAD
+run update-ref -d refs/heads/new
+run pack-refs --auto
+# "fn=(id) name" introduces a function the first time a file names it; later mentions are
+# "fn=(id)". Addresses without a symbol (0x...) are left out.
+for ((i = 1; i <= n; i++)); do
+  sed -n -E 's/^c?fn=\([0-9]+\) (.*)$/\1/p' "$T/cg.$i"
+done | grep -v '^0x' | awk '!seen[$0]++'
