@@ -56,9 +56,15 @@ struct TableReader::LookupAids {
   // Asks for the lines ReadAt reads: the block header and the records from the restart
   // point to the one named.
   static void Prefetch(const TableReader& t, const RefHashIndex::Location& at);
-  // Reads the record a hash index entry names: *found if its key is `name`.
-  static Status ReadAt(const TableReader& t, const RefHashIndex::Location& at,
-                       std::string_view name, RefRecord* ref, bool* found);
+  // Reads the record a hash index entry names: kHit (*ref filled in) if its key is `name`,
+  // kMiss if it is another, kBad if the block does not read cleanly there. The status of a
+  // damaged record is made apart (Damage): the lookup's own path carries no Status.
+  enum class Outcome : uint8_t { kMiss, kHit, kBad };
+  static Outcome ReadAt(const TableReader& t, const RefHashIndex::Location& at,
+                        std::string_view name, RefRecord* ref);
+  // What is wrong at `at`, for a ReadAt that answered kBad.
+  [[gnu::cold, gnu::noinline]] static Status Damage(const TableReader& t,
+                                                    const RefHashIndex::Location& at);
 
   // Counts one more query toward a lazily built aid; true once there have been about one
   // per `bytes_per_query` of a table of `file_size` bytes and building is allowed and has
@@ -364,8 +370,13 @@ Status TableReader::LookupAids::ReadHashed(const TableReader& t, const RefHashIn
   for (; slot != RefHashIndex::kNone; slot = index.NextCandidate(hash, slot)) {
     const RefHashIndex::Location at = index.At(slot);
     Prefetch(t, at);
-    REFTAB_RETURN_IF_ERROR(ReadAt(t, at, name, ref, found));
-    if (*found) break;  // else another name with the same tag
+    const Outcome o = ReadAt(t, at, name, ref);
+    if (o == Outcome::kHit) {
+      *found = true;
+      break;
+    }
+    if (o == Outcome::kBad) return Damage(t, at);
+    // kMiss: another name with the same tag
   }
   return Status::Ok();
 }
@@ -390,15 +401,58 @@ void TableReader::LookupAids::Prefetch(const TableReader& t, const RefHashIndex:
   for (uint32_t a = from; a <= last; a += kLine) __builtin_prefetch(b + a);
 }
 
-Status TableReader::LookupAids::ReadAt(const TableReader& t, const RefHashIndex::Location& at,
-                                       std::string_view name, RefRecord* ref, bool* found) {
-  *found = false;
-  const BlockSource& src = *t.source_;
-  const uint64_t pos = at.block_offset;
+// The checks of ReadAt's block header: true (*end set) if the block at at.block_offset is a
+// ref block that fits the table.
+static inline bool RefBlockEnd(const BlockSource& src, uint64_t pos, uint32_t* first,
+                               uint32_t* end) {
   // The block header only: the entry says where the record is, so neither the restart
   // table nor the padding is read. The records end where the restart count begins at the
   // latest (the restart table lies before it, and the walk never reaches it in a table the
   // index was built from).
+  const uint32_t header_off = pos == 0 ? src.header_size : 0;
+  *first = header_off + uint32_t(kBlockHeaderSize);
+  if (!FitsWithin(pos, *first, src.table_size)) return false;
+  const uint8_t* b = src.data + pos;
+  if (b[header_off] != uint8_t(BlockType::kRef)) return false;
+  const uint32_t block_len = be::Load24(b + header_off + 1);
+  if (block_len < *first + 2 || !FitsWithin(pos, block_len, src.table_size)) return false;
+  *end = block_len - 2;
+  return true;
+}
+
+TableReader::LookupAids::Outcome TableReader::LookupAids::ReadAt(const TableReader& t,
+                                                                 const RefHashIndex::Location& at,
+                                                                 std::string_view name,
+                                                                 RefRecord* ref) {
+  const BlockSource& src = *t.source_;
+  uint32_t first, end;
+  if (!RefBlockEnd(src, at.block_offset, &first, &end)) return Outcome::kBad;
+  const uint8_t* b = src.data + at.block_offset;
+  BlockFind f =
+      MatchRecordAt(b, {first, at.restart, at.checkpoint, at.record, end}, name, t.hash_size());
+  if (f.result != BlockFind::kEqual) {
+    return f.result == BlockFind::kCorrupt ? Outcome::kBad : Outcome::kMiss;
+  }
+  ByteReader in(b + f.value_pos, b + end);
+  if (!codec::GetRefValue(in, f.value_type, t.min_update_index(), t.hash_size(), ref)) {
+    return Outcome::kBad;
+  }
+  // The name is `name`. A caller reusing one record for its lookups mostly has room for it
+  // in place: copied inline there, since assign's aliasing checks and memcpy call cost as
+  // much as the rest of a lookup's decoding.
+  std::string& out = ref->refname;
+  if (name.size() <= out.size()) {
+    out.resize(name.size());
+    CopyShort(out.data(), name.data(), name.size());
+  } else {
+    out.assign(name.data(), name.size());
+  }
+  return Outcome::kHit;
+}
+
+Status TableReader::LookupAids::Damage(const TableReader& t, const RefHashIndex::Location& at) {
+  const BlockSource& src = *t.source_;
+  const uint64_t pos = at.block_offset;
   const uint32_t header_off = pos == 0 ? src.header_size : 0;
   const uint32_t first = header_off + uint32_t(kBlockHeaderSize);
   if (!FitsWithin(pos, first, src.table_size)) {
@@ -414,22 +468,9 @@ Status TableReader::LookupAids::ReadAt(const TableReader& t, const RefHashIndex:
     return t.Error("block at offset " + std::to_string(pos) + ": block_len " +
                    std::to_string(block_len) + " does not fit");
   }
-  const uint32_t end = block_len - 2;
-  BlockFind f =
-      MatchRecordAt(b, {first, at.restart, at.checkpoint, at.record, end}, name, t.hash_size());
-  if (f.result == BlockFind::kCorrupt) {
-    return t.Error("block at offset " + std::to_string(pos) + ": malformed ref record at " +
-                   std::to_string(pos + at.record));
-  }
-  if (f.result != BlockFind::kEqual) return Status::Ok();
-  ByteReader in(b + f.value_pos, b + end);
-  if (!codec::GetRefValue(in, f.value_type, t.min_update_index(), t.hash_size(), ref)) {
-    return t.Error("block at offset " + std::to_string(pos) + ": malformed ref record at " +
-                   std::to_string(pos + at.record));
-  }
-  ref->refname.assign(name.data(), name.size());
-  *found = true;
-  return Status::Ok();
+  // The header is sound: the record there (or its value) is malformed.
+  return t.Error("block at offset " + std::to_string(pos) + ": malformed ref record at " +
+                 std::to_string(pos + at.record));
 }
 
 // Across tables a name is usually in one of them or in none. Each table's probe costs a
