@@ -50,18 +50,22 @@ struct TableReader::LookupAids {
   // The hash index once it is built, building it when it is due; null before that.
   static const RefHashIndex* HashIndex(const TableReader& t);
   static bool BuildHashIndex(const TableReader& t);
+  // ReadRef before the hash index is built (or while it is being built).
+  [[gnu::noinline]] static Status ReadUnhashed(const TableReader& t, std::string_view name,
+                                               RefRecord* ref, bool* found);
   // ReadRef through the hash index: every candidate of the probe for `hash` in turn.
   static Status ReadHashed(const TableReader& t, const RefHashIndex& index, uint64_t hash,
                            size_t slot, std::string_view name, RefRecord* ref, bool* found);
   // Asks for the lines ReadAt reads: the block header and the records from the restart
   // point to the one named.
-  static void Prefetch(const TableReader& t, const RefHashIndex::Location& at);
+  // (Both inline: a lookup's path is one frame.)
+  REFTAB_FORCE_INLINE static void Prefetch(const TableReader& t, const RefHashIndex::Location& at);
   // Reads the record a hash index entry names: kHit (*ref filled in) if its key is `name`,
   // kMiss if it is another, kBad if the block does not read cleanly there. The status of a
   // damaged record is made apart (Damage): the lookup's own path carries no Status.
   enum class Outcome : uint8_t { kMiss, kHit, kBad };
-  static Outcome ReadAt(const TableReader& t, const RefHashIndex::Location& at,
-                        std::string_view name, RefRecord* ref);
+  REFTAB_FORCE_INLINE static Outcome ReadAt(const TableReader& t, const RefHashIndex::Location& at,
+                                            std::string_view name, RefRecord* ref);
   // What is wrong at `at`, for a ReadAt that answered kBad.
   [[gnu::cold, gnu::noinline]] static Status Damage(const TableReader& t,
                                                     const RefHashIndex::Location& at);
@@ -266,19 +270,30 @@ Status TableReader::CheckSectionEnd(uint64_t next, BlockType section) const {
 }
 
 Status TableReader::ReadRef(std::string_view name, RefRecord* ref, bool* found) const {
-  if (const RefHashIndex* index = LookupAids::HashIndex(*this)) {
+  // A table serving many lookups has its hash index built: that path first, with nothing
+  // else in this frame, the rest (the index not built yet, or due) apart.
+  if (const RefHashIndex* index = aids_->ref_hash_index.load(std::memory_order_acquire)) {
     const uint64_t hash = RefFilter::Hash(name);
     return LookupAids::ReadHashed(*this, *index, hash, index->FirstCandidate(hash), name, ref,
                                   found);
   }
+  return LookupAids::ReadUnhashed(*this, name, ref, found);
+}
+
+Status TableReader::LookupAids::ReadUnhashed(const TableReader& t, std::string_view name,
+                                             RefRecord* ref, bool* found) {
+  if (const RefHashIndex* index = HashIndex(t)) {
+    const uint64_t hash = RefFilter::Hash(name);
+    return ReadHashed(t, *index, hash, index->FirstCandidate(hash), name, ref, found);
+  }
   uint64_t pos = 0;
   // No PrefetchBlockKeys here: FindInBlock asks for the same lines as its first step.
-  REFTAB_RETURN_IF_ERROR(FindRefBlock(name, &pos));
+  REFTAB_RETURN_IF_ERROR(t.FindRefBlock(name, &pos));
   if (pos == kNoBlock) {
     *found = false;
     return Status::Ok();
   }
-  return ReadRefAt(pos, name, ref, found);
+  return t.ReadRefAt(pos, name, ref, found);
 }
 
 const RefHashIndex* TableReader::LookupAids::HashIndex(const TableReader& t) {
