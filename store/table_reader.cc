@@ -397,23 +397,21 @@ Status TableReader::LookupAids::ReadHashed(const TableReader& t, const RefHashIn
 }
 
 void TableReader::LookupAids::Prefetch(const TableReader& t, const RefHashIndex::Location& at) {
-  const BlockSource& src = *t.source_;
-  if (at.block_offset >= src.table_size) return;
-  const uint8_t* b = src.data + at.block_offset;
-  const uint64_t room = src.table_size - at.block_offset;
-  constexpr uint32_t kLine = 64, kMaxLines = 12;
-  __builtin_prefetch(b);  // the block header
-  if (at.checkpoint > at.restart && at.restart + kLine < room) {
+  // Addresses, not pointers: a prefetch never faults, so one past the table (an entry of a
+  // table whose last block is short) needs no check.
+  constexpr uintptr_t kLine = 64;
+  const uintptr_t b = reinterpret_cast<uintptr_t>(t.source_->data) + at.block_offset;
+  __builtin_prefetch(reinterpret_cast<const void*>(b));  // the block header
+  if (at.checkpoint > at.restart) {
     // The restart key: a whole name, often on two lines.
-    __builtin_prefetch(b + at.restart);
-    __builtin_prefetch(b + at.restart + kLine);
+    __builtin_prefetch(reinterpret_cast<const void*>(b + at.restart));
+    __builtin_prefetch(reinterpret_cast<const void*>(b + at.restart + kLine));
   }
-  // Every line of the walk, up to the one after the record's start (its key and value);
-  // a longer walk than this is rare and the hardware prefetcher follows it.
-  const auto last = uint32_t(std::min<uint64_t>(uint64_t(at.record) + kLine, room - 1));
-  const uint32_t from = std::max(at.checkpoint & ~(kLine - 1),
-                                 last > kMaxLines * kLine ? last - kMaxLines * kLine : 0);
-  for (uint32_t a = from; a <= last; a += kLine) __builtin_prefetch(b + a);
+  // Every line of the walk, up to the one after the record's start (its key and value).
+  const uintptr_t last = b + at.record + kLine;
+  for (uintptr_t a = (b + at.checkpoint) & ~(kLine - 1); a <= last; a += kLine) {
+    __builtin_prefetch(reinterpret_cast<const void*>(a));
+  }
 }
 
 // The checks of ReadAt's block header: true (*end set) if the block at at.block_offset is a
