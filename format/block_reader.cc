@@ -396,11 +396,57 @@ static bool StepRecord(const uint8_t** p, const uint8_t* e, uint8_t* key, size_t
   return SkipValueAt(p, e, BlockType::kRef, uint8_t(suffix_and_type & 7), hash_size);
 }
 
+// A record's key fields when its prefix takes one byte and its suffix_and_type one or two
+// (every name under 128 bytes after a restart point, under 2048 bytes elsewhere), with at
+// least 3 bytes of room. False for any other encoding, left to GetVarintAt.
+struct RecordHead {
+  size_t prefix;
+  size_t suffix;
+  uint8_t value_type;
+  const uint8_t* s;  // the suffix
+};
+REFTAB_FORCE_INLINE bool ShortHead(const uint8_t* p, const uint8_t* e, RecordHead* h) {
+  if (e - p < 3 || (p[0] & 0x80) != 0) return false;
+  uint32_t st = p[1];
+  const uint8_t* s = p + 2;
+  if (st & 0x80) {
+    if (p[2] & 0x80) return false;
+    st = ((st & 0x7f) + 1) << 7 | p[2];
+    ++s;
+  }
+  *h = {p[0], st >> 3, uint8_t(st & 7), s};
+  return true;
+}
+
+// One record of MatchRecordAt's walk: copies its suffix to key[prefix, ...), sets *cur_len to
+// its key's length and steps *p over its value. The common record (a short head, an id or
+// none after a one-byte update index delta, 16 bytes of room past the suffix, a key that
+// fits the buffer) is copied in 16-byte moves without bounds checks: the bytes moved past
+// the suffix are beyond *cur_len and are overwritten before anything reads them, and a value
+// running past the record the caller named ends the walk, which then reports it. A record
+// sharing more than max_prefix bytes sets *bad. Anything else goes through StepRecord.
+REFTAB_FORCE_INLINE bool WalkRecord(const uint8_t** p, const uint8_t* e, uint8_t* key, size_t cap,
+                                    size_t max_prefix, size_t* cur_len, bool* bad,
+                                    size_t hash_size) {
+  RecordHead h;
+  if (ShortHead(*p, e, &h) && h.value_type <= 2 && h.prefix + h.suffix <= cap &&
+      size_t(e - h.s) >= h.suffix + 16 && (h.s[h.suffix] & 0x80) == 0) {
+    *bad |= h.prefix > max_prefix;
+    std::memcpy(key + h.prefix, h.s, 16);
+    for (size_t i = 16; i < h.suffix; i += 16) std::memcpy(key + h.prefix + i, h.s + i, 16);
+    *cur_len = h.prefix + h.suffix;
+    *p = h.s + h.suffix + 1 + h.value_type * hash_size;
+    return true;
+  }
+  return StepRecord(p, e, key, cap, max_prefix, cur_len, hash_size);
+}
+
 // MatchRecordAt with a key buffer of cap + 16 bytes (cap >= want.size(), cap >= 128). Key
 // bytes at positions cap and up are not kept: no comparison reads them, since `want` is
 // shorter.
-static BlockFind MatchRecordWith(uint8_t* key, size_t cap, const uint8_t* block,
-                                 const RecordPath& path, std::string_view want, size_t hash_size) {
+REFTAB_FORCE_INLINE BlockFind MatchRecordWith(uint8_t* key, size_t cap, const uint8_t* block,
+                                              const RecordPath& path, std::string_view want,
+                                              size_t hash_size) {
   BlockFind r;
   r.result = BlockFind::kCorrupt;
   if (path.start < path.first || path.start > path.checkpoint || path.checkpoint > path.record ||
@@ -410,66 +456,59 @@ static BlockFind MatchRecordWith(uint8_t* key, size_t cap, const uint8_t* block,
   const uint8_t* p = block + path.start;
   const uint8_t* const rec = block + path.record;
   const uint8_t* const e = block + path.end;
-  // key[0, cur_len) (clipped to cap) is the key of the record before p.
+  // key[0, cur_len) (clipped to cap) is the key of the record before p. A record sharing
+  // more than that is corrupt; `bad` notes it without a branch.
   size_t cur_len = 0;
+  bool bad = false;
   if (path.checkpoint > path.start) {
     // The restart key, then the checkpoint's: its first bytes and the checkpoint's suffix.
     // A checkpoint that is the record itself is compared as the walk's last record.
-    if (!StepRecord(&p, e, key, cap, 0, &cur_len, hash_size)) return r;
+    if (!WalkRecord(&p, e, key, cap, 0, &cur_len, &bad, hash_size)) return r;
     p = block + path.checkpoint;
-    if (p < rec && !StepRecord(&p, e, key, cap, cur_len, &cur_len, hash_size)) return r;
+    if (p < rec && !WalkRecord(&p, e, key, cap, cur_len, &cur_len, &bad, hash_size)) return r;
   }
-  // The id bytes after a one-byte update index delta, by value type (0-2).
-  const size_t id_len[3] = {0, hash_size, 2 * hash_size};
-  // A copy of a short suffix moves 16 bytes whatever its length: the bytes past it are
-  // beyond cur_len and are overwritten before anything reads them (a record shares at most
-  // cur_len bytes). A record sharing more than that is corrupt; `bad` notes it without a
-  // branch.
-  bool bad = false;
   while (p < rec) {
-    // The common record: one-byte prefix and suffix_and_type (a suffix under 16 bytes), a
-    // one-byte update index delta, no id, one or two. With 18 bytes of room the suffix and
-    // the delta are within the block, so it needs no bounds check: a value running past
-    // `rec` ends the walk, and landing anywhere but on `rec` is reported below.
-    if (e - p >= 18) {
-      const uint8_t prefix = p[0], suffix_and_type = p[1];
-      const uint8_t suffix = suffix_and_type >> 3, value_type = suffix_and_type & 7;
-      if (((prefix | suffix_and_type) & 0x80) == 0 && value_type <= 2 &&
-          (p[2 + suffix] & 0x80) == 0) {
-        bad |= prefix > cur_len;
-        std::memcpy(key + prefix, p + 2, 16);  // prefix < 128 <= cap
-        cur_len = size_t(prefix) + suffix;
-        p += 3 + suffix + id_len[value_type];
-        continue;
-      }
-    }
-    if (!StepRecord(&p, e, key, cap, cur_len, &cur_len, hash_size)) return r;
+    if (!WalkRecord(&p, e, key, cap, cur_len, &cur_len, &bad, hash_size)) return r;
   }
   if (p != rec || bad) return r;  // the records step past the one the caller named
-  uint64_t prefix, suffix_and_type;
-  if (!GetVarintAt(&p, e, &prefix) || !GetVarintAt(&p, e, &suffix_and_type)) return r;
-  const uint64_t suffix = suffix_and_type >> 3;
-  if (prefix > cur_len || suffix > uint64_t(e - p)) return r;
+  RecordHead h;
+  if (!ShortHead(p, e, &h)) {
+    uint64_t prefix, suffix_and_type;
+    if (!GetVarintAt(&p, e, &prefix) || !GetVarintAt(&p, e, &suffix_and_type)) return r;
+    h = {size_t(prefix), size_t(suffix_and_type >> 3), uint8_t(suffix_and_type & 7), p};
+  }
+  if (h.prefix > cur_len || h.suffix > size_t(e - h.s)) return r;
   r.result = BlockFind::kEnd;
-  if (prefix + suffix != want.size()) return r;
-  const char* w = want.data();
-  const size_t n = size_t(prefix);
-  if (std::memcmp(key, w, n) != 0 || std::memcmp(p, w + n, size_t(suffix)) != 0) return r;
+  if (h.prefix + h.suffix != want.size()) return r;
+  // One comparison of the whole name: the suffix joins the key first when it can be moved
+  // in 16-byte steps (prefix + suffix = want.size() <= cap).
+  if (size_t(e - h.s) >= h.suffix + 16) {
+    for (size_t i = 0; i < h.suffix; i += 16) std::memcpy(key + h.prefix + i, h.s + i, 16);
+    if (std::memcmp(key, want.data(), want.size()) != 0) return r;
+  } else if (std::memcmp(key, want.data(), h.prefix) != 0 ||
+             std::memcmp(h.s, want.data() + h.prefix, h.suffix) != 0) {
+    return r;
+  }
   r.result = BlockFind::kEqual;
-  r.value_type = uint8_t(suffix_and_type & 7);
-  r.value_pos = uint32_t(p + suffix - block);
+  r.value_type = h.value_type;
+  r.value_pos = uint32_t(h.s + h.suffix - block);
   return r;
+}
+
+// MatchRecordAt for a name longer than its stack buffer: apart, so that the usual call does
+// not pay this one's register saves.
+[[gnu::noinline]] static BlockFind MatchLongRecord(const uint8_t* block, const RecordPath& path,
+                                                   std::string_view want, size_t hash_size) {
+  std::unique_ptr<uint8_t[]> key(new uint8_t[want.size() + 16]);  // cap > 256 >= 128
+  return MatchRecordWith(key.get(), want.size(), block, path, want, hash_size);
 }
 
 BlockFind MatchRecordAt(const uint8_t* block, const RecordPath& path, std::string_view want,
                         size_t hash_size) {
   constexpr size_t kCap = 256;
-  if (want.size() <= kCap) {
-    uint8_t key[kCap + 16];
-    return MatchRecordWith(key, kCap, block, path, want, hash_size);
-  }
-  std::unique_ptr<uint8_t[]> key(new uint8_t[want.size() + 16]);  // cap > kCap >= 128
-  return MatchRecordWith(key.get(), want.size(), block, path, want, hash_size);
+  if (want.size() > kCap) return MatchLongRecord(block, path, want, hash_size);
+  uint8_t key[kCap + 16];
+  return MatchRecordWith(key, kCap, block, path, want, hash_size);
 }
 
 }  // namespace reftab

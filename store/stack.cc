@@ -31,17 +31,13 @@ uint64_t Snapshot::max_update_index() const {
 }
 
 Status Snapshot::ReadRef(std::string_view name, RefRecord* ref, bool* found) const {
-  *found = false;
   const size_t n = tables_.size();
   bool here = false;
-  if (n == 1) {  // the common case: one table after compaction
-    REFTAB_RETURN_IF_ERROR(raw_[0]->ReadRef(name, ref, &here));
-    *found = here && !ref->is_deletion();
-    return Status::Ok();
-  }
-  REFTAB_RETURN_IF_ERROR(TableReader::ReadRefNewest(raw_.data(), n, name, ref, &here));
-  *found = here && !ref->is_deletion();
-  return Status::Ok();
+  // One status, returned as it is (built in place, neither copied nor destroyed here).
+  Status s = n == 1 ? raw_[0]->ReadRef(name, ref, &here)  // one table after compaction
+                    : TableReader::ReadRefNewest(raw_.data(), n, name, ref, &here);
+  *found = s.ok() && here && !ref->is_deletion();
+  return s;
 }
 
 MergedRefIterator Snapshot::NewRefIterator() const { return MergedRefIterator(raw_); }

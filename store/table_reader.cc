@@ -50,15 +50,25 @@ struct TableReader::LookupAids {
   // The hash index once it is built, building it when it is due; null before that.
   static const RefHashIndex* HashIndex(const TableReader& t);
   static bool BuildHashIndex(const TableReader& t);
+  // ReadRef before the hash index is built (or while it is being built).
+  [[gnu::noinline]] static Status ReadUnhashed(const TableReader& t, std::string_view name,
+                                               RefRecord* ref, bool* found);
   // ReadRef through the hash index: every candidate of the probe for `hash` in turn.
   static Status ReadHashed(const TableReader& t, const RefHashIndex& index, uint64_t hash,
                            size_t slot, std::string_view name, RefRecord* ref, bool* found);
   // Asks for the lines ReadAt reads: the block header and the records from the restart
   // point to the one named.
-  static void Prefetch(const TableReader& t, const RefHashIndex::Location& at);
-  // Reads the record a hash index entry names: *found if its key is `name`.
-  static Status ReadAt(const TableReader& t, const RefHashIndex::Location& at,
-                       std::string_view name, RefRecord* ref, bool* found);
+  // (Both inline: a lookup's path is one frame.)
+  REFTAB_FORCE_INLINE static void Prefetch(const TableReader& t, const RefHashIndex::Location& at);
+  // Reads the record a hash index entry names: kHit (*ref filled in) if its key is `name`,
+  // kMiss if it is another, kBad if the block does not read cleanly there. The status of a
+  // damaged record is made apart (Damage): the lookup's own path carries no Status.
+  enum class Outcome : uint8_t { kMiss, kHit, kBad };
+  REFTAB_FORCE_INLINE static Outcome ReadAt(const TableReader& t, const RefHashIndex::Location& at,
+                                            std::string_view name, RefRecord* ref);
+  // What is wrong at `at`, for a ReadAt that answered kBad.
+  [[gnu::cold, gnu::noinline]] static Status Damage(const TableReader& t,
+                                                    const RefHashIndex::Location& at);
 
   // Counts one more query toward a lazily built aid; true once there have been about one
   // per `bytes_per_query` of a table of `file_size` bytes and building is allowed and has
@@ -260,19 +270,30 @@ Status TableReader::CheckSectionEnd(uint64_t next, BlockType section) const {
 }
 
 Status TableReader::ReadRef(std::string_view name, RefRecord* ref, bool* found) const {
-  if (const RefHashIndex* index = LookupAids::HashIndex(*this)) {
+  // A table serving many lookups has its hash index built: that path first, with nothing
+  // else in this frame, the rest (the index not built yet, or due) apart.
+  if (const RefHashIndex* index = aids_->ref_hash_index.load(std::memory_order_acquire)) {
     const uint64_t hash = RefFilter::Hash(name);
     return LookupAids::ReadHashed(*this, *index, hash, index->FirstCandidate(hash), name, ref,
                                   found);
   }
+  return LookupAids::ReadUnhashed(*this, name, ref, found);
+}
+
+Status TableReader::LookupAids::ReadUnhashed(const TableReader& t, std::string_view name,
+                                             RefRecord* ref, bool* found) {
+  if (const RefHashIndex* index = HashIndex(t)) {
+    const uint64_t hash = RefFilter::Hash(name);
+    return ReadHashed(t, *index, hash, index->FirstCandidate(hash), name, ref, found);
+  }
   uint64_t pos = 0;
   // No PrefetchBlockKeys here: FindInBlock asks for the same lines as its first step.
-  REFTAB_RETURN_IF_ERROR(FindRefBlock(name, &pos));
+  REFTAB_RETURN_IF_ERROR(t.FindRefBlock(name, &pos));
   if (pos == kNoBlock) {
     *found = false;
     return Status::Ok();
   }
-  return ReadRefAt(pos, name, ref, found);
+  return t.ReadRefAt(pos, name, ref, found);
 }
 
 const RefHashIndex* TableReader::LookupAids::HashIndex(const TableReader& t) {
@@ -364,41 +385,87 @@ Status TableReader::LookupAids::ReadHashed(const TableReader& t, const RefHashIn
   for (; slot != RefHashIndex::kNone; slot = index.NextCandidate(hash, slot)) {
     const RefHashIndex::Location at = index.At(slot);
     Prefetch(t, at);
-    REFTAB_RETURN_IF_ERROR(ReadAt(t, at, name, ref, found));
-    if (*found) break;  // else another name with the same tag
+    const Outcome o = ReadAt(t, at, name, ref);
+    if (o == Outcome::kHit) {
+      *found = true;
+      break;
+    }
+    if (o == Outcome::kBad) return Damage(t, at);
+    // kMiss: another name with the same tag
   }
   return Status::Ok();
 }
 
 void TableReader::LookupAids::Prefetch(const TableReader& t, const RefHashIndex::Location& at) {
-  const BlockSource& src = *t.source_;
-  if (at.block_offset >= src.table_size) return;
-  const uint8_t* b = src.data + at.block_offset;
-  const uint64_t room = src.table_size - at.block_offset;
-  constexpr uint32_t kLine = 64, kMaxLines = 12;
-  __builtin_prefetch(b);  // the block header
-  if (at.checkpoint > at.restart && at.restart + kLine < room) {
+  // Addresses, not pointers: a prefetch never faults, so one past the table (an entry of a
+  // table whose last block is short) needs no check.
+  constexpr uintptr_t kLine = 64;
+  const uintptr_t b = reinterpret_cast<uintptr_t>(t.source_->data) + at.block_offset;
+  __builtin_prefetch(reinterpret_cast<const void*>(b));  // the block header
+  if (at.checkpoint > at.restart) {
     // The restart key: a whole name, often on two lines.
-    __builtin_prefetch(b + at.restart);
-    __builtin_prefetch(b + at.restart + kLine);
+    __builtin_prefetch(reinterpret_cast<const void*>(b + at.restart));
+    __builtin_prefetch(reinterpret_cast<const void*>(b + at.restart + kLine));
   }
-  // Every line of the walk, up to the one after the record's start (its key and value);
-  // a longer walk than this is rare and the hardware prefetcher follows it.
-  const auto last = uint32_t(std::min<uint64_t>(uint64_t(at.record) + kLine, room - 1));
-  const uint32_t from = std::max(at.checkpoint & ~(kLine - 1),
-                                 last > kMaxLines * kLine ? last - kMaxLines * kLine : 0);
-  for (uint32_t a = from; a <= last; a += kLine) __builtin_prefetch(b + a);
+  // Every line of the walk, up to the one after the record's start (its key and value).
+  const uintptr_t last = b + at.record + kLine;
+  for (uintptr_t a = (b + at.checkpoint) & ~(kLine - 1); a <= last; a += kLine) {
+    __builtin_prefetch(reinterpret_cast<const void*>(a));
+  }
 }
 
-Status TableReader::LookupAids::ReadAt(const TableReader& t, const RefHashIndex::Location& at,
-                                       std::string_view name, RefRecord* ref, bool* found) {
-  *found = false;
-  const BlockSource& src = *t.source_;
-  const uint64_t pos = at.block_offset;
+// The checks of ReadAt's block header: true (*end set) if the block at at.block_offset is a
+// ref block that fits the table.
+static inline bool RefBlockEnd(const BlockSource& src, uint64_t pos, uint32_t* first,
+                               uint32_t* end) {
   // The block header only: the entry says where the record is, so neither the restart
   // table nor the padding is read. The records end where the restart count begins at the
   // latest (the restart table lies before it, and the walk never reaches it in a table the
   // index was built from).
+  const uint32_t header_off = pos == 0 ? src.header_size : 0;
+  *first = header_off + uint32_t(kBlockHeaderSize);
+  if (!FitsWithin(pos, *first, src.table_size)) return false;
+  const uint8_t* b = src.data + pos;
+  if (b[header_off] != uint8_t(BlockType::kRef)) return false;
+  const uint32_t block_len = be::Load24(b + header_off + 1);
+  if (block_len < *first + 2 || !FitsWithin(pos, block_len, src.table_size)) return false;
+  *end = block_len - 2;
+  return true;
+}
+
+TableReader::LookupAids::Outcome TableReader::LookupAids::ReadAt(const TableReader& t,
+                                                                 const RefHashIndex::Location& at,
+                                                                 std::string_view name,
+                                                                 RefRecord* ref) {
+  const BlockSource& src = *t.source_;
+  uint32_t first, end;
+  if (!RefBlockEnd(src, at.block_offset, &first, &end)) return Outcome::kBad;
+  const uint8_t* b = src.data + at.block_offset;
+  BlockFind f =
+      MatchRecordAt(b, {first, at.restart, at.checkpoint, at.record, end}, name, t.hash_size());
+  if (f.result != BlockFind::kEqual) {
+    return f.result == BlockFind::kCorrupt ? Outcome::kBad : Outcome::kMiss;
+  }
+  ByteReader in(b + f.value_pos, b + end);
+  if (!codec::GetRefValue(in, f.value_type, t.min_update_index(), t.hash_size(), ref)) {
+    return Outcome::kBad;
+  }
+  // The name is `name`. A caller reusing one record for its lookups mostly has room for it
+  // in place: copied inline there, since assign's aliasing checks and memcpy call cost as
+  // much as the rest of a lookup's decoding.
+  std::string& out = ref->refname;
+  if (name.size() <= out.size()) {
+    out.resize(name.size());
+    CopyShort(out.data(), name.data(), name.size());
+  } else {
+    out.assign(name.data(), name.size());
+  }
+  return Outcome::kHit;
+}
+
+Status TableReader::LookupAids::Damage(const TableReader& t, const RefHashIndex::Location& at) {
+  const BlockSource& src = *t.source_;
+  const uint64_t pos = at.block_offset;
   const uint32_t header_off = pos == 0 ? src.header_size : 0;
   const uint32_t first = header_off + uint32_t(kBlockHeaderSize);
   if (!FitsWithin(pos, first, src.table_size)) {
@@ -414,22 +481,9 @@ Status TableReader::LookupAids::ReadAt(const TableReader& t, const RefHashIndex:
     return t.Error("block at offset " + std::to_string(pos) + ": block_len " +
                    std::to_string(block_len) + " does not fit");
   }
-  const uint32_t end = block_len - 2;
-  BlockFind f =
-      MatchRecordAt(b, {first, at.restart, at.checkpoint, at.record, end}, name, t.hash_size());
-  if (f.result == BlockFind::kCorrupt) {
-    return t.Error("block at offset " + std::to_string(pos) + ": malformed ref record at " +
-                   std::to_string(pos + at.record));
-  }
-  if (f.result != BlockFind::kEqual) return Status::Ok();
-  ByteReader in(b + f.value_pos, b + end);
-  if (!codec::GetRefValue(in, f.value_type, t.min_update_index(), t.hash_size(), ref)) {
-    return t.Error("block at offset " + std::to_string(pos) + ": malformed ref record at " +
-                   std::to_string(pos + at.record));
-  }
-  ref->refname.assign(name.data(), name.size());
-  *found = true;
-  return Status::Ok();
+  // The header is sound: the record there (or its value) is malformed.
+  return t.Error("block at offset " + std::to_string(pos) + ": malformed ref record at " +
+                 std::to_string(pos + at.record));
 }
 
 // Across tables a name is usually in one of them or in none. Each table's probe costs a
