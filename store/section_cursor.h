@@ -126,8 +126,12 @@ class TableRefCursor {
   uint32_t lcp() const { return cursor_.it().lcp(); }
   // Fills `*ref` with the current record; false (and status() set) if it is malformed.
   REFTAB_FORCE_INLINE bool ReadValue(RefRecord* ref) {
+    // The value first: the next record's position depends on it, and the name's byte stores
+    // (which may alias anything) would make the compiler load the value's position again
+    // from memory, one more step in the chain of loads from record to record.
+    if (!DecodeValue(ref)) return false;
     AssignName(cursor_.it().key(), &ref->refname);
-    return DecodeValue(ref);
+    return true;
   }
   // The same without the name: `ref->refname` is left as it was (the name stays in key()).
   REFTAB_HOT_INLINE bool ReadValueOnly(RefRecord* ref) { return DecodeValue(ref); }
