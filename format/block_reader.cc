@@ -131,19 +131,35 @@ bool SkipValue(ByteReader& in, BlockType type, uint8_t value_type, size_t hash_s
 }
 
 bool BlockIterator::DecodeKeySlow() {
-  if (next_ >= end_) return false;
-  ByteReader in(next_, end_);
-  uint64_t prefix = in.GetVarint();
-  uint64_t suffix_and_type = in.GetVarint();
-  uint64_t suffix = suffix_and_type >> 3;
-  if (!in.ok() || prefix > limit_ || suffix > in.remaining()) return FailKey();
+  // Raw pointers and GetVarintAt rather than a ByteReader: every restart point of a block
+  // of long names comes here (its suffix is the whole name: suffix_and_type takes two
+  // bytes), so this is a per-record cost too.
+  const uint8_t* p = next_;
+  if (p >= end_) return false;
+  uint64_t prefix, suffix_and_type;
+  if (end_ - p >= 3 && ((p[0] | p[2]) & 0x80) == 0) {
+    // A one-byte prefix and a suffix_and_type of one byte or two (a suffix under 2048
+    // bytes): the restart points of long names, and records near the end of the block.
+    prefix = p[0];
+    if (p[1] & 0x80) {
+      suffix_and_type = (uint64_t((p[1] & 0x7f) + 1) << 7) | p[2];
+      p += 3;
+    } else {
+      suffix_and_type = p[1];
+      p += 2;
+    }
+  } else if (!GetVarintAt(&p, end_, &prefix) || !GetVarintAt(&p, end_, &suffix_and_type)) {
+    return FailKey();
+  }
+  const uint64_t suffix = suffix_and_type >> 3;
+  if (prefix > limit_ || suffix > uint64_t(end_ - p)) return FailKey();
   uint32_t len = uint32_t(prefix + suffix);  // both bounded by the block size
   if (len + kKeySlack > key_cap_) GrowKey(len);
-  if (track_lcp_) TrackLcp(uint32_t(prefix), in.pos(), uint32_t(suffix));
-  if (suffix) std::memcpy(key_.get() + prefix, in.pos(), size_t(suffix));
+  if (track_lcp_) TrackLcp(uint32_t(prefix), p, uint32_t(suffix));
+  CopyShort(key_.get() + prefix, reinterpret_cast<const char*>(p), size_t(suffix));
   key_len_ = limit_ = len;
   value_type_ = uint8_t(suffix_and_type & 7);
-  value_ = next_ = in.pos() + suffix;
+  value_ = next_ = p + suffix;
   return true;
 }
 
@@ -208,17 +224,23 @@ bool BlockIterator::Seek(std::string_view want) {
     }
   }
   key_len_ = limit_ = 0;
-  peeked_ = false;
   value_ = nullptr;
   if (lo > 0) {
     next_ = block_.data + be::Load24(block_.data + block_.restart_off + 3 * (lo - 1));
   } else {
     next_ = block_.data + block_.header_off + kBlockHeaderSize;
   }
-  // Linear scan from there; stop *at* the first key >= want, keeping it decoded.
-  while (DecodeKey()) {
+  // Linear scan from there; stop *at* the first key >= want and step back to its start, so
+  // that NextKey() decodes it again. That costs one key per seek and spares every NextKey()
+  // of a scan a check for "already decoded". Decoding it again gives the same key: the key
+  // buffer still holds its first `prefix` bytes (limit_ is its length, at least its prefix).
+  // Its lcp() is then against itself; no caller reads the lcp() of a seek's first record.
+  for (;;) {
+    const uint8_t* record = next_;
+    if (!DecodeKey()) break;
     if (key() >= want) {
-      peeked_ = true;
+      next_ = record;
+      value_ = nullptr;
       return true;
     }
     ByteReader in = value();

@@ -131,7 +131,6 @@ class BlockIterator {
     lcp_ = o.lcp_;
     track_lcp_ = o.track_lcp_;
     value_type_ = o.value_type_;
-    peeked_ = o.peeked_;
     error_ = o.error_;
     key_len_ = 0;
     if (o.key_cap_ > key_cap_) GrowKey(o.key_cap_ - kKeySlack);
@@ -153,7 +152,6 @@ class BlockIterator {
     // two one-byte varints and 16 more bytes before the restart table.
     fast_end_ = block.restart_off >= kFastTail ? end_ - kFastTail : block.data;
     value_ = nullptr;
-    peeked_ = false;
     error_ = false;
     if (key_cap_ < kMinKeyCap) GrowKey(kMinKeyCap - kKeySlack);
   }
@@ -176,21 +174,27 @@ class BlockIterator {
 
   // Decodes the next record's key into key() and leaves value_type() and value() ready.
   // Returns false at the end of the block or on corruption (then error() is true).
-  REFTAB_FORCE_INLINE bool NextKey() {
-    if (peeked_) {
-      peeked_ = false;
-      return true;
-    }
-    return DecodeKey();
-  }
+  REFTAB_FORCE_INLINE bool NextKey() { return DecodeKey(); }
   // The current record's value bytes (up to the restart table). After decoding the value,
   // the caller reports where it ended with ValueDone(); a value never reported is skipped
   // by the next NextKey().
   ByteReader value() const { return ByteReader(value_, end_); }
   void ValueDone(const ByteReader& in) { next_ = in.pos(); }
+  // The same bytes as raw bounds, for a decoder of the common value that checks its length
+  // itself and keeps its cursor in a register (a ByteReader whose slow path is out of line
+  // lives in memory); it reports the value's end with ValueDoneAt().
+  const uint8_t* value_data() const { return value_; }
+  const uint8_t* records_end() const { return end_; }
+  void ValueDoneAt(const uint8_t* end_of_value) { next_ = end_of_value; }
   void Fail() {
     error_ = true;
     next_ = end_;
+  }
+  // Leaves no record: NextKey() returns false (error() unchanged), also on an iterator
+  // that was never given a block.
+  void Stop() {
+    next_ = end_;
+    value_ = nullptr;
   }
 
   std::string_view key() const { return std::string_view(key_.get(), key_len_); }
@@ -272,7 +276,6 @@ class BlockIterator {
   bool track_lcp_ = false;
   std::unique_ptr<char[]> key_;
   uint8_t value_type_ = 0;
-  bool peeked_ = false;  // Seek() decoded the key of the record NextKey() returns next
   bool error_ = false;
 };
 

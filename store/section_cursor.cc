@@ -10,8 +10,13 @@ namespace reftab {
 
 // ---------------------------------------------------------------- SectionCursor
 
-Status SectionCursor::Corrupt(std::string_view what) {
+void SectionCursor::Stop() {
   active_ = false;
+  it_.Stop();
+}
+
+Status SectionCursor::Corrupt(std::string_view what) {
+  Stop();
   if (status_.ok()) status_ = table_->Error(what);
   return status_;
 }
@@ -37,7 +42,7 @@ Status SectionCursor::Load(uint64_t offset) {
                SectionName(type_), (unsigned long long)offset,
                s.ok() ? "read" : s.message().c_str());
   if (!s.ok()) {
-    active_ = false;
+    Stop();
     if (status_.ok()) status_ = std::move(s).WithContext(table_->name());
     return status_;
   }
@@ -48,6 +53,7 @@ Status SectionCursor::Load(uint64_t offset) {
 }
 
 bool SectionCursor::NextBlock() {
+  if (!active_) return false;  // see NextKey()
   for (;;) {
     if (it_.error()) {
       FailValue();
@@ -55,12 +61,12 @@ bool SectionCursor::NextBlock() {
     }
     const BlockView& b = it_.block();
     if (bounded_ && b.offset >= bound_block_) {  // the end of SeekRange's range
-      active_ = false;
+      Stop();
       return false;
     }
     uint64_t next = b.offset + b.full_size;
     if (PeekBlockType(table_->source(), next) != uint8_t(type_)) {
-      active_ = false;
+      Stop();
       Status end = table_->CheckSectionEnd(next, type_);
       if (!end.ok() && status_.ok()) status_ = std::move(end);
       return false;
@@ -84,7 +90,7 @@ Status SectionCursor::SeekToFirst() {
   bounded_ = false;
   uint64_t start = 0;
   const bool present = SectionStart(&start);
-  active_ = false;
+  Stop();
   if (!status_.ok()) return status_;
   if (!present) return Status::Ok();
   return Load(start);
@@ -100,7 +106,7 @@ Status SectionCursor::SeekLinear(uint64_t start, std::string_view want) {
     if (PeekBlockType(table_->source(), next) != uint8_t(type_)) {
       Status end = table_->CheckSectionEnd(next, type_);
       if (!end.ok()) {
-        active_ = false;
+        Stop();
         status_ = std::move(end);
         return status_;
       }
@@ -127,7 +133,7 @@ Status SectionCursor::Seek(std::string_view want) {
 
 Status SectionCursor::SeekRange(std::string_view want, std::string_view limit) {
   bounded_ = false;
-  active_ = false;
+  Stop();
   if (!status_.ok()) return status_;
   if (!limit.empty() && type_ != BlockType::kLog) REFTAB_RETURN_IF_ERROR(PlaceBound(limit));
   return SeekFrom(want);
@@ -174,7 +180,7 @@ Status SectionCursor::PlaceBound(std::string_view limit) {
 }
 
 Status SectionCursor::SeekFrom(std::string_view want) {
-  active_ = false;
+  Stop();
   if (!status_.ok()) return status_;
   uint64_t index_pos = type_ == BlockType::kIndex ? 0 : table_->IndexPosition(type_);
   if (index_pos == 0) {
@@ -193,6 +199,19 @@ Status SectionCursor::SeekFrom(std::string_view want) {
   REFTAB_RETURN_IF_ERROR(Load(leaf));
   if (!it_.Seek(want)) FailValue();
   return status_;
+}
+
+// ---------------------------------------------------------------- TableRefCursor
+
+bool TableRefCursor::DecodeOtherValue(RefRecord* ref) {
+  BlockIterator& it = cursor_.it();
+  ByteReader in = it.value();
+  if (!codec::GetRefValue(in, it.value_type(), min_update_index_, hash_size_, ref)) {
+    cursor_.FailValue();
+    return false;
+  }
+  it.ValueDone(in);
+  return true;
 }
 
 // ---------------------------------------------------------------- TableLogCursor

@@ -51,9 +51,11 @@ class SectionCursor {
   // log sections (their blocks are compressed).
   Status SeekRange(std::string_view want, std::string_view limit);
   // Advances to the next record and decodes its key; false at the end or on error.
+  // Whether the cursor is active is checked only at the end of a block (NextBlock): an
+  // inactive cursor's block iterator is stopped (Stop()), so that it has no record to give.
   REFTAB_FORCE_INLINE bool NextKey() {
-    if (!active_) return false;
-    if (it_.NextKey()) return true;
+    if (it_.NextKey()) [[likely]]
+      return true;
     return NextBlock();
   }
   BlockIterator& it() { return it_; }
@@ -64,6 +66,9 @@ class SectionCursor {
 
  private:
   bool NextBlock();
+  // Ends the records: inactive, and the block iterator has none left (every path that
+  // ends the section or fails goes through here, NextKey() relies on it).
+  void Stop();
   // Where the section of this cursor's type starts; false if the table has none.
   bool SectionStart(uint64_t* start) const;
   Status Load(uint64_t offset);
@@ -96,7 +101,8 @@ class TableRefCursor {
   explicit TableRefCursor(const TableReader* table)
       : cursor_(table, BlockType::kRef),
         min_update_index_(table->min_update_index()),
-        hash_size_(table->hash_size()) {}
+        hash_size_(table->hash_size()),
+        fast_ids_(hash_size_ == kSha1Size ? 2 : 0) {}
   Status SeekToFirst() { return cursor_.SeekToFirst(); }
   // Positions before the first ref whose name is >= `name`.
   Status Seek(std::string_view name) { return cursor_.Seek(name); }
@@ -120,31 +126,41 @@ class TableRefCursor {
   uint32_t lcp() const { return cursor_.it().lcp(); }
   // Fills `*ref` with the current record; false (and status() set) if it is malformed.
   REFTAB_FORCE_INLINE bool ReadValue(RefRecord* ref) {
-    BlockIterator& it = cursor_.it();
-    AssignName(it.key(), &ref->refname);
-    ByteReader in = it.value();
-    if (!codec::GetRefValue(in, it.value_type(), min_update_index_, hash_size_, ref)) {
-      cursor_.FailValue();
-      return false;
-    }
-    it.ValueDone(in);
+    // The value first: the next record's position depends on it, and the name's byte stores
+    // (which may alias anything) would make the compiler load the value's position again
+    // from memory, one more step in the chain of loads from record to record.
+    if (!DecodeValue(ref)) return false;
+    AssignName(cursor_.it().key(), &ref->refname);
     return true;
   }
   // The same without the name: `ref->refname` is left as it was (the name stays in key()).
-  // A copy of ReadValue's body rather than a call from it: scans rely on ReadValue being
-  // one inlinable step (calling this from it cost 43 instructions per ref, callgrind).
-  REFTAB_HOT_INLINE bool ReadValueOnly(RefRecord* ref) {
-    BlockIterator& it = cursor_.it();
-    ByteReader in = it.value();
-    if (!codec::GetRefValue(in, it.value_type(), min_update_index_, hash_size_, ref)) {
-      cursor_.FailValue();
-      return false;
-    }
-    it.ValueDone(in);
-    return true;
-  }
+  REFTAB_HOT_INLINE bool ReadValueOnly(RefRecord* ref) { return DecodeValue(ref); }
 
  private:
+  // The value of the current record into `*ref`. The common values of a scan, a one-byte
+  // update index delta and one SHA-1 (or two: an annotated tag's), are decoded here with
+  // raw pointers and one length check; the rest go to codec::GetRefValue, out of line.
+  // Forced inline into ReadValue: scans rely on ReadValue being one inlinable step (a call
+  // from it to a shared body cost 43 instructions per ref, callgrind).
+  REFTAB_FORCE_INLINE bool DecodeValue(RefRecord* ref) {
+    BlockIterator& it = cursor_.it();
+    const uint8_t* v = it.value_data();
+    const uint32_t ids = uint32_t(it.value_type()) - 1;  // 0: one id, 1: two, else other
+    if (ids < fast_ids_ && size_t(it.records_end() - v) > kSha1Size * (ids + 1) && v[0] < 0x80)
+        [[likely]] {
+      ref->update_index = min_update_index_ + v[0];
+      ref->value_type = RefValueType(ids + 1);
+      std::memcpy(ref->value.data(), v + 1, kSha1Size);
+      if (ids != 0) std::memcpy(ref->peeled.data(), v + 1 + kSha1Size, kSha1Size);
+      it.ValueDoneAt(v + 1 + kSha1Size * (ids + 1));
+      return true;
+    }
+    return DecodeOtherValue(ref);
+  }
+  // DecodeValue's general case: any hash size, long varints, tombstones, symrefs, and
+  // malformed values (false, status() set).
+  [[gnu::noinline]] bool DecodeOtherValue(RefRecord* ref);
+
   // name.assign(key), for a scan: a name as long as the one it replaces (the usual case:
   // ref names come in families, refs/heads/topic/1234...) is copied inline (CopyShort) over
   // it; std::string::assign's aliasing checks and memcpy call cost more than the copy of a
@@ -165,6 +181,9 @@ class TableRefCursor {
   SectionCursor cursor_;
   uint64_t min_update_index_;
   size_t hash_size_;
+  // DecodeValue's fast path takes value types below fast_ids_ + 1: 1 and 2 for SHA-1
+  // tables, none for others (one comparison instead of a type check and a hash check).
+  uint32_t fast_ids_;
 };
 
 // The log records of one table: by name, newest update index first.
