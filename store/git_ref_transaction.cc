@@ -447,7 +447,10 @@ Status GitRefTransaction::Write() {
     phase.Tick();
     if (!u.queued) continue;
     REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, store_->Locate(u.refname));
-    Transaction& tx = txs.try_emplace(at.stack, at.stack).first->second;
+    auto [slot, fresh] = txs.try_emplace(at.stack, at.stack);
+    Transaction& tx = slot->second;
+    // At most one update and one reflog entry per queued update: room for all at once.
+    if (fresh) tx.Reserve(updates_.size(), updates_.size());
     const bool is_symref = u.exists && u.current.value_type == RefValueType::kSymref;
     std::optional<RefValue> pin;
     if (u.old_value && (u.old_value->type == RefValueType::kSymref || !is_symref)) {

@@ -18,6 +18,7 @@
 #ifndef REFTAB_STORE_GIT_REF_TRANSACTION_H_
 #define REFTAB_STORE_GIT_REF_TRANSACTION_H_
 
+#include <deque>
 #include <map>
 #include <optional>
 #include <set>
@@ -143,7 +144,8 @@ class GitRefTransaction {
   Status Write();
 
   GitRefStore* store_;
-  std::vector<Item> updates_;
+  // A deque: a million queued updates grow without a vector's copy at every doubling.
+  std::deque<Item> updates_;
   std::map<Stack*, Transaction> txs_;    // one per stack touched, locked by Prepare()
   std::multiset<std::string> refnames_;  // every name that will change, for conflict checks
   std::string head_target_;              // HEAD's referent when HEAD is a symref

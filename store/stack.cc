@@ -494,6 +494,7 @@ Status Stack::CollectUpdates(Transaction& tx, const Snapshot& snap, uint64_t nex
     std::inplace_merge(items.begin(), sorted_end, items.end(), by_name);
   }
   out->refs.reserve(items.size());
+  out->logs.reserve(items.size() + tx.raw_logs_.size());  // at most one entry per update
   for (size_t i = 0; i < items.size(); ++i) {
     const Transaction::Item& item = *items[i];
     if (item.refname.empty()) return Status::InvalidArgument("empty refname in transaction");
@@ -669,6 +670,11 @@ void Transaction::Verify(std::string refname, RefValue expected) {
 
 void Transaction::VerifyNoneBelow(std::string prefix, std::string for_key) {
   empty_prefixes_.emplace_back(std::move(prefix), std::move(for_key));
+}
+
+void Transaction::Reserve(size_t updates, size_t logs) {
+  updates_.reserve(updates);
+  raw_logs_.reserve(logs);
 }
 
 void Transaction::AddLogRecord(LogRecord log, bool keep_update_index) {
