@@ -105,9 +105,9 @@ Status GitRefTransaction::Queue(Item item) {
     item.old_value = RefValue::Absent();  // the zero id: "must not exist"
   }
   item.message = CleanReflogMessage(item.message, store_->max_log_message());
-  // Hinted at the end: input in name order (a sorted --stdin list) inserts without a search.
-  refnames_.insert(refnames_.end(), item.refname);
   updates_.push_back(std::move(item));
+  // Hinted at the end: input in name order (a sorted --stdin list) inserts without a search.
+  refnames_.insert(refnames_.end(), updates_.back().refname);
   return Status::Ok();
 }
 
@@ -154,7 +154,8 @@ Status GitRefTransaction::RejectDuplicates() const {
   for (auto it = refnames_.begin(); it != refnames_.end(); ++it) {
     auto next = std::next(it);
     if (next != refnames_.end() && *next == *it) {
-      return Status::InvalidArgument("multiple updates for ref '" + *it + "' not allowed");
+      return Status::InvalidArgument("multiple updates for ref '" + std::string(*it) +
+                                     "' not allowed");
     }
   }
   return Status::Ok();
@@ -185,7 +186,7 @@ Status GitRefTransaction::AddHeadLogIfItsBranch(size_t i, Why* why) {
 // An update through a symref becomes an update of its referent (checked and split again in
 // turn) plus a reflog-only entry for the symref.
 Status GitRefTransaction::SplitAtSymref(size_t i, Why* why) {
-  const std::string referent = updates_[i].current.target;
+  const std::string referent = updates_[i].current_target;
   if (refnames_.count(referent)) {
     *why = GitRefRejectReason::kNameConflict;
     return Status::Conflict("multiple updates for '" + referent + "' (including one via symref '" +
@@ -199,16 +200,16 @@ Status GitRefTransaction::SplitAtSymref(size_t i, Why* why) {
   next.message = updates_[i].message;
   next.via_head = updates_[i].via_head || WorktreeRefKey(updates_[i].refname) == "HEAD";
   next.parent = int(i);
-  refnames_.insert(referent);
   updates_[i].log_only = true;
   updates_[i].flags |= kGitRefNoDeref;
   updates_.push_back(std::move(next));
+  refnames_.insert(updates_.back().refname);
   return Status::Ok();
 }
 
 Status GitRefTransaction::CheckOldValue(const Item& u, Why* why) const {
   const size_t hs = store_->hash_size();
-  const bool is_symref = u.exists && u.current.value_type == RefValueType::kSymref;
+  const bool is_symref = u.exists && u.current_type == RefValueType::kSymref;
   if (u.old_value && u.old_value->type == RefValueType::kSymref) {
     const std::string& want = u.old_value->target;
     if (!is_symref) {
@@ -217,10 +218,10 @@ Status GitRefTransaction::CheckOldValue(const Item& u, Why* why) const {
                               "': expected symref with target '" + want +
                               "': but is a regular ref");
     }
-    if (u.current.target == want) return Status::Ok();
+    if (u.current_target == want) return Status::Ok();
     *why = GitRefRejectReason::kIncorrectOldValue;
     return Status::Conflict("verifying symref target: '" + OriginalName(u) + "': is at " +
-                            u.current.target + " but expected " + want);
+                            u.current_target + " but expected " + want);
   }
   if (!u.old_value || u.log_only) return Status::Ok();
   const ObjectId want = IdOf(*u.old_value);
@@ -255,7 +256,10 @@ Status GitRefTransaction::PrepareItem(size_t i, std::vector<size_t>* to_check, W
     REFTAB_RETURN_IF_ERROR(AddHeadLogIfItsBranch(i, why));
   }
   Item& u = updates_[i];
-  REFTAB_RETURN_IF_ERROR(store_->ReadRef(u.refname, &u.current, &u.exists));
+  RefRecord current;
+  REFTAB_RETURN_IF_ERROR(store_->ReadRef(u.refname, &current, &u.exists));
+  u.current_type = current.value_type;
+  u.current_target = std::move(current.target);
   const bool expects_existing =
       !u.log_only && u.old_value &&
       (u.old_value->type == RefValueType::kSymref || !IsZero(IdOf(*u.old_value), hs));
@@ -269,7 +273,7 @@ Status GitRefTransaction::PrepareItem(size_t i, std::vector<size_t>* to_check, W
     u.queued = u.new_value && !IsNullNew(*u.new_value, hs);
     return Status::Ok();
   }
-  const bool is_symref = u.current.value_type == RefValueType::kSymref;
+  const bool is_symref = u.current_type == RefValueType::kSymref;
   if (is_symref) {
     ResolvedRef resolved;
     REFTAB_RETURN_IF_ERROR(store_->Resolve(u.refname, &resolved));
@@ -280,7 +284,7 @@ Status GitRefTransaction::PrepareItem(size_t i, std::vector<size_t>* to_check, W
       REFTAB_RETURN_IF_ERROR(SplitAtSymref(i, why));
     }
   } else {
-    u.current_id = u.current.value;
+    u.current_id = current.value;
   }
   const Item& checked = updates_[i];  // SplitAtSymref may have moved the vector
   REFTAB_RETURN_IF_ERROR(CheckOldValue(checked, why));
@@ -361,9 +365,10 @@ Status GitRefTransaction::CheckNameAvailable(size_t i, size_t checked,
   if (!existing.empty()) return conflict("'" + existing + "' exists; cannot create '" + name + "'");
   auto it = refnames_.lower_bound(below);
   if (it != refnames_.end() && it->compare(0, below.size(), below) == 0) {
-    return conflict("cannot process '" + name + "' and '" + *it + "' at the same time");
+    return conflict("cannot process '" + name + "' and '" + std::string(*it) +
+                    "' at the same time");
   }
-  new_names_.push_back(name);
+  new_names_.push_back(i);
   return Status::Ok();
 }
 
@@ -421,7 +426,7 @@ namespace {
 // does not resolve to an object).
 std::optional<LogRecord> LogEntryFor(GitRefStore& store, const std::string& refname,
                                      const RefValue& new_value, const ObjectId& old_id,
-                                     const std::string& message) {
+                                     std::string message) {
   ObjectId new_id = IdOf(new_value);
   if (new_value.type == RefValueType::kSymref) {
     ResolvedRef target;
@@ -430,7 +435,7 @@ std::optional<LogRecord> LogEntryFor(GitRefStore& store, const std::string& refn
     }
     new_id = target.id;
   }
-  return UpdateLogEntry(refname, old_id, new_id, store.committer(), message);
+  return UpdateLogEntry(refname, old_id, new_id, store.committer(), std::move(message));
 }
 
 }  // namespace
@@ -440,18 +445,40 @@ std::optional<LogRecord> LogEntryFor(GitRefStore& store, const std::string& refn
 Status GitRefTransaction::Write() {
   const size_t hs = store_->hash_size();
   std::map<Stack*, Transaction>& txs = txs_;
+  // Every stack a queued update reaches gets its transaction first, so that the checks below
+  // see them all; at most one update and one reflog entry per queued update: room for all at
+  // once.
+  for (const Item& u : updates_) {
+    if (!u.queued) continue;
+    REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, store_->Locate(u.refname));
+    auto [slot, fresh] = txs.try_emplace(at.stack, at.stack);
+    if (fresh) slot->second.Reserve(updates_.size(), updates_.size());
+  }
+  // The conflict checks ran before the stack's lock; that nothing has appeared below a new
+  // name since is checked again under it (and, below, that no parent directory of one has
+  // become a ref).
+  for (size_t i : new_names_) {
+    const std::string& name = updates_[i].refname;
+    REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, store_->Locate(name));
+    auto it = txs.find(at.stack);
+    if (it != txs.end()) it->second.VerifyNoneBelow(name + "/", name);
+  }
+  new_names_.clear();
+  // The queue is consumed as the stack transactions fill: each update's names and message
+  // move on, and its memory is free for theirs (a million creates would otherwise hold both
+  // at once). The name views of refnames_ go with it.
+  refnames_.clear();
   // The count reaches the total as the tables are queued; the phase ends once they are
   // written.
   ProgressPhase phase(progress_, "Updating references", updates_.size());
-  for (const Item& u : updates_) {
-    phase.Tick();
-    if (!u.queued) continue;
+  auto write_one = [&](Item& u) -> Status {
+    if (!u.queued) return Status::Ok();
     REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, store_->Locate(u.refname));
     Transaction& tx = txs.try_emplace(at.stack, at.stack).first->second;
-    const bool is_symref = u.exists && u.current.value_type == RefValueType::kSymref;
+    const bool is_symref = u.exists && u.current_type == RefValueType::kSymref;
     std::optional<RefValue> pin;
     if (u.old_value && (u.old_value->type == RefValueType::kSymref || !is_symref)) {
-      pin = u.old_value;
+      pin = std::move(u.old_value);
     }
     // git checks the value under the name the ref has in its stack but writes the name as
     // given (worktrees/<id>/HEAD is read as HEAD there and written as worktrees/<id>/HEAD).
@@ -461,37 +488,38 @@ Status GitRefTransaction::Write() {
       pin.reset();
     }
     if (!u.new_value) {
-      if (!u.log_only && pin) tx.Verify(u.refname, *pin);
-      continue;
+      if (!u.log_only && pin) tx.Verify(std::move(u.refname), std::move(*pin));
+      return Status::Ok();
     }
     const bool null_new = IsNullNew(*u.new_value, hs);
     if (null_new && !is_symref) {
-      tx.Delete(u.refname, pin);  // the ref and its reflog
-      continue;
+      tx.Delete(std::move(u.refname), std::move(pin));  // the ref and its reflog
+      return Status::Ok();
     }
     bool log = (u.flags & kGitRefForceCreateReflog) != 0;
     if (!log) REFTAB_RETURN_IF_ERROR(store_->ShouldWriteLog(u.refname, &log));
     if (log) {
-      if (auto entry = LogEntryFor(*store_, u.refname, *u.new_value, u.current_id, u.message)) {
+      if (auto entry =
+              LogEntryFor(*store_, u.refname, *u.new_value, u.current_id, std::move(u.message))) {
         tx.AddLogRecord(std::move(*entry));
       }
     }
-    if (u.log_only) continue;
-    tx.Update(u.refname, null_new ? RefValue::Absent() : *u.new_value, pin);
+    if (u.log_only) return Status::Ok();
+    tx.Update(std::move(u.refname), null_new ? RefValue::Absent() : std::move(*u.new_value),
+              std::move(pin));
+    return Status::Ok();
+  };
+  while (!updates_.empty()) {
+    phase.Tick();
+    REFTAB_RETURN_IF_ERROR(write_one(updates_.front()));
+    updates_.pop_front();
   }
-  // The conflict checks ran before the stack's lock; that no parent directory of a new name
-  // has become a ref since, and nothing has appeared below it, is checked again under it.
   for (const std::string& dir : free_dirs_) {
     REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, store_->Locate(dir));
     auto it = txs.find(at.stack);
     if (it != txs.end() && !at.key.empty()) {
       it->second.Verify(std::string(at.key), RefValue::Absent());
     }
-  }
-  for (const std::string& name : new_names_) {
-    REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, store_->Locate(name));
-    auto it = txs.find(at.stack);
-    if (it != txs.end()) it->second.VerifyNoneBelow(name + "/", name);
   }
   // Stacks first reached here (HEAD's reflog in a worktree, through a symref) are locked
   // now, before anything is written, as git locks all of them before it writes.

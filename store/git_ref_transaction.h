@@ -18,10 +18,12 @@
 #ifndef REFTAB_STORE_GIT_REF_TRANSACTION_H_
 #define REFTAB_STORE_GIT_REF_TRANSACTION_H_
 
+#include <deque>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "format/status.h"
@@ -120,7 +122,10 @@ class GitRefTransaction {
     int parent = -1;        // the update this one was split from, for messages
     // Filled while preparing:
     bool exists = false;
-    RefRecord current;      // the stored record (one level)
+    // The stored record (one level): its type and symref target; not the whole RefRecord,
+    // which would add a hundred bytes to each of a million queued creates.
+    RefValueType current_type = RefValueType::kDeletion;
+    std::string current_target;
     ObjectId current_id{};  // the id it stands for (through symrefs)
     bool queued = false;
     bool rejected = false;  // left out of a batch (rejected_ says why)
@@ -143,12 +148,15 @@ class GitRefTransaction {
   Status Write();
 
   GitRefStore* store_;
-  std::vector<Item> updates_;
-  std::map<Stack*, Transaction> txs_;    // one per stack touched, locked by Prepare()
-  std::multiset<std::string> refnames_;  // every name that will change, for conflict checks
-  std::string head_target_;              // HEAD's referent when HEAD is a symref
-  std::vector<std::string> new_names_;   // names the transaction creates, checked free
-  std::vector<std::string> free_dirs_;   // parents of new names, found not to be refs
+  // A deque: a million queued updates grow without a vector's copy at every doubling.
+  std::deque<Item> updates_;
+  std::map<Stack*, Transaction> txs_;  // one per stack touched, locked by Prepare()
+  // Every name that will change, for conflict checks: views of the names in updates_ (a
+  // deque, so they stay where they are), not a second copy of each.
+  std::multiset<std::string_view> refnames_;
+  std::string head_target_;             // HEAD's referent when HEAD is a symref
+  std::vector<size_t> new_names_;       // updates whose names it creates, checked free
+  std::vector<std::string> free_dirs_;  // parents of new names, found not to be refs
   enum class State { kOpen, kPrepared, kClosed };
   State state_ = State::kOpen;
   Progress* progress_ = nullptr;

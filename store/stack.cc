@@ -332,14 +332,14 @@ struct Stack::NewRecords {
 
 namespace {
 
-RefRecord RefFor(const std::string& refname, const RefValue& v, uint64_t update_index) {
+RefRecord RefFor(std::string refname, RefValue v, uint64_t update_index) {
   RefRecord rec;
-  rec.refname = refname;
+  rec.refname = std::move(refname);
   rec.update_index = update_index;
   rec.value_type = v.type;
   rec.value = v.id;
   rec.peeled = v.peeled;
-  rec.target = v.target;
+  rec.target = std::move(v.target);
   return rec;
 }
 
@@ -398,13 +398,14 @@ Status SortLogs(std::vector<LogRecord>* logs) {
 }
 
 // Transaction::VerifyNoneBelow's check, on the snapshot taken under the lock.
-Status CheckNoneBelow(const Snapshot& snap, const std::string& prefix, const std::string& for_key) {
+Status CheckNoneBelow(const Snapshot& snap, const std::string& prefix, std::string_view for_key) {
   RefMergeCursor it(snap.readers());
   it.set_suppress_deletions(true);
   REFTAB_RETURN_IF_ERROR(it.Seek(prefix));
   RefRecord r;
   if (it.Next(&r) && r.refname.compare(0, prefix.size(), prefix) == 0) {
-    return Status::Conflict("'" + r.refname + "' exists; cannot create '" + for_key + "'");
+    return Status::Conflict("'" + r.refname + "' exists; cannot create '" + std::string(for_key) +
+                            "'");
   }
   return it.status();
 }
@@ -414,14 +415,14 @@ Status CheckNoneBelow(const Snapshot& snap, const std::string& prefix, const std
 // prefix up to it, so only a prefix past it needs a new seek (a transaction creating many
 // refs in a new directory seeks once, not once per ref). A conflict is reported as the
 // checks in the transaction's order find it first.
-Status CheckNoneBelowAll(const Snapshot& snap,
-                         const std::vector<std::pair<std::string, std::string>>& checks) {
+// (A template only because Transaction::NoneBelow is private to the stack.)
+template <typename Check>
+Status CheckNoneBelowAll(const Snapshot& snap, const std::vector<Check>& checks) {
   if (checks.empty()) return Status::Ok();
-  using Check = std::pair<std::string, std::string>;
   std::vector<const Check*> order;
   order.reserve(checks.size());
   for (const Check& c : checks) order.push_back(&c);
-  auto by_prefix = [](const Check* a, const Check* b) { return a->first < b->first; };
+  auto by_prefix = [](const Check* a, const Check* b) { return a->prefix < b->prefix; };
   if (!std::is_sorted(order.begin(), order.end(), by_prefix)) {
     std::sort(order.begin(), order.end(), by_prefix);
   }
@@ -430,7 +431,7 @@ Status CheckNoneBelowAll(const Snapshot& snap,
   RefRecord r;
   bool positioned = false, have = false, conflict = false;
   for (const Check* c : order) {
-    const std::string& prefix = c->first;
+    const std::string& prefix = c->prefix;
     if (!positioned || (have && r.refname < prefix)) {
       REFTAB_RETURN_IF_ERROR(it.Seek(prefix));
       have = it.Next(&r);
@@ -443,15 +444,15 @@ Status CheckNoneBelowAll(const Snapshot& snap,
     }
   }
   if (!conflict) return Status::Ok();
-  for (const auto& [prefix, for_key] : checks) {
-    REFTAB_RETURN_IF_ERROR(CheckNoneBelow(snap, prefix, for_key));
+  for (const Check& c : checks) {
+    REFTAB_RETURN_IF_ERROR(CheckNoneBelow(snap, c.prefix, c.key()));
   }
   return Status::Ok();
 }
 
 }  // namespace
 
-Status Stack::CollectItem(const Transaction::Item& item, const Snapshot& snap, uint64_t next,
+Status Stack::CollectItem(Transaction::Item& item, const Snapshot& snap, uint64_t next,
                           NewRecords* out) const {
   const size_t hs = snap.hash_size();
   RefRecord current_rec;
@@ -464,23 +465,23 @@ Status Stack::CollectItem(const Transaction::Item& item, const Snapshot& snap, u
   if (item.kind == Transaction::Kind::kVerify) return Status::Ok();
   RefValue target = item.kind == Transaction::Kind::kDelete ? RefValue::Absent() : item.value;
   if (current.Equals(target, hs)) return Status::Ok();  // changes nothing: git writes nothing
-  out->refs.push_back(RefFor(item.refname, target, next));
   if (item.kind == Transaction::Kind::kDelete) {
-    return AddReflogTombstones(snap, item.refname, &out->logs);
-  }
-  if (item.log) {
+    REFTAB_RETURN_IF_ERROR(AddReflogTombstones(snap, item.refname, &out->logs));
+  } else if (item.log) {
     out->logs.push_back(
         LogFor(item.refname, *item.log, LoggedId(snap, current), LoggedId(snap, target), next));
   }
+  // Nameless: CollectUpdates moves the item's name in once it has compared it with the next.
+  out->refs.push_back(RefFor(std::string(), std::move(target), next));
   return Status::Ok();
 }
 
 Status Stack::CollectUpdates(Transaction& tx, const Snapshot& snap, uint64_t next,
                              NewRecords* out) const {
   // By name (stable, so a duplicate is reported against the first), as the table wants.
-  std::vector<const Transaction::Item*> items;
+  std::vector<Transaction::Item*> items;
   items.reserve(tx.updates_.size());
-  for (const auto& it : tx.updates_) items.push_back(&it);
+  for (auto& it : tx.updates_) items.push_back(&it);
   auto by_name = [](const auto* a, const auto* b) { return a->refname < b->refname; };
   // Sorted updates (a sorted --stdin list) come with a short unsorted tail: the checks that
   // the new names' parent directories are still free, queued last. Sorting only the tail
@@ -491,20 +492,44 @@ Status Stack::CollectUpdates(Transaction& tx, const Snapshot& snap, uint64_t nex
     std::inplace_merge(items.begin(), sorted_end, items.end(), by_name);
   }
   out->refs.reserve(items.size());
+  // A name moves into its record (a transaction is committed once, and a million names are
+  // not copied a second time) once the next item has been compared with it.
+  constexpr size_t kNone = size_t(-1);
+  size_t named_by_previous = kNone;  // the record the previous item added, if any
   for (size_t i = 0; i < items.size(); ++i) {
-    const Transaction::Item& item = *items[i];
+    Transaction::Item& item = *items[i];
     if (item.refname.empty()) return Status::InvalidArgument("empty refname in transaction");
     if (i > 0 && items[i - 1]->refname == item.refname) {
       return Status::InvalidArgument("multiple updates for ref '" + item.refname + "' not allowed");
     }
+    if (named_by_previous != kNone) {
+      out->refs[named_by_previous].refname = std::move(items[i - 1]->refname);
+    }
+    const size_t before = out->refs.size();
     REFTAB_RETURN_IF_ERROR(CollectItem(item, snap, next, out));
+    named_by_previous = out->refs.size() > before ? before : kNone;
+  }
+  if (named_by_previous != kNone) {
+    out->refs[named_by_previous].refname = std::move(items.back()->refname);
   }
   REFTAB_RETURN_IF_ERROR(CheckNoneBelowAll(snap, tx.empty_prefixes_));
-  // Moved, not copied: a transaction is committed once (Commit refuses a second time).
-  out->logs.reserve(out->logs.size() + tx.raw_logs_.size());
-  for (auto& raw : tx.raw_logs_) {
-    out->logs.push_back(std::move(raw.log));
-    if (!raw.keep_update_index) out->logs.back().update_index = next;
+  // Moved, not copied: a transaction is committed once (Commit refuses a second time). When
+  // the raw records are all there is (the git layer logs that way), the vector is taken whole.
+  size_t first_raw = out->logs.size();
+  if (out->logs.empty()) {
+    out->logs = std::move(tx.raw_logs_);
+  } else {
+    out->logs.reserve(out->logs.size() + tx.raw_logs_.size());
+    for (LogRecord& raw : tx.raw_logs_) out->logs.push_back(std::move(raw));
+  }
+  tx.raw_logs_.clear();
+  auto kept = tx.kept_update_index_.begin();
+  for (size_t i = first_raw; i < out->logs.size(); ++i) {
+    if (kept != tx.kept_update_index_.end() && *kept == i - first_raw) {
+      ++kept;
+    } else {
+      out->logs[i].update_index = next;
+    }
   }
   return SortLogs(&out->logs);
 }
@@ -651,25 +676,38 @@ RefValue RefValue::Of(const RefRecord& r) {
 void Transaction::Update(std::string refname, RefValue value, std::optional<RefValue> expected_old,
                          std::optional<LogInfo> log) {
   updates_.push_back(Item{Kind::kUpdate, std::move(refname), std::move(value),
-                          std::move(expected_old), std::move(log)});
+                          std::move(expected_old),
+                          log ? std::make_unique<LogInfo>(std::move(*log)) : nullptr});
 }
 
 void Transaction::Delete(std::string refname, std::optional<RefValue> expected_old) {
   updates_.push_back(Item{Kind::kDelete, std::move(refname), RefValue::Absent(),
-                          std::move(expected_old), std::nullopt});
+                          std::move(expected_old), nullptr});
 }
 
 void Transaction::Verify(std::string refname, RefValue expected) {
-  updates_.push_back(Item{Kind::kVerify, std::move(refname), RefValue::Absent(),
-                          std::move(expected), std::nullopt});
+  updates_.push_back(
+      Item{Kind::kVerify, std::move(refname), RefValue::Absent(), std::move(expected), nullptr});
 }
 
 void Transaction::VerifyNoneBelow(std::string prefix, std::string for_key) {
-  empty_prefixes_.emplace_back(std::move(prefix), std::move(for_key));
+  NoneBelow check;
+  check.key_is_prefix_dir = !prefix.empty() && prefix.back() == '/' &&
+                            prefix.size() == for_key.size() + 1 &&
+                            prefix.compare(0, for_key.size(), for_key) == 0;
+  if (!check.key_is_prefix_dir) check.for_key = std::move(for_key);
+  check.prefix = std::move(prefix);
+  empty_prefixes_.push_back(std::move(check));
+}
+
+void Transaction::Reserve(size_t updates, size_t logs) {
+  updates_.reserve(updates);
+  raw_logs_.reserve(logs);
 }
 
 void Transaction::AddLogRecord(LogRecord log, bool keep_update_index) {
-  raw_logs_.push_back(RawLog{std::move(log), keep_update_index});
+  if (keep_update_index) kept_update_index_.push_back(raw_logs_.size());
+  raw_logs_.push_back(std::move(log));
 }
 
 Transaction::Transaction(Stack* stack) : stack_(stack) {}

@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "format/record.h"
@@ -109,6 +110,9 @@ class Transaction {
   void DecideUnderLock(DecideFn decide) { decide_ = std::move(decide); }
 
   size_t size() const { return updates_.size() + raw_logs_.size(); }
+  // Room for `updates` updates and `logs` raw reflog records, for a caller that knows how
+  // many it will add (a large batch then grows without reallocating).
+  void Reserve(size_t updates, size_t logs);
   // Takes tables.list.lock now, waiting as Commit() would, and holds it until Commit() (which
   // then uses it) or the transaction's end. For callers that must know before they commit
   // that no other writer can come between (git locks every stack a transaction touches
@@ -139,17 +143,30 @@ class Transaction {
     std::string refname;
     RefValue value;
     std::optional<RefValue> expected_old;
-    std::optional<LogInfo> log;
+    // Behind a pointer: bulk callers (the git layer) add their reflog records raw, and an
+    // empty std::optional<LogInfo> would still take 120 bytes in each of a million items.
+    std::unique_ptr<LogInfo> log;
   };
-  struct RawLog {
-    LogRecord log;
-    bool keep_update_index;
+  // A VerifyNoneBelow check. The key is most often the prefix without its final '/' (git's
+  // "nothing below a new ref"), and then is not stored a second time.
+  struct NoneBelow {
+    std::string prefix;
+    std::string for_key;  // empty when key_is_prefix_dir
+    bool key_is_prefix_dir = false;
+    std::string_view key() const {
+      return key_is_prefix_dir ? std::string_view(prefix).substr(0, prefix.size() - 1)
+                               : std::string_view(for_key);
+    }
   };
 
   Stack* stack_;
   std::vector<Item> updates_;
-  std::vector<RawLog> raw_logs_;
-  std::vector<std::pair<std::string, std::string>> empty_prefixes_;  // prefix, for_key
+  // Raw reflog records as the table takes them, so that a commit of raw records alone hands
+  // the vector over instead of copying it; kept_update_index_ lists (ascending) those added
+  // with keep_update_index.
+  std::vector<LogRecord> raw_logs_;
+  std::vector<size_t> kept_update_index_;
+  std::vector<NoneBelow> empty_prefixes_;
   DecideFn decide_;
   std::unique_ptr<LockFile> lock_;  // from Lock(), until Commit() takes it
   bool committed_ = false;
