@@ -249,6 +249,12 @@ struct GitObjectHeaders::Pack {
     REFTAB_RETURN_IF_ERROR(Entry(offset, &t, &data, &base_offset, &base_id));
     if (t >= 1 && t <= 4) {
       *type = GitObjectType(t);
+      // The entry's type byte is the answer when only the type is wanted: no zlib stream
+      // (and its state's allocation) per object checked.
+      if (!limit) {
+        body->clear();
+        return Status::Ok();
+      }
       return Inflate(pack.data + data, pack.size - data, limit, body);
     }
     if (t == 7 && !Find(base_id, &base_offset)) {

@@ -316,6 +316,7 @@ bool GitRefTransaction::Reject(size_t i, const Status& failure, const Why& why) 
 Status GitRefTransaction::CheckAvailable(const std::vector<size_t>& to_check) {
   // Looked up by view: most names share their parents, and a string is made only for a new one.
   std::set<std::string, std::less<>> dirs_seen;
+  DirsBelow below;
   std::string_view previous;
   for (size_t i : to_check) {
     const std::string& name = updates_[i].refname;
@@ -325,7 +326,7 @@ Status GitRefTransaction::CheckAvailable(const std::vector<size_t>& to_check) {
     const size_t common = size_t(
         std::mismatch(name.begin(), name.begin() + long(n), previous.begin()).first - name.begin());
     Why why;
-    Status s = CheckNameAvailable(i, common, &dirs_seen, &why);
+    Status s = CheckNameAvailable(i, common, &dirs_seen, &below, &why);
     previous = s.ok() ? std::string_view(name) : std::string_view();
     if (!s.ok() && !Reject(i, s, why)) return s;
   }
@@ -336,7 +337,7 @@ Status GitRefTransaction::CheckAvailable(const std::vector<size_t>& to_check) {
 // name under it is checked (and, in a batch, rejected) in its turn.
 Status GitRefTransaction::CheckNameAvailable(size_t i, size_t checked,
                                              std::set<std::string, std::less<>>* dirs_seen,
-                                             Why* why) {
+                                             DirsBelow* dirs_below, Why* why) {
   const std::string& name = updates_[i].refname;
   auto conflict = [why](const std::string& message) {
     *why = GitRefRejectReason::kNameConflict;
@@ -356,13 +357,37 @@ Status GitRefTransaction::CheckNameAvailable(size_t i, size_t checked,
     dirs_seen->insert(dir);
     free_dirs_.push_back(std::move(dir));
   }
+  // Nothing exists below the name if nothing exists below its directory. Sorted input
+  // creates names a directory at a time, so one look below the directory spares a look
+  // below each name (a cursor set up per name was an eighth of a large --stdin's time).
+  auto first_below = [&](std::string_view prefix, std::string* existing) {
+    return store_->ForEachRef(prefix, [&](const RefRecord& r) {
+      *existing = r.refname;
+      return false;
+    });
+  };
+  auto under = [&](const std::string& dir) {
+    return !dir.empty() && name.size() > dir.size() && name.compare(0, dir.size(), dir) == 0 &&
+           name[dir.size()] == '/';
+  };
+  const size_t last_slash = name.rfind('/');
+  bool dir_empty = under(dirs_below->empty_dir);
+  if (!dir_empty && last_slash != std::string::npos && last_slash > 0 &&
+      !(dirs_below->full_dir.size() == last_slash && under(dirs_below->full_dir))) {
+    std::string existing;
+    REFTAB_RETURN_IF_ERROR(
+        first_below(std::string_view(name).substr(0, last_slash + 1), &existing));
+    dir_empty = existing.empty();
+    (dir_empty ? dirs_below->empty_dir : dirs_below->full_dir) = name.substr(0, last_slash);
+  }
   const std::string below = name + "/";
-  std::string existing;
-  REFTAB_RETURN_IF_ERROR(store_->ForEachRef(below, [&](const RefRecord& r) {
-    existing = r.refname;
-    return false;
-  }));
-  if (!existing.empty()) return conflict("'" + existing + "' exists; cannot create '" + name + "'");
+  if (!dir_empty) {
+    std::string existing;
+    REFTAB_RETURN_IF_ERROR(first_below(below, &existing));
+    if (!existing.empty()) {
+      return conflict("'" + existing + "' exists; cannot create '" + name + "'");
+    }
+  }
   auto it = refnames_.lower_bound(below);
   if (it != refnames_.end() && it->compare(0, below.size(), below) == 0) {
     return conflict("cannot process '" + name + "' and '" + std::string(*it) +

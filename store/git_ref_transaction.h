@@ -143,8 +143,13 @@ class GitRefTransaction {
   Status SplitAtSymref(size_t i, Why* why);
   Status CheckOldValue(const Item& item, Why* why) const;
   Status CheckAvailable(const std::vector<size_t>& to_check);
+  // What CheckAvailable learnt about the existing refs below a directory, for the names
+  // after it: `empty_dir` holds none, `full_dir` holds some.
+  struct DirsBelow {
+    std::string empty_dir, full_dir;
+  };
   Status CheckNameAvailable(size_t i, size_t checked, std::set<std::string, std::less<>>* dirs_seen,
-                            Why* why);
+                            DirsBelow* below, Why* why);
   Status Write();
 
   GitRefStore* store_;
