@@ -3,7 +3,6 @@
 // subcommand reports "error: ..." (git returns -1 there), 1 from `exists` for a missing reflog.
 // Which entries, selectors and expiry decisions: store/git_reflog.h; printing:
 // cli/reflog_format.h.
-#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <string>
@@ -15,6 +14,7 @@
 #include "cli/reflog_show.h"
 #include "cli/stack_access.h"
 #include "store/git_date.h"
+#include "store/git_ref_list.h"
 #include "store/git_reflog.h"
 #include "store/refname.h"
 
@@ -401,26 +401,17 @@ bool ParseGitHexPrefix(std::string_view arg, size_t hash_size, ObjectId* id) {
   return arg.size() >= 2 * hash_size && ParseHexId(arg.substr(0, 2 * hash_size), hash_size, id);
 }
 
-bool IsZeroId(const ObjectId& id) {
-  return std::all_of(id.begin(), id.end(), [](uint8_t b) { return b == 0; });
-}
-
-// Whether the object database has `id` (taken on trust where there is none).
-Status ObjectExists(Store& store, const ObjectId& id, bool* exists) {
-  *exists = true;
-  GitObjects* objects = store.objects();
-  if (!objects || IsZeroId(id)) return Status::Ok();
-  return objects->Has(id, exists);
-}
-
 // Checks one of write's ids as git does, in git's words ("old" or "new").
 int CheckWriteId(Store& store, const std::string& arg, const char* which, ObjectId* id) {
   if (!ParseGitHexPrefix(arg, store.hash_size(), id)) {
     return Fatal(std::string("invalid ") + which + " object ID: '" + arg + "'");
   }
-  bool exists = false;
-  Status s = ObjectExists(store, *id, &exists);
-  if (!s.ok()) return Fatal(s.message());
+  // The zero id is no object but is accepted: it stands for "none" (a created ref's old id).
+  bool exists = IsZeroId(*id, store.hash_size());
+  if (!exists) {
+    Status s = ObjectExists(store, *id, &exists);
+    if (!s.ok()) return Fatal(s.message());
+  }
   if (!exists) return Fatal(std::string(which) + " object '" + arg + "' does not exist");
   return -1;
 }

@@ -20,6 +20,15 @@ REFTAB_PUBLIC_BEGIN
 // An object id. Only the first HashSize(hash) bytes are meaningful.
 using ObjectId = std::array<uint8_t, kMaxHashSize>;
 
+// Whether the first `hash_size` bytes of `id` are zero: git's null id, which stands for "no
+// object" (a ref that does not exist yet, or no longer) wherever an id is expected.
+inline bool IsZeroId(const ObjectId& id, size_t hash_size) {
+  for (size_t i = 0; i < hash_size; ++i) {
+    if (id[i] != 0) return false;
+  }
+  return true;
+}
+
 enum class RefValueType : uint8_t {
   kDeletion = 0,  // tombstone: hides the name in older tables
   kVal1 = 1,      // one object id

@@ -23,10 +23,6 @@
 namespace reftab::migrate {
 namespace {
 
-bool IsZero(const ObjectId& id) {
-  return std::all_of(id.begin(), id.end(), [](uint8_t b) { return b == 0; });
-}
-
 bool Crud(uint8_t c) {
   return c <= 32 || c == ',' || c == ':' || c == ';' || c == '<' || c == '>' || c == '"' ||
          c == '\\' || c == '\'';
@@ -57,7 +53,7 @@ std::vector<RefProblem> CheckRefsForReftable(const std::vector<RefRecord>& refs)
   for (const RefRecord& r : refs) {
     if (IsPseudoRef(r.refname)) {
       problems.push_back({r.refname, *RefnameRefusal(r.refname, true)});
-    } else if (r.value_type != RefValueType::kSymref && IsZero(r.value)) {
+    } else if (r.value_type != RefValueType::kSymref && IsZeroId(r.value, kMaxHashSize)) {
       problems.push_back({r.refname, "has a null object id"});
     }
   }
@@ -171,7 +167,7 @@ Status ReadReftableRefs(const Snapshot& snap, FilesLayout* layout, PackedRefsWri
       problems->push_back({r.refname, "not a valid ref name"});
     } else if (symref && !IsValidRefname(r.target, kRefnameAllowOneLevel)) {
       problems->push_back({r.refname, "symref target '" + r.target + "' is not a valid ref name"});
-    } else if (!symref && IsZero(r.value)) {
+    } else if (!symref && IsZeroId(r.value, kMaxHashSize)) {
       problems->push_back({r.refname, "has a null object id"});
     } else {
       REFTAB_RETURN_IF_ERROR(AddRef(layout, packed, r));

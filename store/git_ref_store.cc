@@ -60,8 +60,10 @@ GitRefStore::~GitRefStore() = default;
 const GitConfig& GitRefStore::config() const { return repo_ ? repo_->config() : EmptyConfig(); }
 
 size_t GitRefStore::hash_size() const {
+  // From the stack's current snapshot without taking a reference to it (an atomic
+  // increment and decrement per call: the transaction asks once per queued update).
   const Stack& s = repo_ ? repo_->main_stack() : *stack_;
-  return s.snapshot()->hash_size();
+  return HashSize(s.hash_id());
 }
 
 Result<GitRefLocation> GitRefStore::Locate(std::string_view refname) {

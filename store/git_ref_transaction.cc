@@ -13,10 +13,6 @@
 namespace reftab {
 namespace {
 
-bool IsZero(const ObjectId& id, size_t hs) {
-  return std::all_of(id.begin(), id.begin() + long(hs), [](uint8_t b) { return b == 0; });
-}
-
 bool IsId(const RefValue& v) {
   return v.type == RefValueType::kVal1 || v.type == RefValueType::kVal2;
 }
@@ -27,7 +23,7 @@ ObjectId IdOf(const RefValue& v) { return IsId(v) ? v.id : ObjectId{}; }
 
 // git's "null new value": deleting, as opposed to pointing somewhere.
 bool IsNullNew(const RefValue& v, size_t hs) {
-  return v.type == RefValueType::kDeletion || (IsId(v) && IsZero(v.id, hs));
+  return v.type == RefValueType::kDeletion || (IsId(v) && IsZeroId(v.id, hs));
 }
 
 Status LockError(const std::string& name, const std::string& why) {
@@ -83,11 +79,11 @@ Status GitRefTransaction::Queue(Item item) {
   const size_t hs = store_->hash_size();
   // Only an update that stores an object id needs a well-formed name; deletes, verifies and
   // symref updates need a safe one (git checks new symref names while parsing).
-  bool gives_id = item.new_value && IsId(*item.new_value) && !IsZero(item.new_value->id, hs);
+  bool gives_id = item.new_value && IsId(*item.new_value) && !IsZeroId(item.new_value->id, hs);
   if (auto refusal = RefnameRefusal(item.refname, gives_id)) {
     return Status::InvalidArgument(*refusal);
   }
-  if (item.new_value && IsId(*item.new_value) && IsZero(item.new_value->id, hs)) {
+  if (item.new_value && IsId(*item.new_value) && IsZeroId(item.new_value->id, hs)) {
     item.new_value = RefValue::Absent();
   }
   if (gives_id) {
@@ -101,7 +97,7 @@ Status GitRefTransaction::Queue(Item item) {
     }
     REFTAB_RETURN_IF_ERROR(checked);
   }
-  if (item.old_value && IsId(*item.old_value) && IsZero(item.old_value->id, hs)) {
+  if (item.old_value && IsId(*item.old_value) && IsZeroId(item.old_value->id, hs)) {
     item.old_value = RefValue::Absent();  // the zero id: "must not exist"
   }
   item.message = CleanReflogMessage(item.message, store_->max_log_message());
@@ -109,6 +105,20 @@ Status GitRefTransaction::Queue(Item item) {
   // Hinted at the end: input in name order (a sorted --stdin list) inserts without a search.
   refnames_.insert(refnames_.end(), updates_.back().refname);
   return Status::Ok();
+}
+
+// Locate's answer for a queued update, kept on it: each update is located when its stack is
+// locked, read, checked and written, and a worktree name is parsed each time.
+Result<GitRefLocation> GitRefTransaction::Where(Item& item) {
+  if (item.stack) {
+    return GitRefLocation{item.stack, std::string_view(item.refname).substr(item.key_from)};
+  }
+  REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, store_->Locate(item.refname));
+  if (at.stack) {
+    item.stack = at.stack;
+    item.key_from = uint32_t(item.refname.size() - at.key.size());
+  }
+  return at;
 }
 
 Status GitRefTransaction::Update(const std::string& refname, const RefValue& new_value,
@@ -225,7 +235,7 @@ Status GitRefTransaction::CheckOldValue(const Item& u, Why* why) const {
   }
   if (!u.old_value || u.log_only) return Status::Ok();
   const ObjectId want = IdOf(*u.old_value);
-  const bool want_absent = IsZero(want, hs);
+  const bool want_absent = IsZeroId(want, hs);
   if (std::equal(want.begin(), want.begin() + long(hs), u.current_id.begin())) {
     // A dangling symref reads as zero; creating over it with --no-deref would clobber it.
     if ((u.flags & kGitRefNoDeref) && is_symref && want_absent) {
@@ -238,7 +248,7 @@ Status GitRefTransaction::CheckOldValue(const Item& u, Why* why) const {
     *why = GitRefRejectReason::kCreateExists;
     return LockError(OriginalName(u), "reference already exists");
   }
-  if (IsZero(u.current_id, hs)) {
+  if (IsZeroId(u.current_id, hs)) {
     *why = GitRefRejectReason::kNonexistentRef;
     return LockError(OriginalName(u), "reference is missing but expected " + HexId(want, hs));
   }
@@ -249,20 +259,21 @@ Status GitRefTransaction::CheckOldValue(const Item& u, Why* why) const {
 
 Status GitRefTransaction::PrepareItem(size_t i, std::vector<size_t>* to_check, Why* why) {
   const size_t hs = store_->hash_size();
+  REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, Where(updates_[i]));
   // As git, by the name within its stack: worktrees/<id>/HEAD counts as a HEAD here.
-  const std::string_view key = WorktreeRefKey(updates_[i].refname);
   if (!updates_[i].log_only && !updates_[i].via_head && !head_target_.empty() &&
-      key == head_target_) {
+      at.key == head_target_) {
     REFTAB_RETURN_IF_ERROR(AddHeadLogIfItsBranch(i, why));
   }
-  Item& u = updates_[i];
+  Item& u = updates_[i];  // a deque: AddHeadLogIfItsBranch's push_back moved nothing
   RefRecord current;
-  REFTAB_RETURN_IF_ERROR(store_->ReadRef(u.refname, &current, &u.exists));
+  u.exists = false;
+  if (at.stack) REFTAB_RETURN_IF_ERROR(at.stack->snapshot()->ReadRef(at.key, &current, &u.exists));
   u.current_type = current.value_type;
   u.current_target = std::move(current.target);
   const bool expects_existing =
       !u.log_only && u.old_value &&
-      (u.old_value->type == RefValueType::kSymref || !IsZero(IdOf(*u.old_value), hs));
+      (u.old_value->type == RefValueType::kSymref || !IsZeroId(IdOf(*u.old_value), hs));
   if (!u.exists) {
     if (expects_existing) {
       *why = GitRefRejectReason::kNonexistentRef;
@@ -402,8 +413,8 @@ Status GitRefTransaction::CheckNameAvailable(size_t i, size_t checked,
 // update; nor can one stack reached under two names (the current worktree's own refs, and
 // the same refs as worktrees/<its id>/...): the second lock waits for the first, as git's does.
 Status GitRefTransaction::LockStacks() {
-  for (const Item& u : updates_) {
-    REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, store_->Locate(u.refname));
+  for (Item& u : updates_) {
+    REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, Where(u));
     if (!at.stack) return Status::IoError("reftable: transaction prepare: I/O error");
     Transaction& tx = txs_.try_emplace(at.stack, at.stack).first->second;
     Status s = tx.Lock();
@@ -473,9 +484,9 @@ Status GitRefTransaction::Write() {
   // Every stack a queued update reaches gets its transaction first, so that the checks below
   // see them all; at most one update and one reflog entry per queued update: room for all at
   // once.
-  for (const Item& u : updates_) {
+  for (Item& u : updates_) {
     if (!u.queued) continue;
-    REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, store_->Locate(u.refname));
+    REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, Where(u));
     auto [slot, fresh] = txs.try_emplace(at.stack, at.stack);
     if (fresh) slot->second.Reserve(updates_.size(), updates_.size());
   }
@@ -484,7 +495,7 @@ Status GitRefTransaction::Write() {
   // become a ref).
   for (size_t i : new_names_) {
     const std::string& name = updates_[i].refname;
-    REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, store_->Locate(name));
+    REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, Where(updates_[i]));
     auto it = txs.find(at.stack);
     if (it != txs.end()) it->second.VerifyNoneBelow(name + "/", name);
   }
@@ -498,7 +509,7 @@ Status GitRefTransaction::Write() {
   ProgressPhase phase(progress_, "Updating references", updates_.size());
   auto write_one = [&](Item& u) -> Status {
     if (!u.queued) return Status::Ok();
-    REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, store_->Locate(u.refname));
+    REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, Where(u));
     Transaction& tx = txs.try_emplace(at.stack, at.stack).first->second;
     const bool is_symref = u.exists && u.current_type == RefValueType::kSymref;
     std::optional<RefValue> pin;

@@ -34,7 +34,8 @@ namespace reftab {
 REFTAB_PUBLIC_BEGIN
 
 class GitRefStore;
-class Progress;  // store/progress.h
+struct GitRefLocation;  // store/git_repo.h
+class Progress;         // store/progress.h
 
 // Options of one queued update, combined with '|'.
 enum GitRefUpdateFlags : unsigned {
@@ -120,6 +121,10 @@ class GitRefTransaction {
     bool log_only = false;  // a symref passed through, or HEAD over its branch: reflog only
     bool via_head = false;  // reached through HEAD, so HEAD's reflog is already taken care of
     int parent = -1;        // the update this one was split from, for messages
+    // Where the name lives (GitRefStore::Locate), worked out once, by Where(): its stack
+    // (null until then) and where the name within that stack starts (a suffix of refname).
+    Stack* stack = nullptr;
+    uint32_t key_from = 0;
     // Filled while preparing:
     bool exists = false;
     // The stored record (one level): its type and symref target; not the whole RefRecord,
@@ -134,6 +139,7 @@ class GitRefTransaction {
   using Why = std::optional<GitRefRejectReason>;
   bool Reject(size_t i, const Status& failure, const Why& why);
   Status Queue(Item item);
+  Result<GitRefLocation> Where(Item& item);
   Status CheckObject(const std::string& refname, RefValue* value, Why* why);
   const std::string& OriginalName(const Item& item) const;
   Status RejectDuplicates() const;

@@ -13,10 +13,6 @@
 namespace reftab {
 namespace {
 
-bool IsZero(const ObjectId& id, size_t hash_size) {
-  return std::all_of(id.begin(), id.begin() + long(hash_size), [](uint8_t b) { return b == 0; });
-}
-
 // The live log records stored under `key` in table order (newest first), markers included.
 Status LiveLogsIn(const Snapshot& snap, std::string_view key, std::vector<LogRecord>* out) {
   out->clear();
@@ -83,7 +79,7 @@ Status FirstNonEmpty(GitRefStore& store, const std::vector<std::string>& names, 
 }  // namespace
 
 bool IsReflogExistenceMarker(const LogRecord& log, size_t hash_size) {
-  return IsZero(log.old_id, hash_size) && IsZero(log.new_id, hash_size);
+  return IsZeroId(log.old_id, hash_size) && IsZeroId(log.new_id, hash_size);
 }
 
 Status ReadReflog(GitRefStore& store, std::string_view refname, std::vector<LogRecord>* out) {
@@ -347,7 +343,7 @@ Status DecideExpiry(GitRefStore& store, const Snapshot& snap, const std::string&
   bool any_kept = false;
   REFTAB_RETURN_IF_ERROR(DecideEntries(logs, flags, prune, &decided, &last_kept, &any_kept));
   if (flags.dry_run) return Status::Ok();
-  if (flags.update_ref && any_kept && !IsZero(tip, hs)) {
+  if (flags.update_ref && any_kept && !IsZeroId(tip, hs)) {
     RefValue value;
     REFTAB_RETURN_IF_ERROR(UpdatedValue(store, last_kept, &value));
     tx->Update(key, value);
@@ -450,14 +446,14 @@ Status ReflogExpiryPolicy::Prepare(const ObjectId& tip) {
   }
   ObjectId c{};
   bool ok = false;
-  if (!IsZero(tip, hs)) REFTAB_RETURN_IF_ERROR(CommitOf(tip, &c, &ok));
+  if (!IsZeroId(tip, hs)) REFTAB_RETURN_IF_ERROR(CommitOf(tip, &c, &ok));
   kind_ = ok ? Unreachable::kNormal : Unreachable::kAlways;
   if (ok) tips_.push_back(c);
   return Status::Ok();
 }
 
 Result<bool> ReflogExpiryPolicy::IsUnreachable(const ObjectId& id) {
-  if (IsZero(id, store_->hash_size())) return false;
+  if (IsZeroId(id, store_->hash_size())) return false;
   ObjectId commit{};
   bool ok = false;
   REFTAB_RETURN_IF_ERROR(CommitOf(id, &commit, &ok));
