@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstring>
 
 namespace reftab {
 namespace {
@@ -30,41 +31,24 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-// The bytes CheckComponentBytes must look at: the forbidden ones, '*', and the second
-// bytes of ".." and "@{". Every other byte passes with one table load.
+// The bytes CheckRefnameFormat must look at: '/' (a component ends), the forbidden ones,
+// '*', and the second bytes of ".." and "@{". Every other byte passes with one table load.
 constexpr std::array<bool, 256> kNeedsALook = [] {
   std::array<bool, 256> t{};
   for (int c = 0; c < 256; ++c) {
-    t[size_t(c)] =
-        IsForbiddenByte(static_cast<unsigned char>(c)) || c == '*' || c == '.' || c == '{';
+    t[size_t(c)] = IsForbiddenByte(static_cast<unsigned char>(c)) || c == '/' || c == '*' ||
+                   c == '.' || c == '{';
   }
   return t;
 }();
 
-// Checks one component's bytes. `pattern_allowed` is shared by all components: git accepts
-// a single '*' in the whole name, so the first one uses the permission up.
-RefnameProblem CheckComponentBytes(std::string_view component, bool* pattern_allowed) {
-  const unsigned char* p = reinterpret_cast<const unsigned char*>(component.data());
-  for (size_t i = 0; i < component.size(); ++i) {
-    const unsigned char c = p[i];
-    if (!kNeedsALook[c]) continue;
-    if (IsForbiddenByte(c)) return RefnameProblem::kBadCharacter;
-    if (c == '*') {
-      if (!*pattern_allowed) return RefnameProblem::kAsterisk;
-      *pattern_allowed = false;
-    }
-    if (c == '.' && i > 0 && p[i - 1] == '.') return RefnameProblem::kDoubleDot;
-    if (c == '{' && i > 0 && p[i - 1] == '@') return RefnameProblem::kAtBrace;
+// The checks of a whole component, p[begin, end), once its bytes have passed.
+RefnameProblem CheckComponentEnds(const unsigned char* p, size_t begin, size_t end) {
+  if (end == begin) return RefnameProblem::kEmptyComponent;
+  if (p[begin] == '.') return RefnameProblem::kComponentStartsWithDot;
+  if (end - begin >= 5 && std::memcmp(p + end - 5, ".lock", 5) == 0) {
+    return RefnameProblem::kComponentEndsWithLock;
   }
-  return RefnameProblem::kNone;
-}
-
-RefnameProblem CheckComponent(std::string_view component, bool* pattern_allowed) {
-  RefnameProblem p = CheckComponentBytes(component, pattern_allowed);
-  if (p != RefnameProblem::kNone) return p;
-  if (component.empty()) return RefnameProblem::kEmptyComponent;
-  if (component.front() == '.') return RefnameProblem::kComponentStartsWithDot;
-  if (EndsWith(component, ".lock")) return RefnameProblem::kComponentEndsWithLock;
   return RefnameProblem::kNone;
 }
 
@@ -87,18 +71,37 @@ bool IsCanonicalRelativePath(std::string_view rest) {
 
 RefnameProblem CheckRefnameFormat(std::string_view name, unsigned flags) {
   if (name == "@") return RefnameProblem::kIsAt;
+  // One pass over the bytes, components ending at each '/' (not a search for the next '/'
+  // and then a second pass over the component): each component's problems are found in
+  // git's order, its bytes first, then its ends, before the next one is looked at.
   bool pattern_allowed = (flags & kRefnameRefspecPattern) != 0;
+  const unsigned char* p = reinterpret_cast<const unsigned char*>(name.data());
+  const size_t n = name.size();
   size_t components = 0;
-  size_t pos = 0;
-  for (;;) {
-    size_t slash = name.find('/', pos);
-    size_t end = slash == std::string_view::npos ? name.size() : slash;
-    RefnameProblem p = CheckComponent(name.substr(pos, end - pos), &pattern_allowed);
-    if (p != RefnameProblem::kNone) return p;
-    ++components;
-    if (slash == std::string_view::npos) break;
-    pos = slash + 1;
+  size_t begin = 0;  // of the current component
+  for (size_t i = 0; i < n; ++i) {
+    const unsigned char c = p[i];
+    if (!kNeedsALook[c]) [[likely]]
+      continue;
+    if (c == '/') {
+      RefnameProblem end = CheckComponentEnds(p, begin, i);
+      if (end != RefnameProblem::kNone) return end;
+      ++components;
+      begin = i + 1;
+      continue;
+    }
+    if (IsForbiddenByte(c)) return RefnameProblem::kBadCharacter;
+    if (c == '*') {
+      // git accepts a single '*' in the whole name: the first one uses the permission up.
+      if (!pattern_allowed) return RefnameProblem::kAsterisk;
+      pattern_allowed = false;
+    }
+    if (c == '.' && i > begin && p[i - 1] == '.') return RefnameProblem::kDoubleDot;
+    if (c == '{' && i > begin && p[i - 1] == '@') return RefnameProblem::kAtBrace;
   }
+  RefnameProblem end = CheckComponentEnds(p, begin, n);
+  if (end != RefnameProblem::kNone) return end;
+  ++components;
   if (name.back() == '.') return RefnameProblem::kEndsWithDot;
   if (!(flags & kRefnameAllowOneLevel) && components < 2) return RefnameProblem::kOneLevel;
   return RefnameProblem::kNone;
