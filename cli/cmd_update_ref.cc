@@ -148,6 +148,9 @@ class StdinSession {
   State state_ = State::kOpen;
   std::string buf_;
   size_t pos_ = 0;
+  // ReadNextOid's argument: one buffer for every line's ids (the names move on into the
+  // transaction, so they get theirs).
+  std::string oid_arg_;
 };
 
 const StdinSession::Command StdinSession::kCommands[] = {
@@ -277,7 +280,8 @@ int StdinSession::ReadNextOid(const char* cmd, const std::string& ref, bool old,
     return Fatal(std::string(cmd) + " " + ref + ": unexpected end of input when reading " + what);
   };
   if (AtEnd()) return eof();
-  std::string arg;
+  std::string& arg = oid_arg_;
+  arg.clear();
   if (term_ != '\0') {
     if (At(pos_) == '\0' || At(pos_) == term_) return 1;
     if (At(pos_) != ' ')
@@ -323,7 +327,8 @@ int StdinSession::CmdUpdate() {
   std::optional<RefValue> old;
   if (r == 0) old = IdValue(old_id);
   if (At(pos_) != term_) return ExtraInput("update", ref);
-  return Queued(tx_->Update(ref, IdValue(new_id), old, update_flags_ | create_reflog_, msg_));
+  return Queued(
+      tx_->Update(std::move(ref), IdValue(new_id), old, update_flags_ | create_reflog_, msg_));
 }
 
 int StdinSession::CmdCreate() {
@@ -337,7 +342,7 @@ int StdinSession::CmdCreate() {
   if (r) return r;
   if (new_id == ObjectId{}) return Fatal("create " + ref + ": zero <new-oid>");
   if (At(pos_) != term_) return ExtraInput("create", ref);
-  return Queued(tx_->Create(ref, IdValue(new_id), update_flags_ | create_reflog_, msg_),
+  return Queued(tx_->Create(std::move(ref), IdValue(new_id), update_flags_ | create_reflog_, msg_),
                 /*old_given=*/false);
 }
 
@@ -355,7 +360,7 @@ int StdinSession::CmdDelete() {
     old = IdValue(old_id);
   }
   if (At(pos_) != term_) return ExtraInput("delete", ref);
-  return Queued(tx_->Delete(ref, old, update_flags_, msg_));
+  return Queued(tx_->Delete(std::move(ref), old, update_flags_, msg_));
 }
 
 int StdinSession::CmdVerify() {
@@ -368,7 +373,7 @@ int StdinSession::CmdVerify() {
   if (r > 1) return r;
   if (At(pos_) != term_) return ExtraInput("verify", ref);
   RefValue old = old_id == ObjectId{} ? RefValue::Absent() : IdValue(old_id);
-  return Queued(tx_->Verify(ref, old, update_flags_));
+  return Queued(tx_->Verify(std::move(ref), old, update_flags_));
 }
 
 int StdinSession::CmdSymrefUpdate() {
@@ -399,8 +404,8 @@ int StdinSession::CmdSymrefUpdate() {
     }
   }
   if (At(pos_) != term_) return ExtraInput("symref-update", ref);
-  return Queued(
-      tx_->Update(ref, RefValue::Symref(target), old_value, update_flags_ | create_reflog_, msg_));
+  return Queued(tx_->Update(std::move(ref), RefValue::Symref(target), old_value,
+                            update_flags_ | create_reflog_, msg_));
 }
 
 int StdinSession::CmdSymrefCreate() {
@@ -411,7 +416,8 @@ int StdinSession::CmdSymrefCreate() {
   if (!ReadNextRefname(&target, &code)) return code;
   if (target.empty()) return Fatal("symref-create " + ref + ": missing <new-target>");
   if (At(pos_) != term_) return ExtraInput("symref-create", ref);
-  return Queued(tx_->Create(ref, RefValue::Symref(target), update_flags_ | create_reflog_, msg_));
+  return Queued(
+      tx_->Create(std::move(ref), RefValue::Symref(target), update_flags_ | create_reflog_, msg_));
 }
 
 int StdinSession::CmdSymrefDelete() {
@@ -425,7 +431,7 @@ int StdinSession::CmdSymrefDelete() {
   if (At(pos_) != term_) return ExtraInput("symref-delete", ref);
   std::optional<RefValue> old_value;
   if (!old.empty()) old_value = RefValue::Symref(old);
-  return Queued(tx_->Delete(ref, old_value, update_flags_, msg_));
+  return Queued(tx_->Delete(std::move(ref), old_value, update_flags_, msg_));
 }
 
 int StdinSession::CmdSymrefVerify() {
@@ -438,7 +444,7 @@ int StdinSession::CmdSymrefVerify() {
   if (!ReadNextRefname(&old, &code)) return code;
   if (At(pos_) != term_) return ExtraInput("symref-verify", ref);
   RefValue old_value = old.empty() ? RefValue::Absent() : RefValue::Symref(old);
-  return Queued(tx_->Verify(ref, old_value, update_flags_));
+  return Queued(tx_->Verify(std::move(ref), old_value, update_flags_));
 }
 
 int StdinSession::CmdOption() {

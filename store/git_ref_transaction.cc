@@ -121,11 +121,11 @@ Result<GitRefLocation> GitRefTransaction::Where(Item& item) {
   return at;
 }
 
-Status GitRefTransaction::Update(const std::string& refname, const RefValue& new_value,
+Status GitRefTransaction::Update(std::string refname, const RefValue& new_value,
                                  const std::optional<RefValue>& old_value, unsigned flags,
                                  std::string_view message) {
   Item item;
-  item.refname = refname;
+  item.refname = std::move(refname);
   item.new_value = new_value;
   item.old_value = old_value;
   item.flags = flags;
@@ -133,21 +133,19 @@ Status GitRefTransaction::Update(const std::string& refname, const RefValue& new
   return Queue(std::move(item));
 }
 
-Status GitRefTransaction::Create(const std::string& refname, const RefValue& new_value,
-                                 unsigned flags, std::string_view message) {
-  return Update(refname, new_value, RefValue::Absent(), flags, message);
-}
-
-Status GitRefTransaction::Delete(const std::string& refname,
-                                 const std::optional<RefValue>& old_value, unsigned flags,
+Status GitRefTransaction::Create(std::string refname, const RefValue& new_value, unsigned flags,
                                  std::string_view message) {
-  return Update(refname, RefValue::Absent(), old_value, flags, message);
+  return Update(std::move(refname), new_value, RefValue::Absent(), flags, message);
 }
 
-Status GitRefTransaction::Verify(const std::string& refname, const RefValue& old_value,
-                                 unsigned flags) {
+Status GitRefTransaction::Delete(std::string refname, const std::optional<RefValue>& old_value,
+                                 unsigned flags, std::string_view message) {
+  return Update(std::move(refname), RefValue::Absent(), old_value, flags, message);
+}
+
+Status GitRefTransaction::Verify(std::string refname, const RefValue& old_value, unsigned flags) {
   Item item;
-  item.refname = refname;
+  item.refname = std::move(refname);
   item.old_value = old_value;
   item.flags = flags;
   return Queue(std::move(item));
@@ -391,7 +389,8 @@ Status GitRefTransaction::CheckNameAvailable(size_t i, size_t checked,
     dir_empty = existing.empty();
     (dir_empty ? dirs_below->empty_dir : dirs_below->full_dir) = name.substr(0, last_slash);
   }
-  const std::string below = name + "/";
+  std::string& below = dirs_below->below;
+  below.assign(name).push_back('/');
   if (!dir_empty) {
     std::string existing;
     REFTAB_RETURN_IF_ERROR(first_below(below, &existing));

@@ -75,17 +75,19 @@ class GitRefTransaction {
   // Sets `refname` to `new_value` (an object id or RefValue::Symref(target); Absent deletes).
   // `old_value`: the value it must have now — an id, a symref target, or Absent (must not
   // exist). `message` is cleaned as git cleans reflog messages.
-  Status Update(const std::string& refname, const RefValue& new_value,
+  // The name is taken by value: a caller done with its string moves it in (a million
+  // queued updates then copy no name).
+  Status Update(std::string refname, const RefValue& new_value,
                 const std::optional<RefValue>& old_value, unsigned flags,
                 std::string_view message = {});
   // Update with old_value Absent.
-  Status Create(const std::string& refname, const RefValue& new_value, unsigned flags,
+  Status Create(std::string refname, const RefValue& new_value, unsigned flags,
                 std::string_view message = {});
   // Deletes `refname` (and its reflog), checking `old_value` when given.
-  Status Delete(const std::string& refname, const std::optional<RefValue>& old_value,
-                unsigned flags, std::string_view message = {});
+  Status Delete(std::string refname, const std::optional<RefValue>& old_value, unsigned flags,
+                std::string_view message = {});
   // Checks at commit time that `refname` holds `old_value` (Absent: does not exist).
-  Status Verify(const std::string& refname, const RefValue& old_value, unsigned flags);
+  Status Verify(std::string refname, const RefValue& old_value, unsigned flags);
 
   bool empty() const { return updates_.empty(); }
   // git's --batch-updates. An update that fails for a reason of its own (GitRefRejectReason)
@@ -150,9 +152,10 @@ class GitRefTransaction {
   Status CheckOldValue(const Item& item, Why* why) const;
   Status CheckAvailable(const std::vector<size_t>& to_check);
   // What CheckAvailable learnt about the existing refs below a directory, for the names
-  // after it: `empty_dir` holds none, `full_dir` holds some.
+  // after it: `empty_dir` holds none, `full_dir` holds some. `below` is the checked name
+  // and a '/', in one buffer for all names.
   struct DirsBelow {
-    std::string empty_dir, full_dir;
+    std::string empty_dir, full_dir, below;
   };
   Status CheckNameAvailable(size_t i, size_t checked, std::set<std::string, std::less<>>* dirs_seen,
                             DirsBelow* below, Why* why);
