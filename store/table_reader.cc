@@ -54,11 +54,13 @@ struct TableReader::LookupAids {
   // ReadRef before the hash index is built (or while it is being built).
   [[gnu::noinline]] static Status ReadUnhashed(const TableReader& t, std::string_view name,
                                                RefRecord* ref, bool* found);
-  // ReadRef through the hash index: every candidate of the probe for `hash` in turn.
+  // ReadRef through the hash index: every candidate of the probe for `hash` in turn, from
+  // `slot`, whose lines the caller asked for already if `slot_prefetched`.
   // Inline: in ReadRef the lookup is then one frame with one call (the hash) in it.
   REFTAB_FORCE_INLINE static Status ReadHashed(const TableReader& t, const RefHashIndex& index,
                                                uint64_t hash, size_t slot, std::string_view name,
-                                               RefRecord* ref, bool* found);
+                                               RefRecord* ref, bool* found,
+                                               bool slot_prefetched = false);
   // Asks for the lines ReadAt reads: the block header and the records from the restart
   // point to the one named.
   // (Both inline: a lookup's path is one frame.)
@@ -384,11 +386,12 @@ bool TableReader::LookupAids::BuildHashIndex(const TableReader& t) {
 
 Status TableReader::LookupAids::ReadHashed(const TableReader& t, const RefHashIndex& index,
                                            uint64_t hash, size_t slot, std::string_view name,
-                                           RefRecord* ref, bool* found) {
+                                           RefRecord* ref, bool* found, bool slot_prefetched) {
   *found = false;
-  for (; slot != RefHashIndex::kNone; slot = index.NextCandidate(hash, slot)) {
+  for (bool fetch = !slot_prefetched; slot != RefHashIndex::kNone;
+       slot = index.NextCandidate(hash, slot), fetch = true) {
     const RefHashIndex::Location at = index.At(slot);
-    Prefetch(t, at);
+    if (fetch) Prefetch(t, at);
     const Outcome o = ReadAt(t, at, name, ref);
     if (o == Outcome::kHit) {
       *found = true;
@@ -531,7 +534,9 @@ Status TableReader::ReadRefNewest(const TableReader* const* tables, size_t n, st
       const TableReader& t = *tables[end - 1 - k];
       const Probe& p = probes[k];
       if (p.index != nullptr) {
-        REFTAB_RETURN_IF_ERROR(LookupAids::ReadHashed(t, *p.index, hash, p.pos, name, ref, found));
+        // The first candidate's lines were asked for above.
+        REFTAB_RETURN_IF_ERROR(
+            LookupAids::ReadHashed(t, *p.index, hash, p.pos, name, ref, found, true));
       } else if (p.pos != kNoBlock) {
         REFTAB_RETURN_IF_ERROR(t.ReadRefAt(p.pos, name, ref, found));
       }
