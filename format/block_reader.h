@@ -104,16 +104,7 @@ struct RecordPath {
   uint32_t end;         // the records end here at the latest (at most the restart count)
 };
 
-// Whether the ref record at path.record has the key `want`, for a caller that knows where
-// the record is (store/ref_hash_index.h). The key is built from the restart key and the
-// checkpoint's suffix (if the checkpoint is not the restart point), then the records after
-// the checkpoint are stepped over with their key bytes copied, not compared, and `want` is
-// compared once with the record's whole key. kEqual (value_type, value_pos set) if it
-// matches, kEnd if the key there is another one, kCorrupt if the records do not lead to
-// path.record within [first, end). Reads nothing at or past `end`; allocates only for names
-// longer than 256 bytes.
-BlockFind MatchRecordAt(const uint8_t* block, const RecordPath& path, std::string_view want,
-                        size_t hash_size);
+// MatchRecordAt (format/record_match.h): whether the ref record at a known place has a key.
 
 class BlockIterator {
  public:

@@ -11,7 +11,7 @@
 // and its own suffix (it shares no more with the record before it than every record since
 // the restart point does): its key is known without reading the records before it. The
 // records after it are stepped over (their key bytes copied, not compared: MatchRecordAt
-// in format/block_reader.h) and the name is compared once, whole, with the record's key. In
+// in format/record_match.h) and the name is compared once, whole, with the record's key. In
 // git's tables about half the records are checkpoints, and a lookup steps over about 2
 // records instead of 7.
 //

@@ -32,11 +32,11 @@ uint64_t Snapshot::max_update_index() const {
 
 Status Snapshot::ReadRef(std::string_view name, RefRecord* ref, bool* found) const {
   const size_t n = tables_.size();
-  bool here = false;
   // One status, returned as it is (built in place, neither copied nor destroyed here).
-  Status s = n == 1 ? raw_[0]->ReadRef(name, ref, &here)  // one table after compaction
-                    : TableReader::ReadRefNewest(raw_.data(), n, name, ref, &here);
-  *found = s.ok() && here && !ref->is_deletion();
+  // Both leave *found false when they fail; a tombstone is found there and absent here.
+  Status s = n == 1 ? raw_[0]->ReadRef(name, ref, found)  // one table after compaction
+                    : TableReader::ReadRefNewest(raw_.data(), n, name, ref, found);
+  *found = *found && !ref->is_deletion();
   return s;
 }
 

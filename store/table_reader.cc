@@ -6,6 +6,7 @@
 
 #include "format/block_reader.h"
 #include "format/record_codec.h"
+#include "format/record_match.h"
 #include "store/ref_block_index.h"
 #include "store/ref_filter.h"
 #include "store/ref_hash_index.h"
@@ -53,9 +54,13 @@ struct TableReader::LookupAids {
   // ReadRef before the hash index is built (or while it is being built).
   [[gnu::noinline]] static Status ReadUnhashed(const TableReader& t, std::string_view name,
                                                RefRecord* ref, bool* found);
-  // ReadRef through the hash index: every candidate of the probe for `hash` in turn.
-  static Status ReadHashed(const TableReader& t, const RefHashIndex& index, uint64_t hash,
-                           size_t slot, std::string_view name, RefRecord* ref, bool* found);
+  // ReadRef through the hash index: every candidate of the probe for `hash` in turn, from
+  // `slot`, whose lines the caller asked for already if `slot_prefetched`.
+  // Inline: in ReadRef the lookup is then one frame with one call (the hash) in it.
+  REFTAB_FORCE_INLINE static Status ReadHashed(const TableReader& t, const RefHashIndex& index,
+                                               uint64_t hash, size_t slot, std::string_view name,
+                                               RefRecord* ref, bool* found,
+                                               bool slot_prefetched = false);
   // Asks for the lines ReadAt reads: the block header and the records from the restart
   // point to the one named.
   // (Both inline: a lookup's path is one frame.)
@@ -282,6 +287,7 @@ Status TableReader::ReadRef(std::string_view name, RefRecord* ref, bool* found) 
 
 Status TableReader::LookupAids::ReadUnhashed(const TableReader& t, std::string_view name,
                                              RefRecord* ref, bool* found) {
+  *found = false;  // also when FindRefBlock fails
   if (const RefHashIndex* index = HashIndex(t)) {
     const uint64_t hash = RefFilter::Hash(name);
     return ReadHashed(t, *index, hash, index->FirstCandidate(hash), name, ref, found);
@@ -380,11 +386,12 @@ bool TableReader::LookupAids::BuildHashIndex(const TableReader& t) {
 
 Status TableReader::LookupAids::ReadHashed(const TableReader& t, const RefHashIndex& index,
                                            uint64_t hash, size_t slot, std::string_view name,
-                                           RefRecord* ref, bool* found) {
+                                           RefRecord* ref, bool* found, bool slot_prefetched) {
   *found = false;
-  for (; slot != RefHashIndex::kNone; slot = index.NextCandidate(hash, slot)) {
+  for (bool fetch = !slot_prefetched; slot != RefHashIndex::kNone;
+       slot = index.NextCandidate(hash, slot), fetch = true) {
     const RefHashIndex::Location at = index.At(slot);
-    Prefetch(t, at);
+    if (fetch) Prefetch(t, at);
     const Outcome o = ReadAt(t, at, name, ref);
     if (o == Outcome::kHit) {
       *found = true;
@@ -451,10 +458,11 @@ TableReader::LookupAids::Outcome TableReader::LookupAids::ReadAt(const TableRead
     return Outcome::kBad;
   }
   // The name is `name`. A caller reusing one record for its lookups mostly has room for it
-  // in place: copied inline there, since assign's aliasing checks and memcpy call cost as
-  // much as the rest of a lookup's decoding.
+  // in place (within the string's capacity, also when the name is longer than the last
+  // one): copied inline there, since assign's aliasing checks and memcpy call cost as much
+  // as the rest of a lookup's decoding.
   std::string& out = ref->refname;
-  if (name.size() <= out.size()) {
+  if (name.size() <= out.capacity()) {
     out.resize(name.size());
     CopyShort(out.data(), name.data(), name.size());
   } else {
@@ -526,7 +534,9 @@ Status TableReader::ReadRefNewest(const TableReader* const* tables, size_t n, st
       const TableReader& t = *tables[end - 1 - k];
       const Probe& p = probes[k];
       if (p.index != nullptr) {
-        REFTAB_RETURN_IF_ERROR(LookupAids::ReadHashed(t, *p.index, hash, p.pos, name, ref, found));
+        // The first candidate's lines were asked for above.
+        REFTAB_RETURN_IF_ERROR(
+            LookupAids::ReadHashed(t, *p.index, hash, p.pos, name, ref, found, true));
       } else if (p.pos != kNoBlock) {
         REFTAB_RETURN_IF_ERROR(t.ReadRefAt(p.pos, name, ref, found));
       }

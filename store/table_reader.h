@@ -128,7 +128,7 @@ class TableReader {
   // object; after about one lookup per KiB of table, one probe of a hash index that the
   // table builds then (about 12 bytes per ref) and a walk of a few records of one block.
   // Sets *found and fills *ref when the table has a record for `name`; a tombstone counts
-  // as found (callers treat it as "deleted here").
+  // as found (callers treat it as "deleted here"). *found is false when it fails.
   Status ReadRef(std::string_view name, RefRecord* ref, bool* found) const;
 
   // ReadRef in two halves, so that a stack can overlap the memory latency of its tables:
