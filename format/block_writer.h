@@ -22,6 +22,10 @@
 #include "format/bytes.h"
 #include "format/constants.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace reftab {
 
 enum class AddResult { kAdded, kFull, kTooLarge, kOutOfOrder };
@@ -52,6 +56,14 @@ class BlockWriter {
                        EncodeValue&& encode_value) {
     return AddImpl<true>(key, value_type, max_value_size, encode_value);
   }
+  // AddInOrder, inlined into the caller: for the one per-record loop where the call's
+  // register saves and argument set-up cost more than a tenth of the record (AddRef).
+  template <class EncodeValue>
+  REFTAB_FORCE_INLINE AddResult AddInOrderInline(std::string_view key, uint8_t value_type,
+                                                 size_t max_value_size,
+                                                 EncodeValue&& encode_value) {
+    return AddImpl<true>(key, value_type, max_value_size, encode_value);
+  }
 
   // Writes the restart table and the block header; returns bytes [0, block_len) of the
   // block (including the file header for the first block). Valid until the next Start().
@@ -71,15 +83,38 @@ class BlockWriter {
                       reinterpret_cast<const uint8_t*>(b.data()), n);
   }
 
+  // MismatchAt for a key against the previous one: adjacent names share most of their bytes
+  // (30 of 34 on the benchmark's refs), so the comparison goes 16 bytes a step, the last
+  // step overlapping the one before (those bytes are equal, so its first difference is the
+  // first overall). 8 bytes a step took 57 instructions per ref of 213 in AddImpl.
+  REFTAB_FORCE_INLINE static size_t KeyMismatch(const uint8_t* a, const uint8_t* b, size_t n) {
+#if defined(__SSE2__)
+    if (n >= 16) {
+      auto diff = [&](size_t at) {
+        __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + at));
+        __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + at));
+        return unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(x, y))) ^ 0xffffu;
+      };
+      size_t i = 0;
+      for (; i + 16 < n; i += 16) {
+        if (unsigned m = diff(i)) return i + size_t(__builtin_ctz(m));
+      }
+      unsigned m = diff(n - 16);
+      return m ? n - 16 + size_t(__builtin_ctz(m)) : n;
+    }
+#endif
+    return MismatchAt(a, b, n);
+  }
+
  private:
   template <bool kCheckOrder, class EncodeValue>
-  AddResult AddImpl(std::string_view key, uint8_t value_type, size_t max_value_size,
-                    EncodeValue&& encode_value) {
+  REFTAB_FORCE_INLINE AddResult AddImpl(std::string_view key, uint8_t value_type,
+                                        size_t max_value_size, EncodeValue&& encode_value) {
     const uint8_t* k = reinterpret_cast<const uint8_t*>(key.data());
     size_t shared = 0;  // with the previous key
     if (entries_ > 0 && (kCheckOrder || until_restart_ != 0)) {
       size_t n = key.size() < last_len_ ? key.size() : last_len_;
-      shared = MismatchAt(last_key_.get(), k, n);
+      shared = KeyMismatch(last_key_.get(), k, n);
       if constexpr (kCheckOrder) {
         bool greater = shared < n ? k[shared] > last_key_[shared] : key.size() > last_len_;
         if (!greater) return AddResult::kOutOfOrder;

@@ -22,18 +22,23 @@ Status Status::WithContext(std::string_view where) const& {
   return std::move(copy).WithContext(where);
 }
 
+const std::string& Status::EmptyMessage() {
+  static const std::string kEmpty;
+  return kEmpty;
+}
+
 Status Status::WithContext(std::string_view where) && {
   if (ok() || where.empty()) return std::move(*this);
   std::string msg;
-  msg.reserve(where.size() + 2 + message_.size());
-  msg.append(where).append(": ").append(message_);
-  message_ = std::move(msg);
+  msg.reserve(where.size() + 2 + rep_->message.size());
+  msg.append(where).append(": ").append(rep_->message);
+  rep_->message = std::move(msg);
   return std::move(*this);
 }
 
 std::string Status::ToString() const {
   if (ok()) return "ok";
-  return std::string(CodeName(code_)) + ": " + message_;
+  return std::string(CodeName(rep_->code)) + ": " + rep_->message;
 }
 
 }  // namespace reftab

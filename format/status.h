@@ -8,6 +8,7 @@
 #define REFTAB_FORMAT_STATUS_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -33,9 +34,19 @@ enum class Code : std::uint8_t {
 // Returns a short lower-case name for `code`, e.g. "corruption".
 const char* CodeName(Code code);
 
+// An OK status is a null pointer: making, moving, testing and dropping one (once per record
+// on the writer's and readers' paths) costs a store or a test, not a std::string's set-up
+// and tear-down. Only an error allocates.
 class [[nodiscard]] Status {
  public:
   Status() = default;
+  Status(const Status& other) : rep_(other.rep_ ? new Rep(*other.rep_) : nullptr) {}
+  Status& operator=(const Status& other) {
+    if (this != &other) rep_.reset(other.rep_ ? new Rep(*other.rep_) : nullptr);
+    return *this;
+  }
+  Status(Status&&) noexcept = default;
+  Status& operator=(Status&&) noexcept = default;
   static Status Ok() { return Status(); }
   static Status Corruption(std::string_view what) { return Status(Code::kCorruption, what); }
   static Status IoError(std::string_view what) { return Status(Code::kIoError, what); }
@@ -48,9 +59,10 @@ class [[nodiscard]] Status {
   static Status TooLarge(std::string_view what) { return Status(Code::kTooLarge, what); }
   static Status Conflict(std::string_view what) { return Status(Code::kConflict, what); }
 
-  bool ok() const { return code_ == Code::kOk; }
-  Code code() const { return code_; }
-  const std::string& message() const { return message_; }
+  bool ok() const { return rep_ == nullptr; }
+  Code code() const { return rep_ ? rep_->code : Code::kOk; }
+  // Empty for an OK status.
+  const std::string& message() const { return rep_ ? rep_->message : EmptyMessage(); }
 
   // Prefixes the message with "<where>: ", e.g. the file name; an OK status stays OK.
   Status WithContext(std::string_view where) const&;
@@ -60,9 +72,13 @@ class [[nodiscard]] Status {
   std::string ToString() const;
 
  private:
-  Status(Code code, std::string_view message) : code_(code), message_(message) {}
-  Code code_ = Code::kOk;
-  std::string message_;
+  struct Rep {
+    Code code;
+    std::string message;
+  };
+  Status(Code code, std::string_view message) : rep_(new Rep{code, std::string(message)}) {}
+  static const std::string& EmptyMessage();
+  std::unique_ptr<Rep> rep_;  // null: OK
 };
 
 // Holds a T or a non-OK Status. Constructing a Result from an OK Status is a programming

@@ -29,6 +29,7 @@
 #include "cli/progress.h"
 #include "perf/bench_dataset.h"
 #endif
+#include "format/bytes.h"
 #include "format/record.h"
 #include "store/merge_cursor.h"
 #include "store/stack.h"
@@ -162,7 +163,16 @@ int Write(int argc, char** argv) {
     s = w.SetLimits(1, 1);
     uint32_t begin = 0;
     for (size_t i = 0; s.ok() && i < ends.size(); ++i) {
-      rec.refname.assign(arena.data() + begin, ends[i] - begin);
+      // The name into the record as the library's own scans fill one (AssignName in
+      // store/section_cursor.h): inline over a name of the same length, else assign().
+      // git's driver hands its writer a pointer to the name; std::string::assign's checks
+      // and memcpy call were 80 of 403 instructions per ref (callgrind), a sixth of the rep.
+      const size_t len = ends[i] - begin;
+      if (len == rec.refname.size()) {
+        CopyShort(rec.refname.data(), arena.data() + begin, len);
+      } else {
+        rec.refname.assign(arena.data() + begin, len);
+      }
       begin = ends[i];
       rec.value = in.ids[i];
       s = w.AddRef(rec);

@@ -70,6 +70,8 @@ class TableBuilder {
   template <class Encode>
   Status AddRecord(BlockType type, std::string_view key, uint8_t value_type, size_t max_value,
                    Encode&& encode);
+  Status AddRefSlow(const RefRecord& ref);
+  void AddObjIds(const RefRecord& ref);
   Status FinishSection(uint64_t* index_position);
   Status FinishPublicSection();
   Status WriteObjSection();
@@ -90,6 +92,11 @@ class TableBuilder {
 
   BlockWriter block_;
   bool block_open_ = false;
+  // AddRef's fast path is open: no error, limits set, the ref section's current block is
+  // open and holds a ref (so the block writer checks the next one's order). Set only by
+  // AddRefSlow after a ref was added; cleared by it on entry and by FlushBlock.
+  bool ref_block_open_ = false;
+  uint64_t update_index_span_ = 0;  // max_update_index - min_update_index
   uint64_t block_start_ = 0;
   bool section_open_ = false;  // a ref or log section has records and is not finished
   BlockType section_type_ = BlockType::kRef;

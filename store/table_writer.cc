@@ -45,6 +45,7 @@ TableBuilder::~TableBuilder() = default;
 
 Status TableBuilder::Fail(Status s) {
   if (error_.ok()) error_ = s;
+  ref_block_open_ = false;
   return s;
 }
 
@@ -58,6 +59,7 @@ Status TableBuilder::SetLimits(uint64_t min_update_index, uint64_t max_update_in
   }
   header_.min_update_index = min_update_index;
   header_.max_update_index = max_update_index;
+  update_index_span_ = max_update_index - min_update_index;
   limits_set_ = true;
   return Status::Ok();
 }
@@ -91,6 +93,7 @@ Status TableBuilder::WriteBlock(std::string_view bytes, BlockType type) {
 Status TableBuilder::FlushBlock(bool more_follow) {
   if (!block_open_) return Status::Ok();
   block_open_ = false;
+  ref_block_open_ = false;
   if (block_.entries() == 0) return Status::Ok();
   BlockType type = block_.type();
   std::string_view raw = block_.Finish();
@@ -330,7 +333,37 @@ Status TableBuilder::FinishPublicSection() {
   return Status::Ok();
 }
 
+// The common record: a ref within the table's limits, going into the block already open
+// for the ref section, where the block writer checks the order itself. It takes one pass,
+// inline, with one Status made (the returned one); anything else (the first ref of a block,
+// a full block, a limit or order error, a writer in error) is AddRefSlow's, which starts over
+// (a failed block add changes nothing).
 Status TableBuilder::AddRef(const RefRecord& ref) {
+  if (ref_block_open_ && ref.update_index - header_.min_update_index <= update_index_span_ &&
+      !ref.refname.empty()) {
+    uint64_t min = header_.min_update_index;
+    AddResult r = block_.AddInOrderInline(
+        ref.refname, uint8_t(ref.value_type), codec::RefValueMaxSize(ref, hash_size_),
+        [&](Appender& a) { codec::PutRefValue(a, ref, min, hash_size_); });
+    if (r == AddResult::kAdded) {
+      ++stats_.ref_records;
+      if (opts_.index_objects) AddObjIds(ref);
+      return Status::Ok();
+    }
+  }
+  return AddRefSlow(ref);
+}
+
+void TableBuilder::AddObjIds(const RefRecord& ref) {
+  // After the add, block_start_ is the block that holds the record.
+  if (ref.value_type == RefValueType::kVal1 || ref.value_type == RefValueType::kVal2) {
+    AddObjId(ref.value);
+  }
+  if (ref.value_type == RefValueType::kVal2) AddObjId(ref.peeled);
+}
+
+Status TableBuilder::AddRefSlow(const RefRecord& ref) {
+  ref_block_open_ = false;
   if (!error_.ok()) return error_;
   if (!limits_set_) return Status::InvalidArgument("SetLimits must be called first");
   if (ref.update_index < header_.min_update_index || ref.update_index > header_.max_update_index) {
@@ -357,13 +390,9 @@ Status TableBuilder::AddRef(const RefRecord& ref) {
                        [&](Appender& a) { codec::PutRefValue(a, ref, min, hash_size_); });
   if (!s.ok()) return Fail(s);
   ++stats_.ref_records;
-  if (opts_.index_objects) {
-    // After the add, block_start_ is the block that holds the record.
-    if (ref.value_type == RefValueType::kVal1 || ref.value_type == RefValueType::kVal2) {
-      AddObjId(ref.value);
-    }
-    if (ref.value_type == RefValueType::kVal2) AddObjId(ref.peeled);
-  }
+  if (opts_.index_objects) AddObjIds(ref);
+  // The block is open and holds this ref: the next one may take AddRef's fast path.
+  ref_block_open_ = true;
   return Status::Ok();
 }
 

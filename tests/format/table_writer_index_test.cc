@@ -3,6 +3,7 @@
 // one below, and adding levels "until few enough blocks remain" would never end.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,101 @@ TEST(TableWriterIndexTest, UnpaddedIndexOfUnshrinkableLevelsTerminates) {
 TEST(TableWriterIndexTest, PaddedIndexOfUnshrinkableLevelsTerminates) {
   WriteAndReadBack(/*unpadded=*/false, 4);
   WriteAndReadBack(/*unpadded=*/false, 7);
+}
+
+// AddRef takes a fast path once a block holds a ref (store/table_writer.cc). Bad input must
+// be refused the same way on it as on the first ref of a block: order, limits, empty and
+// oversized names, and a writer in error stays in error.
+RefRecord Ref(std::string name, uint64_t update_index = 1) {
+  RefRecord r;
+  r.refname = std::move(name);
+  r.update_index = update_index;
+  r.value_type = RefValueType::kVal1;
+  r.value[0] = 1;
+  return r;
+}
+
+TEST(TableWriterInputTest, BadRefsAfterTheFirstOfABlockAreRefused) {
+  WriteOptions opts;
+  opts.block_size = 256;
+  std::string table;
+  StringSink sink(&table);
+  TableWriter w(opts, &sink);
+  ASSERT_TRUE(w.SetLimits(5, 7).ok());
+  ASSERT_TRUE(w.AddRef(Ref("refs/heads/b", 5)).ok());
+  EXPECT_EQ(w.AddRef(Ref("refs/heads/c", 4)).code(), Code::kInvalidArgument);
+  EXPECT_EQ(w.AddRef(Ref("refs/heads/c", 8)).code(), Code::kInvalidArgument);
+  EXPECT_EQ(w.AddRef(Ref("", 6)).code(), Code::kInvalidArgument);
+  // Refused without harm: the writer goes on.
+  ASSERT_TRUE(w.AddRef(Ref("refs/heads/c", 7)).ok());
+  // Enough refs for several 256-byte blocks, each one's order checked on both paths.
+  for (int i = 0; i < 40; ++i)
+    ASSERT_TRUE(w.AddRef(Ref("refs/heads/d" + std::to_string(100 + i), 6)).ok());
+  EXPECT_EQ(w.stats().ref_records, 42u);
+  EXPECT_EQ(w.AddRef(Ref(std::string(300, 'x'), 6)).code(), Code::kTooLarge);
+  // A failed add leaves the writer unusable (the contract in store/table_writer.h).
+  EXPECT_FALSE(w.AddRef(Ref("z", 6)).ok());
+  EXPECT_FALSE(w.Finish().ok());
+}
+
+TEST(TableWriterInputTest, OutOfOrderRefsAreRefusedWithinAndAcrossBlocks) {
+  for (int at : {1, 2, 9, 30}) {  // within the first block, and after the first flushes
+    WriteOptions opts;
+    opts.block_size = 256;
+    std::string table;
+    StringSink sink(&table);
+    TableWriter w(opts, &sink);
+    ASSERT_TRUE(w.SetLimits(1, 1).ok());
+    for (int i = 0; i < at; ++i)
+      ASSERT_TRUE(w.AddRef(Ref("refs/tags/v" + std::to_string(1000 + i))).ok());
+    const std::string last = "refs/tags/v" + std::to_string(1000 + at - 1);
+    Status s = w.AddRef(Ref(last));
+    EXPECT_EQ(s.code(), Code::kInvalidArgument) << at;
+    EXPECT_NE(s.message().find("strictly increasing"), std::string::npos) << s.message();
+    EXPECT_FALSE(w.AddRef(Ref("refs/tags/v0")).ok()) << at;
+  }
+}
+
+TEST(TableWriterInputTest, FastPathTableReadsBack) {
+  WriteOptions opts;
+  opts.block_size = 512;
+  std::string table;
+  StringSink sink(&table);
+  TableWriter w(opts, &sink);
+  ASSERT_TRUE(w.SetLimits(1, 3).ok());
+  std::vector<RefRecord> refs;
+  for (int i = 0; i < 300; ++i) {
+    RefRecord r = Ref("refs/heads/topic/" + std::to_string(i * 7919 % 100000 + 100000), 1 + i % 3);
+    r.value[1] = uint8_t(i);
+    refs.push_back(r);
+  }
+  std::sort(refs.begin(), refs.end(),
+            [](const RefRecord& a, const RefRecord& b) { return a.refname < b.refname; });
+  refs[10].value_type = RefValueType::kVal2;
+  refs[10].peeled[0] = 9;
+  refs[11].value_type = RefValueType::kSymref;
+  refs[11].target = "refs/heads/main";
+  refs[12].value_type = RefValueType::kDeletion;
+  for (const RefRecord& r : refs) ASSERT_TRUE(w.AddRef(r).ok());
+  ASSERT_TRUE(w.Finish().ok());
+  auto reader = TableReader::OpenBytes("fast.ref", table);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  TableRefIterator it(reader->get());
+  ASSERT_TRUE(it.Seek("").ok());
+  RefRecord got;
+  for (const RefRecord& want : refs) {
+    ASSERT_TRUE(it.Next(&got));
+    EXPECT_EQ(got.refname, want.refname);
+    EXPECT_EQ(got.update_index, want.update_index);
+    EXPECT_EQ(got.value_type, want.value_type);
+    if (want.value_type == RefValueType::kVal1) {
+      EXPECT_EQ(got.value, want.value);
+    }
+    if (want.value_type == RefValueType::kSymref) {
+      EXPECT_EQ(got.target, want.target);
+    }
+  }
+  EXPECT_FALSE(it.Next(&got));
 }
 
 }  // namespace
