@@ -16,7 +16,8 @@
  *   <mode> n=<ops> best_ns_per_op=<x> median_ns_per_op=<y>
  *
  * As in reftab-bench, timing covers only the operation: reading the input, opening the stack
- * and process start are outside it; every rep builds a fresh iterator or writer. Lookups are
+ * and process start are outside it; every rep builds a fresh iterator or writer, and a write
+ * rep a fresh file (the last rep's is removed before the clock starts). Lookups are
  * made as git's reftable backend makes them: seek and read one record with one iterator kept
  * across lookups (faster than the one-call reftable_stack_read_ref()). Default reps: 5 for
  * write, 10 otherwise; REFTAB_BENCH_REPS overrides the default; REFTAB_BENCH_MEM=1 prints
@@ -269,7 +270,9 @@ static int mode_write(int argc, char** argv) {
   opts.skip_index_objects = noobj;
   reps = reps_of(0, NULL, 0, 5);
   for (rep = 0; rep < reps; rep++) {
-    uint64_t t0 = now_ns();
+    uint64_t t0;
+    if (unlink(argv[3]) != 0 && errno != ENOENT) return die(argv[3], strerror(errno));
+    t0 = now_ns();
     if (write_table(argv[3], &opts, in.names, in.ids, in.n)) return 1;
     timings_add(&t, now_ns() - t0, in.n);
   }
