@@ -20,9 +20,12 @@
 //     from its key a few bytes on); only equal codes compare bytes. With one byte per code,
 //     names with long shared prefixes tied in one match of seven on the benchmark's
 //     stack;
-//   * the winner of a match is picked with masks, not branches, and every leaf is equally
-//     deep, so a replay has no data-dependent branch in the common case: where the tables'
-//     refs interleave, which one wins is a coin toss;
+//   * the winner of a match is picked with conditional moves (masks off x86-64), not
+//     branches, and every leaf is equally deep, so a replay has no data-dependent branch in
+//     the common case (where the tables' refs interleave, which one wins is a coin toss);
+//     its loop is unrolled for trees of up to 8 leaves;
+//   * the steady state (advance the returned child, replay, return the winner) is one
+//     flag's check away from the caller's loop; every rare state goes out of line;
 //   * a key equal to the one just returned gets code 0, so records shadowed by a newer table
 //     are recognised when they reach the top, without another comparison;
 //   * only the record that is returned is decoded (its value, and its name copied to the
@@ -128,6 +131,39 @@ class MergeCursor {
       }
       return NextSingle<kWithName>(out);
     }
+    if constexpr (Techniques::kLazyAdvance) {
+      if (merging_) [[likely]] {
+        // The merge in its steady state (see merging_): advance the child whose record was
+        // returned, replay its path, return the new winner. Everything rare (a child running
+        // out or failing, a pending compaction, the bypass) is left to NextMerge.
+        for (;;) {
+          const uint32_t p = pending_;
+          Sub& it = children_[p];
+          if (!it.NextKey()) [[unlikely]]
+            return NextAfterEnd<kWithName>(out);
+          code_[p] = Techniques::kOffsetValueCodes ? CodeOf(it.key(), it.lcp()) : 1;
+          uint64_t wc;
+          const uint32_t w = Replay(p, &wc);
+          pending_ = w;
+          if (wc == kDuplicate) continue;  // an older table's record for a returned key
+          Sub& c = children_[w];
+          if (suppress_deletions_ && c.value_type() == 0) continue;
+          if (!ReadFrom<kWithName>(c, out)) [[unlikely]] {
+            status_ = c.status();
+            merging_ = false;
+            return false;
+          }
+          return true;
+        }
+      }
+    }
+    return NextMerge<kWithName>(out);
+  }
+
+  // NextRecord's general path: the first record after a seek, a compaction, the bypass,
+  // the end and errors. Out of line, so that the steady state inlines small.
+  template <bool kWithName>
+  [[gnu::noinline]] bool NextMerge(Record* out) {
     if (single_ != kNone) return NextSingle<kWithName>(out);
     for (;;) {
       if (!status_.ok()) return false;
@@ -151,9 +187,25 @@ class MergeCursor {
       if constexpr (!Techniques::kLazyAdvance) {
         pending_ = kNone;
         Advance(w);
+      } else {
+        merging_ = !compact_;  // the tree is whole and no error is recorded
       }
       return true;
     }
+  }
+
+  // The steady state's child `pending_` has no record left (or failed): what Advance does
+  // when NextKey fails, then the general path.
+  template <bool kWithName>
+  [[gnu::noinline]] bool NextAfterEnd(Record* out) {
+    const uint32_t p = pending_;
+    pending_ = kNone;
+    merging_ = false;
+    Ended(p);
+    uint64_t wc;
+    Replay(p, &wc);
+    MaybeBypass();
+    return NextMerge<kWithName>(out);
   }
 
   template <bool kWithName>
@@ -269,25 +321,64 @@ class MergeCursor {
     return a_wins;
   }
 
-  // Child c's key changed: play its matches again from its leaf to the root. The winner of
-  // each match is picked with masks, not branches: which key wins is data, and on tables
-  // whose refs interleave it is a coin toss at every level.
-  REFTAB_HOT_INLINE void Replay(uint32_t c) {
+  // Child c's key changed: play its matches again from its leaf to the root; returns the
+  // new winner (also in tree_[0]) and its code. The winner of each match is picked with
+  // conditional moves, not branches: which key wins is data, and on tables whose refs
+  // interleave it is a coin toss at every level. The loop is unrolled for the tree's depth
+  // (every leaf is equally deep, so the depth is the same for every child and the switch
+  // predicts well).
+  REFTAB_HOT_INLINE uint32_t Replay(uint32_t c, uint64_t* winner_code) {
+    switch (levels_) {
+      case 1: return ReplayLevels<1>(c, winner_code);
+      case 2: return ReplayLevels<2>(c, winner_code);
+      case 3: return ReplayLevels<3>(c, winner_code);
+      default: return ReplayLevels<0>(c, winner_code);
+    }
+  }
+  // kLevels rounds, or (0) as many as the tree has.
+  template <uint32_t kLevels>
+  REFTAB_FORCE_INLINE uint32_t ReplayLevels(uint32_t c, uint64_t* winner_code) {
     uint32_t* const tree = tree_.data();
     const uint64_t* const code = code_.data();
     uint32_t winner = c;
     uint64_t wc = code[c];
-    for (uint32_t node = (leaf_[c] + leaves_) >> 1; node > 0; node >>= 1) {
+    uint32_t node = (leaf_[c] + leaves_) >> 1;
+    const uint32_t rounds = kLevels != 0 ? kLevels : levels_;
+    for (uint32_t i = 0; i < rounds; ++i, node >>= 1) {
       uint32_t parked = tree[node];
       uint64_t pc = code[parked];
+      // The parked child wins if pc < against. Codes that differ beyond their first byte
+      // compare as they are; otherwise NearCodes decides (and fixes the loser's code in
+      // code_), and `against` is set so that the comparison says what it decided: the
+      // selects below then take their condition from one comparison.
+      uint64_t against = wc;
+      if ((pc ^ wc) < kNear) [[unlikely]]
+        against = pc + uint64_t(NearCodes(parked, winner, pc, wc));  // pc < kExhausted if it wins
+      uint32_t stays;
+#if defined(__x86_64__)
+      // g++ makes the selects a branch (winner lives in memory under register pressure):
+      // conditional moves, spelt out.
+      asm("cmp %[against], %[pc]\n\t"
+          "mov %[parked], %[stays]\n\t"
+          "cmovb %[winner], %[stays]\n\t"
+          "cmovb %[parked], %[winner]\n\t"
+          "cmovb %[pc], %[wc]"
+          : [stays] "=&r"(stays), [winner] "+r"(winner), [wc] "+r"(wc)
+          : [pc] "r"(pc), [against] "r"(against), [parked] "r"(parked)
+          : "cc");
+#else
       // All ones if the parked child wins: then winner and parked swap, and so do codes.
-      uint32_t m = 0u - uint32_t(Match(parked, winner, pc, wc));
-      uint32_t swap = (winner ^ parked) & m;
-      tree[node] = parked ^ swap;
+      const uint32_t m = 0u - uint32_t(pc < against);
+      const uint32_t swap = (winner ^ parked) & m;
+      stays = parked ^ swap;
       winner ^= swap;
       wc ^= (wc ^ pc) & (0 - uint64_t(m & 1));
+#endif
+      tree[node] = stays;
     }
     tree[0] = winner;
+    *winner_code = wc;
+    return winner;
   }
 
   // Builds the tree over the live children: leaf i (tree position leaves_ + i) is the i-th
@@ -304,6 +395,7 @@ class MergeCursor {
     uint32_t leaves = 1;
     while (leaves < n) leaves *= 2;
     leaves_ = leaves;
+    levels_ = uint32_t(__builtin_ctz(leaves));
     const uint32_t sentinel = uint32_t(children_.size());
     tree_.assign(leaves, kNone);
     // win_[node]: the winner of the subtree under node, played bottom up.
@@ -355,13 +447,20 @@ class MergeCursor {
     if (it.NextKey()) {
       code_[c] = Techniques::kOffsetValueCodes ? CodeOf(it.key(), it.lcp()) : 1;
     } else {
-      code_[c] = kExhausted;
-      --live_;
-      compact_ = live_ > 1;
-      if (!it.status().ok() && status_.ok()) status_ = it.status();
+      Ended(c);
     }
-    Replay(c);
+    uint64_t wc;
+    Replay(c, &wc);
     MaybeBypass();
+  }
+
+  // Child c has no record left (or failed).
+  void Ended(uint32_t c) {
+    Sub& it = children_[c];
+    code_[c] = kExhausted;
+    --live_;
+    compact_ = live_ > 1;
+    if (!it.status().ok() && status_.ok()) status_ = it.status();
   }
 
   // The bypass: one child left, no tree. Out of line: after its first record (the one the
@@ -395,6 +494,7 @@ class MergeCursor {
     single_ = kNone;
     single_fresh_ = false;
     bypass_ = nullptr;
+    merging_ = false;
     live_ = 0;
     compact_ = false;
     for (uint32_t i = 0; i < children_.size(); ++i) {
@@ -423,6 +523,7 @@ class MergeCursor {
   std::vector<uint32_t> tree_;  // [0]: winner; [1, n): losers parked at the inner nodes
   std::vector<uint32_t> win_;   // Build's scratch
   uint32_t leaves_ = 0;   // leaves of the tree (live children at the last Build, to a power of 2)
+  uint32_t levels_ = 0;   // log2(leaves_): the matches on a path from a leaf to the root
   uint32_t live_ = 0;     // children with a current record
   bool compact_ = false;  // a child ran out: rebuild without it at the next Advance
   uint32_t pending_ = kNone;  // child whose returned record is not advanced past yet
@@ -433,6 +534,10 @@ class MergeCursor {
   // move keeps its buffer).
   Sub* bypass_ = nullptr;
   bool suppress_deletions_ = false;
+  // The steady state of a merge: a record was returned from the tree (pending_ is its
+  // child), no error is recorded, no compaction is due and no bypass is on. Anything that
+  // ends it clears it.
+  bool merging_ = false;
   Status status_;
 };
 
