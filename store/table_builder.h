@@ -38,6 +38,7 @@ class TableBuilder {
   // log update indexes must be <= max.
   Status SetLimits(uint64_t min_update_index, uint64_t max_update_index);
   Status AddRef(const RefRecord& ref);
+  Status AddRef(std::string_view refname, uint64_t update_index, const ObjectId& value);
   Status AddLog(const LogRecord& log);
   // Writes the remaining blocks, indexes and the footer. The sink is not synced or closed.
   Status Finish();
@@ -119,6 +120,7 @@ class TableBuilder {
   std::vector<ObjSortKey> obj_keys_;
   std::vector<uint8_t> obj_tails_;
   std::vector<uint64_t> obj_block_offsets_;
+  RefRecord slow_ref_;    // AddRef(name, ...)'s record for AddRefSlow (capacity reused)
   std::string last_key_;  // order check within a section
   std::string scratch_key_;
   std::string scratch_message_;

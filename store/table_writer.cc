@@ -354,6 +354,38 @@ Status TableBuilder::AddRef(const RefRecord& ref) {
   return AddRefSlow(ref);
 }
 
+// AddRef's fast path for a kVal1 ref given by its parts: the value is one varint and one
+// id, and the name is read where the caller keeps it. Anything else goes to AddRefSlow
+// through a record, once per block, so the checks and errors are AddRef's own.
+Status TableBuilder::AddRef(std::string_view refname, uint64_t update_index,
+                            const ObjectId& value) {
+  if (ref_block_open_ && update_index - header_.min_update_index <= update_index_span_ &&
+      !refname.empty()) {
+    uint64_t delta = update_index - header_.min_update_index;
+    auto encode = [&](Appender& a) {
+      a.PutVarint(delta);
+      // Constant sizes: a few moves instead of a memcpy call (as in PutRefValue).
+      if (hash_size_ == 20) {
+        a.PutBytes(value.data(), 20);
+      } else {
+        a.PutBytes(value.data(), 32);
+      }
+    };
+    AddResult r = block_.AddInOrderInline(refname, uint8_t(RefValueType::kVal1),
+                                          kMaxVarintLen + hash_size_, encode);
+    if (r == AddResult::kAdded) {
+      ++stats_.ref_records;
+      if (opts_.index_objects) AddObjId(value);
+      return Status::Ok();
+    }
+  }
+  slow_ref_.refname.assign(refname.data(), refname.size());
+  slow_ref_.update_index = update_index;
+  slow_ref_.value_type = RefValueType::kVal1;
+  slow_ref_.value = value;
+  return AddRefSlow(slow_ref_);
+}
+
 void TableBuilder::AddObjIds(const RefRecord& ref) {
   // After the add, block_start_ is the block that holds the record.
   if (ref.value_type == RefValueType::kVal1 || ref.value_type == RefValueType::kVal2) {
@@ -518,6 +550,9 @@ Status TableWriter::SetLimits(uint64_t min_update_index, uint64_t max_update_ind
   return impl_->SetLimits(min_update_index, max_update_index);
 }
 Status TableWriter::AddRef(const RefRecord& ref) { return impl_->AddRef(ref); }
+Status TableWriter::AddRef(std::string_view refname, uint64_t update_index, const ObjectId& value) {
+  return impl_->AddRef(refname, update_index, value);
+}
 Status TableWriter::AddLog(const LogRecord& log) { return impl_->AddLog(log); }
 Status TableWriter::Finish() { return impl_->Finish(); }
 const WriteStats& TableWriter::stats() const { return impl_->stats(); }

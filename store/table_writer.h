@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -72,6 +73,10 @@ class TableWriter {
   // log update indexes must be <= max.
   Status SetLimits(uint64_t min_update_index, uint64_t max_update_index);
   Status AddRef(const RefRecord& ref);
+  // The same as AddRef of a RefRecord {refname, update_index, kVal1, value}, the common ref
+  // (one object id), for a caller streaming names from its own buffers: no RefRecord to
+  // fill, so no copy of each name into one. `refname` need only live for the call.
+  Status AddRef(std::string_view refname, uint64_t update_index, const ObjectId& value);
   Status AddLog(const LogRecord& log);
   // Writes the remaining blocks, indexes and the footer. The sink is not synced or closed.
   Status Finish();

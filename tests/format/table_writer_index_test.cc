@@ -180,5 +180,95 @@ TEST(TableWriterInputTest, FastPathTableReadsBack) {
   EXPECT_FALSE(it.Next(&got));
 }
 
+// AddRef(name, update_index, id) has its own fast path: it refuses bad input as AddRef of a
+// record does, on the first ref of a block and after it.
+TEST(TableWriterInputTest, BadRefsByNameAreRefused) {
+  WriteOptions opts;
+  opts.block_size = 256;
+  std::string table;
+  StringSink sink(&table);
+  TableWriter w(opts, &sink);
+  ObjectId id{};
+  id[0] = 1;
+  EXPECT_EQ(w.AddRef("refs/heads/a", 5, id).code(), Code::kInvalidArgument);  // no limits
+  ASSERT_TRUE(w.SetLimits(5, 7).ok());
+  EXPECT_EQ(w.AddRef("", 5, id).code(), Code::kInvalidArgument);
+  ASSERT_TRUE(w.AddRef("refs/heads/b", 5, id).ok());
+  EXPECT_EQ(w.AddRef("refs/heads/c", 4, id).code(), Code::kInvalidArgument);
+  EXPECT_EQ(w.AddRef("refs/heads/c", 8, id).code(), Code::kInvalidArgument);
+  EXPECT_EQ(w.AddRef("", 6, id).code(), Code::kInvalidArgument);
+  ASSERT_TRUE(w.AddRef("refs/heads/c", 7, id).ok());
+  std::string name;
+  for (int i = 0; i < 40; ++i) {
+    name = "refs/heads/d" + std::to_string(100 + i);
+    ASSERT_TRUE(w.AddRef(name, 6, id).ok());
+  }
+  EXPECT_EQ(w.stats().ref_records, 42u);
+  EXPECT_EQ(w.AddRef(std::string(300, 'x'), 6, id).code(), Code::kTooLarge);
+  EXPECT_FALSE(w.AddRef("z", 6, id).ok());
+  EXPECT_FALSE(w.Finish().ok());
+
+  // Order, within the first block and after the first flushes (an order error is final).
+  for (int at : {1, 2, 9, 30}) {
+    for (bool equal : {true, false}) {
+      std::string t;
+      StringSink ts(&t);
+      TableWriter o(opts, &ts);
+      ASSERT_TRUE(o.SetLimits(1, 1).ok());
+      for (int i = 0; i < at; ++i)
+        ASSERT_TRUE(o.AddRef("refs/tags/v" + std::to_string(1000 + i), 1, id).ok());
+      const std::string last = "refs/tags/v" + std::to_string(1000 + at - 1);
+      Status st = o.AddRef(equal ? last : "refs/tags/v0", 1, id);
+      EXPECT_EQ(st.code(), Code::kInvalidArgument) << at;
+      EXPECT_NE(st.message().find("strictly increasing"), std::string::npos) << st.message();
+      EXPECT_FALSE(o.AddRef("refs/tags/w", 1, id).ok()) << at;
+    }
+  }
+}
+
+// Both entry points write the same bytes, mixed in one table, with and without obj index
+// and for both hash sizes.
+TEST(TableWriterInputTest, AddRefByNameWritesTheSameTable) {
+  for (bool index_objects : {true, false}) {
+    for (HashId hash : {HashId::kSha1, HashId::kSha256}) {
+      WriteOptions opts;
+      opts.block_size = 512;
+      opts.index_objects = index_objects;
+      opts.hash_id = hash;
+      std::vector<RefRecord> refs;
+      for (int i = 0; i < 500; ++i) {
+        RefRecord r =
+            Ref("refs/heads/topic/" + std::to_string(i * 7919 % 100000 + 100000), 1 + i % 3);
+        r.value[1] = uint8_t(i);
+        r.value[31] = uint8_t(i * 3);
+        refs.push_back(r);
+      }
+      std::sort(refs.begin(), refs.end(),
+                [](const RefRecord& a, const RefRecord& b) { return a.refname < b.refname; });
+      refs[20].value_type = RefValueType::kVal2;
+      refs[21].value_type = RefValueType::kSymref;
+      refs[21].target = "refs/heads/main";
+      std::string want, got;
+      StringSink want_sink(&want), got_sink(&got);
+      TableWriter a(opts, &want_sink), b(opts, &got_sink);
+      ASSERT_TRUE(a.SetLimits(1, 3).ok());
+      ASSERT_TRUE(b.SetLimits(1, 3).ok());
+      for (size_t i = 0; i < refs.size(); ++i) {
+        const RefRecord& r = refs[i];
+        ASSERT_TRUE(a.AddRef(r).ok());
+        if (r.value_type == RefValueType::kVal1 && i % 50 != 7) {
+          ASSERT_TRUE(b.AddRef(r.refname, r.update_index, r.value).ok());
+        } else {
+          ASSERT_TRUE(b.AddRef(r).ok());
+        }
+      }
+      ASSERT_TRUE(a.Finish().ok());
+      ASSERT_TRUE(b.Finish().ok());
+      EXPECT_GT(a.stats().blocks, 3u);
+      EXPECT_TRUE(want == got) << index_objects << " " << int(hash);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace reftab
