@@ -97,12 +97,37 @@ RefRecord Ref(std::string name, uint64_t update_index = 1) {
   return r;
 }
 
+WriteOptions WithBlockSize(WriteOptions opts, uint32_t block_size) {
+  opts.block_size = block_size;
+  return opts;
+}
+
+// A writer of `block_size`-byte blocks into a string (small blocks: several flushes).
+struct WriterToString {
+  explicit WriterToString(uint32_t block_size, const WriteOptions& opts = {})
+      : w(WithBlockSize(opts, block_size), &sink) {}
+  std::string bytes;
+  StringSink sink{&bytes};
+  TableWriter w;
+};
+
+// `n` kVal1 refs under refs/heads/topic/ in name order, of update indexes 1 to 3, told apart
+// by their ids' second bytes.
+std::vector<RefRecord> SortedTopics(int n) {
+  std::vector<RefRecord> refs;
+  for (int i = 0; i < n; ++i) {
+    RefRecord r = Ref("refs/heads/topic/" + std::to_string(i * 7919 % 100000 + 100000), 1 + i % 3);
+    r.value[1] = uint8_t(i);
+    refs.push_back(r);
+  }
+  std::sort(refs.begin(), refs.end(),
+            [](const RefRecord& a, const RefRecord& b) { return a.refname < b.refname; });
+  return refs;
+}
+
 TEST(TableWriterInputTest, BadRefsAfterTheFirstOfABlockAreRefused) {
-  WriteOptions opts;
-  opts.block_size = 256;
-  std::string table;
-  StringSink sink(&table);
-  TableWriter w(opts, &sink);
+  WriterToString out(256);
+  TableWriter& w = out.w;
   ASSERT_TRUE(w.SetLimits(5, 7).ok());
   ASSERT_TRUE(w.AddRef(Ref("refs/heads/b", 5)).ok());
   EXPECT_EQ(w.AddRef(Ref("refs/heads/c", 4)).code(), Code::kInvalidArgument);
@@ -122,11 +147,8 @@ TEST(TableWriterInputTest, BadRefsAfterTheFirstOfABlockAreRefused) {
 
 TEST(TableWriterInputTest, OutOfOrderRefsAreRefusedWithinAndAcrossBlocks) {
   for (int at : {1, 2, 9, 30}) {  // within the first block, and after the first flushes
-    WriteOptions opts;
-    opts.block_size = 256;
-    std::string table;
-    StringSink sink(&table);
-    TableWriter w(opts, &sink);
+    WriterToString out(256);
+    TableWriter& w = out.w;
     ASSERT_TRUE(w.SetLimits(1, 1).ok());
     for (int i = 0; i < at; ++i)
       ASSERT_TRUE(w.AddRef(Ref("refs/tags/v" + std::to_string(1000 + i))).ok());
@@ -139,20 +161,10 @@ TEST(TableWriterInputTest, OutOfOrderRefsAreRefusedWithinAndAcrossBlocks) {
 }
 
 TEST(TableWriterInputTest, FastPathTableReadsBack) {
-  WriteOptions opts;
-  opts.block_size = 512;
-  std::string table;
-  StringSink sink(&table);
-  TableWriter w(opts, &sink);
+  WriterToString out(512);
+  TableWriter& w = out.w;
   ASSERT_TRUE(w.SetLimits(1, 3).ok());
-  std::vector<RefRecord> refs;
-  for (int i = 0; i < 300; ++i) {
-    RefRecord r = Ref("refs/heads/topic/" + std::to_string(i * 7919 % 100000 + 100000), 1 + i % 3);
-    r.value[1] = uint8_t(i);
-    refs.push_back(r);
-  }
-  std::sort(refs.begin(), refs.end(),
-            [](const RefRecord& a, const RefRecord& b) { return a.refname < b.refname; });
+  std::vector<RefRecord> refs = SortedTopics(300);
   refs[10].value_type = RefValueType::kVal2;
   refs[10].peeled[0] = 9;
   refs[11].value_type = RefValueType::kSymref;
@@ -160,7 +172,7 @@ TEST(TableWriterInputTest, FastPathTableReadsBack) {
   refs[12].value_type = RefValueType::kDeletion;
   for (const RefRecord& r : refs) ASSERT_TRUE(w.AddRef(r).ok());
   ASSERT_TRUE(w.Finish().ok());
-  auto reader = TableReader::OpenBytes("fast.ref", table);
+  auto reader = TableReader::OpenBytes("fast.ref", out.bytes);
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   TableRefIterator it(reader->get());
   ASSERT_TRUE(it.Seek("").ok());
@@ -183,11 +195,8 @@ TEST(TableWriterInputTest, FastPathTableReadsBack) {
 // AddRef(name, update_index, id) has its own fast path: it refuses bad input as AddRef of a
 // record does, on the first ref of a block and after it.
 TEST(TableWriterInputTest, BadRefsByNameAreRefused) {
-  WriteOptions opts;
-  opts.block_size = 256;
-  std::string table;
-  StringSink sink(&table);
-  TableWriter w(opts, &sink);
+  WriterToString out(256);
+  TableWriter& w = out.w;
   ObjectId id{};
   id[0] = 1;
   EXPECT_EQ(w.AddRef("refs/heads/a", 5, id).code(), Code::kInvalidArgument);  // no limits
@@ -211,9 +220,8 @@ TEST(TableWriterInputTest, BadRefsByNameAreRefused) {
   // Order, within the first block and after the first flushes (an order error is final).
   for (int at : {1, 2, 9, 30}) {
     for (bool equal : {true, false}) {
-      std::string t;
-      StringSink ts(&t);
-      TableWriter o(opts, &ts);
+      WriterToString out_o(256);
+      TableWriter& o = out_o.w;
       ASSERT_TRUE(o.SetLimits(1, 1).ok());
       for (int i = 0; i < at; ++i)
         ASSERT_TRUE(o.AddRef("refs/tags/v" + std::to_string(1000 + i), 1, id).ok());
@@ -232,25 +240,15 @@ TEST(TableWriterInputTest, AddRefByNameWritesTheSameTable) {
   for (bool index_objects : {true, false}) {
     for (HashId hash : {HashId::kSha1, HashId::kSha256}) {
       WriteOptions opts;
-      opts.block_size = 512;
       opts.index_objects = index_objects;
       opts.hash_id = hash;
-      std::vector<RefRecord> refs;
-      for (int i = 0; i < 500; ++i) {
-        RefRecord r =
-            Ref("refs/heads/topic/" + std::to_string(i * 7919 % 100000 + 100000), 1 + i % 3);
-        r.value[1] = uint8_t(i);
-        r.value[31] = uint8_t(i * 3);
-        refs.push_back(r);
-      }
-      std::sort(refs.begin(), refs.end(),
-                [](const RefRecord& a, const RefRecord& b) { return a.refname < b.refname; });
+      std::vector<RefRecord> refs = SortedTopics(500);
+      for (size_t i = 0; i < refs.size(); ++i) refs[i].value[31] = uint8_t(i * 3);  // SHA-256's
       refs[20].value_type = RefValueType::kVal2;
       refs[21].value_type = RefValueType::kSymref;
       refs[21].target = "refs/heads/main";
-      std::string want, got;
-      StringSink want_sink(&want), got_sink(&got);
-      TableWriter a(opts, &want_sink), b(opts, &got_sink);
+      WriterToString want(512, opts), got(512, opts);
+      TableWriter &a = want.w, &b = got.w;
       ASSERT_TRUE(a.SetLimits(1, 3).ok());
       ASSERT_TRUE(b.SetLimits(1, 3).ok());
       for (size_t i = 0; i < refs.size(); ++i) {
@@ -265,7 +263,7 @@ TEST(TableWriterInputTest, AddRefByNameWritesTheSameTable) {
       ASSERT_TRUE(a.Finish().ok());
       ASSERT_TRUE(b.Finish().ok());
       EXPECT_GT(a.stats().blocks, 3u);
-      EXPECT_TRUE(want == got) << index_objects << " " << int(hash);
+      EXPECT_TRUE(want.bytes == got.bytes) << index_objects << " " << int(hash);
     }
   }
 }
