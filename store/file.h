@@ -79,6 +79,11 @@ class BufferedSink final : public WritableFile {
     REFTAB_RETURN_IF_ERROR(FlushBuffer());
     return file_->Close();
   }
+  // Closes the file without writing what is still buffered: for a file about to be removed.
+  Status CloseUnflushed() {
+    buf_.clear();
+    return file_->Close();
+  }
 
  private:
   Status FlushBuffer() {

@@ -131,14 +131,6 @@ class TableReader {
   // as found (callers treat it as "deleted here"). *found is false when it fails.
   Status ReadRef(std::string_view name, RefRecord* ref, bool* found) const;
 
-  // ReadRef in two halves, so that a stack can overlap the memory latency of its tables:
-  // LocateRef descends the index to the ref block that may hold `name` and asks the CPU to
-  // fetch that block's header, restart table and restart keys (*pos = kNoBlock: the table
-  // cannot hold `name`); ReadRefAt finishes the lookup there. ReadRef is the two in a row.
-  static constexpr uint64_t kNoBlock = ~uint64_t(0);
-  Status LocateRef(std::string_view name, uint64_t* pos) const;
-  Status ReadRefAt(uint64_t pos, std::string_view name, RefRecord* ref, bool* found) const;
-
   // Exact lookup across `n` tables in a stack's order (oldest first): the record for `name`
   // from the newest table that has one, a tombstone included, as ReadRef gives it (*found
   // false: none has). Overlaps the tables' memory latency; uses each table's hash index
@@ -194,6 +186,13 @@ class TableReader {
 
  private:
   TableReader(std::unique_ptr<RandomAccessFile> file, const TableFooter& footer);
+  // ReadRef in two halves, so that ReadRefNewest can overlap the memory latency of a stack's
+  // tables: LocateRef descends the index to the ref block that may hold `name` and asks the
+  // CPU to fetch that block's header, restart table and restart keys (*pos = kNoBlock: the
+  // table cannot hold `name`); ReadRefAt finishes the lookup there.
+  static constexpr uint64_t kNoBlock = ~uint64_t(0);
+  Status LocateRef(std::string_view name, uint64_t* pos) const;
+  Status ReadRefAt(uint64_t pos, std::string_view name, RefRecord* ref, bool* found) const;
   // LocateRef without the prefetch.
   Status FindRefBlock(std::string_view name, uint64_t* pos) const;
   // Decodes the value FindInBlock found for `name` into *ref.

@@ -42,7 +42,7 @@ bool IsTempTableName(std::string_view name) {
 }
 
 TempTable::TempTable(FileSystem* fs, std::string dir, std::string path,
-                     std::unique_ptr<WritableFile> file)
+                     std::unique_ptr<BufferedSink> file)
     : fs_(fs), dir_(std::move(dir)), path_(std::move(path)), file_(std::move(file)) {}
 
 TempTable::~TempTable() { Discard(); }
@@ -87,7 +87,7 @@ Status TempTable::Finish(Durability durability) {
 void TempTable::Discard() {
   if (gone_) return;
   gone_ = true;
-  if (file_) (void)file_->Close();
+  if (file_) (void)file_->CloseUnflushed();  // its last bytes would only be removed again
   (void)fs_->Remove(path_);
   owner_.reset();
 }

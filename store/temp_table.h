@@ -50,12 +50,12 @@ class TempTable {
   Status Install(const std::string& name, Durability durability);
 
  private:
-  TempTable(FileSystem* fs, std::string dir, std::string path, std::unique_ptr<WritableFile> file);
+  TempTable(FileSystem* fs, std::string dir, std::string path, std::unique_ptr<BufferedSink> file);
 
   FileSystem* fs_;
   std::string dir_;
   std::string path_;
-  std::unique_ptr<WritableFile> file_;
+  std::unique_ptr<BufferedSink> file_;
   std::unique_ptr<FileLock> owner_;  // our advisory lock on path_, while it is ours
   bool gone_ = false;                // installed or removed
 };

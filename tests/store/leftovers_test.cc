@@ -20,10 +20,13 @@
 #include <cstdlib>
 #include <ctime>
 #include <functional>
+#include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "store/stack.h"
+#include "store/temp_table.h"
 #include "tests/store/store_test_util.h"
 #include "tests/testutil/fault_fs.h"
 #include "tests/testutil/real_git.h"
@@ -277,6 +280,23 @@ TEST(LeftoversTest, ReftabCompactRemovesAbandonedTemporaryTables) {
   testutil::StackState st = testutil::CaptureStack(tmp.path());
   EXPECT_EQ(st.names.size(), 1u);
   EXPECT_TRUE(testutil::StrayFiles(st).empty());
+}
+
+// A discarded temporary table is removed without first writing out what its buffer still
+// holds (a table that came out empty, or failed, has nothing worth the write).
+TEST(TempTableTest, DiscardWritesNothingBuffered) {
+  TempDir tmp("temptable");
+  testutil::FaultInjectingFileSystem fs;
+  std::minstd_rand rng(7);
+  auto t = TempTable::Create(&fs, tmp.path(), "0x000000000001-0x000000000001", std::nullopt, &rng);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  const std::string path = (*t)->path();
+  ASSERT_TRUE((*t)->file()->Append("some block bytes").ok());
+  (*t)->Discard();
+  EXPECT_EQ(fs.count(FsOp::kAppend), 0u);
+  EXPECT_EQ(fs.count(FsOp::kRemove), 1u);
+  struct stat st;
+  EXPECT_NE(stat(path.c_str(), &st), 0) << path << " left behind";
 }
 
 }  // namespace
