@@ -1,8 +1,15 @@
 // Buffered standard output for the CLI: records are formatted into one growing buffer and
-// written in large chunks, so listing a million refs costs a few hundred write calls.
+// written in large chunks, so listing a million refs costs a few hundred write calls. The
+// buffer is written with write(2) after stdio's own buffer is flushed (the order of what was
+// printed either way is kept): stdio would first allocate and fault in a buffer of its own
+// for a command that prints one line. The buffer grows as it is filled, not reserved up
+// front, for the same reason.
 #ifndef REFTAB_CLI_OUTPUT_H_
 #define REFTAB_CLI_OUTPUT_H_
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <string>
 
@@ -10,7 +17,7 @@ namespace reftab::cli {
 
 class Output {
  public:
-  explicit Output(FILE* f = stdout) : f_(f) { buf_.reserve(kFlushAt + 4096); }
+  explicit Output(FILE* f = stdout) : f_(f) {}
   ~Output() { Flush(); }
   std::string& buf() { return buf_; }
   // Call after appending to buf(); writes out once enough has accumulated.
@@ -18,14 +25,26 @@ class Output {
     if (buf_.size() >= kFlushAt) Flush();
   }
   bool Flush() {
-    if (!buf_.empty() && std::fwrite(buf_.data(), 1, buf_.size(), f_) != buf_.size()) ok_ = false;
-    buf_.clear();
     if (std::fflush(f_) != 0) ok_ = false;
+    if (!buf_.empty() && !WriteAll(buf_.data(), buf_.size())) ok_ = false;
+    buf_.clear();
     return ok_;
   }
   bool ok() const { return ok_; }
 
  private:
+  bool WriteAll(const char* p, size_t n) {
+    const int fd = fileno(f_);
+    if (fd < 0) return std::fwrite(p, 1, n, f_) == n && std::fflush(f_) == 0;
+    while (n > 0) {
+      const ssize_t w = ::write(fd, p, n);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) return false;
+      p += w, n -= size_t(w);
+    }
+    return true;
+  }
+
   static constexpr size_t kFlushAt = 1 << 16;
   FILE* f_;
   std::string buf_;

@@ -24,6 +24,18 @@ export GIT_CONFIG_NOSYSTEM=1 HOME=$T GIT_COMMITTER_NAME="C O Mitter" \
 "$GIT" -C "$T/repo" commit -q --allow-empty -m one
 "$GIT" -C "$T/repo" tag -a -m tag v1
 "$GIT" -C "$T/repo" branch topic
+# The benchmarked repositories have a table large enough for an index and their objects in
+# a pack behind an alternate: a second repository of that shape (one table, then a stack of
+# four), so the list holds the index descent, the stack lookup and the pack index lookup.
+"$GIT" init -q --bare --ref-format=reftable "$T/objects.git"
+"$GIT" -C "$T/repo" push -q "$T/objects.git" main
+"$GIT" -C "$T/objects.git" repack -adq
+"$GIT" init -q --ref-format=reftable -b main "$T/big"
+echo "$T/objects.git/objects" > "$T/big/.git/objects/info/alternates"
+head=$("$GIT" -C "$T/repo" rev-parse HEAD)
+for ((i = 0; i < 4000; i++)); do echo "create refs/heads/feature/user-$i/topic $head"; done |
+  "$GIT" -C "$T/big" update-ref --stdin
+"$GIT" -C "$T/big" pack-refs --all
 n=0
 run() {
   n=$((n + 1))
@@ -31,6 +43,14 @@ run() {
     "$R" --git-dir "$T/repo/.git" "$@" >/dev/null 2>&1 || true
 }
 run show-ref --verify refs/heads/main
+run_big() {
+  valgrind --tool=callgrind --demangle=no --callgrind-out-file="$T/cg.$1" \
+    "$R" --git-dir "$T/big/.git" show-ref --verify refs/heads/feature/user-2000/topic \
+    >/dev/null 2>&1 || true
+}
+run_big big
+for i in 1 2 3; do "$GIT" -C "$T/big" update-ref refs/heads/later-$i "$head"; done
+run_big bigstack
 run show-ref --exists refs/heads/topic
 run show-ref
 run rev-parse --verify HEAD
@@ -41,6 +61,6 @@ run update-ref -d refs/heads/new
 run pack-refs --auto
 # "fn=(id) name" introduces a function the first time a file names it; later mentions are
 # "fn=(id)". Addresses without a symbol (0x...) are left out.
-for ((i = 1; i <= n; i++)); do
-  sed -n -E 's/^c?fn=\([0-9]+\) (.*)$/\1/p' "$T/cg.$i"
+for f in "$T/cg.big" "$T/cg.bigstack" $(for ((i = 1; i <= n; i++)); do echo "$T/cg.$i"; done); do
+  sed -n -E 's/^c?fn=\([0-9]+\) (.*)$/\1/p' "$f"
 done | grep -v '^0x' | awk '!seen[$0]++'

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <memory>
 
+#include "store/file.h"
 #include "store/git_config.h"
 #include "store/git_config_internal.h"
 #include "store/wildmatch.h"
@@ -38,14 +39,9 @@ Result<std::optional<std::string>> ReadConfigFile(const std::string& path, bool 
     }
     return Status::IoError("unable to access '" + path + "': " + std::strerror(err));
   }
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) return std::optional<std::string>();  // git warns and goes on
-  std::string text;
-  char buf[8192];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f.get())) > 0) text.append(buf, n);
-  if (std::ferror(f.get())) return std::optional<std::string>();
-  return std::optional<std::string>(std::move(text));
+  Result<std::string> text = PosixFileSystem()->ReadFile(path);
+  if (!text.ok()) return std::optional<std::string>();  // git warns and goes on
+  return std::optional<std::string>(std::move(*text));
 }
 
 std::string RealPath(const std::string& path) {

@@ -1,0 +1,61 @@
+// The POSIX file system's whole-file reads (ReadFile, ReadPinned) read into the string in
+// chunks that start small and double: contents of every size around the chunk boundaries,
+// and a file of several MiB, come back byte for byte.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <random>
+#include <string>
+
+#include "store/file.h"
+#include "tests/testutil/store_util.h"
+
+namespace reftab {
+namespace {
+
+using testutil::TempDir;
+
+std::string RandomBytes(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::string s(n, '\0');
+  for (char& c : s) c = char(rng());
+  return s;
+}
+
+void WriteRaw(const std::string& path, const std::string& bytes) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
+  ASSERT_EQ(std::fclose(f), 0);
+}
+
+TEST(PosixFileTest, WholeFileReadsReturnEveryByte) {
+  TempDir tmp("posixfile");
+  const size_t sizes[] = {0,    1,    43,   1023, 1024,  1025,          3071,
+                          3072, 3073, 7168, 8191, 65536, (3u << 20) + 7};
+  for (size_t n : sizes) {
+    SCOPED_TRACE(n);
+    const std::string path = tmp.path() + "/f" + std::to_string(n);
+    const std::string bytes = RandomBytes(n, uint32_t(n));
+    WriteRaw(path, bytes);
+    Result<std::string> read = PosixFileSystem()->ReadFile(path);
+    ASSERT_TRUE(read.ok()) << read.status().ToString();
+    EXPECT_TRUE(*read == bytes);
+    std::string pinned = "left over from an earlier read";
+    FileInfo info;
+    auto pin = PosixFileSystem()->ReadPinned(path, &pinned, &info);
+    ASSERT_TRUE(pin.ok()) << pin.status().ToString();
+    EXPECT_TRUE(pinned == bytes);
+    EXPECT_EQ(info.size, n);
+  }
+}
+
+TEST(PosixFileTest, MissingFileNamesThePath) {
+  TempDir tmp("posixfile");
+  Result<std::string> read = PosixFileSystem()->ReadFile(tmp.path() + "/nothing-here");
+  ASSERT_FALSE(read.ok());
+  EXPECT_NE(read.status().ToString().find("nothing-here"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace reftab
