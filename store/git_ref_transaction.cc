@@ -480,14 +480,22 @@ std::optional<LogRecord> LogEntryFor(GitRefStore& store, const std::string& refn
 Status GitRefTransaction::Write() {
   const size_t hs = store_->hash_size();
   std::map<Stack*, Transaction>& txs = txs_;
-  // Every stack a queued update reaches gets its transaction first, so that the checks below
-  // see them all; at most one update and one reflog entry per queued update: room for all at
-  // once.
+  // Every stack a queued update reaches gets its transaction first (LockStacks made most of
+  // them), so that the checks below see them all, with room for all it will take at once: per
+  // queued update one reflog entry and one update, plus a check under the stack's own name
+  // when that differs from the name given; one check per free directory; one "nothing below"
+  // check per new name. Grown by doubling
+  // instead (a reserve one short is as bad), a million creates touched hundreds of megabytes
+  // more of fresh pages, each vector's old and new copy, which the kernel zeroes one by one.
+  size_t renamed = 0;
   for (Item& u : updates_) {
     if (!u.queued) continue;
     REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, Where(u));
-    auto [slot, fresh] = txs.try_emplace(at.stack, at.stack);
-    if (fresh) slot->second.Reserve(updates_.size(), updates_.size());
+    txs.try_emplace(at.stack, at.stack);
+    renamed += at.key != u.refname;
+  }
+  for (auto& [stack, tx] : txs) {
+    tx.Reserve(updates_.size() + renamed + free_dirs_.size(), updates_.size(), new_names_.size());
   }
   // The conflict checks ran before the stack's lock; that nothing has appeared below a new
   // name since is checked again under it (and, below, that no parent directory of one has

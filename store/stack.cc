@@ -700,9 +700,10 @@ void Transaction::VerifyNoneBelow(std::string prefix, std::string for_key) {
   empty_prefixes_.push_back(std::move(check));
 }
 
-void Transaction::Reserve(size_t updates, size_t logs) {
+void Transaction::Reserve(size_t updates, size_t logs, size_t none_below) {
   updates_.reserve(updates);
   raw_logs_.reserve(logs);
+  empty_prefixes_.reserve(none_below);
 }
 
 void Transaction::AddLogRecord(LogRecord log, bool keep_update_index) {

@@ -110,9 +110,10 @@ class Transaction {
   void DecideUnderLock(DecideFn decide) { decide_ = std::move(decide); }
 
   size_t size() const { return updates_.size() + raw_logs_.size(); }
-  // Room for `updates` updates and `logs` raw reflog records, for a caller that knows how
-  // many it will add (a large batch then grows without reallocating).
-  void Reserve(size_t updates, size_t logs);
+  // Room for `updates` updates and checks (Update, Delete, Verify), `logs` raw reflog
+  // records and `none_below` VerifyNoneBelow checks, for a caller that knows how many it will
+  // add (a large batch then grows without reallocating).
+  void Reserve(size_t updates, size_t logs, size_t none_below = 0);
   // Takes tables.list.lock now, waiting as Commit() would, and holds it until Commit() (which
   // then uses it) or the transaction's end. For callers that must know before they commit
   // that no other writer can come between (git locks every stack a transaction touches
