@@ -67,6 +67,40 @@ unsigned GitFlags(unsigned flags) {
   return out;
 }
 
+// A view of `v` (pointers into it) for a C caller.
+reftab_value ValueView(const RefValue& v) {
+  reftab_value out{};
+  switch (v.type) {
+    case RefValueType::kDeletion: out.type = REFTAB_VALUE_NONE; break;
+    case RefValueType::kVal1:
+      out.type = REFTAB_VALUE_ID;
+      out.id = v.id.data();
+      break;
+    case RefValueType::kVal2:
+      out.type = REFTAB_VALUE_PEELED;
+      out.id = v.id.data();
+      out.peeled = v.peeled.data();
+      break;
+    case RefValueType::kSymref:
+      out.type = REFTAB_VALUE_SYMREF;
+      out.target = v.target.c_str();
+      break;
+  }
+  return out;
+}
+
+reftab_reject_reason ReasonOf(GitRefRejectReason r) {
+  switch (r) {
+    case GitRefRejectReason::kNameConflict: return REFTAB_REJECT_NAME_CONFLICT;
+    case GitRefRejectReason::kCreateExists: return REFTAB_REJECT_CREATE_EXISTS;
+    case GitRefRejectReason::kNonexistentRef: return REFTAB_REJECT_NONEXISTENT_REF;
+    case GitRefRejectReason::kIncorrectOldValue: return REFTAB_REJECT_INCORRECT_OLD_VALUE;
+    case GitRefRejectReason::kInvalidNewValue: return REFTAB_REJECT_INVALID_NEW_VALUE;
+    case GitRefRejectReason::kExpectedSymref: return REFTAB_REJECT_EXPECTED_SYMREF;
+  }
+  return REFTAB_REJECT_NAME_CONFLICT;
+}
+
 reftab_code CheckOpen(reftab_tx* tx, reftab_error** err) {
   REFTAB_C_REQUIRE(err, tx);
   if (tx->committed) {
@@ -168,5 +202,47 @@ reftab_code reftab_tx_commit(reftab_tx* tx, reftab_error** err) {
 }
 
 void reftab_tx_free(reftab_tx* tx) { delete tx; }
+
+reftab_code reftab_tx_set_batch_updates(reftab_tx* tx, int on, reftab_error** err) {
+  return Guard(err, [&] {
+    if (reftab_code c = CheckOpen(tx, err)) return c;
+    if (!tx->git) {
+      return Fail(err, REFTAB_UNSUPPORTED, "batch updates need git's rules (a repository)");
+    }
+    if (!tx->git->empty()) {
+      return Fail(err, REFTAB_INVALID_ARGUMENT, "batch updates are set before the first update");
+    }
+    tx->git->set_batch_updates(on != 0);
+    return REFTAB_OK;
+  });
+}
+
+size_t reftab_tx_rejected_count(const reftab_tx* tx) {
+  return tx && tx->git ? tx->git->rejected().size() : 0;
+}
+
+reftab_code reftab_tx_rejected(const reftab_tx* tx, size_t i, reftab_rejection* out,
+                               reftab_error** err) {
+  return Guard(err, [&] {
+    REFTAB_C_REQUIRE(err, tx);
+    REFTAB_C_REQUIRE(err, out);
+    const size_t n = reftab_tx_rejected_count(tx);
+    if (i >= n) {
+      return Fail(err, REFTAB_INVALID_ARGUMENT,
+                  "rejection " + std::to_string(i) + " asked for; there are " + std::to_string(n));
+    }
+    const reftab::GitRefRejection& r = tx->git->rejected()[i];
+    *out = reftab_rejection{};
+    out->name = r.refname.c_str();
+    out->reason = reftab::capi::ReasonOf(r.reason);
+    out->reason_text = reftab::GitRefRejectReasonText(r.reason);
+    out->message = r.message.c_str();
+    out->has_new_value = r.new_value.has_value();
+    if (r.new_value) out->new_value = reftab::capi::ValueView(*r.new_value);
+    out->has_old_value = r.old_value.has_value();
+    if (r.old_value) out->old_value = reftab::capi::ValueView(*r.old_value);
+    return REFTAB_OK;
+  });
+}
 
 }  // extern "C"

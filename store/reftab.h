@@ -275,6 +275,42 @@ REFTAB_C_EXPORT reftab_code reftab_tx_commit(reftab_tx* tx, reftab_error** err);
 /* Releases a transaction (abandoning it if it was not committed); NULL is accepted. */
 REFTAB_C_EXPORT void reftab_tx_free(reftab_tx* tx);
 
+/* Batches (git's `update-ref --batch-updates`; git rules only, REFTAB_UNSUPPORTED on a plain
+ * stack): an update that fails for a reason of its own is left out, listed as rejected, and
+ * the others are committed together; what fails the whole (a bad name, two updates of one
+ * ref, a lock held, I/O) still fails everything. Turn it on before the first update. */
+REFTAB_C_EXPORT reftab_code reftab_tx_set_batch_updates(reftab_tx* tx, int on, reftab_error** err);
+
+/* Why a batch rejected an update: git's per-update transaction errors. */
+typedef enum reftab_reject_reason {
+  REFTAB_REJECT_NAME_CONFLICT = 0,       /* a directory/file clash, or a second update of a ref */
+  REFTAB_REJECT_CREATE_EXISTS = 1,       /* expected not to exist, but does */
+  REFTAB_REJECT_NONEXISTENT_REF = 2,     /* expected to exist, but does not */
+  REFTAB_REJECT_INCORRECT_OLD_VALUE = 3, /* exists with another value than the expected one */
+  REFTAB_REJECT_INVALID_NEW_VALUE = 4,   /* the new object is missing, or not a commit */
+  REFTAB_REJECT_EXPECTED_SYMREF = 5      /* an old symref target was given for a regular ref */
+} reftab_reject_reason;
+
+/* A rejected update (a VIEW into the transaction, valid until it is freed), with the values
+ * as they were queued. */
+typedef struct reftab_rejection {
+  const char* name; /* the ref (the referent, for an update made through a symref) */
+  reftab_reject_reason reason;
+  const char* reason_text; /* git's words for the reason ("refname conflict") */
+  const char* message;     /* git's error message for the update ("cannot lock ref ...") */
+  int has_new_value;       /* 0: the update was a verify */
+  reftab_value new_value;
+  int has_old_value;      /* 0: the old value was not checked */
+  reftab_value old_value; /* type REFTAB_VALUE_NONE: the ref had to not exist */
+} reftab_rejection;
+
+/* How many updates the batch has rejected so far: those refused when queued (a missing new
+ * object), then, after reftab_tx_commit, those refused there. 0 for NULL. */
+REFTAB_C_EXPORT size_t reftab_tx_rejected_count(const reftab_tx* tx);
+/* The i-th rejection (0-based, in that order); REFTAB_INVALID_ARGUMENT past the count. */
+REFTAB_C_EXPORT reftab_code reftab_tx_rejected(const reftab_tx* tx, size_t i, reftab_rejection* out,
+                                               reftab_error** err);
+
 /* ---- Maintenance --------------------------------------------------------------------------- */
 
 typedef struct reftab_compact_options {

@@ -569,6 +569,69 @@ static void test_git_repo(void) {
   OK(reftab_log_iter_next(logs, &entry, &has, &err));
   CHECK(has && strcmp(entry.name, "refs/heads/ok") == 0);
   reftab_log_iter_free(logs);
+
+  /* A batch: the updates that fail for reasons of their own are rejected alone, with git's
+   * reasons and the values as queued, and the rest is written. */
+  OK(reftab_tx_begin(store, &tx, &err));
+  OK(reftab_tx_set_batch_updates(tx, 1, &err));
+  OK(reftab_tx_update(tx, "refs/heads/ok/sub", &a, NULL, NULL, 0, &err));
+  OK(reftab_tx_update(tx, "refs/heads/ok", &b, &b, NULL, 0, &err));
+  OK(reftab_tx_update(tx, "refs/heads/fresh", &b, &kAbsent, NULL, 0, &err));
+  OK(reftab_tx_verify(tx, "refs/heads/nothing", &b, 0, &err));
+  CHECK(reftab_tx_set_batch_updates(tx, 0, &err) == REFTAB_INVALID_ARGUMENT);
+  CHECK(reftab_tx_rejected_count(tx) == 0);
+  OK(reftab_tx_commit(tx, &err));
+  CHECK(reftab_tx_rejected_count(tx) == 3);
+  reftab_rejection rej;
+  int conflict = 0, missing = 0, old_value = 0;
+  for (size_t i = 0; i < reftab_tx_rejected_count(tx); i++) {
+    OK(reftab_tx_rejected(tx, i, &rej, &err));
+    CHECK(rej.message != NULL && strlen(rej.message) > 0);
+    if (rej.reason == REFTAB_REJECT_NAME_CONFLICT) {
+      conflict++;
+      CHECK(strcmp(rej.name, "refs/heads/ok/sub") == 0);
+      CHECK(strcmp(rej.reason_text, "refname conflict") == 0);
+      CHECK(rej.has_new_value && rej.new_value.type == REFTAB_VALUE_ID);
+      CHECK(memcmp(rej.new_value.id, id_a, 20) == 0 && !rej.has_old_value);
+    } else if (rej.reason == REFTAB_REJECT_NONEXISTENT_REF) {
+      missing++;
+      CHECK(strcmp(rej.name, "refs/heads/nothing") == 0 && !rej.has_new_value);
+      CHECK(rej.has_old_value && memcmp(rej.old_value.id, id_b, 20) == 0);
+    } else if (rej.reason == REFTAB_REJECT_INCORRECT_OLD_VALUE) {
+      old_value++;
+      CHECK(strcmp(rej.name, "refs/heads/ok") == 0 && rej.has_new_value);
+      CHECK(rej.has_old_value && rej.old_value.type == REFTAB_VALUE_ID);
+      CHECK(memcmp(rej.new_value.id, id_b, 20) == 0 && memcmp(rej.old_value.id, id_b, 20) == 0);
+    }
+  }
+  CHECK(conflict == 1 && missing == 1 && old_value == 1);
+  CHECK(reftab_tx_rejected(tx, 3, &rej, &err) == REFTAB_INVALID_ARGUMENT);
+  CHECK(contains(reftab_error_message(err), "there are 3"));
+  reftab_tx_free(tx);
+  OK(reftab_store_read_ref(store, "refs/heads/fresh", &ref, &found, &err));
+  CHECK(found && memcmp(ref.id, id_b, 20) == 0);
+  OK(reftab_store_read_ref(store, "refs/heads/ok", &ref, &found, &err));
+  CHECK(found && memcmp(ref.id, id_a, 20) == 0);
+  OK(reftab_store_read_ref(store, "refs/heads/ok/sub", &ref, &found, &err));
+  CHECK(!found);
+  /* Two updates of one ref fail the whole batch, with git's message. */
+  OK(reftab_tx_begin(store, &tx, &err));
+  OK(reftab_tx_set_batch_updates(tx, 1, &err));
+  OK(reftab_tx_update(tx, "refs/heads/ok", &b, NULL, NULL, 0, &err));
+  OK(reftab_tx_verify(tx, "refs/heads/ok", &a, 0, &err));
+  CHECK(reftab_tx_commit(tx, &err) == REFTAB_INVALID_ARGUMENT);
+  CHECK(contains(reftab_error_message(err), "multiple updates for ref 'refs/heads/ok'"));
+  reftab_tx_free(tx);
+  reftab_store_free(store);
+
+  /* Without git's rules there are no per-update reasons to reject for. */
+  make_dir("plainbatch");
+  path_of(dir, sizeof dir, "plainbatch");
+  OK(reftab_store_open_stack(dir, REFTAB_HASH_SHA1, 0, &store, &err));
+  OK(reftab_tx_begin(store, &tx, &err));
+  CHECK(reftab_tx_set_batch_updates(tx, 1, &err) == REFTAB_UNSUPPORTED);
+  CHECK(reftab_tx_rejected_count(tx) == 0 && reftab_tx_rejected_count(NULL) == 0);
+  reftab_tx_free(tx);
   reftab_store_free(store);
   reftab_error_free(err);
 }
