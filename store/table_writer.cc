@@ -279,7 +279,9 @@ Status TableBuilder::WriteObjSection() {
   }
   size_t id_len = std::min(common_max + 1, hash_size_);
   stats_.footer.obj_id_len = uint8_t(id_len);
-  uint8_t key_bytes[kMaxHashSize];
+  // Room past the id: GCC's -Warray-bounds cannot tell that the block writer's copies of
+  // keys longer than 32 bytes never run for these.
+  uint8_t key_bytes[2 * kMaxHashSize];
   for (size_t i = 0; i < sorted.size();) {
     size_t j = i;
     positions_.clear();
@@ -342,10 +344,9 @@ Status TableBuilder::AddRef(const RefRecord& ref) {
   if (ref_block_open_ && ref.update_index - header_.min_update_index <= update_index_span_ &&
       !ref.refname.empty()) {
     uint64_t min = header_.min_update_index;
-    AddResult r = block_.AddInOrderInline(
-        ref.refname, uint8_t(ref.value_type), codec::RefValueMaxSize(ref, hash_size_),
-        [&](Appender& a) { codec::PutRefValue(a, ref, min, hash_size_); });
-    if (r == AddResult::kAdded) {
+    if (block_.TryAddInOrder(ref.refname, uint8_t(ref.value_type),
+                             codec::RefValueMaxSize(ref, hash_size_),
+                             [&](Appender& a) { codec::PutRefValue(a, ref, min, hash_size_); })) {
       ++stats_.ref_records;
       if (opts_.index_objects) AddObjIds(ref);
       return Status::Ok();
@@ -371,9 +372,8 @@ Status TableBuilder::AddRef(std::string_view refname, uint64_t update_index,
         a.PutBytes(value.data(), 32);
       }
     };
-    AddResult r = block_.AddInOrderInline(refname, uint8_t(RefValueType::kVal1),
-                                          kMaxVarintLen + hash_size_, encode);
-    if (r == AddResult::kAdded) {
+    if (block_.TryAddInOrder(refname, uint8_t(RefValueType::kVal1), kMaxVarintLen + hash_size_,
+                             encode)) {
       ++stats_.ref_records;
       if (opts_.index_objects) AddObjId(value);
       return Status::Ok();
