@@ -5,13 +5,19 @@ namespace reftab {
 void BlockWriter::Start(BlockType type, std::string_view file_header) {
   type_ = type;
   header_off_ = uint32_t(file_header.size());
-  EnsureCapacity(block_size_ > header_off_ + kBlockHeaderSize ? block_size_
-                                                              : header_off_ + kBlockHeaderSize);
+  // AddImpl's unchecked path writes records up to block_size_, and PutSuffix's spill past it.
+  EnsureCapacity((block_size_ > header_off_ + kBlockHeaderSize ? block_size_
+                                                               : header_off_ + kBlockHeaderSize) +
+                 kSuffixSpill);
   if (!file_header.empty()) std::memcpy(buf_.data(), file_header.data(), file_header.size());
   next_ = header_off_ + uint32_t(kBlockHeaderSize);
   entries_ = 0;
   until_restart_ = 0;
-  restarts_.clear();
+  if (!restarts_) {
+    restarts_.reset(new uint32_t[block_size_ / 3 < kMaxRestarts ? block_size_ / 3 : kMaxRestarts]);
+  }
+  restart_count_ = 0;
+  fast_end_ = FastEnd();
   last_len_ = 0;
 }
 
@@ -25,10 +31,10 @@ void BlockWriter::GrowLastKey(size_t n) {
 }
 
 std::string_view BlockWriter::Finish() {
-  EnsureCapacity(next_ + 3 * restarts_.size() + 2);
+  EnsureCapacity(next_ + 3 * size_t(restart_count_) + 2);
   Appender a(buf_.data() + next_);
-  for (uint32_t r : restarts_) a.PutBE24(r);
-  a.PutBE16(uint16_t(restarts_.size()));
+  for (uint32_t i = 0; i < restart_count_; ++i) a.PutBE24(restarts_[i]);
+  a.PutBE16(uint16_t(restart_count_));
   uint32_t block_len = uint32_t(a.pos() - buf_.data());
   buf_[header_off_] = uint8_t(type_);
   be::Store24(buf_.data() + header_off_ + 1, block_len);

@@ -137,19 +137,20 @@ class Appender {
     p_ += 8;
   }
   // Reftable varint: 7-bit groups, most significant first, +1 bias on continuation.
-  void PutVarint(uint64_t v) {
+  REFTAB_FORCE_INLINE void PutVarint(uint64_t v) {
     if (v < 0x80) {  // the overwhelmingly common case in ref blocks
       *p_++ = uint8_t(v);
       return;
     }
-    uint8_t buf[kMaxVarintLen];
-    size_t pos = kMaxVarintLen - 1;
-    buf[pos] = uint8_t(v & 0x7f);
-    while ((v >>= 7) != 0) {
-      --v;
-      buf[--pos] = uint8_t(0x80 | (v & 0x7f));
+    if (v < 0x4080) {  // two bytes: a restart point's suffix length and type, most offsets
+      p_[0] = uint8_t(0x80 | ((v >> 7) - 1));
+      p_[1] = uint8_t(v & 0x7f);
+      p_ += 2;
+      return;
     }
-    PutBytes(buf + pos, kMaxVarintLen - pos);
+    // Out of line, and by value: a call given `this` would keep the cursor in memory
+    // instead of a register in the caller's whole loop.
+    p_ = PutLongVarint(p_, v);
   }
   void PutLengthPrefixed(std::string_view s) {
     PutVarint(s.size());
@@ -157,6 +158,18 @@ class Appender {
   }
 
  private:
+  [[gnu::noinline]] static uint8_t* PutLongVarint(uint8_t* p, uint64_t v) {
+    uint8_t buf[kMaxVarintLen];
+    size_t pos = kMaxVarintLen - 1;
+    buf[pos] = uint8_t(v & 0x7f);
+    while ((v >>= 7) != 0) {
+      --v;
+      buf[--pos] = uint8_t(0x80 | (v & 0x7f));
+    }
+    std::memcpy(p, buf + pos, kMaxVarintLen - pos);
+    return p + (kMaxVarintLen - pos);
+  }
+
   uint8_t* p_;
 };
 

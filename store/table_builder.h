@@ -71,8 +71,29 @@ class TableBuilder {
   template <class Encode>
   Status AddRecord(BlockType type, std::string_view key, uint8_t value_type, size_t max_value,
                    Encode&& encode);
-  Status AddRefSlow(const RefRecord& ref);
-  void AddObjIds(const RefRecord& ref);
+  // AddRef's fast path is open for a ref of this update index and name length: a ref is
+  // in the block (ref_block_open_), the index within the limits, the name not empty.
+  REFTAB_FORCE_INLINE bool FastRefOpen(uint64_t update_index, size_t name_size) const {
+    return ref_block_open_ && update_index - header_.min_update_index <= update_index_span_ &&
+           name_size != 0;
+  }
+  // After a ref was added: counts it and gives its object ids (null: none) to the obj
+  // index. Ok always; a Status so that the AddRefs end in a tail call (AddRefObjIds).
+  REFTAB_FORCE_INLINE Status RefAdded(const ObjectId* value, const ObjectId* peeled) {
+    ++stats_.ref_records;
+    if (opts_.index_objects) return AddRefObjIds(value, peeled);
+    return Status::Ok();
+  }
+  REFTAB_FORCE_INLINE Status RefAdded(const RefRecord& ref) {
+    bool one = ref.value_type == RefValueType::kVal1 || ref.value_type == RefValueType::kVal2;
+    return RefAdded(one ? &ref.value : nullptr,
+                    ref.value_type == RefValueType::kVal2 ? &ref.peeled : nullptr);
+  }
+  [[gnu::noinline]] Status AddRefObjIds(const ObjectId* value, const ObjectId* peeled);
+  [[gnu::noinline]] Status AddRefSlow(const RefRecord& ref);
+  // AddRef(name, update_index, value)'s slow path: the ref as a record, for AddRefSlow.
+  [[gnu::noinline]] Status AddRefByParts(std::string_view refname, uint64_t update_index,
+                                         const ObjectId& value);
   Status FinishSection(uint64_t* index_position);
   Status FinishPublicSection();
   Status WriteObjSection();

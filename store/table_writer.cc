@@ -279,7 +279,9 @@ Status TableBuilder::WriteObjSection() {
   }
   size_t id_len = std::min(common_max + 1, hash_size_);
   stats_.footer.obj_id_len = uint8_t(id_len);
-  uint8_t key_bytes[kMaxHashSize];
+  // Room past the id: GCC's -Warray-bounds cannot tell that the block writer's copies of
+  // keys longer than 32 bytes never run for these.
+  uint8_t key_bytes[2 * kMaxHashSize];
   for (size_t i = 0; i < sorted.size();) {
     size_t j = i;
     positions_.clear();
@@ -337,18 +339,16 @@ Status TableBuilder::FinishPublicSection() {
 // for the ref section, where the block writer checks the order itself. It takes one pass,
 // inline, with one Status made (the returned one); anything else (the first ref of a block,
 // a full block, a limit or order error, a writer in error) is AddRefSlow's, which starts over
-// (a failed block add changes nothing).
+// (a failed block add changes nothing). Both AddRefs test and count the same way
+// (FastRefOpen, RefAdded); their only calls are tail calls, so that the common record saves
+// no registers.
 Status TableBuilder::AddRef(const RefRecord& ref) {
-  if (ref_block_open_ && ref.update_index - header_.min_update_index <= update_index_span_ &&
-      !ref.refname.empty()) {
+  if (FastRefOpen(ref.update_index, ref.refname.size())) {
     uint64_t min = header_.min_update_index;
-    AddResult r = block_.AddInOrderInline(
-        ref.refname, uint8_t(ref.value_type), codec::RefValueMaxSize(ref, hash_size_),
-        [&](Appender& a) { codec::PutRefValue(a, ref, min, hash_size_); });
-    if (r == AddResult::kAdded) {
-      ++stats_.ref_records;
-      if (opts_.index_objects) AddObjIds(ref);
-      return Status::Ok();
+    if (block_.TryAddInOrder(ref.refname, uint8_t(ref.value_type),
+                             codec::RefValueMaxSize(ref, hash_size_),
+                             [&](Appender& a) { codec::PutRefValue(a, ref, min, hash_size_); })) {
+      return RefAdded(ref);
     }
   }
   return AddRefSlow(ref);
@@ -356,11 +356,11 @@ Status TableBuilder::AddRef(const RefRecord& ref) {
 
 // AddRef's fast path for a kVal1 ref given by its parts: the value is one varint and one
 // id, and the name is read where the caller keeps it. Anything else goes to AddRefSlow
-// through a record, once per block, so the checks and errors are AddRef's own.
-Status TableBuilder::AddRef(std::string_view refname, uint64_t update_index,
-                            const ObjectId& value) {
-  if (ref_block_open_ && update_index - header_.min_update_index <= update_index_span_ &&
-      !refname.empty()) {
+// through a record (AddRefByParts), once per block, so the checks and errors are AddRef's
+// own. Inlined into TableWriter::AddRef, its only caller.
+REFTAB_FORCE_INLINE Status TableBuilder::AddRef(std::string_view refname, uint64_t update_index,
+                                                const ObjectId& value) {
+  if (FastRefOpen(update_index, refname.size())) {
     uint64_t delta = update_index - header_.min_update_index;
     auto encode = [&](Appender& a) {
       a.PutVarint(delta);
@@ -371,14 +371,16 @@ Status TableBuilder::AddRef(std::string_view refname, uint64_t update_index,
         a.PutBytes(value.data(), 32);
       }
     };
-    AddResult r = block_.AddInOrderInline(refname, uint8_t(RefValueType::kVal1),
-                                          kMaxVarintLen + hash_size_, encode);
-    if (r == AddResult::kAdded) {
-      ++stats_.ref_records;
-      if (opts_.index_objects) AddObjId(value);
-      return Status::Ok();
+    if (block_.TryAddInOrder(refname, uint8_t(RefValueType::kVal1), kMaxVarintLen + hash_size_,
+                             encode)) {
+      return RefAdded(&value, nullptr);
     }
   }
+  return AddRefByParts(refname, update_index, value);
+}
+
+Status TableBuilder::AddRefByParts(std::string_view refname, uint64_t update_index,
+                                   const ObjectId& value) {
   slow_ref_.refname.assign(refname.data(), refname.size());
   slow_ref_.update_index = update_index;
   slow_ref_.value_type = RefValueType::kVal1;
@@ -386,12 +388,11 @@ Status TableBuilder::AddRef(std::string_view refname, uint64_t update_index,
   return AddRefSlow(slow_ref_);
 }
 
-void TableBuilder::AddObjIds(const RefRecord& ref) {
+Status TableBuilder::AddRefObjIds(const ObjectId* value, const ObjectId* peeled) {
   // After the add, block_start_ is the block that holds the record.
-  if (ref.value_type == RefValueType::kVal1 || ref.value_type == RefValueType::kVal2) {
-    AddObjId(ref.value);
-  }
-  if (ref.value_type == RefValueType::kVal2) AddObjId(ref.peeled);
+  if (value) AddObjId(*value);
+  if (peeled) AddObjId(*peeled);
+  return Status::Ok();
 }
 
 Status TableBuilder::AddRefSlow(const RefRecord& ref) {
@@ -421,11 +422,9 @@ Status TableBuilder::AddRefSlow(const RefRecord& ref) {
                        codec::RefValueMaxSize(ref, hash_size_),
                        [&](Appender& a) { codec::PutRefValue(a, ref, min, hash_size_); });
   if (!s.ok()) return Fail(s);
-  ++stats_.ref_records;
-  if (opts_.index_objects) AddObjIds(ref);
   // The block is open and holds this ref: the next one may take AddRef's fast path.
   ref_block_open_ = true;
-  return Status::Ok();
+  return RefAdded(ref);
 }
 
 Status TableBuilder::AddLog(const LogRecord& log) {
