@@ -12,32 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int failures = 0;
-static int checks = 0;
-
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    checks++;                                                                  \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      failures++;                                                              \
-    }                                                                          \
-  } while (0)
-
-/* A call that must succeed; prints the error otherwise. The call's `&err` is this scope's own
- * (it shadows the caller's), so its message can be printed and it is freed here. */
-#define OK(call)                                                                           \
-  do {                                                                                     \
-    reftab_error* err = NULL;                                                              \
-    reftab_code ok_code_ = (call);                                                         \
-    checks++;                                                                              \
-    if (ok_code_ != REFTAB_OK) {                                                           \
-      fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__, #call,             \
-              reftab_code_name(ok_code_), err ? reftab_error_message(err) : "(no error)"); \
-      failures++;                                                                          \
-    }                                                                                      \
-    reftab_error_free(err);                                                                \
-  } while (0)
+#include "checks.h"
 
 static char root[256];
 

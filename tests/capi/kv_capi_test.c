@@ -10,31 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int failures = 0;
-static int checks = 0;
-
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    checks++;                                                                  \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      failures++;                                                              \
-    }                                                                          \
-  } while (0)
-
-/* `call` must succeed; it is given `&err`. */
-#define OK(call)                                                                        \
-  do {                                                                                  \
-    reftab_error* err = NULL;                                                           \
-    reftab_code code_ = (call);                                                         \
-    checks++;                                                                           \
-    if (code_ != REFTAB_OK) {                                                           \
-      fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__, #call,          \
-              reftab_code_name(code_), err ? reftab_error_message(err) : "(no error)"); \
-      failures++;                                                                       \
-    }                                                                                   \
-    reftab_error_free(err);                                                             \
-  } while (0)
+#include "checks.h"
 
 /* `call` must fail with `want`, with an error message. */
 #define FAILS(want, call)                                                                         \
