@@ -343,7 +343,7 @@ Status TableBuilder::FinishPublicSection() {
 // (FastRefOpen, RefAdded); their only calls are tail calls, so that the common record saves
 // no registers.
 Status TableBuilder::AddRef(const RefRecord& ref) {
-  if (FastRefOpen(ref.update_index, ref.refname.size())) {
+  if (FastRefOpen(ref.update_index)) {
     uint64_t min = header_.min_update_index;
     if (block_.TryAddInOrder(ref.refname, uint8_t(ref.value_type),
                              codec::RefValueMaxSize(ref, hash_size_),
@@ -360,7 +360,7 @@ Status TableBuilder::AddRef(const RefRecord& ref) {
 // own. Inlined into TableWriter::AddRef, its only caller.
 REFTAB_FORCE_INLINE Status TableBuilder::AddRef(std::string_view refname, uint64_t update_index,
                                                 const ObjectId& value) {
-  if (FastRefOpen(update_index, refname.size())) {
+  if (FastRefOpen(update_index)) {
     uint64_t delta = update_index - header_.min_update_index;
     auto encode = [&](Appender& a) {
       a.PutVarint(delta);
