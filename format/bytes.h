@@ -115,6 +115,15 @@ class Appender {
     p_ += n;
   }
   void PutBytes(std::string_view s) { PutBytes(s.data(), s.size()); }
+  // Writes kN bytes from `data` but keeps only n <= kN of them (the cursor moves by n): one
+  // fixed-size copy for lengths that vary per table, not per record. The kN - n bytes past
+  // the cursor are garbage; the caller's buffer has room for them, and what it writes next
+  // overwrites them.
+  template <size_t kN>
+  void PutBytesOver(const void* data, size_t n) {
+    std::memcpy(p_, data, kN);
+    p_ += n;
+  }
   // PutBytes for short, variable lengths (key suffixes).
   void PutShortBytes(const void* data, size_t n) {
     CopyShort(p_, static_cast<const uint8_t*>(data), n);

@@ -71,11 +71,12 @@ class TableBuilder {
   template <class Encode>
   Status AddRecord(BlockType type, std::string_view key, uint8_t value_type, size_t max_value,
                    Encode&& encode);
-  // AddRef's fast path is open for a ref of this update index and name length: a ref is
-  // in the block (ref_block_open_), the index within the limits, the name not empty.
-  REFTAB_FORCE_INLINE bool FastRefOpen(uint64_t update_index, size_t name_size) const {
-    return ref_block_open_ && update_index - header_.min_update_index <= update_index_span_ &&
-           name_size != 0;
+  // AddRef's fast path is open for a ref of this update index: a ref is in the block
+  // (ref_block_open_) and the index within the limits. An empty name needs no test here:
+  // the block has a ref, so TryAddInOrder finds it out of order and AddRefSlow refuses it
+  // ("empty refname") before its order check.
+  REFTAB_FORCE_INLINE bool FastRefOpen(uint64_t update_index) const {
+    return ref_block_open_ && update_index - header_.min_update_index <= update_index_span_;
   }
   // After a ref was added: counts it and gives its object ids (null: none) to the obj
   // index. Ok always; a Status so that the AddRefs end in a tail call (AddRefObjIds).
