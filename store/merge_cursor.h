@@ -138,10 +138,8 @@ class MergeCursor {
         // out or failing, a pending compaction, the bypass) is left to NextMerge.
         for (;;) {
           const uint32_t p = pending_;
-          Sub& it = children_[p];
-          if (!it.NextKey()) [[unlikely]]
+          if (!StepChild(p)) [[unlikely]]
             return NextAfterEnd<kWithName>(out);
-          code_[p] = Techniques::kOffsetValueCodes ? CodeOf(it.key(), it.lcp()) : 1;
           uint64_t wc;
           const uint32_t w = Replay(p, &wc);
           pending_ = w;
@@ -206,6 +204,17 @@ class MergeCursor {
     Replay(p, &wc);
     MaybeBypass();
     return NextMerge<kWithName>(out);
+  }
+
+  // Moves child c to its next key and codes that against the key it replaces (the one just
+  // returned or skipped: the table's prefix compression gives their common prefix). The
+  // steady state's rule and Advance's. False if the child has no record left or failed.
+  REFTAB_FORCE_INLINE bool StepChild(uint32_t c) {
+    Sub& it = children_[c];
+    if (!it.NextKey()) [[unlikely]]
+      return false;
+    code_[c] = Techniques::kOffsetValueCodes ? CodeOf(it.key(), it.lcp()) : 1;
+    return true;
   }
 
   template <bool kWithName>
@@ -443,12 +452,7 @@ class MergeCursor {
   // or skipped), and restores the tree.
   REFTAB_FORCE_INLINE void Advance(uint32_t c) {
     if (compact_) Compact(c);
-    Sub& it = children_[c];
-    if (it.NextKey()) {
-      code_[c] = Techniques::kOffsetValueCodes ? CodeOf(it.key(), it.lcp()) : 1;
-    } else {
-      Ended(c);
-    }
+    if (!StepChild(c)) Ended(c);
     uint64_t wc;
     Replay(c, &wc);
     MaybeBypass();
