@@ -484,9 +484,9 @@ Status GitRefTransaction::Write() {
   // them), so that the checks below see them all, with room for all it will take at once: per
   // queued update one reflog entry and one update, plus a check under the stack's own name
   // when that differs from the name given; one check per free directory; one "nothing below"
-  // check per new name. Grown by doubling
-  // instead (a reserve one short is as bad), a million creates touched hundreds of megabytes
-  // more of fresh pages, each vector's old and new copy, which the kernel zeroes one by one.
+  // check per new name. Grown by doubling instead (a reserve one short is as bad), a million
+  // creates touched hundreds of megabytes more of fresh pages, each vector's old and new
+  // copy, which the kernel zeroes one by one.
   size_t renamed = 0;
   for (Item& u : updates_) {
     if (!u.queued) continue;
