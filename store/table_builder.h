@@ -79,7 +79,8 @@ class TableBuilder {
     return ref_block_open_ && update_index - header_.min_update_index <= update_index_span_;
   }
   // After a ref was added: counts it and gives its object ids (null: none) to the obj
-  // index. Ok always; a Status so that the AddRefs end in a tail call (AddRefObjIds).
+  // index. Ok always; a Status so that the AddRefs could end in a tail call (AddRefObjIds),
+  // which g++ 12 does not make of a call returning a Status in memory.
   REFTAB_FORCE_INLINE Status RefAdded(const ObjectId* value, const ObjectId* peeled) {
     ++stats_.ref_records;
     if (opts_.index_objects) return AddRefObjIds(value, peeled);
