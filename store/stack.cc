@@ -459,8 +459,8 @@ Status Stack::CollectItem(Transaction::Item& item, const Snapshot& snap, uint64_
   bool found = false;
   REFTAB_RETURN_IF_ERROR(snap.ReadRef(item.refname, &current_rec, &found));
   RefValue current = found ? RefValue::Of(current_rec) : RefValue::Absent();
-  if (item.expected_old && !current.Satisfies(*item.expected_old, hs)) {
-    return ExpectationFailed(item.refname, current, *item.expected_old, hs);
+  if (item.expected_old.checked() && !current.Satisfies(item.expected_old.value(), hs)) {
+    return ExpectationFailed(item.refname, current, item.expected_old.value(), hs);
   }
   if (item.kind == Transaction::Kind::kVerify) return Status::Ok();
   RefValue target = item.kind == Transaction::Kind::kDelete ? RefValue::Absent() : item.value;
@@ -673,21 +673,35 @@ RefValue RefValue::Of(const RefRecord& r) {
   return v;
 }
 
+Transaction::ExpectedOld::ExpectedOld(std::optional<RefValue> expected) {
+  if (!expected) return;
+  if (!expected->exists()) {
+    absent_ = true;
+  } else {
+    value_ = std::make_unique<RefValue>(std::move(*expected));
+  }
+}
+
+const RefValue& Transaction::ExpectedOld::value() const {
+  static const RefValue kAbsent = RefValue::Absent();
+  return value_ ? *value_ : kAbsent;
+}
+
 void Transaction::Update(std::string refname, RefValue value, std::optional<RefValue> expected_old,
                          std::optional<LogInfo> log) {
   updates_.push_back(Item{Kind::kUpdate, std::move(refname), std::move(value),
-                          std::move(expected_old),
+                          ExpectedOld(std::move(expected_old)),
                           log ? std::make_unique<LogInfo>(std::move(*log)) : nullptr});
 }
 
 void Transaction::Delete(std::string refname, std::optional<RefValue> expected_old) {
   updates_.push_back(Item{Kind::kDelete, std::move(refname), RefValue::Absent(),
-                          std::move(expected_old), nullptr});
+                          ExpectedOld(std::move(expected_old)), nullptr});
 }
 
 void Transaction::Verify(std::string refname, RefValue expected) {
-  updates_.push_back(
-      Item{Kind::kVerify, std::move(refname), RefValue::Absent(), std::move(expected), nullptr});
+  updates_.push_back(Item{Kind::kVerify, std::move(refname), RefValue::Absent(),
+                          ExpectedOld(std::optional<RefValue>(std::move(expected))), nullptr});
 }
 
 void Transaction::VerifyNoneBelow(std::string prefix, std::string for_key) {

@@ -139,11 +139,27 @@ class Transaction {
  private:
   friend class Stack;
   enum class Kind { kUpdate, kDelete, kVerify };
+  // An expected old value in 16 bytes where std::optional<RefValue> takes 112: each of the
+  // million updates of a bulk create expects only that its ref is absent, which needs no
+  // RefValue of its own (every byte of a queued update is a fresh page's share when there
+  // are a million of them).
+  class ExpectedOld {
+   public:
+    ExpectedOld() = default;
+    explicit ExpectedOld(std::optional<RefValue> expected);
+    bool checked() const { return absent_ || value_ != nullptr; }
+    // What the ref must hold (Absent: must not exist); only when checked().
+    const RefValue& value() const;
+
+   private:
+    std::unique_ptr<RefValue> value_;  // an id or a symref target
+    bool absent_ = false;              // must not exist
+  };
   struct Item {
     Kind kind;
     std::string refname;
     RefValue value;
-    std::optional<RefValue> expected_old;
+    ExpectedOld expected_old;
     // Behind a pointer: bulk callers (the git layer) add their reflog records raw, and an
     // empty std::optional<LogInfo> would still take 120 bytes in each of a million items.
     std::unique_ptr<LogInfo> log;
