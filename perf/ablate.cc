@@ -12,6 +12,8 @@
 //   bypass          merged iterator with and without the single-child bypass
 //   lazy-advance    merged iterator advancing the returned child lazily vs eagerly
 //   ovc             merged iterator with offset-value codes vs string comparisons
+//   merge-order     repeated whole scans of one snapshot replaying the merge order the
+//                   second one recorded (store/merge_order.h) vs merging every time
 //   in-place-keys   BlockIterator vs a decoder building a fresh std::string per key
 //   prefix-length   prefix scan with the prefix length computed once vs strlen per ref
 //   lookup          Snapshot::ReadRef vs seek-and-next through a merged iterator (new or
@@ -34,6 +36,7 @@
 #include "format/record_codec.h"
 #include "perf/naive.h"
 #include "store/merge_cursor.h"
+#include "store/snapshot_access.h"
 #include "store/stack.h"
 #include "store/table_writer.h"
 
@@ -147,6 +150,22 @@ std::vector<const TableReader*> Raw(const std::vector<std::shared_ptr<const Tabl
 template <Off off>
 uint64_t ScanMerged(const std::vector<const TableReader*>& tables) {
   MergedWithout<off> it(tables);
+  Status s = it.SeekToFirst();
+  RefRecord r;
+  uint64_t n = 0, check = 0;
+  while (s.ok() && it.Next(&r)) {
+    ++n;
+    check += r.refname.size() + r.value[0];
+  }
+  if (!s.ok() || !it.status().ok()) return ~uint64_t(0);
+  return n * 1000003 + check;
+}
+
+// Full scan of a snapshot as the library's listings make it: with its memo of the merge
+// order (null: without).
+uint64_t ScanSnapshot(const Snapshot& snap, MergeOrderMemo* memo) {
+  RefMergeCursor it(snap.readers());
+  it.set_merge_order(memo);
   Status s = it.SeekToFirst();
   RefRecord r;
   uint64_t n = 0, check = 0;
@@ -334,6 +353,15 @@ int Main(int argc, char** argv) {
     ok &= Compare("ovc", "scan 9-table stack", refs + 1,
                   {"offset-value codes", [&] { return ScanMerged<Off::kNothing>(stack); }},
                   {"string compares", [&] { return ScanMerged<Off::kOffsetValueCodes>(stack); }});
+
+    // Two whole scans first, so that the memo holds the order before the timed reps.
+    Snapshot snap(*stack_tables, HashId::kSha1);
+    MergeOrderMemo* memo = SnapshotAccess::RefOrder(snap);
+    ScanSnapshot(snap, memo);
+    ScanSnapshot(snap, memo);
+    ok &= Compare("merge-order", "repeated scans of the 9-table stack", refs + 1,
+                  {"replayed order", [&] { return ScanSnapshot(snap, memo); }},
+                  {"merged each time", [&] { return ScanSnapshot(snap, nullptr); }});
   }
 
   // ---- in-place key decoding: walk every ref block of the single table.

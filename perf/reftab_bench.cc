@@ -18,6 +18,9 @@
 // flushed the old file's delayed blocks to disk, its guard for truncate-and-rewrite
 // updates: 17-23 ms of each 1M-ref rep, for both drivers, that no stack write pays.)
 // Default reps: 5 for write, 10 otherwise; REFTAB_BENCH_REPS overrides the default.
+// A scan rep scans the snapshot as the library's listings do, so from the third rep on it
+// replays the merge order the second recorded (store/merge_order.h);
+// REFTAB_BENCH_MERGE_ORDER=off makes every rep merge, as a snapshot's first scan does.
 // REFTAB_BENCH_MEM=1 prints the process's peak and current memory (VmHWM, RssAnon, RssFile)
 // on stderr afterwards, which shows that a scan maps the table instead of copying it.
 #include <algorithm>
@@ -36,6 +39,7 @@
 #include "format/bytes.h"
 #include "format/record.h"
 #include "store/merge_cursor.h"
+#include "store/snapshot_access.h"
 #include "store/stack.h"
 #include "store/table_writer.h"
 
@@ -185,11 +189,16 @@ int Scan(int argc, char** argv) {
   auto snap = OpenSnapshot(argv[2]);
   if (!snap.ok()) return Die(snap.status().message());
   int reps = Reps(argc, argv, 3, 10);
+  const char* order_env = std::getenv("REFTAB_BENCH_MERGE_ORDER");
+  const bool merge_order = order_env == nullptr || std::strcmp(order_env, "off") != 0;
   Timings t;
   uint64_t n = 0, check = 0;
   for (int rep = 0; rep < reps; ++rep) {
     auto t0 = Clock::now();
     RefMergeCursor it((*snap)->readers());
+    // As the library's listings do: the second scan of the snapshot records the merge's
+    // order and the ones after it replay it; REFTAB_BENCH_MERGE_ORDER=off merges every rep.
+    if (merge_order) it.set_merge_order(SnapshotAccess::RefOrder(**snap));
     Status s = it.SeekToFirst();
     RefRecord rec;
     n = 0;

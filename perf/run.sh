@@ -131,6 +131,9 @@ pair() {
 NAMES=$DATA/NAMES.txt
 pair scan-one scan "$ONE"
 pair scan-stack scan "$STACK"
+# The same with every rep merging, as the first scan of a snapshot does (the reps above
+# replay the order their second rep recorded: store/merge_order.h).
+REFTAB_BENCH_MERGE_ORDER=off pair scan-stack-mrg scan "$STACK"
 pair lookup-one lookup "$ONE" "$NAMES"
 pair lookup-stack lookup "$STACK" "$NAMES"
 pair prefix-one prefix "$ONE" refs/tags/

@@ -11,6 +11,7 @@
 #include "store/git_repo.h"
 #include "store/merge_cursor.h"
 #include "store/merged_iterator.h"
+#include "store/snapshot_access.h"
 
 namespace reftab::capi {
 namespace {
@@ -118,7 +119,11 @@ extern "C" {
 reftab_code reftab_ref_iter_new(reftab_store* store, const char* prefix, reftab_ref_iter** out,
                                 reftab_error** err) {
   return Guard(err, [&] {
-    auto make = [](const reftab::Snapshot& s) { return reftab::RefMergeCursor(s.readers()); };
+    auto make = [](const reftab::Snapshot& s) {
+      reftab::RefMergeCursor merge(s.readers());
+      merge.set_merge_order(reftab::SnapshotAccess::RefOrder(s));
+      return merge;
+    };
     return reftab::capi::NewIter<reftab::capi::RefMerge>(store, prefix, make, out, err);
   });
 }

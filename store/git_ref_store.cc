@@ -6,6 +6,7 @@
 #include "store/git_ref_transaction.h"
 #include "store/merge_cursor.h"
 #include "store/refname.h"
+#include "store/snapshot_access.h"
 
 namespace reftab {
 namespace {
@@ -85,6 +86,7 @@ Status GitRefStore::ForEachRef(std::string_view prefix,
   auto snap = stack_->snapshot();
   RefMergeCursor it(snap->readers());
   it.set_suppress_deletions(true);
+  it.set_merge_order(SnapshotAccess::RefOrder(*snap));
   REFTAB_RETURN_IF_ERROR(it.SeekPrefix(prefix));  // ends where names leave the prefix
   RefRecord r;
   while (it.Next(&r)) {

@@ -9,6 +9,7 @@
 
 #include "store/merge_cursor.h"
 #include "store/merged_iterator.h"
+#include "store/snapshot_access.h"
 #include "store/stack.h"
 #include "store/transaction.h"
 
@@ -95,8 +96,10 @@ Status KvSnapshot::Get(std::string_view key, std::string* value, bool* found) co
 }
 
 KvIterator KvSnapshot::NewIterator(const KvIteratorOptions& options) const {
-  return KvIterator(std::unique_ptr<KvIterator::Impl>(
-      new KvIterator::Impl{snap_, RefMergeCursor(snap_->readers()), options}));
+  RefMergeCursor merge(snap_->readers());
+  merge.set_merge_order(SnapshotAccess::RefOrder(*snap_));
+  return KvIterator(
+      std::unique_ptr<KvIterator::Impl>(new KvIterator::Impl{snap_, std::move(merge), options}));
 }
 
 uint64_t KvSnapshot::sequence() const { return snap_->max_update_index(); }

@@ -33,12 +33,16 @@
 //   * the sub-iterator whose record was just returned is advanced lazily, on the next call,
 //     so a caller that stops after one record (a lookup) reads no record too many;
 //   * once a single sub-iterator is left the tree is bypassed entirely and Next() forwards
-//     to it (the common case: one big base table).
+//     to it (the common case: one big base table);
+//   * given its snapshot's MergeOrderMemo (store/merge_order.h), a whole scan of a snapshot
+//     that was scanned whole before replays the order the tree chose then (one byte per
+//     record) and compares no key; the second such scan records it.
 // (Offset-value coding: Conner 1977; Graefe, "Offset-value coding", 2023.)
 #ifndef REFTAB_STORE_MERGE_CURSOR_H_
 #define REFTAB_STORE_MERGE_CURSOR_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -47,6 +51,7 @@
 #include "format/bytes.h"
 #include "format/record.h"
 #include "format/status.h"
+#include "store/merge_order.h"
 #include "store/section_cursor.h"
 #include "store/table_reader.h"
 
@@ -65,12 +70,10 @@ template <class Sub, class Record, class Techniques = MergeTechniques<>>
 class MergeCursor {
  public:
   // `tables` oldest first.
-  explicit MergeCursor(const std::vector<const TableReader*>& tables) {
+  explicit MergeCursor(const std::vector<const TableReader*>& tables) : tables_(tables) {
     children_.reserve(tables.size());
     for (const TableReader* t : tables) children_.push_back(Sub(t));
-    if (children_.size() > 1 && Techniques::kOffsetValueCodes) {
-      for (Sub& c : children_) c.set_track_lcp(true);
-    }
+    SetTrackLcp(true);
     code_.assign(children_.size() + 1, kExhausted);  // the last: Build's sentinel leaf
     leaf_.assign(children_.size(), 0);
     tree_.assign(1, kNone);
@@ -80,12 +83,34 @@ class MergeCursor {
 
   // Drop deletion records instead of returning them.
   void set_suppress_deletions(bool v) { suppress_deletions_ = v; }
+  // The memo of the snapshot whose tables (in the same order) this cursor merges
+  // (SnapshotAccess::RefOrder), or null. Whole scans (SeekToFirst) then record and
+  // replay the merge's order as the memo says.
+  void set_merge_order(MergeOrderMemo* memo) {
+    memo_ = children_.size() > 1 && children_.size() <= MergeOrder::kMaxChildren ? memo : nullptr;
+  }
 
   Status SeekToFirst() {
-    return Reposition([](Sub& it) { return it.SeekToFirst(); });
+    std::shared_ptr<const MergeOrder> order;
+    bool record = false;
+    if (memo_ != nullptr && AidsAllowed()) order = memo_->ForScan(&record);
+    SetTrackLcp(order == nullptr);  // a replay compares no key
+    Status s = Reposition([](Sub& it) { return it.SeekToFirst(); });
+    if (!s.ok() || single_ != kNone || live_ < 2) return s;
+    if (order != nullptr && order->children == children_.size()) {
+      replay_ = std::move(order);
+      step_ = replay_->steps.data();
+      steps_end_ = step_ + replay_->steps.size();
+      replaying_ = true;
+    } else if (record) {
+      recording_ = std::make_unique<MergeOrder>();
+      recording_->children = uint32_t(children_.size());
+    }
+    return s;
   }
   template <class... Key>
   Status Seek(const Key&... key) {
+    SetTrackLcp(true);
     return Reposition([&](Sub& it) { return it.Seek(key...); });
   }
 
@@ -94,9 +119,11 @@ class MergeCursor {
   // name >= the smallest string above all of them, a lookup) and stops there, so the scan
   // itself compares no name with the prefix. Refs only.
   Status SeekPrefix(std::string_view prefix) {
+    if (prefix.empty()) return SeekToFirst();  // a whole scan (see set_merge_order)
     std::string limit(prefix);  // prefix "ab" -> limit "ac"; "a\xff" -> "b"; "\xff" -> none
     while (!limit.empty() && uint8_t(limit.back()) == 0xff) limit.pop_back();
     if (!limit.empty()) limit.back() = char(uint8_t(limit.back()) + 1);
+    SetTrackLcp(true);
     return Reposition([&](Sub& it) { return it.SeekRange(prefix, limit); });
   }
 
@@ -155,6 +182,9 @@ class MergeCursor {
         }
       }
     }
+    // After the merge's steady state, so that its code stays as it was without replays.
+    if (replaying_) [[unlikely]]
+      return NextReplayed<kWithName>(out);
     return NextMerge<kWithName>(out);
   }
 
@@ -175,6 +205,7 @@ class MergeCursor {
       if (live_ == 0) return false;
       uint32_t w = tree_[0];
       pending_ = w;
+      if (recording_ != nullptr) Note(w, code_[w] == kDuplicate);
       if (code_[w] == kDuplicate) continue;  // an older table's record for a returned key
       Sub& c = children_[w];
       if (suppress_deletions_ && c.value_type() == 0) continue;
@@ -186,10 +217,79 @@ class MergeCursor {
         pending_ = kNone;
         Advance(w);
       } else {
-        merging_ = !compact_;  // the tree is whole and no error is recorded
+        // The tree is whole and no error is recorded. A recording scan stays on this path
+        // (Advance does what the steady state does), so the steady state has no check of it.
+        merging_ = !compact_ && recording_ == nullptr;
       }
       return true;
     }
+  }
+
+  // A replayed whole scan (see set_merge_order): advance the child whose record was
+  // returned, take the next step's child, return its record. The recording came from these
+  // very tables, so the child named has a record; the steps end where a single table was
+  // left, whose records NextReplayedTail hands to the bypass.
+  template <bool kWithName>
+  REFTAB_FORCE_INLINE bool NextReplayed(Record* out) {
+    for (;;) {
+      if (pending_ != kNone) {
+        Sub& p = children_[pending_];
+        if (!p.NextKey() && !p.status().ok()) [[unlikely]] {
+          status_ = p.status();
+          replaying_ = false;
+          return false;
+        }
+      }
+      if (step_ == steps_end_) [[unlikely]]
+        return NextReplayedTail<kWithName>(out);
+      const uint8_t step = *step_++;
+      const uint32_t c = step & ~uint32_t(MergeOrder::kShadowed);
+      pending_ = c;
+      if (step & MergeOrder::kShadowed) continue;
+      Sub& it = children_[c];
+      if (suppress_deletions_ && it.value_type() == 0) continue;
+      if (!ReadFrom<kWithName>(it, out)) [[unlikely]] {
+        status_ = it.status();
+        replaying_ = false;
+        return false;
+      }
+      return true;
+    }
+  }
+
+  // The replay's steps are done: every table but the tail has ended, and the tail is on
+  // the record the bypass took first when the order was recorded.
+  template <bool kWithName>
+  [[gnu::noinline]] bool NextReplayedTail(Record* out) {
+    replaying_ = false;
+    pending_ = kNone;
+    for (uint64_t& c : code_) c = kExhausted;
+    const uint32_t t = replay_->tail;
+    code_[t] = replay_->tail_shadowed ? kDuplicate : kFar;
+    live_ = 1;
+    compact_ = false;
+    single_ = t;
+    single_fresh_ = true;
+    return NextSingle<kWithName>(out);
+  }
+
+  // Recording: child c's record was taken from the tree (shadowed: by a newer table's).
+  REFTAB_FORCE_INLINE void Note(uint32_t c, bool shadowed) {
+    recording_->steps.push_back(uint8_t(c | (shadowed ? MergeOrder::kShadowed : 0u)));
+  }
+
+  bool AidsAllowed() const {
+    for (const TableReader* t : tables_) {
+      if (!t->lookup_aids()) return false;
+    }
+    return true;
+  }
+
+  void SetTrackLcp(bool on) {
+    on = on && children_.size() > 1 && Techniques::kOffsetValueCodes;
+    if (on == tracking_lcp_) return;
+    for (Sub& c : children_) c.set_track_lcp(on);
+    tracking_lcp_ = on;
   }
 
   // The steady state's child `pending_` has no record left (or failed): what Advance does
@@ -445,7 +545,19 @@ class MergeCursor {
     if (Techniques::kSingleChildBypass && live_ == 1) {
       single_ = tree_[0];
       single_fresh_ = true;  // positioned on a record not returned yet
+      if (recording_ != nullptr) FinishRecording();
     }
+  }
+
+  // A single table is left and every record before its current one was noted: the order
+  // is complete, unless a table failed on the way.
+  [[gnu::noinline]] void FinishRecording() {
+    std::unique_ptr<MergeOrder> order = std::move(recording_);
+    if (!status_.ok()) return;
+    order->tail = single_;
+    order->tail_shadowed = code_[single_] == kDuplicate;
+    order->steps.shrink_to_fit();
+    memo_->Publish(std::move(order));
   }
 
   // Reads child c's next key, codes it against the key it replaces (the one just returned
@@ -463,6 +575,7 @@ class MergeCursor {
     Sub& it = children_[c];
     code_[c] = kExhausted;
     --live_;
+    if (!it.status().ok()) recording_.reset();
     compact_ = live_ > 1;
     if (!it.status().ok() && status_.ok()) status_ = it.status();
   }
@@ -499,6 +612,9 @@ class MergeCursor {
     single_fresh_ = false;
     bypass_ = nullptr;
     merging_ = false;
+    replaying_ = false;
+    replay_.reset();
+    recording_.reset();
     live_ = 0;
     compact_ = false;
     for (uint32_t i = 0; i < children_.size(); ++i) {
@@ -521,6 +637,7 @@ class MergeCursor {
     return status_;
   }
 
+  std::vector<const TableReader*> tables_;
   std::vector<Sub> children_;
   std::vector<uint64_t> code_;  // per child: its key's code (see EqualCodes)
   std::vector<uint32_t> leaf_;  // per live child: its leaf number
@@ -539,9 +656,18 @@ class MergeCursor {
   Sub* bypass_ = nullptr;
   bool suppress_deletions_ = false;
   // The steady state of a merge: a record was returned from the tree (pending_ is its
-  // child), no error is recorded, no compaction is due and no bypass is on. Anything that
-  // ends it clears it.
+  // child), no error is recorded, no compaction is due, no bypass is on and no order is
+  // being recorded. Anything that ends it clears it.
   bool merging_ = false;
+  // The order of whole scans (see set_merge_order): the memo, the order being replayed (its
+  // next step and end) or the one being recorded.
+  MergeOrderMemo* memo_ = nullptr;
+  bool replaying_ = false;
+  std::shared_ptr<const MergeOrder> replay_;
+  const uint8_t* step_ = nullptr;
+  const uint8_t* steps_end_ = nullptr;
+  std::unique_ptr<MergeOrder> recording_;
+  bool tracking_lcp_ = false;
   Status status_;
 };
 

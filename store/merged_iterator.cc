@@ -11,6 +11,11 @@ struct MergedRefIterator::Impl {
 
 MergedRefIterator::MergedRefIterator(const std::vector<const TableReader*>& tables)
     : impl_(std::make_unique<Impl>(Impl{RefMergeCursor(tables)})) {}
+MergedRefIterator::MergedRefIterator(const std::vector<const TableReader*>& tables,
+                                     MergeOrderMemo* order)
+    : MergedRefIterator(tables) {
+  impl_->merge.set_merge_order(order);
+}
 MergedRefIterator::~MergedRefIterator() = default;
 MergedRefIterator::MergedRefIterator(MergedRefIterator&&) noexcept = default;
 MergedRefIterator& MergedRefIterator::operator=(MergedRefIterator&&) noexcept = default;

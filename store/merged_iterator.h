@@ -20,8 +20,12 @@
 #include "format/visibility.h"
 
 namespace reftab {
+
+class MergeOrderMemo;  // store/merge_order.h: not installed, not exported
+
 REFTAB_PUBLIC_BEGIN
 
+class Snapshot;
 class TableReader;
 
 // The ref records of the tables, in name order.
@@ -47,6 +51,9 @@ class MergedRefIterator {
   const Status& status() const;
 
  private:
+  friend class Snapshot;  // whose iterators keep its whole scans' order
+  MergedRefIterator(const std::vector<const TableReader*>& tables, MergeOrderMemo* order);
+
   struct Impl;  // store/merged_iterator.cc
   std::unique_ptr<Impl> impl_;
 };

@@ -19,6 +19,7 @@
 #include "format/status.h"
 #include "store/git_ref_store.h"
 #include "store/merge_cursor.h"
+#include "store/snapshot_access.h"
 
 namespace reftab {
 
@@ -33,6 +34,7 @@ class RefViewScan {
   explicit RefViewScan(GitRefStore& store)
       : snap_(store.main_stack().snapshot()), cursor_(snap_->readers()) {
     cursor_.set_suppress_deletions(true);
+    cursor_.set_merge_order(SnapshotAccess::RefOrder(*snap_));
   }
 
   // Positions before the first live ref whose name starts with `prefix`.

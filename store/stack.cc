@@ -19,7 +19,9 @@ namespace reftab {
 // ------------------------------------------------------------------ Snapshot
 
 Snapshot::Snapshot(std::vector<std::shared_ptr<const TableReader>> tables, HashId hash_id)
-    : tables_(std::move(tables)), hash_id_(hash_id) {
+    : tables_(std::move(tables)),
+      hash_id_(hash_id),
+      ref_order_(std::make_shared<MergeOrderMemo>()) {
   raw_.reserve(tables_.size());
   for (const auto& t : tables_) raw_.push_back(t.get());
 }
@@ -40,7 +42,9 @@ Status Snapshot::ReadRef(std::string_view name, RefRecord* ref, bool* found) con
   return s;
 }
 
-MergedRefIterator Snapshot::NewRefIterator() const { return MergedRefIterator(raw_); }
+MergedRefIterator Snapshot::NewRefIterator() const {
+  return MergedRefIterator(raw_, ref_order_.get());
+}
 MergedLogIterator Snapshot::NewLogIterator() const { return MergedLogIterator(raw_); }
 
 // ------------------------------------------------------------------ tables.list

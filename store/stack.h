@@ -34,6 +34,8 @@ namespace reftab {
 // because a class takes its visibility from its first declaration.
 class TempTable;          // store/temp_table.h
 struct WrittenLogBlocks;  // store/table_log_blocks.h
+class MergeOrderMemo;     // store/merge_order.h
+struct SnapshotAccess;    // store/merge_order.h
 
 REFTAB_PUBLIC_BEGIN
 
@@ -106,9 +108,13 @@ class Snapshot {
   MergedLogIterator NewLogIterator() const;
 
  private:
+  friend struct SnapshotAccess;
+
   std::vector<std::shared_ptr<const TableReader>> tables_;
   std::vector<const TableReader*> raw_;
   HashId hash_id_;
+  // The order of whole ref scans, recorded once (internal: store/merge_order.h).
+  std::shared_ptr<MergeOrderMemo> ref_order_;
 };
 
 // A Stack object is used by one thread at a time; its snapshots may be shared freely and

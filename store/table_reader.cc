@@ -88,6 +88,8 @@ void TableReader::set_lookup_aids(bool on) const {
   aids_->enabled.store(on, std::memory_order_relaxed);
 }
 
+bool TableReader::lookup_aids() const { return aids_->enabled.load(std::memory_order_relaxed); }
+
 TableReader::TableReader(std::unique_ptr<RandomAccessFile> file, const TableFooter& footer)
     : file_(std::move(file)),
       footer_(footer),

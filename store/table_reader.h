@@ -161,6 +161,9 @@ class TableReader {
   // stays the mapping alone and repeated lookups stay as slow as the first; answers never
   // change. Thread-safe; an aid already built stays in use.
   void set_lookup_aids(bool on) const;
+  // Whether it may (a stack's whole scans also keep their merge order only while every
+  // table may).
+  bool lookup_aids() const;
 
   // Appends every ref whose value or peeled value equals `id` (tombstones never match).
   // Uses the obj index when present, otherwise scans.

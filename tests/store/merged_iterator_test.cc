@@ -14,10 +14,13 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
 #include "store/merge_cursor.h"
+#include "store/merge_order.h"
+#include "store/snapshot_access.h"
 #include "store/stack.h"
 #include "store/table_reader.h"
 #include "tests/testutil/random_refs.h"
@@ -552,6 +555,82 @@ TEST(MergedIteratorTest, CodesThatCarrySeveralBytesOrderLikeTheBytes) {
 }
 
 // Random stacks over a small name pool against a reference merge.
+// The recorded order of whole scans (store/merge_order.h): kept from the second whole scan
+// of a snapshot, replayed after it, shared by threads, and never kept while a table's
+// lookup aids are off.
+TEST(MergedIteratorTest, WholeScansReplayTheRecordedOrder) {
+  Tables t;
+  std::vector<std::vector<RefRecord>> tables(4);
+  std::map<std::string, RefRecord> newest;
+  for (uint64_t i = 0; i < 3000; ++i) {
+    char name[40];
+    std::snprintf(name, sizeof name, "refs/heads/topic-%05llu",
+                  (unsigned long long)(i * 7919 % 3000));
+    size_t k = i % 4;
+    RefRecord r = i % 11 == 0 && k > 0 ? Tomb(name, k + 1) : Val(name, k + 1, i);
+    tables[k].push_back(r);
+    if (i % 13 == 0 && k < 3) {  // shadowed by the next table
+      RefRecord newer = Val(name, k + 2, i + 100000);
+      tables[k + 1].push_back(newer);
+    }
+  }
+  for (size_t k = 0; k < tables.size(); ++k) {
+    std::sort(tables[k].begin(), tables[k].end(),
+              [](const RefRecord& a, const RefRecord& b) { return a.refname < b.refname; });
+    tables[k].erase(
+        std::unique(tables[k].begin(), tables[k].end(),
+                    [](const RefRecord& a, const RefRecord& b) { return a.refname == b.refname; }),
+        tables[k].end());
+    for (const RefRecord& r : tables[k]) newest[r.refname] = r;
+    t.Add(k + 1, k + 1, tables[k]);
+  }
+  std::vector<std::string> want;
+  for (const auto& [n, r] : newest) {
+    if (!r.is_deletion()) want.push_back(FormatRef(r, 20));
+  }
+  auto scan = [&](const Snapshot& snap) {
+    MergedRefIterator it = snap.NewRefIterator();
+    it.set_suppress_deletions(true);
+    EXPECT_TRUE(it.SeekToFirst().ok());
+    return Drain(it, 20);
+  };
+
+  Snapshot snap = t.snapshot();
+  MergeOrderMemo* memo = SnapshotAccess::RefOrder(snap);
+  ASSERT_EQ(scan(snap), want);
+  EXPECT_EQ(memo->memory_bytes(), 0u) << "the first whole scan records nothing";
+  ASSERT_EQ(scan(snap), want);
+  EXPECT_GT(memo->memory_bytes(), 0u) << "the second whole scan records the order";
+  EXPECT_LE(memo->memory_bytes(), 3000u + 300u) << "one byte per record";
+  std::vector<std::thread> threads;
+  std::vector<std::vector<std::string>> got(4);
+  for (size_t i = 0; i < got.size(); ++i) {
+    threads.emplace_back([&, i] {
+      for (int r = 0; r < 3; ++r) got[i] = scan(snap);
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (const auto& g : got) EXPECT_EQ(g, want);
+
+  // Threads racing to record on a fresh snapshot keep one order.
+  Snapshot fresh = t.snapshot();
+  ASSERT_EQ(scan(fresh), want);
+  threads.clear();
+  for (size_t i = 0; i < got.size(); ++i) {
+    threads.emplace_back([&, i] { got[i] = scan(fresh); });
+  }
+  for (auto& th : threads) th.join();
+  for (const auto& g : got) EXPECT_EQ(g, want);
+  ASSERT_EQ(scan(fresh), want);
+
+  // A table whose lookup aids are off keeps the snapshot's memory to the mapping.
+  t.raw()[2]->set_lookup_aids(false);
+  Snapshot plain = t.snapshot();
+  for (int r = 0; r < 3; ++r) ASSERT_EQ(scan(plain), want);
+  EXPECT_EQ(SnapshotAccess::RefOrder(plain)->memory_bytes(), 0u);
+  t.raw()[2]->set_lookup_aids(true);
+}
+
 class MergedIteratorModelTest : public ::testing::TestWithParam<std::tuple<HashId, uint32_t>> {};
 
 TEST_P(MergedIteratorModelTest, MatchesReferenceMerge) {
@@ -653,6 +732,45 @@ TEST_P(MergedIteratorModelTest, MatchesReferenceMerge) {
       it.set_suppress_deletions(suppress);
       ASSERT_TRUE(it.SeekToFirst().ok());
       ASSERT_EQ(DrainLogs(it, hs), want) << "seed " << seed;
+    }
+    // Whole scans of one snapshot: the first merges, the second records the merge's order,
+    // the ones after replay it (store/merge_order.h); every one returns the merge. Scans
+    // that stop early or seek elsewhere in between neither record nor spoil it.
+    {
+      Snapshot whole = t.snapshot();
+      for (int round = 0; round < 6; ++round) {
+        const bool suppress = round % 2 == 1;
+        MergedRefIterator it = whole.NewRefIterator();
+        it.set_suppress_deletions(suppress);
+        if (round == 1 || round == 4) {  // a partial whole scan, then a seek
+          ASSERT_TRUE(it.SeekToFirst().ok());
+          std::vector<std::string> want = want_refs("", suppress);
+          size_t limit = 1 + rng() % 3;
+          if (want.size() > limit) want.resize(limit);
+          ASSERT_EQ(Drain(it, hs, limit), want) << "seed " << seed;
+          const std::string& target = pool[rng() % pool.size()];
+          ASSERT_TRUE(it.Seek(target).ok());
+          ASSERT_EQ(Drain(it, hs), want_refs(target, suppress)) << "seed " << seed;
+        }
+        ASSERT_TRUE(it.SeekToFirst().ok());
+        ASSERT_EQ(Drain(it, hs), want_refs("", suppress)) << "seed " << seed << " round " << round;
+        ASSERT_TRUE(it.SeekPrefix("").ok());
+        ASSERT_EQ(Drain(it, hs), want_refs("", suppress)) << "seed " << seed << " round " << round;
+      }
+      // NextView over a replay: the name is key(), as in the merge.
+      RefMergeCursor c(whole.readers());
+      c.set_merge_order(SnapshotAccess::RefOrder(whole));
+      c.set_suppress_deletions(true);
+      ASSERT_TRUE(c.SeekToFirst().ok());
+      std::vector<std::string> got;
+      RefRecord r;
+      while (c.NextView(&r)) {
+        RefRecord named = r;
+        named.refname = std::string(c.key());
+        got.push_back(FormatRef(named, hs));
+      }
+      ASSERT_TRUE(c.status().ok()) << c.status().ToString();
+      ASSERT_EQ(got, want_refs("", true)) << "seed " << seed;
     }
     // The exact lookup agrees with the merge.
     Snapshot snap = t.snapshot();
