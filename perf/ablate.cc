@@ -146,10 +146,9 @@ std::vector<const TableReader*> Raw(const std::vector<std::shared_ptr<const Tabl
   return raw;
 }
 
-// Full scan through a merged iterator with one technique off (or none).
-template <Off off>
-uint64_t ScanMerged(const std::vector<const TableReader*>& tables) {
-  MergedWithout<off> it(tables);
+// Scans `it` from its first record to the end; returns a checksum of what it read.
+template <class Cursor>
+uint64_t ScanAll(Cursor& it) {
   Status s = it.SeekToFirst();
   RefRecord r;
   uint64_t n = 0, check = 0;
@@ -161,20 +160,19 @@ uint64_t ScanMerged(const std::vector<const TableReader*>& tables) {
   return n * 1000003 + check;
 }
 
+// Full scan through a merged iterator with one technique off (or none).
+template <Off off>
+uint64_t ScanMerged(const std::vector<const TableReader*>& tables) {
+  MergedWithout<off> it(tables);
+  return ScanAll(it);
+}
+
 // Full scan of a snapshot as the library's listings make it: with its memo of the merge
 // order (null: without).
 uint64_t ScanSnapshot(const Snapshot& snap, MergeOrderMemo* memo) {
   RefMergeCursor it(snap.readers());
   it.set_merge_order(memo);
-  Status s = it.SeekToFirst();
-  RefRecord r;
-  uint64_t n = 0, check = 0;
-  while (s.ok() && it.Next(&r)) {
-    ++n;
-    check += r.refname.size() + r.value[0];
-  }
-  if (!s.ok() || !it.status().ok()) return ~uint64_t(0);
-  return n * 1000003 + check;
+  return ScanAll(it);
 }
 
 // Exact lookups through Snapshot::ReadRef; returns a checksum of what was found.

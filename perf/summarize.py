@@ -15,7 +15,8 @@ import sys
 # label -> (operation, target ratio git/reftab)
 IN_PROCESS = {
     "scan-one": ("scan, one table (ns per ref)", 5),
-    "scan-stack": ("scan, 9-table stack (ns per ref)", 8),
+    "scan-stack": ("scan, 9-table stack, repeated (ns per ref; replays the merge order)", 8),
+    "scan-stack-mrg": ("scan, 9-table stack, merging every time (a snapshot's first scan)", None),
     "prefix-one": ("prefix `refs/tags/`, one table (ns per ref)", 5),
     "prefix-stack": ("prefix `refs/tags/`, 9-table stack (ns per ref)", None),
     "lookup-one": ("exact lookup, one table (ns, 100k names)", 8),
