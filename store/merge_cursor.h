@@ -70,7 +70,7 @@ template <class Sub, class Record, class Techniques = MergeTechniques<>>
 class MergeCursor {
  public:
   // `tables` oldest first.
-  explicit MergeCursor(const std::vector<const TableReader*>& tables) : tables_(tables) {
+  explicit MergeCursor(const std::vector<const TableReader*>& tables) {
     children_.reserve(tables.size());
     for (const TableReader* t : tables) children_.push_back(Sub(t));
     SetTrackLcp(true);
@@ -279,8 +279,8 @@ class MergeCursor {
   }
 
   bool AidsAllowed() const {
-    for (const TableReader* t : tables_) {
-      if (!t->lookup_aids()) return false;
+    for (const Sub& c : children_) {
+      if (!c.table()->lookup_aids()) return false;
     }
     return true;
   }
@@ -575,7 +575,6 @@ class MergeCursor {
     Sub& it = children_[c];
     code_[c] = kExhausted;
     --live_;
-    if (!it.status().ok()) recording_.reset();
     compact_ = live_ > 1;
     if (!it.status().ok() && status_.ok()) status_ = it.status();
   }
@@ -637,7 +636,6 @@ class MergeCursor {
     return status_;
   }
 
-  std::vector<const TableReader*> tables_;
   std::vector<Sub> children_;
   std::vector<uint64_t> code_;  // per child: its key's code (see EqualCodes)
   std::vector<uint32_t> leaf_;  // per live child: its leaf number

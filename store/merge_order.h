@@ -1,5 +1,5 @@
 // Internal, not installed: the order in which a full merged scan of a snapshot's ref tables
-// takes its records, recorded by the first such scan and replayed by the ones after it.
+// takes its records, recorded by the second such scan and replayed by the ones after it.
 //
 // A merge of tables whose names interleave pays for its order on every record: a tree of
 // losers over 7 live tables plays 3 matches per record, about 165 instructions on the
@@ -11,10 +11,12 @@
 // whole scans only (SeekToFirst), where a listing of every ref spends its time.
 //
 // The cost: one byte per record of the stack, held as long as the snapshot, and a byte
-// appended per record during the first scan. A scan that stops early, fails, or runs over
-// more than kMaxChildren tables records nothing; once a single table is left the recording
-// ends with its name (the rest of the scan is that table's records, as MergeCursor's
-// bypass reads them), so the bytes cover the records up to where the other tables end.
+// appended per record during the recording scan (the first whole scan of a snapshot records
+// nothing, so a process that lists once pays nothing). A scan that stops early, fails, or
+// runs over more than kMaxChildren tables records nothing; once a single table is left the
+// recording ends with its name (the rest of the scan is that table's records, as
+// MergeCursor's bypass reads them), so the bytes cover the records up to where the other
+// tables end.
 #ifndef REFTAB_STORE_MERGE_ORDER_H_
 #define REFTAB_STORE_MERGE_ORDER_H_
 

@@ -39,6 +39,7 @@ inline const char* SectionName(BlockType t) {
 class SectionCursor {
  public:
   SectionCursor(const TableReader* table, BlockType type) : table_(table), type_(type) {}
+  const TableReader* table() const { return table_; }
 
   // Positions before the first record of the section (empty if the section is absent).
   Status SeekToFirst();
@@ -123,6 +124,7 @@ class TableRefCursor {
   uint8_t value_type() const { return cursor_.it().value_type(); }
   // See BlockIterator::set_track_lcp(): the common prefix of the key with the previous one.
   void set_track_lcp(bool on) { cursor_.it().set_track_lcp(on); }
+  const TableReader* table() const { return cursor_.table(); }
   uint32_t lcp() const { return cursor_.it().lcp(); }
   // Fills `*ref` with the current record; false (and status() set) if it is malformed.
   REFTAB_FORCE_INLINE bool ReadValue(RefRecord* ref) {
@@ -206,6 +208,7 @@ class TableLogCursor {
   static constexpr uint32_t kKeyReadSlack = BlockIterator::kKeyReadSlack;  // past key()
   uint8_t value_type() const { return cursor_.it().value_type(); }
   void set_track_lcp(bool on) { cursor_.it().set_track_lcp(on); }
+  const TableReader* table() const { return cursor_.table(); }
   uint32_t lcp() const { return cursor_.it().lcp(); }
   bool ReadValue(LogRecord* log);
 

@@ -35,7 +35,7 @@ namespace reftab {
 class TempTable;          // store/temp_table.h
 struct WrittenLogBlocks;  // store/table_log_blocks.h
 class MergeOrderMemo;     // store/merge_order.h
-struct SnapshotAccess;    // store/merge_order.h
+struct SnapshotAccess;    // store/snapshot_access.h
 
 REFTAB_PUBLIC_BEGIN
 
