@@ -99,6 +99,20 @@ void PrintMemory() {
   }
 }
 
+// With REFTAB_BENCH_MEM, what the snapshot built in memory for the reps: the tables' lookup
+// aids and the recorded merge order of whole scans (store/stack.h, store/table_reader.h).
+void PrintMemory(const Snapshot& snap) {
+  PrintMemory();
+  if (!std::getenv("REFTAB_BENCH_MEM")) return;
+  size_t tables = 0;
+  for (const TableReader* t : snap.readers()) tables += t->file_size();
+  const SnapshotMemory m = snap.memory();
+  std::fprintf(stderr,
+               "mem built: hash indexes %zu bytes, filters %zu, flat indexes %zu, merge order "
+               "%zu (tables: %zu bytes)\n",
+               m.hash_indexes, m.filters, m.block_indexes, m.merge_order, tables);
+}
+
 // "<hex> SP <name>" lines: the names (and, for write, the ids).
 struct Lines {
   std::vector<std::string> names;
@@ -212,7 +226,7 @@ int Scan(int argc, char** argv) {
   }
   if (check == 1) std::fputs("", stderr);  // keeps the loop's work observable
   t.Print("scan", n);
-  PrintMemory();
+  PrintMemory(**snap);
   return 0;
 }
 
@@ -243,7 +257,7 @@ int Lookup(int argc, char** argv) {
                  (unsigned long long)(names.names.size() - found_count), names.names.size());
   }
   t.Print("lookup", names.names.size());
-  PrintMemory();
+  PrintMemory(**snap);
   return 0;
 }
 
@@ -272,7 +286,7 @@ int Prefix(int argc, char** argv) {
   }
   if (check == 1) std::fputs("", stderr);
   t.Print("prefix", n);
-  PrintMemory();
+  PrintMemory(**snap);
   return 0;
 }
 

@@ -318,6 +318,12 @@ mem "for-each-ref, one table" "$REFTAB" --stack "$ONE" for-each-ref --format='%(
 echo "(the table file is $(stat -c %s "$ONE_TABLE") bytes; a scan maps it, so its pages" \
   "count as file-backed RSS, not heap)" | tee -a "$MEM_TXT"
 REFTAB_BENCH_MEM=1 "$BENCH" scan "$ONE" 1 2>&1 >/dev/null | tee -a "$MEM_TXT"
+# What a long-lived reader builds in memory: the hash indexes of 100k lookups, the merge
+# order of repeated whole scans (recorded by the second).
+REFTAB_BENCH_MEM=1 "$BENCH" lookup "$STACK" "$DATA/NAMES.txt" 1 2>&1 >/dev/null |
+  sed -n 's/^mem built: /100k lookups, 9-table stack: /p' | tee -a "$MEM_TXT"
+REFTAB_BENCH_MEM=1 "$BENCH" scan "$STACK" 3 2>&1 >/dev/null |
+  sed -n 's/^mem built: /3 whole scans, 9-table stack: /p' | tee -a "$MEM_TXT"
 rm -f "$SCRATCH/m.ref" "$SCRATCH/time.txt"
 
 fi  # COMPARE_ONLY

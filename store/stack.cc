@@ -47,6 +47,17 @@ MergedRefIterator Snapshot::NewRefIterator() const {
 }
 MergedLogIterator Snapshot::NewLogIterator() const { return MergedLogIterator(raw_); }
 
+SnapshotMemory Snapshot::memory() const {
+  SnapshotMemory m;
+  for (const TableReader* t : raw_) {
+    m.hash_indexes += t->ref_hash_index_bytes();
+    m.filters += t->ref_filter_bytes();
+    m.block_indexes += t->ref_block_index_bytes();
+  }
+  m.merge_order = ref_order_->memory_bytes();
+  return m;
+}
+
 // ------------------------------------------------------------------ tables.list
 
 namespace {

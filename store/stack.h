@@ -86,6 +86,20 @@ struct CompactionOptions {
   Progress* progress = nullptr;                // told of every record written
 };
 
+// What a snapshot has built in memory besides its tables' mappings, in bytes, for a
+// long-lived process's memory reports. Every part is built lazily, once it pays, and freed
+// with the last snapshot that shares the tables (the aids) or with this one (the order).
+struct SnapshotMemory {
+  size_t hash_indexes = 0;   // the tables' TableReader::ref_hash_index_bytes()
+  size_t filters = 0;        // their ref_filter_bytes()
+  size_t block_indexes = 0;  // their ref_block_index_bytes()
+  // The merge order whole ref scans replay: one byte per record of the stack, kept from the
+  // second whole scan on; 0 before, for a single table, and while a table's lookup aids are
+  // off.
+  size_t merge_order = 0;
+  size_t total() const { return hash_indexes + filters + block_indexes + merge_order; }
+};
+
 class Snapshot {
  public:
   Snapshot(std::vector<std::shared_ptr<const TableReader>> tables, HashId hash_id);
@@ -106,6 +120,9 @@ class Snapshot {
   // Merged iterators over all tables (tombstones returned unless suppressed).
   MergedRefIterator NewRefIterator() const;
   MergedLogIterator NewLogIterator() const;
+
+  // What it has built in memory so far (see SnapshotMemory).
+  SnapshotMemory memory() const;
 
  private:
   friend struct SnapshotAccess;

@@ -602,6 +602,7 @@ TEST(MergedIteratorTest, WholeScansReplayTheRecordedOrder) {
   ASSERT_EQ(scan(snap), want);
   EXPECT_GT(memo->memory_bytes(), 0u) << "the second whole scan records the order";
   EXPECT_LE(memo->memory_bytes(), 3000u + 300u) << "one byte per record";
+  EXPECT_EQ(snap.memory().merge_order, memo->memory_bytes()) << "the public report";
   std::vector<std::thread> threads;
   std::vector<std::vector<std::string>> got(4);
   for (size_t i = 0; i < got.size(); ++i) {

@@ -465,6 +465,15 @@ TEST(RefHashIndexTest, StackLookupsReportDamageInAnOlderTableThroughItsHashIndex
   };
   EXPECT_TRUE(LookupErrors(old_table.names, read).empty());  // builds the newer one's index
   EXPECT_GT(tables[1]->ref_hash_index_bytes(), 0u);
+  // The snapshot's report sums what its tables built.
+  const SnapshotMemory built = snap.memory();
+  EXPECT_EQ(built.hash_indexes,
+            tables[0]->ref_hash_index_bytes() + tables[1]->ref_hash_index_bytes());
+  EXPECT_EQ(built.filters, tables[0]->ref_filter_bytes() + tables[1]->ref_filter_bytes());
+  EXPECT_EQ(built.block_indexes,
+            tables[0]->ref_block_index_bytes() + tables[1]->ref_block_index_bytes());
+  EXPECT_EQ(built.merge_order, 0u) << "no whole scan yet";
+  EXPECT_EQ(built.total(), built.hash_indexes + built.filters + built.block_indexes);
   old_table.file->at(4096) = 'x';
   auto errors = LookupErrors(old_table.names, read);
   ASSERT_FALSE(errors.empty());
