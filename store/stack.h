@@ -87,8 +87,9 @@ struct CompactionOptions {
 };
 
 // What a snapshot has built in memory besides its tables' mappings, in bytes, for a
-// long-lived process's memory reports. Every part is built lazily, once it pays, and freed
-// with the last snapshot that shares the tables (the aids) or with this one (the order).
+// long-lived process's memory reports. Every part is built lazily, once it pays. The aids
+// belong to the tables and go with the last snapshot that holds them; the merge order is
+// shared by a snapshot's copies and goes with the last of them.
 struct SnapshotMemory {
   size_t hash_indexes = 0;   // the tables' TableReader::ref_hash_index_bytes()
   size_t filters = 0;        // their ref_filter_bytes()
