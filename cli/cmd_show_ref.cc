@@ -10,6 +10,7 @@
 // dump's JSON Lines).
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <set>
 
 #include "cli/abbrev.h"
@@ -18,6 +19,7 @@
 #include "cli/jsonl.h"
 #include "cli/output.h"
 #include "cli/stack_access.h"
+#include "store/git_config.h"
 #include "store/git_ref_dwim.h"
 #include "store/git_ref_list.h"
 #include "store/refname.h"
@@ -180,6 +182,20 @@ void PrintListingError(const std::string& message) {
   std::fprintf(stderr, "error: %s\n", message.c_str());
 }
 
+// git's GIT_REF_PARANOIA (read as git_env_bool reads it: on when unset), which decides what a
+// listing does with broken refs (store/git_ref_list.h). Read when a listing starts, as git
+// does. Not a boolean: git's fatal message.
+Result<bool> RefParanoia() {
+  const char* env = std::getenv("GIT_REF_PARANOIA");
+  if (!env) return true;
+  std::optional<bool> on = ParseGitBool(std::string(env));
+  if (!on) {
+    return Status::InvalidArgument("bad boolean environment value '" + std::string(env) +
+                                   "' for 'GIT_REF_PARANOIA'");
+  }
+  return *on;
+}
+
 int ShowPatterns(Store& store, const ShowRefOptions& o, const Args& patterns) {
   Shower shower(store, o);
   int matched = 0, code = 0;
@@ -201,8 +217,11 @@ int ShowPatterns(Store& store, const ShowRefOptions& o, const Args& patterns) {
   if (o.branches) prefixes.push_back("refs/heads/");
   if (o.tags) prefixes.push_back("refs/tags/");
   if (prefixes.empty()) prefixes.push_back("refs/");
+  Result<bool> paranoia = RefParanoia();
+  if (!paranoia.ok()) return shower.Die(paranoia.status().message());
   GitListCallbacks cb;
   cb.error = PrintListingError;
+  cb.include_broken = *paranoia;
   cb.ref = [&](const GitListedRef& ref) {
     if (!MatchesPattern(*ref.name, patterns)) return true;
     ++matched;
@@ -260,9 +279,12 @@ std::string_view LineRef(std::string_view line) {
 }
 
 int ExcludeExisting(Store& store, const std::optional<std::string>& pattern) {
+  Result<bool> paranoia = RefParanoia();
+  if (!paranoia.ok()) return GitDie(paranoia.status().message());
   std::set<std::string, std::less<>> existing;
   GitListCallbacks cb;
   cb.error = PrintListingError;
+  cb.include_broken = *paranoia;
   cb.ref = [&](const GitListedRef& ref) {
     existing.insert(*ref.name);
     return true;

@@ -8,10 +8,14 @@
 namespace reftab {
 namespace {
 
-// The id a listed record stands for; false when git counts the ref as broken.
-Status ResolveListed(GitRefStore& store, const RefRecord& rec, GitListedRef* out, bool* ok) {
+// The id a listed record stands for. `broken`: git counts the ref as broken (a symref that
+// does not resolve, a null id, a name that is not well formed: its id is then null);
+// `symref`: the record is one.
+Status ResolveListed(GitRefStore& store, const RefRecord& rec, GitListedRef* out, bool* ok,
+                     bool* symref) {
   *ok = true;
-  if (rec.value_type == RefValueType::kSymref) {
+  *symref = rec.value_type == RefValueType::kSymref;
+  if (*symref) {
     GitResolution r;
     REFTAB_RETURN_IF_ERROR(ResolveRefAsGit(store, rec.refname, kResolveReading, &r));
     *ok = r.resolved;
@@ -30,6 +34,8 @@ Status ResolveListed(GitRefStore& store, const RefRecord& rec, GitListedRef* out
       return Status::Corruption("refname is dangerous: " + rec.refname);
     }
     *ok = false;
+    out->id = ObjectId{};
+    out->peeled.reset();
   }
   return Status::Ok();
 }
@@ -48,9 +54,13 @@ Status ForEachGitRef(GitRefStore& store, std::string_view prefix, const GitListC
     if (rec.refname.compare(0, 5, "refs/") != 0) return true;
     GitListedRef ref;
     ref.name = &rec.refname;
-    bool ok = false;
-    inner = ResolveListed(store, rec, &ref, &ok);
+    bool ok = false, symref = false;
+    inner = ResolveListed(store, rec, &ref, &ok, &symref);
     if (!inner.ok()) return false;
+    if (cb.include_broken) {
+      // git's default: a broken ref is listed, unless it is a symref (a dangling one).
+      return (ok || !symref) ? cb.ref(ref) : true;
+    }
     if (!ok) return true;
     bool exists = true;
     inner = ObjectExists(store, ref.id, &exists);

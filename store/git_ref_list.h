@@ -2,11 +2,13 @@
 // of git's reftable backend), with git's rules applied on the way:
 //  - names under refs/ only (root refs such as HEAD are not listed);
 //  - a symref is listed with the id its chain ends at; one that does not resolve, a null
-//    id, or a name that is not well formed makes the ref "broken", and broken refs are left
-//    out;
+//    id, or a name that is not well formed makes the ref "broken";
 //  - a name that is not even safe stops the listing (git dies: "refname is dangerous");
-//  - with an object database, a ref whose object is missing is left out with git's error
-//    "<ref> does not point to a valid object!".
+//  - by default (git's GIT_REF_PARANOIA, on unless set to false), broken refs are listed,
+//    with a null id where the name is not well formed, except symrefs that do not resolve,
+//    and no object is looked up: the command decides what a missing object means;
+//  - with paranoia off, broken refs are left out, and so is a ref whose object is missing
+//    (given an object database), with git's error "<ref> does not point to a valid object!".
 #ifndef REFTAB_STORE_GIT_REF_LIST_H_
 #define REFTAB_STORE_GIT_REF_LIST_H_
 
@@ -36,6 +38,8 @@ struct GitListCallbacks {
   std::function<bool(const GitListedRef&)> ref;
   // git's error lines for refs left out (without "error: "), as they occur.
   std::function<void(const std::string&)> error;
+  // git's ref paranoia (above): list broken refs, look up no object.
+  bool include_broken = true;
 };
 
 // Lists the refs under `prefix` (which should start with "refs/"). A dangerous name ends the

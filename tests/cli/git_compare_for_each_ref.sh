@@ -7,8 +7,8 @@
 # packed and loose objects; and a SHA-256 repository.
 #
 # Usage: git_compare_for_each_ref.sh REFTAB [FILTER]. Needs a reftable-capable git:
-# $REFTAB_GIT, else `git` on PATH if it is at least 2.45. Without one it prints why and exits
-# 77 (skipped). Cases listed in KNOWN may differ; they are counted apart and do not fail.
+# $REFTAB_GIT, else `git` on PATH if it is at least 2.45; without one it is skipped. Prints TAP
+# (real_git.sh). Cases listed in KNOWN may differ; they are counted apart and do not fail.
 set -u
 reftab=$(realpath "$1")
 filter=${2:-}
@@ -86,8 +86,6 @@ at 1700001000; "$git" -C "$S" commit -q --allow-empty -m "sha256 commit"
 "$git" -C "$S" tag -a -m "sha256 tag" t256
 "$git" -C "$S" symbolic-ref refs/heads/link refs/heads/side
 
-compared=0 identical=0 known_diff=0 failed=0
-declare -A KNOWN=()
 KNOWN["--format=%(describe) refs/tags"]="%(describe) is not supported"
 KNOWN["--format=%(trailers) refs/heads"]="%(trailers) is not supported"
 KNOWN["--format=%(objectsize:disk) refs/heads/main"]="%(objectsize:disk) is not supported"
@@ -103,20 +101,14 @@ run_case() {  # run_case LABEL ARGS...: both tools, same arguments, same directo
   (cd "$DIR" && "$reftab" "$@" <"$tmp/in" >"$tmp/r.out" 2>"$tmp/r.err"; echo $? >"$tmp/r.rc")
   # Usage texts name the program: reftab's "usage: reftab ..." is compared as git's.
   sed -i 's/^usage: reftab /usage: git /' "$tmp/r.out" "$tmp/r.err"
-  compared=$((compared + 1))
-  if cmp -s "$tmp/g.out" "$tmp/r.out" && cmp -s "$tmp/g.err" "$tmp/r.err" &&
-     cmp -s "$tmp/g.rc" "$tmp/r.rc"; then
-    identical=$((identical + 1))
-  elif [ -n "${KNOWN[$label]:-}" ]; then
-    known_diff=$((known_diff + 1))
-    echo "known difference: [$label]: ${KNOWN[$label]}"
-  else
-    failed=$((failed + 1))
-    echo "DIFFERS: [$label] in $DIR"
-    echo "  git rc=$(cat "$tmp/g.rc") reftab rc=$(cat "$tmp/r.rc")"
-    diff <(cat "$tmp/g.out"; echo "--- stderr"; cat "$tmp/g.err") \
-         <(cat "$tmp/r.out"; echo "--- stderr"; cat "$tmp/r.err") | head -12 | sed 's/^/  /'
+  local why=""
+  if ! cmp -s "$tmp/g.out" "$tmp/r.out" || ! cmp -s "$tmp/g.err" "$tmp/r.err" ||
+     ! cmp -s "$tmp/g.rc" "$tmp/r.rc"; then
+    why="in $DIR: git rc=$(cat "$tmp/g.rc") reftab rc=$(cat "$tmp/r.rc")
+$(diff <(cat "$tmp/g.out"; echo "--- stderr"; cat "$tmp/g.err") \
+       <(cat "$tmp/r.out"; echo "--- stderr"; cat "$tmp/r.err") | head -12)"
   fi
+  verdict "$label" "$why"
 }
 PREFIX=
 fer() { run_case "$PREFIX$*" for-each-ref "$@"; }
@@ -285,12 +277,12 @@ fer --merged=nope --format='%(refname)'
 
 # JSON.
 "$reftab" --git-dir "$R/.git" for-each-ref --format=json refs/heads >"$tmp/json" 2>&1
-grep -q '"refname":"refs/heads/main","objectname":"'"$main_id"'"' "$tmp/json" || {
-  echo "DIFFERS: --format=json does not list refs/heads/main with its id"; failed=$((failed + 1)); }
+grep -q '"refname":"refs/heads/main","objectname":"'"$main_id"'"' "$tmp/json"
+verdict "--format=json lists refs/heads/main with its id" "$([ $? = 0 ] || cat "$tmp/json")"
 "$reftab" --git-dir "$R/.git" for-each-ref --format=json --sort=-committerdate --count=2 \
   refs/heads >"$tmp/json2" 2>&1
-[ "$(wc -l <"$tmp/json2")" = 2 ] || {
-  echo "DIFFERS: --format=json --count=2 printed $(wc -l <"$tmp/json2") lines"; failed=$((failed + 1)); }
+verdict "--format=json --count=2 prints 2 lines" \
+  "$([ "$(wc -l <"$tmp/json2")" = 2 ] || echo "printed $(wc -l <"$tmp/json2") lines")"
 
 # Errors in formats and options.
 for f in '%(bogus)' '%(refname' '%()' '%(*)' '%(refname:bogus)' '%(refname:lstrip=x)' \
@@ -381,8 +373,8 @@ for q in '' --shell --perl --python --tcl; do
   fer $q --format='%(refname) %(refname:short) %(align:12)%(refname:lstrip=2)%(end)|' refs/heads/c* 'refs/heads/it*'
 done
 "$reftab" --git-dir "$R/.git" for-each-ref --format=json 'refs/heads/c*' >"$tmp/json3" 2>&1
-grep -q '"refname_hex":"726566732f68656164732f636166e9"' "$tmp/json3" || {
-  echo "DIFFERS: --format=json does not write a non-UTF-8 name as refname_hex"; failed=$((failed + 1)); }
+grep -q '"refname_hex":"726566732f68656164732f636166e9"' "$tmp/json3"
+verdict "--format=json writes a non-UTF-8 name as refname_hex" "$([ $? = 0 ] || cat "$tmp/json3")"
 g update-ref -d "refs/heads/caf$(printf '\351')"
 g update-ref -d 'refs/heads/it'"'"'s!'
 
@@ -417,5 +409,4 @@ done
 fer --include-root-refs
 fer --sort=-refname --format='%(refname)'
 
-echo "compared $compared, identical $identical, known differences $known_diff, failed $failed"
-[ "$failed" = 0 ]
+verdict_end

@@ -8,7 +8,7 @@
 # every ref and reflog afterwards as git shows them.
 #
 # Usage: git_compare_locks.sh REFTAB [FILTER]. Needs a reftable-capable git: $REFTAB_GIT,
-# else `git` on PATH if it is at least 2.45. Without one it prints why and exits 77.
+# else `git` on PATH if it is at least 2.45; without one it is skipped. Prints TAP (real_git.sh).
 set -u
 reftab=$(realpath "$1")
 filter=${2:-}
@@ -38,8 +38,6 @@ g worktree add -q "$T/wt" topic 2>/dev/null || exit 1
 g config --unset reftable.autoCompaction
 C=$(g rev-parse main)
 P=$(g rev-parse main~1)
-
-compared=0 identical=0 failed=0
 
 # Refs and reflogs of both worktrees as git sees them.
 state() {
@@ -77,13 +75,7 @@ case_() {
   cmp -s "$tmp/git.out" "$tmp/reftab.out" || why+=" stdout: $(diff "$tmp/git.out" "$tmp/reftab.out" | head -5 | tr '\n' '|');"
   cmp -s "$tmp/git.err" "$tmp/reftab.err" || why+=" stderr: $(diff "$tmp/git.err" "$tmp/reftab.err" | head -5 | tr '\n' '|');"
   cmp -s "$tmp/git.state" "$tmp/reftab.state" || why+=" refs: $(diff "$tmp/git.state" "$tmp/reftab.state" | head -5 | tr '\n' '|');"
-  compared=$((compared + 1))
-  if [ -z "$why" ]; then
-    identical=$((identical + 1))
-  else
-    failed=$((failed + 1))
-    echo "DIFFERENT: $name:$why" | cat -v
-  fi
+  verdict "$name" "$why"
 }
 
 ML=main/.git/reftable/tables.list.lock
@@ -152,5 +144,4 @@ done
 case_ "pack-refs --auto, compaction due, no lock" main "" "pack-refs --auto"
 T=$T0
 
-echo "compared $compared, identical $identical, different $failed"
-[ "$failed" = 0 ]
+verdict_end

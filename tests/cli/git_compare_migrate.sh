@@ -6,8 +6,8 @@
 # Then the real git reads reftab's result: the same refs and reflogs as before.
 #
 # Usage: git_compare_migrate.sh REFTAB [FILTER]. Needs a reftable-capable git: $REFTAB_GIT,
-# else `git` on PATH if it is at least 2.46 (the first with `refs migrate`). Without one it
-# prints why and exits 77 (skipped).
+# else `git` on PATH if it is at least 2.46 (the first with `refs migrate`); without one it
+# is skipped. Prints TAP (real_git.sh).
 set -u
 reftab=$(realpath "$1")
 filter=${2:-}
@@ -22,7 +22,6 @@ export GIT_AUTHOR_DATE='1700000000 +0100'
 unset GIT_TEST_REFTABLE_AUTOCOMPACTION
 umask 022
 
-compared=0 identical=0 known_diff=0 failed=0
 declare -A KNOWN=()
 
 # ------------------------------------------------------------------ repositories
@@ -235,17 +234,10 @@ case_() {
     git_view "$c/r/$gd" >"$c/r.view"; git_view "$c/g/$gd" >"$c/g.view"
     diff "$c/g.view" "$c/r.view" >>"$c/view.diff" || why="$why; git sees other reflogs"
   fi
-  compared=$((compared + 1))
-  if [ -z "$why" ]; then
-    identical=$((identical + 1))
-  elif [ -n "${KNOWN[$name]:-}" ]; then
-    known_diff=$((known_diff + 1))
-    echo "known difference: $name: ${KNOWN[$name]}"
-  else
-    failed=$((failed + 1))
-    echo "FAIL: $name ($*): ${why#; }"
-    head -20 "$c/diff" "$c/view.diff" "$c/g.err" "$c/r.err" 2>/dev/null | sed 's/^/    /'
-  fi
+  [ -n "$why" ] &&
+    why="($*): ${why#; }
+$(head -20 "$c/diff" "$c/view.diff" "$c/g.err" "$c/r.err" 2>/dev/null)"
+  verdict "$name" "$why"
 }
 
 for fmt in files reftable; do
@@ -280,5 +272,4 @@ case_ "same format files (refused)" basic-files --ref-format=files
 case_ "same format reftable (refused)" basic-reftable --ref-format=reftable
 case_ "unknown format (refused)" basic-files --ref-format=nope
 
-echo "compared $compared, identical $identical, known differences $known_diff, failed $failed"
-[ "$failed" = 0 ]
+verdict_end

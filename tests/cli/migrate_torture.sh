@@ -7,7 +7,7 @@
 # must finish with the same bytes as a migration never interrupted.
 #
 # Usage: migrate_torture.sh REFTAB. Needs a reftable-capable git ($REFTAB_GIT, or git >= 2.46
-# on PATH); exits 77 without one.
+# on PATH); skipped without one. Prints TAP (real_git.sh): one line per check.
 set -u
 reftab=$(realpath "$1")
 # shellcheck source=tests/cli/real_git.sh
@@ -18,7 +18,7 @@ export GIT_COMMITTER_DATE='1700000000 +0100' GIT_AUTHOR_NAME=A GIT_AUTHOR_EMAIL=
 export GIT_AUTHOR_DATE='1700000000 +0100'
 unset REFTAB_TEST_KILL_AT_STEP REFTAB_TEST_TRACE_STEPS
 
-kills=0 checks=0 failed=0
+kills=0
 
 # A repository with packed and loose refs, symrefs, root refs, a pseudoref and reflogs.
 make_repo() {
@@ -67,14 +67,14 @@ canon() {
 }
 
 check() {  # check LABEL DIR: git sees what it saw before, and verifies
-  local label=$1 d=$2
-  checks=$((checks + 1))
+  local label=$1 d=$2 why=
   if ! view "$d" >"$tmp/now" 2>&1 || ! diff -q "$tmp/before" "$tmp/now" >/dev/null; then
-    failed=$((failed + 1)); echo "FAIL: $label: git sees other refs or reflogs ($(format_of "$d"))"
-    diff "$tmp/before" "$tmp/now" | head -10 | sed 's/^/    /'
+    why="git sees other refs or reflogs ($(format_of "$d"))
+$(diff "$tmp/before" "$tmp/now" | head -10)"
   elif ! "$git" -C "$d" refs verify >"$tmp/verify" 2>&1; then
-    failed=$((failed + 1)); echo "FAIL: $label: git refs verify"; head -5 "$tmp/verify"
+    why="git refs verify: $(head -5 "$tmp/verify")"
   fi
+  verdict "$label" "$why"
 }
 
 torture() {  # torture FROM TO
@@ -82,7 +82,9 @@ torture() {  # torture FROM TO
   make_repo "$base" "$from"
   view "$base" >"$tmp/before"
   cp -a "$base" "$tmp/clean"
-  "$reftab" --git-dir "$tmp/clean/.git" refs migrate --ref-format="$to" || { echo "FAIL: clean run"; failed=$((failed + 1)); }
+  "$reftab" --git-dir "$tmp/clean/.git" refs migrate --ref-format="$to"
+  st=$?
+  verdict "$from->$to uninterrupted" "$([ $st = 0 ] || echo "exit status $st")"
   canon "$tmp/clean" "$tmp/clean.canon"
   while :; do
     rm -rf "$tmp/k"; cp -a "$base" "$tmp/k"
@@ -91,17 +93,16 @@ torture() {  # torture FROM TO
     st=$?
     [ "$st" = 0 ] && break
     if [ "$st" != 137 ]; then
-      failed=$((failed + 1)); echo "FAIL: $from->$to step $n: exit $st, not killed"; break
+      verdict "$from->$to killed before step $n" "exit $st, not killed"; break
     fi
     kills=$((kills + 1))
     check "$from->$to killed before step $n" "$tmp/k"
     if [ "$(format_of "$tmp/k")" = "$from" ]; then
-      "$reftab" --git-dir "$tmp/k/.git" refs migrate --ref-format="$to" ||
-        { failed=$((failed + 1)); echo "FAIL: $from->$to rerun after step $n"; }
+      "$reftab" --git-dir "$tmp/k/.git" refs migrate --ref-format="$to"
+      st=$?
       canon "$tmp/k" "$tmp/k.canon"
-      checks=$((checks + 1))
-      diff -r "$tmp/clean.canon" "$tmp/k.canon" >/dev/null ||
-        { failed=$((failed + 1)); echo "FAIL: $from->$to rerun after step $n: other bytes"; }
+      verdict "$from->$to rerun after step $n gives the uninterrupted bytes" \
+        "$([ $st = 0 ] || echo "exit status $st"; diff -r "$tmp/clean.canon" "$tmp/k.canon" | head -5)"
     fi
     check "$from->$to after step $n (and rerun)" "$tmp/k"
     n=$((n + 1))
@@ -121,5 +122,5 @@ torture() {  # torture FROM TO
 
 torture files reftable
 torture reftable files
-echo "killed $kills times, checked $checks, failed $failed"
-[ "$failed" = 0 ]
+echo "# killed $kills times"
+verdict_end

@@ -367,7 +367,7 @@ TEST(CompactionStressTest, ReftabCompactsWhileOthersAppendCleanAndCompact) {
 TEST(CompactionStressTest, ReftabCompactsWhileGitAppendsAndPacks) {
   std::string why;
   const std::optional<std::string> found = testing::FindReftableGit(&why);
-  if (!found) GTEST_SKIP() << why;
+  if (!found) REFTAB_SKIP_WITHOUT_GIT(why);
   const std::string git = *found;
   testutil::TempDir tmp("compaction-stress-git");
   Plan plan;

@@ -565,7 +565,7 @@ class GitAgreesTest : public ::testing::Test {
   void SetUp() override {
     std::string why;
     auto git = testing::FindReftableGit(&why);
-    if (!git) GTEST_SKIP() << "no reftable-capable git: " << why;
+    if (!git) REFTAB_SKIP_WITHOUT_GIT(why);
     git_ = *git;
     home_ = tmp_.Subdir("home");
     template_ = tmp_.Subdir("template");

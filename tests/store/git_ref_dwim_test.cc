@@ -10,7 +10,9 @@
 #include "store/git_ref_list.h"
 #include "store/git_ref_store.h"
 #include "store/git_ref_transaction.h"
+#include "store/stack.h"
 #include "store/stack_stats.h"
+#include "store/transaction.h"
 #include "tests/testutil/store_util.h"
 
 namespace reftab {
@@ -136,6 +138,29 @@ TEST_F(DwimTest, ListingLeavesOutBrokenRefsAndRootRefs) {
   EXPECT_EQ(names,
             (std::vector<std::string>{"refs/heads/main", "refs/heads/x", "refs/remotes/origin/HEAD",
                                       "refs/remotes/origin/main", "refs/tags/main"}));
+}
+
+// Broken refs, written through the engine (which knows no git rules): a null id and a name
+// git does not accept. By default (git's GIT_REF_PARANOIA) they are listed, the bad name with
+// a null id, and only the dangling symref is left out; with paranoia off, all three are.
+TEST_F(DwimTest, ListingWithAndWithoutParanoia) {
+  Transaction raw = store_->main_stack().NewTransaction();
+  raw.Update("refs/heads/a..b", RefValue::Id(Id(7)));
+  raw.Update("refs/heads/null", RefValue::Id(ObjectId{}));
+  ASSERT_TRUE(raw.Commit().ok());
+  std::vector<std::string> listed;
+  GitListCallbacks cb;
+  cb.ref = [&](const GitListedRef& ref) {
+    listed.push_back(*ref.name + (ref.id == ObjectId{} ? " null" : ""));
+    return true;
+  };
+  ASSERT_TRUE(ForEachGitRef(*store_, "refs/heads/", cb).ok());
+  EXPECT_EQ(listed, (std::vector<std::string>{"refs/heads/a..b null", "refs/heads/main",
+                                              "refs/heads/null null", "refs/heads/x"}));
+  listed.clear();
+  cb.include_broken = false;
+  ASSERT_TRUE(ForEachGitRef(*store_, "refs/heads/", cb).ok());
+  EXPECT_EQ(listed, (std::vector<std::string>{"refs/heads/main", "refs/heads/x"}));
 }
 
 TEST_F(DwimTest, StatsCountRecordsAndTombstones) {

@@ -239,7 +239,7 @@ class GitAgreesVerifyTest : public ::testing::Test {
   void SetUp() override {
     std::string why;
     auto git = testing::FindReftableGit(&why);
-    if (!git) GTEST_SKIP() << "no reftable-capable git: " << why;
+    if (!git) REFTAB_SKIP_WITHOUT_GIT(why);
     git_ = *git;
     template_ = tmp_.Subdir("template");
     ASSERT_EQ(Git(template_, {"init", "-q", "-b", "main", "--ref-format=reftable", "."}).exit_code,

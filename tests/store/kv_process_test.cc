@@ -255,7 +255,7 @@ TEST(KvProcessTest, ConcurrentWritersOnDisjointAndSharedKeysAndAReader) {
 TEST(KvProcessTest, GitReadsTheStoreInAGitRepository) {
   std::string why;
   std::optional<std::string> git = testing::FindReftableGit(&why);
-  if (!git) GTEST_SKIP() << "no reftable-capable git: " << why;
+  if (!git) REFTAB_SKIP_WITHOUT_GIT(why);
   testutil::TempDir tmp("kvgit");
   const std::string home = tmp.Subdir("home");
   const std::string repo = tmp.path() + "/repo";

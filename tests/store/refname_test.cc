@@ -313,7 +313,7 @@ TEST(RefnameTest, TransactionRefusals) {
 TEST(RefnameTest, AgreesWithGitCheckRefFormat) {
   std::string why;
   auto git = testing::FindReftableGit(&why);
-  if (!git) GTEST_SKIP() << "skipped: " << why;
+  if (!git) REFTAB_SKIP_WITHOUT_GIT(why);
   int compared = 0, identical = 0;
   for (const NameCase& c : Cases()) {
     // git takes a leading '-' for an option, and argv cannot hold a NUL.

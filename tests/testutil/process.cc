@@ -102,4 +102,9 @@ std::optional<std::string> FindReftableGit(std::string* why) {
   return std::string("git");
 }
 
+bool GitIsRequired() {
+  const char* env = std::getenv("REFTAB_REQUIRE_GIT");
+  return env && *env;
+}
+
 }  // namespace reftab::testing

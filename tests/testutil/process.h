@@ -29,6 +29,22 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const ProcessOpti
 // least 2.45. nullopt when there is none; `why` then says what was looked at.
 std::optional<std::string> FindReftableGit(std::string* why);
 
+// Whether a test without a reftable-capable git must fail rather than skip: REFTAB_REQUIRE_GIT
+// is set (tests/run_all.sh builds git and sets it, so that no comparison silently checks
+// nothing).
+bool GitIsRequired();
+
 }  // namespace reftab::testing
+
+// In a test body or SetUp: skips the test without a reftable-capable git (`why` says what was
+// looked at), or fails it when GitIsRequired().
+#define REFTAB_SKIP_WITHOUT_GIT(why)                                                          \
+  do {                                                                                        \
+    if (::reftab::testing::GitIsRequired())                                                   \
+      FAIL() << "REFTAB_REQUIRE_GIT is set, but there is no reftable-capable git: " << (why); \
+    GTEST_SKIP() << "no reftable-capable git: " << (why);                                     \
+  } while (0)
+
+namespace reftab::testing {}  // namespace reftab::testing
 
 #endif  // REFTAB_TESTS_TESTUTIL_PROCESS_H_
