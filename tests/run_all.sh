@@ -128,7 +128,7 @@ fi
 # clang: its sanitizers build several times faster than g++'s, and the same compile is
 # clang's warning check (-Werror) and builds the libFuzzer targets. The comparisons with git
 # (suite cli) ran above; the extra seeds (suite slow) are the release build's.
-step "asan (clang): configure" env CC=clang-14 CXX=clang++-14 setup build-asan \
+CC=clang-14 CXX=clang++-14 step "asan (clang): configure" setup build-asan \
   --buildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false -Dfuzzing=true
 step "asan (clang): build" ninja -C build-asan -j "$JOBS"
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
