@@ -288,25 +288,23 @@ int ParseExpire(const Args& args, ExpireOptions* o) {
   return -1;
 }
 
-// git's times for one ref: explicit ones, else refs/stash never, else the defaults.
-ReflogExpiryTimes TimesFor(const ExpireOptions& o, std::string_view ref, uint64_t now) {
-  ReflogExpiryTimes t;
-  bool stash = ref == "refs/stash";
-  t.expire_total = o.expire_total ? *o.expire_total : stash ? 0 : now - 30 * 24 * 3600;
-  t.expire_unreachable = o.expire_unreachable ? *o.expire_unreachable
-                         : stash              ? 0
-                                              : now - 90 * 24 * 3600;
-  return t;
-}
-
-Status ExpireOne(Store& store, const ExpireOptions& o, const std::string& ref, Output* out) {
-  ReflogExpiryPolicy policy(&store, ref, TimesFor(o, ref, uint64_t(std::time(nullptr))));
+Status ExpireOne(Store& store, const ExpireOptions& o, const ReflogExpiryConfig& config,
+                 const std::string& ref, Output* out) {
+  ReflogExpiryPolicy policy(&store, ref, config.For(ref, o.expire_total, o.expire_unreachable));
   auto prune = [&policy](const LogRecord& e) { return policy.ShouldPrune(e); };
   auto prepare = [&policy](const ObjectId& tip) { return policy.Prepare(tip); };
   return ExpireReflog(store, ref, o.prune.flags, prepare, Verbose(o.prune, prune, out));
 }
 
 int ReflogExpire(Store& store, const Args& args) {
+  // The configuration first, as git reads it before the options.
+  std::string error;
+  Result<ReflogExpiryConfig> config =
+      ReflogExpiryConfig::Read(store.config(), uint64_t(std::time(nullptr)), &error);
+  if (!config.ok()) {
+    std::fprintf(stderr, "error: %s\n", error.c_str());
+    return Fatal(config.status().message());
+  }
   ExpireOptions o;
   int r = ParseExpire(args, &o);
   if (r >= 0) return r;
@@ -320,7 +318,7 @@ int ReflogExpire(Store& store, const Args& args) {
     o.prune.verbose_says_would = true;
   }
   for (const std::string& ref : all) {
-    Status s = ExpireOne(store, o, ref, &out);
+    Status s = ExpireOne(store, o, *config, ref, &out);
     out.Flush();
     status |= ChangeStatus(store, s);
   }
@@ -332,7 +330,7 @@ int ReflogExpire(Store& store, const Args& args) {
       status = Error("reflog could not be found: '" + name + "'");
       continue;
     }
-    if (s.ok()) s = ExpireOne(store, o, ref, &out);
+    if (s.ok()) s = ExpireOne(store, o, *config, ref, &out);
     out.Flush();
     status |= ChangeStatus(store, s);
   }

@@ -9,6 +9,7 @@
 #include "store/log_entry.h"
 #include "store/merge_cursor.h"
 #include "store/refname.h"
+#include "store/wildmatch.h"
 
 namespace reftab {
 namespace {
@@ -422,6 +423,59 @@ Status ReflogExpiryPolicy::CommitOf(const ObjectId& id, ObjectId* commit, bool* 
   *ok = type == GitObjectType::kCommit;
   *commit = peeled;
   return Status::Ok();
+}
+
+Result<ReflogExpiryConfig> ReflogExpiryConfig::Read(const GitConfig& config, uint64_t now,
+                                                    std::string* error) {
+  ReflogExpiryConfig c;
+  c.defaults_.expire_total = now - 30 * 24 * 3600;
+  c.defaults_.expire_unreachable = now - 90 * 24 * 3600;
+  for (const ConfigEntry& e : config.entries()) {
+    // "gc.<variable>" or "gc.<pattern>.<variable>": the variable is lower case, the
+    // pattern as written.
+    if (e.key.compare(0, 3, "gc.") != 0) continue;
+    const size_t last_dot = e.key.rfind('.');
+    const std::string_view variable = std::string_view(e.key).substr(last_dot + 1);
+    const bool total = variable == "reflogexpire";
+    if (!total && variable != "reflogexpireunreachable") continue;
+    uint64_t when = 0;
+    if (!e.value || !ParseExpiryDate(*e.value, GitDateNow(), &when).ok()) {
+      *error = e.value ? "'" + *e.value + "' for '" + e.key + "' is not a valid timestamp"
+                       : "missing value for '" + e.key + "'";
+      return Status::InvalidArgument(
+          e.file.empty() ? "unable to parse '" + e.key + "' from command-line config"
+                         : "bad config variable '" + e.key + "' in file '" + e.file + "' at line " +
+                               std::to_string(e.line));
+    }
+    ReflogExpiryTimes* times = &c.defaults_;
+    if (last_dot > 2) {
+      std::string pattern = e.key.substr(3, last_dot - 3);
+      auto it = std::find_if(c.patterns_.begin(), c.patterns_.end(),
+                             [&](const PatternTimes& p) { return p.pattern == pattern; });
+      if (it == c.patterns_.end()) {
+        c.patterns_.push_back({std::move(pattern), {}});
+        it = c.patterns_.end() - 1;
+      }
+      times = &it->times;
+    }
+    (total ? times->expire_total : times->expire_unreachable) = when;
+  }
+  return c;
+}
+
+ReflogExpiryTimes ReflogExpiryConfig::For(std::string_view refname, std::optional<uint64_t> total,
+                                          std::optional<uint64_t> unreachable) const {
+  ReflogExpiryTimes t = defaults_;
+  auto match = std::find_if(patterns_.begin(), patterns_.end(),
+                            [&](const PatternTimes& p) { return WildMatch(p.pattern, refname); });
+  if (match != patterns_.end()) {
+    t = match->times;
+  } else if (refname == "refs/stash") {
+    t = ReflogExpiryTimes{};  // never
+  }
+  if (total) t.expire_total = *total;
+  if (unreachable) t.expire_unreachable = *unreachable;
+  return t;
 }
 
 Status ReflogExpiryPolicy::Prepare(const ObjectId& tip) {

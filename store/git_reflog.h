@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "format/record.h"
 #include "format/status.h"
 #include "format/visibility.h"
+#include "store/git_config.h"
 #include "store/git_ref_store.h"
 
 namespace reftab {
@@ -126,6 +128,34 @@ ReflogPruneFn PruneNthOldest(int64_t kth_oldest);
 struct ReflogExpiryTimes {
   uint64_t expire_total = 0;
   uint64_t expire_unreachable = 0;
+};
+
+// The expiry times git's configuration gives each reflog: gc.reflogExpire and
+// gc.reflogExpireUnreachable (defaults 30 and 90 days before `now`, as git's code has
+// them), their per-pattern forms gc.<pattern>.reflogExpire[Unreachable] (the first pattern
+// that wildmatches the ref name wins, and gives both times: one it does not set is "never"),
+// and refs/stash never expiring unless a pattern matches it. Values are git's expiry dates
+// ("never", "now", "90.days.ago", a date; relative ones count from GitDateNow(), as git's).
+class ReflogExpiryConfig {
+ public:
+  // Reads `config` as git does. A value that is not an expiry date (or has no '=') fails with
+  // git's fatal message ("bad config variable '<key>' in file '<file>' at line <n>", or
+  // "unable to parse '<key>' from command-line config"); `error` then gets the error line git
+  // prints before it ("'<value>' for '<key>' is not a valid timestamp"), without "error: ".
+  static Result<ReflogExpiryConfig> Read(const GitConfig& config, uint64_t now, std::string* error);
+
+  // The times for `refname`; a time given on the command line (`total`, `unreachable`) takes
+  // precedence over the configuration.
+  ReflogExpiryTimes For(std::string_view refname, std::optional<uint64_t> total,
+                        std::optional<uint64_t> unreachable) const;
+
+ private:
+  struct PatternTimes {
+    std::string pattern;
+    ReflogExpiryTimes times;  // 0 (never) where the pattern's section does not set one
+  };
+  ReflogExpiryTimes defaults_;
+  std::vector<PatternTimes> patterns_;  // in the order git first meets each pattern
 };
 
 // The policy of `git reflog expire` for one ref: Prepare() with the ref's own value (as

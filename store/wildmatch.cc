@@ -10,8 +10,8 @@ namespace {
 // config files and texts are paths, both short, so clarity wins over early aborts.
 class Matcher {
  public:
-  Matcher(std::string_view pattern, std::string_view text, bool ignore_case)
-      : p_(pattern), t_(text), fold_(ignore_case) {}
+  Matcher(std::string_view pattern, std::string_view text, bool ignore_case, bool pathname)
+      : p_(pattern), t_(text), fold_(ignore_case), pathname_(pathname) {}
 
   bool Match(size_t pi, size_t ti) const {
     if (pi == p_.size()) return ti == t_.size();
@@ -20,7 +20,7 @@ class Matcher {
       case '\\':
         // A trailing backslash quotes nothing and so matches nothing.
         return pi + 1 < p_.size() && have && Same(p_[pi + 1], t_[ti]) && Match(pi + 2, ti + 1);
-      case '?': return have && t_[ti] != '/' && Match(pi + 1, ti + 1);
+      case '?': return have && !Slash(ti) && Match(pi + 1, ti + 1);
       case '*': return MatchStars(pi, ti);
       case '[': return MatchClass(pi, ti);
       default: return have && Same(p_[pi], t_[ti]) && Match(pi + 1, ti + 1);
@@ -29,6 +29,8 @@ class Matcher {
 
  private:
   char Fold(char c) const { return fold_ ? char(std::tolower(uint8_t(c))) : c; }
+  // A '/' that wildcards do not cross (with WM_PATHNAME only).
+  bool Slash(size_t ti) const { return pathname_ && t_[ti] == '/'; }
   bool Same(char a, char b) const { return Fold(a) == Fold(b); }
 
   // p_[pi] starts a run of '*'. "**" crosses directories only as a whole path segment: after
@@ -39,6 +41,12 @@ class Matcher {
     const bool segment_start = pi == 0 || p_[pi - 1] == '/';
     const bool segment_end = rest == p_.size() || p_[rest] == '/' ||
                              (p_[rest] == '\\' && rest + 1 < p_.size() && p_[rest + 1] == '/');
+    if (!pathname_) {  // without WM_PATHNAME any run of stars matches anything
+      for (size_t i = ti; i <= t_.size(); ++i) {
+        if (Match(rest, i)) return true;
+      }
+      return false;
+    }
     if (rest - pi >= 2 && segment_start && segment_end) {
       if (rest == p_.size()) return true;
       size_t after_slash = rest + (p_[rest] == '/' ? 1 : 2);
@@ -56,7 +64,7 @@ class Matcher {
   }
 
   bool MatchClass(size_t pi, size_t ti) const {
-    if (ti == t_.size() || t_[ti] == '/') return false;
+    if (ti == t_.size() || Slash(ti)) return false;
     size_t end = 0;
     bool matched = false;
     if (!ParseClass(pi, uint8_t(t_[ti]), &end, &matched)) return false;
@@ -139,12 +147,17 @@ class Matcher {
   std::string_view p_;
   std::string_view t_;
   bool fold_;
+  bool pathname_;
 };
 
 }  // namespace
 
 bool WildMatchPath(std::string_view pattern, std::string_view text, bool ignore_case) {
-  return Matcher(pattern, text, ignore_case).Match(0, 0);
+  return Matcher(pattern, text, ignore_case, /*pathname=*/true).Match(0, 0);
+}
+
+bool WildMatch(std::string_view pattern, std::string_view text) {
+  return Matcher(pattern, text, /*ignore_case=*/false, /*pathname=*/false).Match(0, 0);
 }
 
 }  // namespace reftab

@@ -31,7 +31,7 @@ PACKAGES=(meson ninja-build g++ lld clang-14 libclang-rt-14-dev pkg-config zlib1
           libgtest-dev libgmock-dev hyperfine valgrind python3 libjgit-java)
 PACKAGES+=(libgit2-dev)  # store/git_objects: libgit2's headers, loaded with dlopen at run time
 PACKAGES+=(libleveldb-dev librocksdb-dev)  # the KV benchmark's peers (perf/kv_bench.cc)
-PACKAGES+=(make ccache)  # building the real git; ccache makes a rerun's builds short
+PACKAGES+=(make xz-utils ccache)  # building the real git; ccache makes a rerun's builds short
 install_packages() {
   local missing=() p SUDO=
   for p in "${PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

@@ -54,7 +54,11 @@ at $((t + 37 * 3600)); g branch ambig; g tag ambig-t; g update-ref refs/tags/amb
 unset GIT_COMMITTER_DATE GIT_AUTHOR_DATE
 
 # Usage texts say "git ..." in git and "reftab ..." in reftab: that word is what differs.
-norm() { sed -e "s/^usage: git /usage: reftab /" -e "s/^   or: git /   or: reftab /" -e "s/^ *\[/ [/" "$1"; }
+# Writers run in copies $tmp/g and $tmp/r, which messages may name.
+norm() {
+  sed -e "s/^usage: git /usage: reftab /" -e "s/^   or: git /   or: reftab /" -e "s/^ *\[/ [/" \
+    -e "s#$tmp/[gr]/#$tmp/COPY/#g" "$1"
+}
 
 # Runs `reflog ARGS` in git directory $1 (git) and $2 (reftab); sets `why`.
 run_both() {
@@ -120,13 +124,15 @@ rw() {
   verdict "$desc" "$why"
 }
 
-# A writer on copies with one config setting KEY=VALUE.
+# A writer on copies with config settings KEY=VALUE[;KEY=VALUE...].
 rw_config() {
-  local kv=$1; shift
-  local desc="[$kv] $*" saved=$T
+  local kvs=$1 kv; shift
+  local desc="[$kvs] $*" saved=$T
   if [ -n "$filter" ] && [[ $desc != *$filter* ]]; then return; fi
   rm -rf "$tmp/cfg"; cp -a "$T" "$tmp/cfg"
-  "$git" -C "$tmp/cfg" config "${kv%%=*}" "${kv#*=}"
+  local IFS=';'
+  for kv in $kvs; do "$git" -C "$tmp/cfg" config "${kv%%=*}" "${kv#*=}"; done
+  unset IFS
   T=$tmp/cfg
   rw "$@"
   T=$saved
@@ -246,6 +252,25 @@ rw expire --bogus HEAD
 rw expire --expire=all main topic nosuch HEAD
 
 rw expire --all --single-worktree --expire=all
+# The expiry configuration: gc.reflogExpire[Unreachable] and the gc.<pattern>.* forms (the
+# first matching pattern gives both times, '*' matching '/' too), overridden by the options.
+# Relative dates count from GIT_TEST_DATE_NOW, the defaults from the clock.
+for cfg in "gc.reflogExpire=never" "gc.reflogExpire=now" "gc.reflogExpire=all" \
+    "gc.reflogExpire=false" "gc.reflogExpireUnreachable=never" "gc.reflogExpireUnreachable=now" \
+    "gc.reflogExpire=never;gc.reflogExpireUnreachable=now" "gc.reflogExpire=10.hours.ago" \
+    "gc.reflogExpire=1700040000;gc.reflogExpireUnreachable=never" \
+    "gc.reflogExpire=never;gc.refs/heads/*.reflogExpire=now" \
+    "gc.reflogExpire=never;gc.refs/*.reflogExpireUnreachable=now" \
+    "gc.reflogExpire=never;gc.refs/heads/m*.reflogExpire=now;gc.refs/heads/*.reflogExpire=never" \
+    "gc.reflogExpire=now;gc.HEAD.reflogExpire=never" "gc.reflogExpire=never;gc.refs/?eads/to[p]ic.reflogExpire=now" \
+    "gc.reflogExpire=bogus" "gc.refs/heads/*.reflogExpireUnreachable=1.day.ago" \
+    "gc.reflogexpire=never;gc.reflogExpire=now"; do
+  rw_config "$cfg" expire --all --verbose
+done
+rw_config "gc.reflogExpire=never" expire --all --expire=now
+rw_config "gc.reflogExpire=now" expire --all --expire=never --expire-unreachable=never
+rw_config "gc.refs/heads/*.reflogExpire=now" expire --expire-unreachable=never main topic HEAD
+rw_config "gc.reflogExpire=bogus" expire --expire=bogus HEAD
 rw expire --all --no-single-worktree --verbose --expire=1700040000 --expire-unreachable=never
 
 # --- drop -----------------------------------------------------------------------------------

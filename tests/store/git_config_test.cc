@@ -510,6 +510,19 @@ TEST(WildMatchTest, PathnameRules) {
   EXPECT_FALSE(WildMatchPath("[a", "a"));
 }
 
+// Without WM_PATHNAME '/' is an ordinary character (gc.<pattern>.reflogExpire).
+TEST(WildMatchTest, PlainRules) {
+  EXPECT_TRUE(WildMatch("a/*", "a/b/c"));
+  EXPECT_TRUE(WildMatch("a*c", "a/b/c"));
+  EXPECT_TRUE(WildMatch("a**c", "a/b/c"));
+  EXPECT_TRUE(WildMatch("a?c", "a/c"));
+  EXPECT_TRUE(WildMatch("a[/]c", "a/c"));
+  EXPECT_TRUE(WildMatch("refs/heads/*", "refs/heads/topic/x"));
+  EXPECT_FALSE(WildMatch("refs/heads/*", "refs/tags/v1"));
+  EXPECT_TRUE(WildMatch("*", ""));
+  EXPECT_FALSE(WildMatch("a*b", "a/c"));
+}
+
 // ---------------------------------------------------------------------------------------------
 // GitRepo::Open
 

@@ -10,9 +10,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "store/git_config.h"
 #include "store/git_date.h"
 #include "store/git_ref_transaction.h"
 #include "store/git_worktrees.h"
@@ -47,6 +51,48 @@ std::vector<std::string> Messages(GitRefStore& store, const std::string& ref) {
   std::vector<std::string> out;
   for (const LogRecord& e : entries) out.push_back(e.message);
   return out;
+}
+
+// gc.reflogExpire*: the defaults, a pattern giving both times (one it does not set is never),
+// the first matching pattern winning, refs/stash never, options over all of it.
+TEST(GitReflog, ExpiryConfigAsGitReadsIt) {
+  const uint64_t now = 1800000000;
+  auto config = GitConfig::ParseText(
+      "[gc]\n\treflogExpire = 1700000000\n"
+      "[gc \"refs/heads/m*\"]\n\treflogExpireUnreachable = now\n"
+      "[gc \"refs/*\"]\n\treflogExpire = 1600000000\n\treflogExpireUnreachable = never\n",
+      ".git/config");
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  std::string error;
+  auto c = ReflogExpiryConfig::Read(*config, now, &error);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  auto times = [&](std::string_view ref, std::optional<uint64_t> total = {},
+                   std::optional<uint64_t> unreach = {}) {
+    ReflogExpiryTimes t = c->For(ref, total, unreach);
+    return std::make_pair(t.expire_total, t.expire_unreachable);
+  };
+  EXPECT_EQ(times("HEAD"), std::make_pair(uint64_t{1700000000}, now - 90 * 24 * 3600));
+  EXPECT_EQ(times("refs/heads/main"), std::make_pair(uint64_t{0}, UINT64_MAX));
+  EXPECT_EQ(times("refs/heads/x/m"), std::make_pair(uint64_t{1600000000}, uint64_t{0}));
+  EXPECT_EQ(times("refs/stash"), std::make_pair(uint64_t{1600000000}, uint64_t{0}));
+  EXPECT_EQ(times("refs/heads/main", 5, std::nullopt), std::make_pair(uint64_t{5}, UINT64_MAX));
+
+  auto plain = ReflogExpiryConfig::Read(GitConfig(), now, &error);
+  ASSERT_TRUE(plain.ok());
+  ReflogExpiryTimes stash = plain->For("refs/stash", std::nullopt, std::nullopt);
+  EXPECT_EQ(stash.expire_total, 0u);
+  EXPECT_EQ(stash.expire_unreachable, 0u);
+  EXPECT_EQ(plain->For("refs/heads/x", std::nullopt, std::nullopt).expire_total,
+            now - 30 * 24 * 3600);
+
+  auto bad = GitConfig::ParseText("[core]\n\tbare = false\n[gc]\n\treflogExpire = soon-ish\n",
+                                  ".git/config");
+  ASSERT_TRUE(bad.ok());
+  auto r = ReflogExpiryConfig::Read(*bad, now, &error);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "bad config variable 'gc.reflogexpire' in file '.git/config' at line 4");
+  EXPECT_EQ(error, "'soon-ish' for 'gc.reflogexpire' is not a valid timestamp");
 }
 
 TEST(GitReflog, ReadsNewestFirst) {
