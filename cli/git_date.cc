@@ -1,9 +1,13 @@
 #include "cli/git_date.h"
 
+#include <unistd.h>
+
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+
+#include "store/git_date.h"
 
 namespace reftab::cli {
 namespace {
@@ -53,7 +57,7 @@ std::string Plural(long long n, const char* one, const char* many) {
 }
 
 std::string Relative(int64_t time) {
-  int64_t now = int64_t(std::time(nullptr));
+  int64_t now = int64_t(GitDateNow());
   if (now < time) return "in the future";
   long long diff = now - time;
   if (diff < 90) return Plural(diff, "%lld second ago", "%lld seconds ago");
@@ -106,7 +110,7 @@ std::string Strftime(const std::string& fmt, const struct tm& tm, int tz, bool s
 
 // git's "human" dates: the parts that are the same as now are left out.
 std::string Human(int64_t time, int tz, const struct tm& tm, bool local) {
-  time_t now_t = std::time(nullptr);
+  time_t now_t = time_t(GitDateNow());
   struct tm now;
   localtime_r(&now_t, &now);
   int now_tz = LocalZone(int64_t(now_t));
@@ -140,6 +144,8 @@ std::string Human(int64_t time, int tz, const struct tm& tm, bool local) {
 
 bool ParseDateMode(std::string_view spec, DateMode* mode, std::string* error) {
   std::string_view f = spec;
+  // "auto:<format>": that format on a terminal, else the default (git also counts its pager).
+  if (f.starts_with("auto:")) f = isatty(STDOUT_FILENO) ? f.substr(5) : "default";
   if (f == "local") f = "default-local";
   std::string_view p = f;
   if (Skip(&p, "relative")) {

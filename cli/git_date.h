@@ -1,7 +1,8 @@
 // git's date formats (--date=..., and the ":<format>" of for-each-ref's date atoms): default,
-// relative, iso, iso-strict, rfc, short, raw, unix, format:<strftime>, and their -local forms,
-// printed as git prints them ("relative" and "human" against the current time). "auto:" is
-// not supported.
+// relative, iso, iso-strict, rfc, short, raw, unix, format:<strftime>, human, auto:<format>,
+// and their -local forms, printed as git prints them ("relative" and "human" against git's
+// now: GIT_TEST_DATE_NOW when set, else the clock). The one formatter of the CLI: for-each-ref
+// and reflog show both print through it.
 #ifndef REFTAB_CLI_GIT_DATE_H_
 #define REFTAB_CLI_GIT_DATE_H_
 

@@ -1,6 +1,5 @@
 #include "cli/reflog_format.h"
 
-#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -9,123 +8,6 @@
 #include "cli/jsonl.h"
 
 namespace reftab::cli {
-namespace {
-
-constexpr const char* kWeekdays[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
-constexpr const char* kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                   "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-
-bool TakePrefix(std::string_view* s, std::string_view p) {
-  if (s->substr(0, p.size()) != p) return false;
-  s->remove_prefix(p.size());
-  return true;
-}
-
-// The zone of `time` in the local time zone, in git's +HHMM-as-decimal convention.
-int LocalZone(uint64_t time) {
-  time_t t = time_t(time);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  long minutes = tm.tm_gmtoff / 60;
-  long a = minutes < 0 ? -minutes : minutes;
-  int z = int(a / 60 * 100 + a % 60);
-  return minutes < 0 ? -z : z;
-}
-
-// Broken-down time at the zone `tz` (git's gm_time_t: the offset added, then UTC).
-std::tm AtZone(uint64_t time, int tz) {
-  int a = tz < 0 ? -tz : tz;
-  long minutes = a / 100 * 60 + a % 100;
-  time_t t = time_t(time) + (tz < 0 ? -minutes : minutes) * 60;
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  return tm;
-}
-
-std::string Printf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string Printf(const char* fmt, ...) {
-  char buf[128];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = std::vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  return std::string(buf, n < 0 ? 0 : size_t(n) < sizeof buf ? size_t(n) : sizeof buf - 1);
-}
-
-}  // namespace
-
-bool ParseDateFormat(std::string_view text, DateFormat* out, bool* unknown) {
-  *unknown = false;
-  *out = DateFormat();
-  out->explicit_ = true;
-  if (text == "local") {
-    out->local = true;
-    return true;
-  }
-  std::string_view p = text;
-  static constexpr struct {
-    const char* name;
-    DateMode mode;
-  } kModes[] = {{"iso8601-strict", DateMode::kIsoStrict},
-                {"iso-strict", DateMode::kIsoStrict},
-                {"iso8601", DateMode::kIso},
-                {"iso", DateMode::kIso},
-                {"rfc2822", DateMode::kRfc2822},
-                {"rfc", DateMode::kRfc2822},
-                {"short", DateMode::kShort},
-                {"default", DateMode::kNormal},
-                {"raw", DateMode::kRaw},
-                {"unix", DateMode::kUnix}};
-  bool found = false;
-  for (const auto& m : kModes) {
-    if (TakePrefix(&p, m.name)) {
-      out->mode = m.mode;
-      found = true;
-      break;
-    }
-  }
-  if (!found) {
-    // Known to git, not printed by reftab: relative and human depend on the clock.
-    *unknown = !(text.starts_with("relative") || text.starts_with("human") ||
-                 text.starts_with("format") || text.starts_with("auto:"));
-    return false;
-  }
-  if (TakePrefix(&p, "-local")) out->local = true;
-  if (!p.empty()) {
-    *unknown = true;
-    return false;
-  }
-  return true;
-}
-
-std::string ShowDate(uint64_t time, int tz, const DateFormat& f) {
-  if (f.mode == DateMode::kUnix) return std::to_string(time);
-  if (f.local) tz = LocalZone(time);
-  if (f.mode == DateMode::kRaw) return Printf("%llu %+05d", (unsigned long long)time, tz);
-  std::tm tm = AtZone(time, tz);
-  const int year = tm.tm_year + 1900, mon = tm.tm_mon + 1;
-  switch (f.mode) {
-    case DateMode::kShort: return Printf("%04d-%02d-%02d", year, mon, tm.tm_mday);
-    case DateMode::kIso:
-      return Printf("%04d-%02d-%02d %02d:%02d:%02d %+05d", year, mon, tm.tm_mday, tm.tm_hour,
-                    tm.tm_min, tm.tm_sec, tz);
-    case DateMode::kIsoStrict: {
-      std::string s = Printf("%04d-%02d-%02dT%02d:%02d:%02d", year, mon, tm.tm_mday, tm.tm_hour,
-                             tm.tm_min, tm.tm_sec);
-      if (tz == 0) return s + "Z";
-      int a = tz < 0 ? -tz : tz;
-      return s + Printf("%c%02d:%02d", tz < 0 ? '-' : '+', a / 100, a % 100);
-    }
-    case DateMode::kRfc2822:
-      return Printf("%.3s, %d %.3s %d %02d:%02d:%02d %+05d", kWeekdays[tm.tm_wday], tm.tm_mday,
-                    kMonths[tm.tm_mon], year, tm.tm_hour, tm.tm_min, tm.tm_sec, tz);
-    default: break;
-  }
-  std::string s = Printf("%.3s %.3s %d %02d:%02d:%02d %d", kWeekdays[tm.tm_wday],
-                         kMonths[tm.tm_mon], tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, year);
-  if (!f.local) s += Printf(" %+05d", tz);
-  return s;
-}
 
 Status AppendDefaultLine(const ReflogLine& line, ReflogObjects& objects, std::string* out) {
   REFTAB_ASSIGN_OR_RETURN(std::string abbrev, objects.abbrev(line.entry->new_id));
@@ -191,7 +73,7 @@ size_t PersonPlaceholder(char what, const std::string& name, const std::string& 
   switch (what) {
     case 'n': out->append(name); return 2;
     case 'e': out->append(email); return 2;
-    case 'd': out->append(ShowDate(time, tz, date)); return 2;
+    case 'd': out->append(ShowDate(int64_t(time), tz, date.mode)); return 2;
     case 't': out->append(std::to_string(time)); return 2;
     default: return 0;
   }

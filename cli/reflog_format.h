@@ -10,24 +10,17 @@
 #include <string>
 #include <string_view>
 
+#include "cli/git_date.h"
 #include "format/record.h"
 #include "format/status.h"
 
 namespace reftab::cli {
 
-enum class DateMode { kNormal, kIso, kIsoStrict, kRfc2822, kShort, kRaw, kUnix };
-
+// --date's mode (git's date formats, cli/git_date.h) and whether it was given.
 struct DateFormat {
-  DateMode mode = DateMode::kNormal;
-  bool local = false;      // "local" or "<mode>-local": shown in the local zone
+  DateMode mode;
   bool explicit_ = false;  // --date was given: selectors show dates, as git's
 };
-
-// Parses --date's value as git does; false for a mode git knows but reftab does not print
-// (relative, human, format:...) or one git does not know (*unknown says which).
-bool ParseDateFormat(std::string_view text, DateFormat* out, bool* unknown);
-// git's show_date(): `tz` in git's +HHMM-as-decimal convention.
-std::string ShowDate(uint64_t time, int tz, const DateFormat& f);
 
 // One entry as the formatter sees it.
 struct ReflogLine {

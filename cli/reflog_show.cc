@@ -127,11 +127,9 @@ int ParseShowArgs(const Args& args, ShowOptions* o) {
     } else if (a.size() > 1 && ParseCount(a.substr(1), &n) && a[1] != '-' && a[1] != '+') {
       o->max_count = n;
     } else if (TakeValue(args, &i, "--date", &v)) {
-      bool unknown = false;
-      if (!ParseDateFormat(v, &o->date, &unknown)) {
-        if (unknown) return Fatal("unknown date format " + v);
-        return Fatal("reftab reflog show: --date=" + v + " is not supported");
-      }
+      std::string error;
+      if (!ParseDateMode(v, &o->date.mode, &error)) return Fatal(error);
+      o->date.explicit_ = true;
     } else if (TakeValue(args, &i, "--format", &v) || TakeValue(args, &i, "--pretty", &v)) {
       int r = SetFormat(v, o);
       if (r >= 0) return r;
@@ -210,10 +208,10 @@ int CheckSelector(Store& store, const std::string& spec, const ReflogSelector& s
   }
   if (entries.empty()) return Fatal("log for " + real + " is empty");
   if (entries.back().time > at) {
-    DateFormat rfc;
-    rfc.mode = DateMode::kRfc2822;
+    DateMode rfc;
+    rfc.style = DateStyle::kRfc;
     std::fprintf(stderr, "warning: log for '%s' only goes back to %s\n", said.c_str(),
-                 ShowDate(entries.back().time, entries.back().tz_offset, rfc).c_str());
+                 ShowDate(int64_t(entries.back().time), entries.back().tz_offset, rfc).c_str());
   }
   return -1;
 }
@@ -319,7 +317,7 @@ std::string Selector(const WalkLog& l, const std::string& name, const DateFormat
       (l.kind == ReflogSelector::Kind::kNone && date.explicit_)) {
     DateFormat shown = date;
     if (!date.explicit_) shown = DateFormat();
-    return name + "@{" + ShowDate(e.time, e.tz_offset, shown) + "}";
+    return name + "@{" + ShowDate(int64_t(e.time), e.tz_offset, shown.mode) + "}";
   }
   return name + "@{" + std::to_string(l.pos) + "}";
 }

@@ -143,6 +143,7 @@ formats=(
   '%(committerdate:short)' '%(committerdate:default)' '%(committerdate:format:%Y/%m/%d %H:%M %z)'
   '%(committerdate:format-local:%Y-%m-%d %H:%M)' '%(committerdate:local)'
   '%(committerdate:iso-local)' '%(authordate:raw-local)' '%(committerdate:relative)'
+  '%(committerdate:auto:iso)' '%(committerdate:auto:bogus)' '%(committerdate:human)'
   '%(tagger)' '%(taggername)' '%(taggeremail)' '%(taggerdate)' '%(taggerdate:short)'
   '%(creator)' '%(creatordate)' '%(creatordate:unix)' '%(*authorname)' '%(*committerdate:iso)'
   '%(tag)' '%(type)' '%(object)' '%(tree)' '%(tree:short)' '%(parent)' '%(parent:short)'

@@ -152,7 +152,11 @@ for r in "" show "show HEAD" "show main" "show topic" "show refs/heads/topic" "s
   "show -- " "--date=iso" "show --date=iso topic" "show --date=iso-strict topic" \
   "show --date=iso8601 main@{2}" "show --date=rfc topic" "show --date=rfc2822 -n2" \
   "show --date=short -n2" "show --date=raw topic" "show --date=unix topic" \
-  "show --date=default -n2" "show --date=bogus" "show --oneline -n2" "show --pretty=oneline -n2"; do
+  "show --date=default -n2" "show --date=bogus" "show --oneline -n2" "show --pretty=oneline -n2" \
+  "show --date=relative topic" "show --date=relative-local -n3" "show --date=human topic" \
+  "show --date=human-local -n2" "show --date=format:%Y/%m/%d%H:%M topic" \
+  "show --date=format-local:%s -n2" "show --date=format -n1" "show --date=auto:iso topic" \
+  "show --date=auto:bogus -n1" "show --date=local -n2" "show --date=iso-local topic"; do
   # shellcheck disable=SC2086
   ro $r
 done
@@ -181,6 +185,8 @@ ro show --pretty='format:%gd' -n 3
 ro show --format='%h %s|%an|%ae|%ad|%cn|%ce|%cd|%at|%ct|%T|%P' -n 6
 ro show --date=iso --format='%ad|%cd|%gd' topic
 ro show --date=unix --format='%ad %s' main@{3}
+ro show --date=relative --format='%gd|%ad|%cd' topic
+ro show --date=relative "main@{1.day.ago}"
 ro_config core.abbrev=12 show -n 3
 ro_config core.abbrev=no show -n 2 topic
 ro_config core.abbrev=auto show -n 2 topic
