@@ -1,15 +1,21 @@
 // reftab: the command-line tool. Parses global options, picks the subcommand, and maps its
 // result to an exit status. No logic lives here.
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/git_options.h"
 
 namespace {
 
-constexpr const char kHelp[] =
-    "usage: reftab [--stack DIR | --git-dir GITDIR] <command> [<args>]\n"
+#define REFTAB_USAGE_LINE \
+  "usage: reftab [-C DIR] [--stack DIR | --git-dir GITDIR] <command> [<args>]\n"
+constexpr const char kUsageLine[] = REFTAB_USAGE_LINE;
+constexpr const char kHelp[] = REFTAB_USAGE_LINE
     "\n"
     "Commands:\n"
     "  dump [--format=jsonl|git] [--blocks] [FILE.ref]\n"
@@ -51,7 +57,8 @@ constexpr const char kHelp[] =
     "  compact, verify, pack-refs, refs verify/optimize: --progress / --no-progress\n"
     "                    (a progress line on a terminal's stderr, as git draws it)\n"
     "\n"
-    "Without --stack or --git-dir the repository is found from the current directory.\n"
+    "Without --stack or --git-dir the repository is found from the current directory (or\n"
+    "from DIR with -C, as git's -C; relative paths then start there).\n"
     "update-ref applies git's rules (ref names, conflicts, symrefs, reflogs); with --stack\n"
     "(no git config, no object database) it applies them with git's defaults and takes\n"
     "object ids on trust.\n"
@@ -135,7 +142,18 @@ int main(int argc, char** argv) {
   size_t i = 0;
   for (; i < rest.size(); ++i) {
     std::string v;
-    if (TakeValue(rest, &i, "--stack", &v)) {
+    if (rest[i] == "-C") {
+      // git's -C <path>: work as if started in <path> (several accumulate; "" is no change).
+      if (i + 1 >= rest.size()) {
+        std::fputs("no directory given for '-C' option\n", stderr);
+        std::fputs(kUsageLine, stderr);
+        return 129;  // git's status for a usage error
+      }
+      const std::string& dir = rest[++i];
+      if (!dir.empty() && chdir(dir.c_str()) != 0) {
+        return GitDie("cannot change to '" + dir + "': " + std::strerror(errno));
+      }
+    } else if (TakeValue(rest, &i, "--stack", &v)) {
       g.stack_dir = v;
     } else if (TakeValue(rest, &i, "--git-dir", &v)) {
       g.git_dir = v;

@@ -171,6 +171,13 @@ for opts in "--exclude-existing" "--exclude-existing=refs/heads/" "--exclude-exi
   check "show-ref $opts" "$S1" "$tmp/stdin1" 0 show-ref $opts
 done
 
+# -C <dir>, before the command: missing, empty, several, with a relative --git-dir after it.
+ro "-C nowhere" -C nowhere show-ref --heads
+ro "-C empty" -C "" show-ref --heads
+ro "-C .git -C .." -C .git -C .. show-ref --heads
+ro "-C .git --git-dir ." -C .git --git-dir . show-ref --verify refs/heads/main
+ro "-C refs (inside .git)" -C .git/refs symbolic-ref HEAD
+
 # GIT_REF_PARANOIA: on by default (refs/heads/lost is listed, and show-ref dies on it); off,
 # listings leave out refs whose object is missing, with git's error; not a boolean, git dies.
 for paranoia in 0 false 1 maybe; do
