@@ -8,8 +8,8 @@
 namespace reftab {
 namespace {
 
-// The id a listed record stands for. `broken`: git counts the ref as broken (a symref that
-// does not resolve, a null id, a name that is not well formed: its id is then null);
+// The id a listed record stands for. `ok` false: git counts the ref as broken (a symref that
+// does not resolve, a null id, a name that is not well formed: its id is then null).
 // `symref`: the record is one.
 Status ResolveListed(GitRefStore& store, const RefRecord& rec, GitListedRef* out, bool* ok,
                      bool* symref) {

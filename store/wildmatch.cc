@@ -38,15 +38,15 @@ class Matcher {
   bool MatchStars(size_t pi, size_t ti) const {
     size_t rest = pi;
     while (rest < p_.size() && p_[rest] == '*') ++rest;
-    const bool segment_start = pi == 0 || p_[pi - 1] == '/';
-    const bool segment_end = rest == p_.size() || p_[rest] == '/' ||
-                             (p_[rest] == '\\' && rest + 1 < p_.size() && p_[rest + 1] == '/');
     if (!pathname_) {  // without WM_PATHNAME any run of stars matches anything
       for (size_t i = ti; i <= t_.size(); ++i) {
         if (Match(rest, i)) return true;
       }
       return false;
     }
+    const bool segment_start = pi == 0 || p_[pi - 1] == '/';
+    const bool segment_end = rest == p_.size() || p_[rest] == '/' ||
+                             (p_[rest] == '\\' && rest + 1 < p_.size() && p_[rest + 1] == '/');
     if (rest - pi >= 2 && segment_start && segment_end) {
       if (rest == p_.size()) return true;
       size_t after_slash = rest + (p_[rest] == '/' ? 1 : 2);

@@ -276,10 +276,11 @@ fer --merged='feature~1^1' --format='%(refname)'
 fer --contains=nope --format='%(refname)'
 fer --merged=nope --format='%(refname)'
 
-# JSON.
+# JSON. verdict_grep DESC TEXT FILE: FILE holds TEXT (else the case fails, showing FILE).
+verdict_grep() { verdict "$1" "$(grep -qF -- "$2" "$3" || cat "$3")"; }
 "$reftab" --git-dir "$R/.git" for-each-ref --format=json refs/heads >"$tmp/json" 2>&1
-grep -q '"refname":"refs/heads/main","objectname":"'"$main_id"'"' "$tmp/json"
-verdict "--format=json lists refs/heads/main with its id" "$([ $? = 0 ] || cat "$tmp/json")"
+verdict_grep "--format=json lists refs/heads/main with its id" \
+  '"refname":"refs/heads/main","objectname":"'"$main_id"'"' "$tmp/json"
 "$reftab" --git-dir "$R/.git" for-each-ref --format=json --sort=-committerdate --count=2 \
   refs/heads >"$tmp/json2" 2>&1
 verdict "--format=json --count=2 prints 2 lines" \
@@ -374,8 +375,8 @@ for q in '' --shell --perl --python --tcl; do
   fer $q --format='%(refname) %(refname:short) %(align:12)%(refname:lstrip=2)%(end)|' refs/heads/c* 'refs/heads/it*'
 done
 "$reftab" --git-dir "$R/.git" for-each-ref --format=json 'refs/heads/c*' >"$tmp/json3" 2>&1
-grep -q '"refname_hex":"726566732f68656164732f636166e9"' "$tmp/json3"
-verdict "--format=json writes a non-UTF-8 name as refname_hex" "$([ $? = 0 ] || cat "$tmp/json3")"
+verdict_grep "--format=json writes a non-UTF-8 name as refname_hex" \
+  '"refname_hex":"726566732f68656164732f636166e9"' "$tmp/json3"
 g update-ref -d "refs/heads/caf$(printf '\351')"
 g update-ref -d 'refs/heads/it'"'"'s!'
 
