@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "store/git_objects.h"
+#include "store/git/objects/objects.h"
 
 namespace reftab::cli {
 namespace {

@@ -18,8 +18,8 @@
 #include "cli/ref_sort.h"
 #include "cli/ref_values.h"
 #include "cli/stack_access.h"
-#include "store/ref_patterns.h"
-#include "store/refname.h"
+#include "store/git/refs/ref_patterns.h"
+#include "store/git/refs/refname.h"
 
 namespace reftab::cli {
 namespace {

@@ -1,7 +1,7 @@
 // reftab reflog [show|list|exists|write|delete|drop|expire] ...: git's `git reflog`, with git's
 // output, messages and exit codes: 128 after "fatal: ...", 129 for usage errors, 255 when a
 // subcommand reports "error: ..." (git returns -1 there), 1 from `exists` for a missing reflog.
-// Which entries, selectors and expiry decisions: store/git_reflog.h; printing:
+// Which entries, selectors and expiry decisions: store/git/refs/reflog.h; printing:
 // cli/reflog_format.h.
 #include <cstdio>
 #include <ctime>
@@ -13,10 +13,10 @@
 #include "cli/reflog_format.h"
 #include "cli/reflog_show.h"
 #include "cli/stack_access.h"
-#include "store/git_date.h"
-#include "store/git_ref_list.h"
-#include "store/git_reflog.h"
-#include "store/refname.h"
+#include "store/git/date.h"
+#include "store/git/refs/ref_list.h"
+#include "store/git/refs/reflog.h"
+#include "store/git/refs/refname.h"
 
 namespace reftab::cli {
 namespace {

@@ -1,7 +1,7 @@
 // reftab refs migrate --ref-format=reftable|files [--dry-run] [--no-reflog]
 //                     [--skip-unmigratable] [--[no-]progress]
 // `git refs migrate`: moves the repository's refs and reflogs to the other storage format
-// (store/git_migrate.h). Messages are git's ("error: ..."); refs that cannot be migrated are
+// (store/git/migrate/migrate.h). Messages are git's ("error: ..."); refs that cannot be migrated are
 // listed one per line before the error (or, with --skip-unmigratable, as warnings, and the
 // others are migrated). Exit 0, 255 on failure (git's status), 2 on a usage error.
 //
@@ -16,8 +16,8 @@
 
 #include "cli/commands.h"
 #include "cli/progress.h"
-#include "store/git_dir.h"
-#include "store/git_migrate.h"
+#include "store/git/dir.h"
+#include "store/git/migrate/migrate.h"
 
 namespace reftab::cli {
 namespace {

@@ -1,7 +1,7 @@
 // reftab rev-parse [--verify] [-q|--quiet] [--symbolic | --symbolic-full-name |
 //                  --abbrev-ref[=strict|loose]] NAME...
 // The part of git's rev-parse that refs answer: NAME is a full hex object id, "@", or a ref
-// name, short or full, resolved by git's rules (store/git_ref_dwim.h) with git's warnings
+// name, short or full, resolved by git's rules (store/git/refs/ref_dwim.h) with git's warnings
 // ("refname 'x' is ambiguous.", "ignoring dangling symref ..."). No revision syntax (~, ^,
 // @{...}, abbreviated ids, ranges) and no paths. Output, messages and exit statuses as git's:
 // --verify needs exactly one name ("fatal: Needed a single revision", 128; 1 with -q).
@@ -10,7 +10,7 @@
 #include "cli/commands.h"
 #include "cli/git_options.h"
 #include "cli/stack_access.h"
-#include "store/git_ref_dwim.h"
+#include "store/git/refs/ref_dwim.h"
 
 namespace reftab::cli {
 namespace {

@@ -19,10 +19,10 @@
 #include "cli/jsonl.h"
 #include "cli/output.h"
 #include "cli/stack_access.h"
-#include "store/git_config.h"
-#include "store/git_ref_dwim.h"
-#include "store/git_ref_list.h"
-#include "store/refname.h"
+#include "store/git/config/config.h"
+#include "store/git/refs/ref_dwim.h"
+#include "store/git/refs/ref_list.h"
+#include "store/git/refs/refname.h"
 
 namespace reftab::cli {
 namespace {
@@ -183,7 +183,7 @@ void PrintListingError(const std::string& message) {
 }
 
 // git's GIT_REF_PARANOIA (read as git_env_bool reads it: on when unset), which decides what a
-// listing does with broken refs (store/git_ref_list.h). Read when a listing starts, as git
+// listing does with broken refs (store/git/refs/ref_list.h). Read when a listing starts, as git
 // does. Not a boolean: git's fatal message.
 Result<bool> RefParanoia() {
   const char* env = std::getenv("GIT_REF_PARANOIA");

@@ -11,9 +11,9 @@
 #include "cli/commands.h"
 #include "cli/git_options.h"
 #include "cli/stack_access.h"
-#include "store/git_ref_dwim.h"
-#include "store/git_ref_transaction.h"
-#include "store/refname.h"
+#include "store/git/refs/ref_dwim.h"
+#include "store/git/refs/ref_transaction.h"
+#include "store/git/refs/refname.h"
 
 namespace reftab::cli {
 namespace {

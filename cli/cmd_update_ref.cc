@@ -4,7 +4,7 @@
 //                   [--[no-]progress]
 //
 // git's update-ref. This file only reads git's command language and prints git's messages;
-// every rule (names, conflicts, symrefs, reflogs) is in store/git_ref_transaction.h. Values
+// every rule (names, conflicts, symrefs, reflogs) is in store/git/refs/ref_transaction.h. Values
 // are full hex object ids or names of existing refs (git's rev-parse rules for refs). Exit
 // status as git's: 128 for "fatal: ...", 129 for usage errors, 1 when `-d` fails ("error:").
 // With --batch-updates each update that fails on its own is printed as git prints it,
@@ -25,9 +25,9 @@
 #include "cli/input.h"
 #include "cli/progress.h"
 #include "cli/stack_access.h"
-#include "store/git_ref_dwim.h"
-#include "store/git_ref_transaction.h"
-#include "store/refname.h"
+#include "store/git/refs/ref_dwim.h"
+#include "store/git/refs/ref_transaction.h"
+#include "store/git/refs/refname.h"
 
 namespace reftab::cli {
 namespace {

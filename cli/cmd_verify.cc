@@ -2,7 +2,7 @@
 // Checks tables (or, without files, every table of the selected stack) beyond what reading
 // needs: block structure, key order, update index limits, lookups agreeing with scans, and
 // the stack's update index ranges. In a git repository it then runs the git-level checks of
-// store/git_verify.h (what `git refs verify` reports, in its words, and more), printing
+// store/git/verify.h (what `git refs verify` reports, in its words, and more), printing
 // git's lines ("error: <ref>: <id>: <message>"); --strict counts warnings as errors, as git's.
 // Prints a summary line when nothing is wrong; exit 1 on the first structural error or when
 // a git-level error was found (git's `refs verify` exits 255 there).
@@ -12,7 +12,7 @@
 #include "cli/git_options.h"
 #include "cli/progress.h"
 #include "cli/stack_access.h"
-#include "store/git_verify.h"
+#include "store/git/verify.h"
 #include "store/verify.h"
 
 namespace reftab::cli {

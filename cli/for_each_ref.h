@@ -18,9 +18,9 @@
 #include "cli/ref_format.h"
 #include "cli/ref_sort.h"
 #include "format/record.h"
-#include "store/git_ref_store.h"
-#include "store/ref_patterns.h"
-#include "store/refname.h"
+#include "store/git/refs/ref_store.h"
+#include "store/git/refs/ref_patterns.h"
+#include "store/git/refs/refname.h"
 
 namespace reftab::cli {
 

@@ -1,6 +1,6 @@
 // for-each-ref's fast path: a listing in name order whose format needs nothing but each
 // ref's name, id and symref target (`--format=%(refname)`, `%(objectname) %(refname)`, ...)
-// is printed straight from the tables' key buffers (store/ref_view_scan.h), without the
+// is printed straight from the tables' key buffers (store/git/refs/ref_view_scan.h), without the
 // per-ref item, atom values and std::function calls of the general path. It lists the same
 // refs with the same bytes: the name rules (ListedName), the symref rules and the rendering
 // (literals, values quoted as --shell/--perl/..., --omit-empty, --count) are the general
@@ -11,7 +11,7 @@
 
 #include "cli/for_each_ref.h"
 #include "cli/ref_quote.h"
-#include "store/ref_view_scan.h"
+#include "store/git/refs/ref_view_scan.h"
 
 namespace reftab::cli {
 namespace {

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <ctime>
 
-#include "store/git_date.h"
+#include "store/git/date.h"
 
 namespace reftab::cli {
 namespace {

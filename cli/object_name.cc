@@ -2,8 +2,8 @@
 
 #include <cstdlib>
 
-#include "store/git_object_parse.h"
-#include "store/refname.h"
+#include "store/git/objects/object_parse.h"
+#include "store/git/refs/refname.h"
 
 namespace reftab::cli {
 namespace {

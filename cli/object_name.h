@@ -8,7 +8,7 @@
 #include <string>
 
 #include "format/record.h"
-#include "store/git_ref_store.h"
+#include "store/git/refs/ref_store.h"
 
 namespace reftab::cli {
 

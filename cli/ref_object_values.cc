@@ -13,7 +13,7 @@
 #include "cli/git_date.h"
 #include "cli/ref_objects.h"
 #include "cli/ref_values.h"
-#include "store/git_object_parse.h"
+#include "store/git/objects/object_parse.h"
 
 namespace reftab::cli {
 

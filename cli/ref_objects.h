@@ -9,7 +9,7 @@
 
 #include "format/record.h"
 #include "format/status.h"
-#include "store/git_objects.h"
+#include "store/git/objects/objects.h"
 
 namespace reftab::cli {
 

@@ -3,8 +3,8 @@
 #include "cli/ref_values.h"
 
 #include "cli/ref_objects.h"
-#include "store/git_ref_dwim.h"
-#include "store/git_worktrees.h"
+#include "store/git/refs/ref_dwim.h"
+#include "store/git/worktrees.h"
 
 namespace reftab::cli {
 namespace {

@@ -11,9 +11,9 @@
 #include "cli/ref_format.h"
 #include "format/record.h"
 #include "format/status.h"
-#include "store/git_ref_store.h"
-#include "store/git_upstream.h"
-#include "store/git_worktrees.h"
+#include "store/git/refs/ref_store.h"
+#include "store/git/upstream.h"
+#include "store/git/worktrees.h"
 
 namespace reftab::cli {
 

@@ -1,7 +1,7 @@
 // How `reftab reflog show` prints an entry: git's date modes (--date=...), the oneline
 // default ("<abbrev> <selector>: <message>") and --format's placeholders, and the JSON object
 // of --format=json. Only printing lives here; which entries and selectors come from
-// store/git_reflog.h.
+// store/git/refs/reflog.h.
 #ifndef REFTAB_CLI_REFLOG_FORMAT_H_
 #define REFTAB_CLI_REFLOG_FORMAT_H_
 

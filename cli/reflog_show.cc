@@ -8,9 +8,9 @@
 
 #include "cli/output.h"
 #include "cli/reflog_format.h"
-#include "store/git_date.h"
-#include "store/git_object_parse.h"
-#include "store/git_reflog.h"
+#include "store/git/date.h"
+#include "store/git/objects/object_parse.h"
+#include "store/git/refs/reflog.h"
 
 namespace reftab::cli {
 namespace {

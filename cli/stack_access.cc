@@ -6,7 +6,7 @@
 
 #include "cli/git_format.h"
 #include "cli/jsonl.h"
-#include "store/git_dir.h"
+#include "store/git/dir.h"
 #include "store/merge_cursor.h"
 
 namespace reftab::cli {

@@ -10,8 +10,8 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "store/git_ref_store.h"
-#include "store/git_repo.h"
+#include "store/git/refs/ref_store.h"
+#include "store/git/repo.h"
 #include "store/stack.h"
 #include "store/table_reader.h"
 
@@ -20,7 +20,7 @@ namespace reftab::cli {
 Result<std::unique_ptr<TableReader>> OpenTableFile(const std::string& path);
 
 // The selected ref store: a bare stack (--stack, git's rules with git's defaults) or a git
-// repository. All git rules live in store/git_ref_store.h; the CLI only calls them.
+// repository. All git rules live in store/git/refs/ref_store.h; the CLI only calls them.
 using Store = GitRefStore;
 
 // Stack options the CLI uses: git's defaults, with auto-compaction off when

@@ -1,4 +1,4 @@
-// reftab-kv-bench: db_bench-style figures for the key/value store (store/kv_store.h) beside
+// reftab-kv-bench: db_bench-style figures for the key/value store (store/kv/kv_store.h) beside
 // LevelDB and RocksDB, in one process, the engines alternating within every run.
 //
 //   reftab-kv-bench [--num N] [--runs R] [--reads N] [--seeks N] [--dir DIR] [--engines LIST]
@@ -33,7 +33,7 @@
 #include <string>
 #include <vector>
 
-#include "store/kv_store.h"
+#include "store/kv/kv_store.h"
 
 #ifdef REFTAB_KV_BENCH_LEVELDB
 #include <leveldb/cache.h>

@@ -1,6 +1,6 @@
 // Internal: the reflog record of one update, built in one place for the stack's transactions
-// (store/stack.cc) and the git layer's reflog writers (store/git_ref_transaction.cc,
-// store/git_reflog.cc).
+// (store/stack.cc) and the git layer's reflog writers (store/git/refs/ref_transaction.cc,
+// store/git/refs/reflog.cc).
 #ifndef REFTAB_STORE_LOG_ENTRY_H_
 #define REFTAB_STORE_LOG_ENTRY_H_
 

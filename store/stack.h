@@ -64,7 +64,7 @@ struct StackOptions {
   uint32_t geometric_factor = 2;
   // Write each table with a block size large enough for its largest record (a power of two
   // above write_options.block_size, at most kMaxBlockSize), so that records bigger than a
-  // block (the KV store's values, store/kv_store.h) can be written. Off for git stacks:
+  // block (the KV store's values, store/kv/kv_store.h) can be written. Off for git stacks:
   // git writes every table with its configured block size.
   bool fit_block_size = false;
   // Open() fails with kNotFound naming the directory when it does not exist, unless this
@@ -211,7 +211,7 @@ class Stack {
   Status ReadList(std::vector<std::string>* names, std::unique_ptr<PinnedFile>* pin,
                   FileInfo* info);
   Status TryLoad(const std::vector<std::string>& names);
-  // Built once: IsUpToDate() runs before every read of a KV store (store/kv_store.h).
+  // Built once: IsUpToDate() runs before every read of a KV store (store/kv/kv_store.h).
   const std::string& ListPath() const { return list_path_; }
   std::string TableName(uint64_t min, uint64_t max);
   // The options a new table is written with; `min_block_size` raises the block size when

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # refs migrate syncs what holds refs exactly when core.fsync asks for refs, as every other
-# write of refs does (store/git_config.h CoreFsyncIncludesRefs): to reftable the table and
+# write of refs does (store/git/config/config.h CoreFsyncIncludesRefs): to reftable the table and
 # tables.list, to files packed-refs and the loose refs; reflogs and the config never. The
 # fsync calls are counted with strace; without strace (or where it may not trace) the test
 # is skipped.

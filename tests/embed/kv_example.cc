@@ -1,6 +1,6 @@
-// The README's key/value store example (store/kv_store.h): put, batch, get, snapshot, iterate.
+// The README's key/value store example (store/kv/kv_store.h): put, batch, get, snapshot, iterate.
 // Built in-tree as an ordinary test. Usage: kv_example DIR   (DIR/kv becomes the store)
-#include <reftab/store/kv_store.h>
+#include <reftab/store/kv/kv_store.h>
 
 #include <cstdio>
 #include <string>

@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "store/git_repo.h"
+#include "store/git/repo.h"
 #include "store/stack.h"
 #include "tests/store/store_test_util.h"
 #include "tests/testutil/process.h"

@@ -1,8 +1,8 @@
-// store/git_config.h: git's config syntax, levels, includes and includeIf, typed values with
+// store/git/config/config.h: git's config syntax, levels, includes and includeIf, typed values with
 // git's messages, the reftable write settings, core.sharedRepository -> file modes; and
 // GitRepo::Open using them. The GitAgrees* tests run the real git (REFTAB_GIT, else git >= 2.45
 // on PATH) on the same files and compare values, messages and modes; they skip without one.
-#include "store/git_config.h"
+#include "store/git/config/config.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "store/git_repo.h"
-#include "store/wildmatch.h"
+#include "store/git/repo.h"
+#include "store/git/wildmatch.h"
 #include "tests/testutil/git_environment.h"
 #include "tests/testutil/process.h"
 #include "tests/testutil/store_util.h"

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "store/git_repo.h"
+#include "store/git/repo.h"
 #include "tests/testutil/store_util.h"
 
 namespace reftab {

@@ -3,7 +3,7 @@
 // are not valid ref names never become paths, case-colliding names on a case-insensitive
 // file system are reported and never merged, nothing is written through a symbolic link —
 // and that a refused migration leaves the repository as it was.
-#include "store/git_migrate.h"
+#include "store/git/migrate/migrate.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "store/git_config_edit.h"
-#include "store/git_files_backend_read.h"
-#include "store/git_files_backend_write.h"
-#include "store/git_reflog.h"
+#include "store/git/config/config_edit.h"
+#include "store/git/migrate/files_backend_read.h"
+#include "store/git/migrate/files_backend_write.h"
+#include "store/git/refs/reflog.h"
 #include "store/table_writer.h"
 #include "tests/testutil/fixtures.h"
 #include "tests/testutil/git_environment.h"

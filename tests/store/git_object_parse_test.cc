@@ -1,7 +1,7 @@
-// store/git_object_parse.h: commit and tag headers, people and dates, and the message split
+// store/git/objects/object_parse.h: commit and tag headers, people and dates, and the message split
 // as git's for-each-ref splits it. The expected splits were checked against git 2.55's
 // %(subject), %(contents:body), %(body), %(contents:signature) and %(contents).
-#include "store/git_object_parse.h"
+#include "store/git/objects/object_parse.h"
 
 #include <gtest/gtest.h>
 

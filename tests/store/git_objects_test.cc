@@ -1,8 +1,8 @@
-// store/git_objects.h on repositories made by git (any version: objects have not changed):
+// store/git/objects/objects.h on repositories made by git (any version: objects have not changed):
 // loose and packed objects, annotated and nested tags, missing objects, abbreviations and
 // commit walks, each checked against what git itself says. Skipped with a message when there
 // is no git, or libgit2 cannot be loaded (the build has none, or the library is missing).
-#include "store/git_objects.h"
+#include "store/git/objects/objects.h"
 
 #include <gtest/gtest.h>
 
@@ -305,7 +305,7 @@ TEST_F(GitObjectsTest, DefaultAbbrevLengthAsGit) {
 }
 
 // A pack big enough that its fan-out buckets hold dozens of ids, where the index lookup
-// interpolates (store/git_object_headers.cc): every object is found, and ids one bit away
+// interpolates (store/git/objects/object_headers.cc): every object is found, and ids one bit away
 // from a present one (first, middle and last byte) are not.
 TEST_F(GitObjectsTest, FindsEveryObjectOfABigPackAndNoNeighbour) {
   std::string s;

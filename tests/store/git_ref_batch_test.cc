@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "store/git_ref_store.h"
-#include "store/git_ref_transaction.h"
+#include "store/git/refs/ref_store.h"
+#include "store/git/refs/ref_transaction.h"
 #include "store/stack.h"
 #include "tests/testutil/git_store_util.h"
 #include "tests/testutil/process.h"

@@ -1,15 +1,15 @@
-// Short names and listings as git reads them (store/git_ref_dwim.h, store/git_ref_list.h) and
+// Short names and listings as git reads them (store/git/refs/ref_dwim.h, store/git/refs/ref_list.h) and
 // the numbers of store/stack_stats.h, over a bare reftable directory (git's defaults, ids
 // taken on trust). tests/cli/git_compare_refs.sh compares the same rules with a real git.
-#include "store/git_ref_dwim.h"
+#include "store/git/refs/ref_dwim.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "store/git_ref_list.h"
-#include "store/git_ref_store.h"
-#include "store/git_ref_transaction.h"
+#include "store/git/refs/ref_list.h"
+#include "store/git/refs/ref_store.h"
+#include "store/git/refs/ref_transaction.h"
 #include "store/stack.h"
 #include "store/stack_stats.h"
 #include "store/transaction.h"

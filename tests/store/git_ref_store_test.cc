@@ -1,9 +1,9 @@
-// The git ref store (store/git_ref_store.h, store/git_ref_transaction.h) through its library
+// The git ref store (store/git/refs/ref_store.h, store/git/refs/ref_transaction.h) through its library
 // API, over bare reftable directories and a small git directory: git's name refusals, D/F
 // conflicts in the stack and in the transaction, one update per ref, symref splitting and
 // no-deref, HEAD's reflog when its branch moves, the reflog settings. The same rules are
 // compared with a real git, through the CLI, in tests/cli/git_compare_test.sh.
-#include "store/git_ref_store.h"
+#include "store/git/refs/ref_store.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "store/git_objects.h"
-#include "store/git_ref_transaction.h"
+#include "store/git/objects/objects.h"
+#include "store/git/refs/ref_transaction.h"
 #include "tests/testutil/git_store_util.h"
 #include "tests/testutil/process.h"
 #include "tests/testutil/store_util.h"
@@ -348,7 +348,7 @@ TEST(GitRefStoreTest, ChecksObjectsInARepository) {
   EXPECT_TRUE(Get(s, "refs/tags/t").Equals(RefValue::Peeled(*tag, *commit), 20));
 }
 
-// Existence and types need no libgit2 (store/git_object_headers.h): a SHA-256 repository,
+// Existence and types need no libgit2 (store/git/objects/object_headers.h): a SHA-256 repository,
 // which libgit2 1.5 cannot read, still refuses ids that name no object, as git does.
 TEST(GitRefStoreTest, ChecksObjectsOfSha256Repositories) {
   TempDir tmp("git-ref-store");

@@ -1,11 +1,11 @@
-// store/git_reflog.h and store/git_date.h through the library API over a bare reftable
+// store/git/refs/reflog.h and store/git/date.h through the library API over a bare reftable
 // directory: reading a reflog newest first without markers and deleted entries, selectors,
 // git's delete numbering, expiry written as git's reftable backend writes it (deletion
 // records, kept entries again, --rewrite, --updateref, the existence marker when nothing is
 // left, dry runs), the dates reflog commands read, and over a repository with linked
 // worktrees the reflogs `expire --all` / `drop --all` visit, drop and write. The same behaviour is
 // compared with a real git, through the CLI, in tests/cli/git_compare_reflog.sh.
-#include "store/git_reflog.h"
+#include "store/git/refs/reflog.h"
 
 #include <gtest/gtest.h>
 
@@ -16,10 +16,10 @@
 #include <utility>
 #include <vector>
 
-#include "store/git_config.h"
-#include "store/git_date.h"
-#include "store/git_ref_transaction.h"
-#include "store/git_worktrees.h"
+#include "store/git/config/config.h"
+#include "store/git/date.h"
+#include "store/git/refs/ref_transaction.h"
+#include "store/git/worktrees.h"
 #include "tests/testutil/fixtures.h"
 #include "tests/testutil/store_util.h"
 

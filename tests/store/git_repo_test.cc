@@ -2,7 +2,7 @@
 // the object format from the config, the refs as git's for-each-ref printed them, a linked
 // worktree (per-worktree refs routed to the worktree's own stack, the merged view git
 // shows there), and the small config parser and per-worktree name rule it relies on.
-#include "store/git_repo.h"
+#include "store/git/repo.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

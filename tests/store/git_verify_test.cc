@@ -1,9 +1,9 @@
-// store/git_verify.h: the git-level checks of `reftab verify`, on refs planted through the
+// store/git/verify.h: the git-level checks of `reftab verify`, on refs planted through the
 // plain Stack API (which takes any names). GitAgreesVerifyTest runs the real git's
 // `git refs verify` on the same repositories (REFTAB_GIT, else git >= 2.45 on PATH; skipped
 // without one): every line git prints is one of ours, in the same order, and git fails
 // exactly when we find an error of one of git's own kinds.
-#include "store/git_verify.h"
+#include "store/git/verify.h"
 
 #include <gtest/gtest.h>
 

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "store/kv_store.h"
+#include "store/kv/kv_store.h"
 #include "store/stack.h"
 #include "tests/testutil/process.h"
 #include "tests/testutil/real_git.h"

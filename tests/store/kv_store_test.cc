@@ -1,7 +1,7 @@
-// The key/value store (store/kv_store.h): edge cases of keys and values (empty, binary with
+// The key/value store (store/kv/kv_store.h): edge cases of keys and values (empty, binary with
 // NULs, values of several MiB), batches, snapshots, iteration bounds, reopening, a seeded
 // model test against std::map, and its files read back by `reftab dump` / `reftab verify`.
-#include "store/kv_store.h"
+#include "store/kv/kv_store.h"
 
 #include <gtest/gtest.h>
 

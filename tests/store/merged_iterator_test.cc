@@ -708,7 +708,7 @@ TEST_P(MergedIteratorModelTest, MatchesReferenceMerge) {
       }
     }
     // NextView, the listings' step that leaves the name in the table's key buffer, returns
-    // the same records (store/ref_view_scan.h); the name is key(), refname is left alone.
+    // the same records (store/git/refs/ref_view_scan.h); the name is key(), refname is left alone.
     for (bool suppress : {false, true}) {
       RefMergeCursor c(t.raw());
       c.set_suppress_deletions(suppress);

@@ -1,4 +1,4 @@
-// Helpers for tests of the git ref store (store/git_ref_store.h): the options they open it
+// Helpers for tests of the git ref store (store/git/refs/ref_store.h): the options they open it
 // with, a bare reftable directory or a minimal git directory to open, and one-ref writes and
 // reads through it.
 #ifndef REFTAB_TESTS_TESTUTIL_GIT_STORE_UTIL_H_
@@ -10,8 +10,8 @@
 #include <optional>
 #include <string>
 
-#include "store/git_ref_store.h"
-#include "store/git_ref_transaction.h"
+#include "store/git/refs/ref_store.h"
+#include "store/git/refs/ref_transaction.h"
 #include "tests/testutil/store_util.h"
 
 namespace reftab::testutil {

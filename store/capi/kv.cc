@@ -1,0 +1,271 @@
+// The key/value store's C API (store/capi/reftab_kv.h): thin handles over store/kv/kv_store.h, with
+// the error convention of store/capi/reftab.h (store/capi/internal.h).
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "store/capi/internal.h"
+#include "store/kv/kv_store.h"
+#include "store/capi/reftab_kv.h"
+
+struct reftab_kv {
+  std::unique_ptr<reftab::KvStore> store;
+  std::string value;  // what the last reftab_kv_get's view points into
+};
+
+struct reftab_kv_batch {
+  reftab::KvWriteBatch batch;
+};
+
+struct reftab_kv_snapshot {
+  reftab::KvSnapshot snap;
+  std::string value;
+};
+
+struct reftab_kv_iter {
+  reftab::KvIterator it;
+  bool pending;  // positioned on an entry Next has not returned yet
+};
+
+namespace reftab::capi {
+namespace {
+
+// Bytes from C: a NULL pointer stands for no bytes only when the length is 0.
+bool Bytes(const void* p, size_t n, std::string_view* out) {
+  if (p == nullptr && n != 0) return false;
+  *out = n ? std::string_view(static_cast<const char*>(p), n) : std::string_view();
+  return true;
+}
+
+#define REFTAB_C_BYTES(err, p, n, out)                                                    \
+  do {                                                                                    \
+    if (!::reftab::capi::Bytes(p, n, out)) {                                              \
+      return ::reftab::capi::Fail(err, REFTAB_INVALID_ARGUMENT,                           \
+                                  "argument " #p " is NULL with a length of " #n " > 0"); \
+    }                                                                                     \
+  } while (0)
+
+std::optional<std::string> Bound(const void* p, size_t n) {
+  if (p == nullptr) return std::nullopt;
+  return std::string(static_cast<const char*>(p), n);
+}
+
+}  // namespace
+}  // namespace reftab::capi
+
+using reftab::capi::Fail;
+using reftab::capi::Guard;
+using reftab::capi::Report;
+
+extern "C" {
+
+reftab_code reftab_kv_open(const char* dir, unsigned flags, reftab_kv** out, reftab_error** err) {
+  return Guard(err, [&] {
+    REFTAB_C_REQUIRE(err, dir);
+    REFTAB_C_REQUIRE(err, out);
+    *out = nullptr;
+    reftab::KvOptions o;
+    if (flags & REFTAB_KV_NO_SYNC) o.durability = reftab::Durability::kNone;
+    if (flags & REFTAB_KV_NO_AUTO_COMPACT) o.auto_compact = false;
+    if (flags & REFTAB_KV_NO_REFRESH_ON_READ) o.refresh_on_read = false;
+    auto store = reftab::KvStore::Open(dir, o);
+    if (!store.ok()) return Report(err, store.status());
+    *out = new reftab_kv{std::move(*store), {}};
+    return REFTAB_OK;
+  });
+}
+
+void reftab_kv_free(reftab_kv* kv) { delete kv; }
+
+reftab_code reftab_kv_refresh(reftab_kv* kv, reftab_error** err) {
+  return Guard(err, [&] {
+    REFTAB_C_REQUIRE(err, kv);
+    return Report(err, kv->store->Refresh());
+  });
+}
+
+reftab_code reftab_kv_put(reftab_kv* kv, const void* key, size_t key_len, const void* value,
+                          size_t value_len, reftab_error** err) {
+  return Guard(err, [&] {
+    REFTAB_C_REQUIRE(err, kv);
+    std::string_view k, v;
+    REFTAB_C_BYTES(err, key, key_len, &k);
+    REFTAB_C_BYTES(err, value, value_len, &v);
+    return Report(err, kv->store->Put(k, v));
+  });
+}
+
+reftab_code reftab_kv_delete(reftab_kv* kv, const void* key, size_t key_len, reftab_error** err) {
+  return Guard(err, [&] {
+    REFTAB_C_REQUIRE(err, kv);
+    std::string_view k;
+    REFTAB_C_BYTES(err, key, key_len, &k);
+    return Report(err, kv->store->Delete(k));
+  });
+}
+
+reftab_code reftab_kv_get(reftab_kv* kv, const void* key, size_t key_len, const void** value,
+                          size_t* value_len, int* found, reftab_error** err) {
+  return Guard(err, [&] {
+    REFTAB_C_REQUIRE(err, kv);
+    REFTAB_C_REQUIRE(err, value);
+    REFTAB_C_REQUIRE(err, value_len);
+    REFTAB_C_REQUIRE(err, found);
+    std::string_view k;
+    REFTAB_C_BYTES(err, key, key_len, &k);
+    bool here = false;
+    reftab_code c = Report(err, kv->store->Get(k, &kv->value, &here));
+    *found = here;
+    *value = here ? kv->value.data() : nullptr;
+    *value_len = here ? kv->value.size() : 0;
+    return c;
+  });
+}
+
+reftab_code reftab_kv_batch_new(reftab_kv_batch** out, reftab_error** err) {
+  return Guard(err, [&] {
+    REFTAB_C_REQUIRE(err, out);
+    *out = new reftab_kv_batch;
+    return REFTAB_OK;
+  });
+}
+
+reftab_code reftab_kv_batch_put(reftab_kv_batch* batch, const void* key, size_t key_len,
+                                const void* value, size_t value_len, reftab_error** err) {
+  return Guard(err, [&] {
+    REFTAB_C_REQUIRE(err, batch);
+    std::string_view k, v;
+    REFTAB_C_BYTES(err, key, key_len, &k);
+    REFTAB_C_BYTES(err, value, value_len, &v);
+    batch->batch.Put(k, v);
+    return REFTAB_OK;
+  });
+}
+
+reftab_code reftab_kv_batch_delete(reftab_kv_batch* batch, const void* key, size_t key_len,
+                                   reftab_error** err) {
+  return Guard(err, [&] {
+    REFTAB_C_REQUIRE(err, batch);
+    std::string_view k;
+    REFTAB_C_BYTES(err, key, key_len, &k);
+    batch->batch.Delete(k);
+    return REFTAB_OK;
+  });
+}
+
+void reftab_kv_batch_clear(reftab_kv_batch* batch) {
+  if (batch) batch->batch.Clear();
+}
+
+void reftab_kv_batch_free(reftab_kv_batch* batch) { delete batch; }
+
+reftab_code reftab_kv_write(reftab_kv* kv, const reftab_kv_batch* batch, reftab_error** err) {
+  return Guard(err, [&] {
+    REFTAB_C_REQUIRE(err, kv);
+    REFTAB_C_REQUIRE(err, batch);
+    return Report(err, kv->store->Write(batch->batch));
+  });
+}
+
+reftab_code reftab_kv_snapshot_new(reftab_kv* kv, reftab_kv_snapshot** out, reftab_error** err) {
+  return Guard(err, [&] {
+    REFTAB_C_REQUIRE(err, kv);
+    REFTAB_C_REQUIRE(err, out);
+    *out = nullptr;
+    auto snap = kv->store->GetSnapshot();
+    if (!snap.ok()) return Report(err, snap.status());
+    *out = new reftab_kv_snapshot{std::move(*snap), {}};
+    return REFTAB_OK;
+  });
+}
+
+reftab_code reftab_kv_snapshot_get(reftab_kv_snapshot* snap, const void* key, size_t key_len,
+                                   const void** value, size_t* value_len, int* found,
+                                   reftab_error** err) {
+  return Guard(err, [&] {
+    REFTAB_C_REQUIRE(err, snap);
+    REFTAB_C_REQUIRE(err, value);
+    REFTAB_C_REQUIRE(err, value_len);
+    REFTAB_C_REQUIRE(err, found);
+    std::string_view k;
+    REFTAB_C_BYTES(err, key, key_len, &k);
+    bool here = false;
+    reftab_code c = Report(err, snap->snap.Get(k, &snap->value, &here));
+    *found = here;
+    *value = here ? snap->value.data() : nullptr;
+    *value_len = here ? snap->value.size() : 0;
+    return c;
+  });
+}
+
+uint64_t reftab_kv_snapshot_sequence(const reftab_kv_snapshot* snap) {
+  return snap ? snap->snap.sequence() : 0;
+}
+
+void reftab_kv_snapshot_free(reftab_kv_snapshot* snap) { delete snap; }
+
+reftab_code reftab_kv_iter_new(const reftab_kv_snapshot* snap, const reftab_kv_range* range,
+                               reftab_kv_iter** out, reftab_error** err) {
+  return Guard(err, [&] {
+    REFTAB_C_REQUIRE(err, snap);
+    REFTAB_C_REQUIRE(err, out);
+    *out = nullptr;
+    reftab::KvIteratorOptions o;
+    if (range) {
+      std::string_view prefix;
+      REFTAB_C_BYTES(err, range->prefix, range->prefix_len, &prefix);
+      o.prefix = std::string(prefix);
+      o.lower_bound = reftab::capi::Bound(range->lower, range->lower_len);
+      o.upper_bound = reftab::capi::Bound(range->upper, range->upper_len);
+    }
+    auto* it = new reftab_kv_iter{snap->snap.NewIterator(o), true};
+    reftab::Status s = it->it.SeekToFirst();
+    if (!s.ok()) {
+      delete it;
+      return Report(err, s);
+    }
+    *out = it;
+    return REFTAB_OK;
+  });
+}
+
+reftab_code reftab_kv_iter_seek(reftab_kv_iter* it, const void* key, size_t key_len,
+                                reftab_error** err) {
+  return Guard(err, [&] {
+    REFTAB_C_REQUIRE(err, it);
+    std::string_view k;
+    REFTAB_C_BYTES(err, key, key_len, &k);
+    it->pending = true;
+    return Report(err, it->it.Seek(k));
+  });
+}
+
+reftab_code reftab_kv_iter_next(reftab_kv_iter* it, reftab_kv_entry* out, int* has,
+                                reftab_error** err) {
+  return Guard(err, [&] {
+    REFTAB_C_REQUIRE(err, it);
+    REFTAB_C_REQUIRE(err, out);
+    REFTAB_C_REQUIRE(err, has);
+    if (!it->pending) it->it.Next();
+    it->pending = false;
+    *has = it->it.Valid();
+    if (!*has) {
+      *out = reftab_kv_entry{};
+      return Report(err, it->it.status());
+    }
+    std::string_view k = it->it.key(), v = it->it.value();
+    *out = reftab_kv_entry{k.data(), k.size(), v.data(), v.size()};
+    return REFTAB_OK;
+  });
+}
+
+void reftab_kv_iter_free(reftab_kv_iter* it) { delete it; }
+
+reftab_code reftab_kv_compact(reftab_kv* kv, reftab_error** err) {
+  return Guard(err, [&] {
+    REFTAB_C_REQUIRE(err, kv);
+    return Report(err, kv->store->CompactAll());
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,126 @@
+/* Public API: the key/value store (store/kv/kv_store.h) from C, in the conventions of
+ * <reftab.h> (names, reftab_code + reftab_error** on every call that can fail, VIEWs valid
+ * until the next call on the handle that filled them, handles used by one thread at a time).
+ *
+ * Installed as <reftab_kv.h> (and <reftab/reftab_kv.h>); `pkg-config --cflags --libs reftab`.
+ *
+ * Keys and values are arbitrary bytes, passed as pointer + length (NULs allowed; the empty
+ * key is REFTAB_INVALID_ARGUMENT; key + value above 16 MiB - 256 bytes is REFTAB_TOO_LARGE).
+ * Keys sort as unsigned bytes. The files are reftables (see the README's "A key/value store"):
+ * values are the targets of symbolic-ref records, deletions are tombstones. Any number of
+ * processes may read and write one store directory at once.
+ */
+#ifndef REFTAB_KV_H_
+#define REFTAB_KV_H_
+
+#include <stddef.h>
+
+#include "reftab.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct reftab_kv reftab_kv;                   /* an open store */
+typedef struct reftab_kv_batch reftab_kv_batch;       /* puts and deletes applied together */
+typedef struct reftab_kv_snapshot reftab_kv_snapshot; /* a fixed state of a store */
+typedef struct reftab_kv_iter reftab_kv_iter;         /* forward iteration over a snapshot */
+
+/* Flags for reftab_kv_open, combined with '|'. */
+enum {
+  /* No fsync at all (data survives a crash of the process, not of the machine). Default:
+   * each new table and tables.list are fsynced before they are renamed into place. */
+  REFTAB_KV_NO_SYNC = 1u << 0,
+  /* No geometric compaction after each write (reftab_kv_compact merges on demand). */
+  REFTAB_KV_NO_AUTO_COMPACT = 1u << 1,
+  /* reftab_kv_get and reftab_kv_snapshot_new read the state of this handle's last write or
+   * reftab_kv_refresh, without first looking for other processes' writes (which costs one
+   * stat() per call). */
+  REFTAB_KV_NO_REFRESH_ON_READ = 1u << 2
+};
+
+/* Opens (creating the directory if needed) the store in `dir`. */
+REFTAB_C_EXPORT reftab_code reftab_kv_open(const char* dir, unsigned flags, reftab_kv** out,
+                                           reftab_error** err);
+/* Picks up other processes' writes now (one stat() when there are none). */
+REFTAB_C_EXPORT reftab_code reftab_kv_refresh(reftab_kv* kv, reftab_error** err);
+/* Releases the store; NULL is accepted. Snapshots and iterators made from it stay valid. */
+REFTAB_C_EXPORT void reftab_kv_free(reftab_kv* kv);
+
+/* One-entry writes, each an atomic batch of its own. */
+REFTAB_C_EXPORT reftab_code reftab_kv_put(reftab_kv* kv, const void* key, size_t key_len,
+                                          const void* value, size_t value_len, reftab_error** err);
+REFTAB_C_EXPORT reftab_code reftab_kv_delete(reftab_kv* kv, const void* key, size_t key_len,
+                                             reftab_error** err);
+/* Reads the latest state (picking up other processes' writes first). *found = 0 when the key
+ * is absent. *value (not NUL-terminated) is a VIEW owned by `kv`, valid until its next call. */
+REFTAB_C_EXPORT reftab_code reftab_kv_get(reftab_kv* kv, const void* key, size_t key_len,
+                                          const void** value, size_t* value_len, int* found,
+                                          reftab_error** err);
+
+/* A batch collects operations (copying the bytes); a later one on the same key wins. */
+REFTAB_C_EXPORT reftab_code reftab_kv_batch_new(reftab_kv_batch** out, reftab_error** err);
+REFTAB_C_EXPORT reftab_code reftab_kv_batch_put(reftab_kv_batch* batch, const void* key,
+                                                size_t key_len, const void* value, size_t value_len,
+                                                reftab_error** err);
+REFTAB_C_EXPORT reftab_code reftab_kv_batch_delete(reftab_kv_batch* batch, const void* key,
+                                                   size_t key_len, reftab_error** err);
+REFTAB_C_EXPORT void reftab_kv_batch_clear(reftab_kv_batch* batch);
+REFTAB_C_EXPORT void reftab_kv_batch_free(reftab_kv_batch* batch);
+/* Applies the whole batch or nothing, as one new table. REFTAB_LOCK_HELD if other writers
+ * kept the lock for more than 10 s. The batch is left as it was (free or clear it). */
+REFTAB_C_EXPORT reftab_code reftab_kv_write(reftab_kv* kv, const reftab_kv_batch* batch,
+                                            reftab_error** err);
+
+/* The latest state, fixed: later writes (of any process) and compactions do not change what
+ * it reads. Owned by the caller; it may outlive `kv`. */
+REFTAB_C_EXPORT reftab_code reftab_kv_snapshot_new(reftab_kv* kv, reftab_kv_snapshot** out,
+                                                   reftab_error** err);
+/* As reftab_kv_get; *value is a VIEW owned by the snapshot, valid until its next call. */
+REFTAB_C_EXPORT reftab_code reftab_kv_snapshot_get(reftab_kv_snapshot* snap, const void* key,
+                                                   size_t key_len, const void** value,
+                                                   size_t* value_len, int* found,
+                                                   reftab_error** err);
+/* The number of write batches behind this state. */
+REFTAB_C_EXPORT uint64_t reftab_kv_snapshot_sequence(const reftab_kv_snapshot* snap);
+REFTAB_C_EXPORT void reftab_kv_snapshot_free(reftab_kv_snapshot* snap);
+
+/* Which keys an iterator visits: each bound is ignored when its pointer is NULL. */
+typedef struct reftab_kv_range {
+  const void* prefix; /* only keys starting with these bytes */
+  size_t prefix_len;
+  const void* lower; /* keys >= lower (inclusive) */
+  size_t lower_len;
+  const void* upper; /* keys < upper (exclusive) */
+  size_t upper_len;
+} reftab_kv_range;
+
+/* An entry (a VIEW owned by the iterator, valid until its next call). */
+typedef struct reftab_kv_entry {
+  const void* key;
+  size_t key_len;
+  const void* value;
+  size_t value_len;
+} reftab_kv_entry;
+
+/* An iterator over `snap` within `range` (NULL: every key), positioned before the first
+ * key. It keeps the snapshot's state itself, so it may outlive `snap`. */
+REFTAB_C_EXPORT reftab_code reftab_kv_iter_new(const reftab_kv_snapshot* snap,
+                                               const reftab_kv_range* range, reftab_kv_iter** out,
+                                               reftab_error** err);
+/* Repositions before the first key >= `key` (within the range). */
+REFTAB_C_EXPORT reftab_code reftab_kv_iter_seek(reftab_kv_iter* it, const void* key, size_t key_len,
+                                                reftab_error** err);
+/* Fills `out` with the next entry and sets *has = 1, or *has = 0 at the end. */
+REFTAB_C_EXPORT reftab_code reftab_kv_iter_next(reftab_kv_iter* it, reftab_kv_entry* out, int* has,
+                                                reftab_error** err);
+REFTAB_C_EXPORT void reftab_kv_iter_free(reftab_kv_iter* it);
+
+/* Merges every table of the store into one (deleted entries are dropped). */
+REFTAB_C_EXPORT reftab_code reftab_kv_compact(reftab_kv* kv, reftab_error** err);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* REFTAB_KV_H_ */

@@ -1,0 +1,144 @@
+#include "store/git/refs/ref_dwim.h"
+
+#include <array>
+
+#include "store/git/refs/ref_store.h"
+#include "store/git/refs/refname.h"
+
+namespace reftab {
+namespace {
+
+// git's rules, as a prefix and a suffix around the short name, in git's order.
+struct Rule {
+  std::string_view prefix, suffix;
+};
+constexpr std::array<Rule, 6> kRules = {{
+    {"", ""},
+    {"refs/", ""},
+    {"refs/tags/", ""},
+    {"refs/heads/", ""},
+    {"refs/remotes/", ""},
+    {"refs/remotes/", "/HEAD"},
+}};
+
+std::string Apply(const Rule& r, std::string_view name) {
+  std::string full(r.prefix);
+  full.append(name).append(r.suffix);
+  return full;
+}
+
+// The short name `refname` has under rule `r`, if the rule can produce it.
+bool Match(const Rule& r, std::string_view refname, std::string_view* short_name) {
+  if (refname.size() < r.prefix.size() + r.suffix.size()) return false;
+  if (refname.substr(0, r.prefix.size()) != r.prefix) return false;
+  if (refname.substr(refname.size() - r.suffix.size()) != r.suffix) return false;
+  *short_name = refname.substr(r.prefix.size(), refname.size() - r.prefix.size() - r.suffix.size());
+  return true;
+}
+
+Status Exists(GitRefStore& store, const std::string& refname, bool* exists) {
+  GitResolution r;
+  REFTAB_RETURN_IF_ERROR(ResolveRefAsGit(store, refname, kResolveReading, &r));
+  *exists = r.resolved;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ResolveRefAsGit(GitRefStore& store, std::string_view refname, unsigned flags,
+                       GitResolution* out) {
+  *out = GitResolution();
+  std::string name(refname);
+  for (int depth = 0; depth < GitRefStore::kMaxSymrefDepth; ++depth) {
+    // A name git would not accept is never looked up, here or at the end of a symref.
+    if (!IsValidRefname(name, kRefnameAllowOneLevel)) return Status::Ok();
+    RefRecord rec;
+    bool found = false;
+    REFTAB_RETURN_IF_ERROR(store.ReadRef(name, &rec, &found));
+    if (!found || rec.value_type != RefValueType::kSymref) {
+      out->resolved = found || !(flags & kResolveReading);
+      out->exists = found;
+      out->name = std::move(name);
+      if (found) out->id = rec.value;
+      if (found && rec.value_type == RefValueType::kVal2) out->peeled = rec.peeled;
+      return Status::Ok();
+    }
+    out->through_symref = true;
+    name = rec.target;
+    if (flags & kResolveNoRecurse) {
+      out->resolved = true;
+      out->name = std::move(name);
+      return Status::Ok();
+    }
+  }
+  return Status::Ok();  // too many levels: git does not resolve it either
+}
+
+Status DwimRef(GitRefStore& store, std::string_view name, bool all_rules, DwimResult* out) {
+  *out = DwimResult();
+  for (const Rule& rule : kRules) {
+    std::string full = Apply(rule, name);
+    GitResolution r;
+    REFTAB_RETURN_IF_ERROR(ResolveRefAsGit(store, full, kResolveReading, &r));
+    if (r.resolved) {
+      if (out->matches++ == 0) {
+        out->refname = std::move(r.name);
+        out->id = r.id;
+      }
+      if (!all_rules) break;
+    } else if (r.through_symref && full != "HEAD") {
+      out->warnings.push_back("ignoring dangling symref " + full);
+    }
+  }
+  return Status::Ok();
+}
+
+Status ResolveObjectName(GitRefStore& store, std::string_view name, ObjectNameResult* out) {
+  *out = ObjectNameResult();
+  if (name.size() == 2 * store.hash_size() && ParseHexId(name, store.hash_size(), &out->id)) {
+    out->found = true;
+    return Status::Ok();
+  }
+  if (name.empty()) return Status::Ok();
+  const bool warn = WarnAmbiguousRefs(store);
+  DwimResult d;
+  REFTAB_RETURN_IF_ERROR(DwimRef(store, name == "@" ? "HEAD" : name, warn, &d));
+  out->warnings = std::move(d.warnings);
+  if (d.matches == 0) return Status::Ok();
+  if (warn && d.matches > 1) out->warnings.push_back(AmbiguousRefnameWarning(name));
+  out->found = true;
+  out->id = d.id;
+  out->refname = std::move(d.refname);
+  return Status::Ok();
+}
+
+bool WarnAmbiguousRefs(const GitRefStore& store) {
+  return store.config().GetBool("core.warnambiguousrefs", true);
+}
+
+std::string AmbiguousRefnameWarning(std::string_view name) {
+  return "refname '" + std::string(name) + "' is ambiguous.";
+}
+
+Status ShortenRefname(GitRefStore& store, std::string_view refname, bool strict, std::string* out) {
+  // The most specific rule first; the first rule (the name itself) always matches.
+  for (size_t i = kRules.size() - 1; i > 0; --i) {
+    std::string_view short_name;
+    if (!Match(kRules[i], refname, &short_name)) continue;
+    // Ambiguous when an earlier rule (any other rule, if strict) finds a ref.
+    size_t to_check = strict ? kRules.size() : i;
+    bool ambiguous = false;
+    for (size_t j = 0; j < to_check && !ambiguous; ++j) {
+      if (j == i) continue;
+      REFTAB_RETURN_IF_ERROR(Exists(store, Apply(kRules[j], short_name), &ambiguous));
+    }
+    if (!ambiguous) {
+      *out = std::string(short_name);
+      return Status::Ok();
+    }
+  }
+  *out = std::string(refname);
+  return Status::Ok();
+}
+
+}  // namespace reftab

@@ -1,0 +1,83 @@
+// Public API: short ref names as git reads them ("main" for refs/heads/main), in one place
+// for every command that accepts them. git tries, in order: the name itself, refs/<name>,
+// refs/tags/<name>, refs/heads/<name>, refs/remotes/<name>, refs/remotes/<name>/HEAD; the
+// first that resolves (through symrefs) wins, and more than one makes the name ambiguous.
+// The reverse, ShortenRefname, gives the shortest name that reads back as the full one.
+// Only names: revision syntax (~, ^, @{...}, abbreviated ids) is not parsed here.
+#ifndef REFTAB_STORE_GIT_REFS_REF_DWIM_H_
+#define REFTAB_STORE_GIT_REFS_REF_DWIM_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "format/record.h"
+#include "format/status.h"
+#include "format/visibility.h"
+
+namespace reftab {
+REFTAB_PUBLIC_BEGIN
+
+class GitRefStore;
+
+// How git resolves a full name (refs_resolve_ref_unsafe): the name must be well formed (one
+// level allowed), as must every symref target on the way, and chains are at most
+// GitRefStore::kMaxSymrefDepth names long; otherwise nothing resolves.
+enum GitResolveFlags : unsigned {
+  kResolveDefault = 0,          // a missing ref at the end resolves, to its name (exists false)
+  kResolveReading = 1u << 0,    // the chain must end at an existing ref
+  kResolveNoRecurse = 1u << 1,  // stop at the first symref's target
+};
+struct GitResolution {
+  bool resolved = false;        // git's non-NULL answer
+  bool through_symref = false;  // a symref was met (git's REF_ISSYMREF), even if then NULL
+  bool exists = false;          // `name` holds an object id
+  std::string name;             // where the chain ended
+  ObjectId id{};
+  std::optional<ObjectId> peeled;  // the peeled id the final record stores, if any
+};
+Status ResolveRefAsGit(GitRefStore& store, std::string_view refname, unsigned flags,
+                       GitResolution* out);
+
+struct DwimResult {
+  int matches = 0;      // how many of git's rules found a ref; above 1 the name is ambiguous
+  std::string refname;  // the first match, where its symrefs end (what git reports)
+  ObjectId id{};
+  // git's warnings for rules that met a dangling symref on the way, in order, without
+  // "warning: " ("ignoring dangling symref refs/heads/x").
+  std::vector<std::string> warnings;
+};
+
+// Expands `name` by git's rules. `all_rules` (git's core.warnAmbiguousRefs, on by default)
+// keeps trying after the first match so that ambiguity is counted; otherwise it stops there.
+Status DwimRef(GitRefStore& store, std::string_view name, bool all_rules, DwimResult* out);
+
+// What a command that takes an object name gets from `name` when only full ids and ref names
+// are understood (git's get_oid without revision syntax): a full hex id of the store's hash
+// (taken as is, existing or not), "@" for HEAD, or a name DwimRef finds.
+struct ObjectNameResult {
+  bool found = false;
+  ObjectId id{};
+  std::string refname;  // the ref it came from (empty for a hex id)
+  // git's warnings, in order, without "warning: ": dangling symrefs met on the way, then the
+  // ambiguity warning when more than one rule matched (if core.warnAmbiguousRefs).
+  std::vector<std::string> warnings;
+};
+Status ResolveObjectName(GitRefStore& store, std::string_view name, ObjectNameResult* out);
+
+// git's core.warnAmbiguousRefs for this store (true without a repository).
+bool WarnAmbiguousRefs(const GitRefStore& store);
+
+// git's "refname 'x' is ambiguous." (without "warning: ").
+std::string AmbiguousRefnameWarning(std::string_view name);
+
+// The shortest form of `refname` that DwimRef reads back as it (git's
+// shorten_unambiguous_ref): "refs/heads/main" -> "main" unless refs/main or refs/tags/main
+// exist. `strict`: no other rule may match at all. A name no rule shortens is returned whole.
+Status ShortenRefname(GitRefStore& store, std::string_view refname, bool strict, std::string* out);
+
+REFTAB_PUBLIC_END
+}  // namespace reftab
+
+#endif  // REFTAB_STORE_GIT_REFS_REF_DWIM_H_

@@ -1,0 +1,175 @@
+#include "store/git/refs/ref_store.h"
+
+#include <sys/stat.h>
+
+#include "store/git/identity.h"
+#include "store/git/refs/ref_transaction.h"
+#include "store/merge_cursor.h"
+#include "store/git/refs/refname.h"
+#include "store/snapshot_access.h"
+
+namespace reftab {
+namespace {
+
+const GitConfig& EmptyConfig() {
+  static const GitConfig* empty = new GitConfig();
+  return *empty;
+}
+
+bool StartsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<GitRefStore>> GitRefStore::OpenRepo(const std::string& git_dir,
+                                                           StackOptions base,
+                                                           GitRepoAccess access) {
+  auto repo = GitRepo::Open(git_dir, std::move(base), access);
+  if (!repo.ok()) return repo.status();
+  return std::make_unique<GitRefStore>(std::move(*repo));
+}
+
+Result<std::unique_ptr<GitRefStore>> GitRefStore::OpenStack(const std::string& dir,
+                                                            StackOptions base) {
+  auto stack = Stack::Open(dir, base);
+  if (!stack.ok()) return stack.status();
+  return std::make_unique<GitRefStore>(std::move(*stack));
+}
+
+GitRefStore::GitRefStore(std::unique_ptr<GitRepo> repo) : repo_(std::move(repo)) {
+  // Every repository git makes has objects/; a ref-only directory without one (tests, tools
+  // that keep refs apart) has no database to check ids against, like a bare stack.
+  struct stat st;
+  std::string objects = repo_->common_dir() + "/objects";
+  if (stat(objects.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    objects_ = std::make_unique<GitObjects>(objects, hash_size());
+  }
+}
+
+GitRefStore::GitRefStore(std::unique_ptr<Stack> stack) : stack_(std::move(stack)) {}
+
+// Worked out on first use: it may ask the system for the user's name and host (getpwuid,
+// a resolver lookup), which a read-only command must not pay.
+const LogInfo& GitRefStore::committer() const {
+  if (!committer_) committer_ = CommitterIdentity(repo_ ? &repo_->config() : nullptr);
+  return *committer_;
+}
+
+GitRefStore::~GitRefStore() = default;
+
+const GitConfig& GitRefStore::config() const { return repo_ ? repo_->config() : EmptyConfig(); }
+
+size_t GitRefStore::hash_size() const {
+  // From the stack's current snapshot without taking a reference to it (an atomic
+  // increment and decrement per call: the transaction asks once per queued update).
+  const Stack& s = repo_ ? repo_->main_stack() : *stack_;
+  return HashSize(s.hash_id());
+}
+
+Result<GitRefLocation> GitRefStore::Locate(std::string_view refname) {
+  if (repo_) return repo_->Locate(refname);
+  GitRefLocation at;
+  at.stack = stack_.get();
+  at.key = refname;
+  return at;
+}
+
+Status GitRefStore::ReadRef(std::string_view refname, RefRecord* ref, bool* found) {
+  if (repo_) return repo_->ReadRef(refname, ref, found);
+  return stack_->snapshot()->ReadRef(refname, ref, found);
+}
+
+Status GitRefStore::ForEachRef(std::string_view prefix,
+                               const std::function<bool(const RefRecord&)>& fn) {
+  if (repo_) return repo_->ForEachRef(prefix, fn);
+  auto snap = stack_->snapshot();
+  RefMergeCursor it(snap->readers());
+  it.set_suppress_deletions(true);
+  it.set_merge_order(SnapshotAccess::RefOrder(*snap));
+  REFTAB_RETURN_IF_ERROR(it.SeekPrefix(prefix));  // ends where names leave the prefix
+  RefRecord r;
+  while (it.Next(&r)) {
+    if (!fn(r)) break;
+  }
+  return it.status();
+}
+
+Status GitRefStore::Resolve(std::string_view refname, ResolvedRef* out) {
+  *out = ResolvedRef();
+  std::string name(refname);
+  for (int depth = 0; depth < kMaxSymrefDepth; ++depth) {
+    RefRecord rec;
+    bool found = false;
+    REFTAB_RETURN_IF_ERROR(ReadRef(name, &rec, &found));
+    if (!found || rec.value_type != RefValueType::kSymref) {
+      out->name = name;
+      out->exists = found;
+      if (found) {
+        out->id = rec.value;
+        out->record = std::move(rec);
+      }
+      return Status::Ok();
+    }
+    out->symrefs.push_back(name);
+    if (!IsSafeRefname(rec.target)) break;
+    name = rec.target;
+  }
+  out->name = name;
+  out->broken = true;
+  return Status::Ok();
+}
+
+LogRefUpdates GitRefStore::log_all_ref_updates() const {
+  // GitRepo read (and checked) the setting; unset, bare repositories keep no reflogs and
+  // others the normal set.
+  LogRefUpdates set = repo_ ? repo_->log_all_ref_updates() : LogRefUpdates::kUnset;
+  if (set != LogRefUpdates::kUnset) return set;
+  return bare() ? LogRefUpdates::kNone : LogRefUpdates::kNormal;
+}
+
+bool LogsByDefault(LogRefUpdates mode, std::string_view name) {
+  switch (mode) {
+    case LogRefUpdates::kUnset:
+    case LogRefUpdates::kNone: return false;
+    case LogRefUpdates::kAlways: return true;
+    case LogRefUpdates::kNormal:
+      return name == "HEAD" || StartsWith(name, "refs/heads/") ||
+             StartsWith(name, "refs/remotes/") || StartsWith(name, "refs/notes/");
+  }
+  return false;
+}
+
+Status GitRefStore::ReflogExists(std::string_view refname, bool* exists) {
+  *exists = false;
+  REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, Locate(refname));
+  if (!at.stack) return Status::Ok();
+  LogMergeCursor it(at.stack->snapshot()->readers());
+  REFTAB_RETURN_IF_ERROR(it.Seek(at.key));
+  LogRecord l;
+  while (it.Next(&l) && l.refname == at.key) {
+    if (!l.is_deletion()) {
+      *exists = true;
+      return Status::Ok();
+    }
+  }
+  return it.status();
+}
+
+Status GitRefStore::ShouldWriteLog(std::string_view refname, bool* log) {
+  if (LogsByDefault(log_all_ref_updates(), refname)) {
+    *log = true;
+    return Status::Ok();
+  }
+  // Whatever the setting, a ref whose reflog exists keeps getting entries.
+  return ReflogExists(refname, log);
+}
+
+size_t GitRefStore::max_log_message() const {
+  const Stack& s = repo_ ? repo_->main_stack() : *stack_;
+  return s.options().write_options.block_size / 2;
+}
+
+GitRefTransaction GitRefStore::NewTransaction() { return GitRefTransaction(this); }
+
+}  // namespace reftab

@@ -1,0 +1,111 @@
+// Public API: git's ref store over reftable — what the CLI and library users go through to
+// read and write refs the way git does. It sits on a GitRepo (a repository, with its config)
+// or on a bare reftable directory (no config: git's defaults for a non-bare repository), and
+// owns the rules git applies around the stack:
+//  - following symrefs, at most kMaxSymrefDepth names deep (git's limit);
+//  - which refs get reflog entries (core.logAllRefUpdates, an existing reflog);
+//  - who writes the entries (store/git/identity.h) and how long a message may be;
+//  - transactions with git's name, conflict and symref rules (store/git/refs/ref_transaction.h).
+// The Stack below stays a generic sorted store of byte-string keys.
+#ifndef REFTAB_STORE_GIT_REFS_REF_STORE_H_
+#define REFTAB_STORE_GIT_REFS_REF_STORE_H_
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "format/status.h"
+#include "format/visibility.h"
+#include "store/git/objects/objects.h"
+#include "store/git/repo.h"
+#include "store/stack.h"
+#include "store/transaction.h"
+
+namespace reftab {
+REFTAB_PUBLIC_BEGIN
+
+class GitRefTransaction;
+
+// Where following a name's symrefs ends.
+struct ResolvedRef {
+  std::string name;     // the last name reached: what an update through the first one changes
+  bool exists = false;  // whether `name` holds an object id
+  ObjectId id{};        // its id (zero when it does not exist)
+  RefRecord record;     // its record when it exists (a peeled tag keeps its peeled id)
+  // The chain is longer than kMaxSymrefDepth names (git: too many levels of symbolic refs)
+  // or a symref points at a dangerous name; git treats such a ref as broken.
+  bool broken = false;
+  std::vector<std::string> symrefs;  // the symrefs passed through, starting with the asked name
+};
+
+class GitRefStore {
+ public:
+  // git resolves at most this many names for one lookup (a symref chain of four hops).
+  static constexpr int kMaxSymrefDepth = 5;
+
+  // A repository (see GitRepo::Open; kReadOnly for commands that only read, so that a bad
+  // write setting stops writers only, as in git).
+  static Result<std::unique_ptr<GitRefStore>> OpenRepo(
+      const std::string& git_dir, StackOptions base,
+      GitRepoAccess access = GitRepoAccess::kReadWrite);
+  // A bare reftable directory (`reftab --stack DIR`): git's rules with git's defaults.
+  static Result<std::unique_ptr<GitRefStore>> OpenStack(const std::string& dir, StackOptions base);
+  explicit GitRefStore(std::unique_ptr<GitRepo> repo);
+  explicit GitRefStore(std::unique_ptr<Stack> stack);
+  ~GitRefStore();
+
+  // The repository, or nullptr over a bare directory.
+  GitRepo* repo() { return repo_.get(); }
+  // The repository's config (empty over a bare directory).
+  const GitConfig& config() const;
+  bool bare() const { return repo_ && repo_->bare(); }
+  // The stack holding shared refs (the only one over a bare directory).
+  Stack& main_stack() { return repo_ ? repo_->main_stack() : *stack_; }
+  // The stack that stores `refname` (a linked worktree keeps its own refs apart).
+  Stack& StackFor(std::string_view refname) { return repo_ ? repo_->StackFor(refname) : *stack_; }
+  // Where git reads and writes `refname`, other worktrees' names included (GitRepo::Locate);
+  // over a bare directory, that stack and the name as given.
+  Result<GitRefLocation> Locate(std::string_view refname);
+  size_t hash_size() const;
+  // The repository's object database (existence, types, tag peeling), or nullptr over a bare
+  // directory or a git directory without objects/, where object ids are taken on trust.
+  GitObjects* objects() { return objects_.get(); }
+
+  // The record stored under exactly `refname` where Locate says (no symref following;
+  // tombstones: not found). Its refname is `refname` as asked.
+  Status ReadRef(std::string_view refname, RefRecord* ref, bool* found);
+  // Every live ref whose name starts with `prefix`, in name order; `fn` returns false to stop.
+  Status ForEachRef(std::string_view prefix, const std::function<bool(const RefRecord&)>& fn);
+  // Follows `refname` through symrefs as git does. A missing ref ends the walk (exists
+  // false); see ResolvedRef::broken. Errors are I/O errors only.
+  Status Resolve(std::string_view refname, ResolvedRef* out);
+
+  LogRefUpdates log_all_ref_updates() const;
+  // Whether `refname` has at least one live reflog entry (where Locate says).
+  Status ReflogExists(std::string_view refname, bool* exists);
+  // Whether an update of `refname` writes a reflog entry without --create-reflog.
+  Status ShouldWriteLog(std::string_view refname, bool* log);
+  // Who writes reflog entries now (GIT_COMMITTER_*, config, system), with no message.
+  const LogInfo& committer() const;
+  // git keeps at most half a block of each reflog message.
+  size_t max_log_message() const;
+
+  GitRefTransaction NewTransaction();
+
+ private:
+  std::unique_ptr<GitRepo> repo_;
+  std::unique_ptr<Stack> stack_;
+  std::unique_ptr<GitObjects> objects_;
+  mutable std::optional<LogInfo> committer_;  // committer(): computed on first use
+};
+
+// Whether core.logAllRefUpdates lets `refname` get a reflog on its first update.
+bool LogsByDefault(LogRefUpdates mode, std::string_view refname);
+
+REFTAB_PUBLIC_END
+}  // namespace reftab
+
+#endif  // REFTAB_STORE_GIT_REFS_REF_STORE_H_

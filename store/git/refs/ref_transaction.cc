@@ -1,0 +1,576 @@
+#include "store/git/refs/ref_transaction.h"
+
+#include <algorithm>
+#include <map>
+
+#include "store/git/identity.h"
+#include "store/git/refs/ref_store.h"
+#include "store/log_entry.h"
+#include "store/progress.h"
+#include "store/git/refs/refname.h"
+#include "store/stack.h"
+
+namespace reftab {
+namespace {
+
+bool IsId(const RefValue& v) {
+  return v.type == RefValueType::kVal1 || v.type == RefValueType::kVal2;
+}
+
+// The object id a value names for comparisons (git's new_oid / old_oid): zero for Absent and
+// for a symref target.
+ObjectId IdOf(const RefValue& v) { return IsId(v) ? v.id : ObjectId{}; }
+
+// git's "null new value": deleting, as opposed to pointing somewhere.
+bool IsNullNew(const RefValue& v, size_t hs) {
+  return v.type == RefValueType::kDeletion || (IsId(v) && IsZeroId(v.id, hs));
+}
+
+Status LockError(const std::string& name, const std::string& why) {
+  return Status::Conflict("cannot lock ref '" + name + "': " + why);
+}
+
+bool IsBranch(std::string_view name) {
+  return name == "HEAD" || name.substr(0, 11) == "refs/heads/";
+}
+
+}  // namespace
+
+const char* GitRefRejectReasonText(GitRefRejectReason reason) {
+  switch (reason) {
+    case GitRefRejectReason::kNameConflict: return "refname conflict";
+    case GitRefRejectReason::kCreateExists: return "reference already exists";
+    case GitRefRejectReason::kNonexistentRef: return "reference does not exist";
+    case GitRefRejectReason::kIncorrectOldValue: return "incorrect old value provided";
+    case GitRefRejectReason::kInvalidNewValue: return "invalid new value provided";
+    case GitRefRejectReason::kExpectedSymref: return "expected symref but found regular ref";
+  }
+  return "unknown failure";
+}
+
+// git looks the new object up: it must exist, a branch (or HEAD) must point at a commit, and
+// an annotated tag is stored with what it peels to.
+Status GitRefTransaction::CheckObject(const std::string& refname, RefValue* value, Why* why) {
+  GitObjects* objects = store_->objects();
+  if (!objects) return Status::Ok();
+  const size_t hs = store_->hash_size();
+  GitObjectType type = GitObjectType::kNone;
+  REFTAB_RETURN_IF_ERROR(objects->TypeOf(value->id, &type));
+  if (type == GitObjectType::kNone) {
+    *why = GitRefRejectReason::kInvalidNewValue;
+    return Status::InvalidArgument("trying to write ref '" + refname +
+                                   "' with nonexistent object " + HexId(value->id, hs));
+  }
+  if (type != GitObjectType::kCommit && IsBranch(refname)) {
+    *why = GitRefRejectReason::kInvalidNewValue;
+    return Status::InvalidArgument("trying to write non-commit object " + HexId(value->id, hs) +
+                                   " to branch '" + refname + "'");
+  }
+  if (type == GitObjectType::kTag) {
+    ObjectId peeled{};
+    bool ok = false;
+    REFTAB_RETURN_IF_ERROR(objects->Peel(value->id, &peeled, &ok));
+    if (ok) *value = RefValue::Peeled(value->id, peeled);
+  }
+  return Status::Ok();
+}
+
+Status GitRefTransaction::Queue(Item item) {
+  const size_t hs = store_->hash_size();
+  // Only an update that stores an object id needs a well-formed name; deletes, verifies and
+  // symref updates need a safe one (git checks new symref names while parsing).
+  bool gives_id = item.new_value && IsId(*item.new_value) && !IsZeroId(item.new_value->id, hs);
+  if (auto refusal = RefnameRefusal(item.refname, gives_id)) {
+    return Status::InvalidArgument(*refusal);
+  }
+  if (item.new_value && IsId(*item.new_value) && IsZeroId(item.new_value->id, hs)) {
+    item.new_value = RefValue::Absent();
+  }
+  if (gives_id) {
+    Why why;
+    Status checked = CheckObject(item.refname, &*item.new_value, &why);
+    // git refuses a bad new object before the update joins the transaction: in a batch it
+    // is reported at once and the transaction goes on without it.
+    if (!checked.ok() && batch_updates_ && why) {
+      rejected_.push_back({item.refname, item.new_value, item.old_value, *why, checked.message()});
+      return Status::Ok();
+    }
+    REFTAB_RETURN_IF_ERROR(checked);
+  }
+  if (item.old_value && IsId(*item.old_value) && IsZeroId(item.old_value->id, hs)) {
+    item.old_value = RefValue::Absent();  // the zero id: "must not exist"
+  }
+  item.message = CleanReflogMessage(item.message, store_->max_log_message());
+  updates_.push_back(std::move(item));
+  // Hinted at the end: input in name order (a sorted --stdin list) inserts without a search.
+  refnames_.insert(refnames_.end(), updates_.back().refname);
+  return Status::Ok();
+}
+
+// Locate's answer for a queued update, kept on it: each update is located when its stack is
+// locked, read, checked and written, and a worktree name is parsed each time.
+Result<GitRefLocation> GitRefTransaction::Where(Item& item) {
+  if (item.stack) {
+    return GitRefLocation{item.stack, std::string_view(item.refname).substr(item.key_from)};
+  }
+  REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, store_->Locate(item.refname));
+  if (at.stack) {
+    item.stack = at.stack;
+    item.key_from = uint32_t(item.refname.size() - at.key.size());
+  }
+  return at;
+}
+
+Status GitRefTransaction::Update(std::string refname, const RefValue& new_value,
+                                 const std::optional<RefValue>& old_value, unsigned flags,
+                                 std::string_view message) {
+  Item item;
+  item.refname = std::move(refname);
+  item.new_value = new_value;
+  item.old_value = old_value;
+  item.flags = flags;
+  item.message = std::string(message);
+  return Queue(std::move(item));
+}
+
+Status GitRefTransaction::Create(std::string refname, const RefValue& new_value, unsigned flags,
+                                 std::string_view message) {
+  return Update(std::move(refname), new_value, RefValue::Absent(), flags, message);
+}
+
+Status GitRefTransaction::Delete(std::string refname, const std::optional<RefValue>& old_value,
+                                 unsigned flags, std::string_view message) {
+  return Update(std::move(refname), RefValue::Absent(), old_value, flags, message);
+}
+
+Status GitRefTransaction::Verify(std::string refname, const RefValue& old_value, unsigned flags) {
+  Item item;
+  item.refname = std::move(refname);
+  item.old_value = old_value;
+  item.flags = flags;
+  return Queue(std::move(item));
+}
+
+// The name the user gave for an update that was split off a symref.
+const std::string& GitRefTransaction::OriginalName(const Item& item) const {
+  const Item* u = &item;
+  while (u->parent >= 0) u = &updates_[size_t(u->parent)];
+  return u->refname;
+}
+
+Status GitRefTransaction::RejectDuplicates() const {
+  for (auto it = refnames_.begin(); it != refnames_.end(); ++it) {
+    auto next = std::next(it);
+    if (next != refnames_.end() && *next == *it) {
+      return Status::InvalidArgument("multiple updates for ref '" + std::string(*it) +
+                                     "' not allowed");
+    }
+  }
+  return Status::Ok();
+}
+
+// When the branch HEAD points to changes, HEAD's reflog records it too.
+Status GitRefTransaction::AddHeadLogIfItsBranch(size_t i, Why* why) {
+  if (refnames_.count("HEAD")) {
+    *why = GitRefRejectReason::kNameConflict;
+    return Status::Conflict("multiple updates for 'HEAD' (including one via its referent '" +
+                            updates_[i].refname + "') are not allowed");
+  }
+  Item head;
+  head.refname = "HEAD";
+  const std::optional<RefValue>& new_value = updates_[i].new_value;
+  // HEAD's entry carries the object ids of the branch update; a new symref target is none.
+  if (new_value) head.new_value = IsId(*new_value) ? *new_value : RefValue::Absent();
+  if (updates_[i].old_value && !updates_[i].old_value->target.size()) {
+    head.old_value = updates_[i].old_value;
+  }
+  head.flags = updates_[i].flags | kGitRefNoDeref;
+  head.message = updates_[i].message;
+  head.log_only = true;
+  updates_.push_back(std::move(head));
+  return Status::Ok();
+}
+
+// An update through a symref becomes an update of its referent (checked and split again in
+// turn) plus a reflog-only entry for the symref.
+Status GitRefTransaction::SplitAtSymref(size_t i, Why* why) {
+  const std::string referent = updates_[i].current_target;
+  if (refnames_.count(referent)) {
+    *why = GitRefRejectReason::kNameConflict;
+    return Status::Conflict("multiple updates for '" + referent + "' (including one via symref '" +
+                            updates_[i].refname + "') are not allowed");
+  }
+  Item next;
+  next.refname = referent;
+  next.new_value = updates_[i].new_value;
+  next.old_value = updates_[i].old_value;
+  next.flags = updates_[i].flags;
+  next.message = updates_[i].message;
+  next.via_head = updates_[i].via_head || WorktreeRefKey(updates_[i].refname) == "HEAD";
+  next.parent = int(i);
+  updates_[i].log_only = true;
+  updates_[i].flags |= kGitRefNoDeref;
+  updates_.push_back(std::move(next));
+  refnames_.insert(updates_.back().refname);
+  return Status::Ok();
+}
+
+Status GitRefTransaction::CheckOldValue(const Item& u, Why* why) const {
+  const size_t hs = store_->hash_size();
+  const bool is_symref = u.exists && u.current_type == RefValueType::kSymref;
+  if (u.old_value && u.old_value->type == RefValueType::kSymref) {
+    const std::string& want = u.old_value->target;
+    if (!is_symref) {
+      *why = GitRefRejectReason::kExpectedSymref;
+      return Status::Conflict("cannot lock ref '" + OriginalName(u) +
+                              "': expected symref with target '" + want +
+                              "': but is a regular ref");
+    }
+    if (u.current_target == want) return Status::Ok();
+    *why = GitRefRejectReason::kIncorrectOldValue;
+    return Status::Conflict("verifying symref target: '" + OriginalName(u) + "': is at " +
+                            u.current_target + " but expected " + want);
+  }
+  if (!u.old_value || u.log_only) return Status::Ok();
+  const ObjectId want = IdOf(*u.old_value);
+  const bool want_absent = IsZeroId(want, hs);
+  if (std::equal(want.begin(), want.begin() + long(hs), u.current_id.begin())) {
+    // A dangling symref reads as zero; creating over it with --no-deref would clobber it.
+    if ((u.flags & kGitRefNoDeref) && is_symref && want_absent) {
+      *why = GitRefRejectReason::kCreateExists;
+      return LockError(OriginalName(u), "dangling symref already exists");
+    }
+    return Status::Ok();
+  }
+  if (want_absent) {
+    *why = GitRefRejectReason::kCreateExists;
+    return LockError(OriginalName(u), "reference already exists");
+  }
+  if (IsZeroId(u.current_id, hs)) {
+    *why = GitRefRejectReason::kNonexistentRef;
+    return LockError(OriginalName(u), "reference is missing but expected " + HexId(want, hs));
+  }
+  *why = GitRefRejectReason::kIncorrectOldValue;
+  return LockError(OriginalName(u),
+                   "is at " + HexId(u.current_id, hs) + " but expected " + HexId(want, hs));
+}
+
+Status GitRefTransaction::PrepareItem(size_t i, std::vector<size_t>* to_check, Why* why) {
+  const size_t hs = store_->hash_size();
+  REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, Where(updates_[i]));
+  // As git, by the name within its stack: worktrees/<id>/HEAD counts as a HEAD here.
+  if (!updates_[i].log_only && !updates_[i].via_head && !head_target_.empty() &&
+      at.key == head_target_) {
+    REFTAB_RETURN_IF_ERROR(AddHeadLogIfItsBranch(i, why));
+  }
+  Item& u = updates_[i];  // a deque: AddHeadLogIfItsBranch's push_back moved nothing
+  RefRecord current;
+  u.exists = false;
+  if (at.stack) REFTAB_RETURN_IF_ERROR(at.stack->snapshot()->ReadRef(at.key, &current, &u.exists));
+  u.current_type = current.value_type;
+  u.current_target = std::move(current.target);
+  const bool expects_existing =
+      !u.log_only && u.old_value &&
+      (u.old_value->type == RefValueType::kSymref || !IsZeroId(IdOf(*u.old_value), hs));
+  if (!u.exists) {
+    if (expects_existing) {
+      *why = GitRefRejectReason::kNonexistentRef;
+      return LockError(OriginalName(u), "unable to resolve reference '" + u.refname + "'");
+    }
+    // Nothing to check but the names around it; a delete of nothing writes nothing.
+    to_check->push_back(i);
+    u.queued = u.new_value && !IsNullNew(*u.new_value, hs);
+    return Status::Ok();
+  }
+  const bool is_symref = u.current_type == RefValueType::kSymref;
+  if (is_symref) {
+    ResolvedRef resolved;
+    REFTAB_RETURN_IF_ERROR(store_->Resolve(u.refname, &resolved));
+    u.current_id = resolved.broken ? ObjectId{} : resolved.id;
+    if (u.flags & kGitRefNoDeref) {
+      if (u.old_value && resolved.broken) return LockError(u.refname, "error reading reference");
+    } else {
+      REFTAB_RETURN_IF_ERROR(SplitAtSymref(i, why));
+    }
+  } else {
+    u.current_id = current.value;
+  }
+  const Item& checked = updates_[i];  // SplitAtSymref may have moved the vector
+  REFTAB_RETURN_IF_ERROR(CheckOldValue(checked, why));
+  const bool changes = checked.new_value && (!std::equal(checked.current_id.begin(),
+                                                         checked.current_id.begin() + long(hs),
+                                                         IdOf(*checked.new_value).begin()) ||
+                                             checked.new_value->type == RefValueType::kSymref);
+  updates_[i].queued = is_symref || checked.log_only || changes;
+  return Status::Ok();
+}
+
+// In a batch, leaves update i out for a failure of its own and records why; false when the
+// failure is the whole transaction's. As git, what was queued for it before the failure (the
+// reflog entry of HEAD over its branch, of a symref over its referent) stays queued.
+bool GitRefTransaction::Reject(size_t i, const Status& failure, const Why& why) {
+  if (!batch_updates_ || !why) return false;
+  Item& u = updates_[i];
+  u.rejected = true;
+  u.queued = false;
+  // A rejected name no longer counts for the conflict checks of the others.
+  auto named = refnames_.find(u.refname);
+  if (named != refnames_.end()) refnames_.erase(named);
+  rejected_.push_back({u.refname, u.new_value, u.old_value, *why, failure.message()});
+  return true;
+}
+
+// git's rule that no ref is a directory of another: for each name that is about to appear,
+// none of its parents may exist or be in the transaction, and nothing may exist below it.
+Status GitRefTransaction::CheckAvailable(const std::vector<size_t>& to_check) {
+  // Looked up by view: most names share their parents, and a string is made only for a new one.
+  std::set<std::string, std::less<>> dirs_seen;
+  DirsBelow below;
+  std::string_view previous;
+  for (size_t i : to_check) {
+    const std::string& name = updates_[i].refname;
+    // The parents this name shares with the last one found free (most of them, for sorted
+    // input) were checked with it: those whose '/' lies within the common prefix.
+    const size_t n = std::min(previous.size(), name.size());
+    const size_t common = size_t(
+        std::mismatch(name.begin(), name.begin() + long(n), previous.begin()).first - name.begin());
+    Why why;
+    Status s = CheckNameAvailable(i, common, &dirs_seen, &below, &why);
+    previous = s.ok() ? std::string_view(name) : std::string_view();
+    if (!s.ok() && !Reject(i, s, why)) return s;
+  }
+  return Status::Ok();
+}
+
+// One name of CheckAvailable. A parent found in the way is forgotten again, so that the next
+// name under it is checked (and, in a batch, rejected) in its turn.
+Status GitRefTransaction::CheckNameAvailable(size_t i, size_t checked,
+                                             std::set<std::string, std::less<>>* dirs_seen,
+                                             DirsBelow* dirs_below, Why* why) {
+  const std::string& name = updates_[i].refname;
+  auto conflict = [why](const std::string& message) {
+    *why = GitRefRejectReason::kNameConflict;
+    return Status::Conflict(message);
+  };
+  for (size_t slash = name.find('/', checked); slash != std::string::npos;
+       slash = name.find('/', slash + 1)) {
+    if (dirs_seen->find(std::string_view(name).substr(0, slash)) != dirs_seen->end()) continue;
+    std::string dir = name.substr(0, slash);
+    RefRecord rec;
+    bool found = false;
+    REFTAB_RETURN_IF_ERROR(store_->ReadRef(dir, &rec, &found));
+    if (found) return conflict("'" + dir + "' exists; cannot create '" + name + "'");
+    if (refnames_.count(dir)) {
+      return conflict("cannot process '" + name + "' and '" + dir + "' at the same time");
+    }
+    dirs_seen->insert(dir);
+    free_dirs_.push_back(std::move(dir));
+  }
+  // Nothing exists below the name if nothing exists below its directory. Sorted input
+  // creates names a directory at a time, so one look below the directory spares a look
+  // below each name (a cursor set up per name was an eighth of a large --stdin's time).
+  auto first_below = [&](std::string_view prefix, std::string* existing) {
+    return store_->ForEachRef(prefix, [&](const RefRecord& r) {
+      *existing = r.refname;
+      return false;
+    });
+  };
+  auto under = [&](const std::string& dir) {
+    return !dir.empty() && name.size() > dir.size() && name.compare(0, dir.size(), dir) == 0 &&
+           name[dir.size()] == '/';
+  };
+  const size_t last_slash = name.rfind('/');
+  bool dir_empty = under(dirs_below->empty_dir);
+  if (!dir_empty && last_slash != std::string::npos && last_slash > 0 &&
+      !(dirs_below->full_dir.size() == last_slash && under(dirs_below->full_dir))) {
+    std::string existing;
+    REFTAB_RETURN_IF_ERROR(
+        first_below(std::string_view(name).substr(0, last_slash + 1), &existing));
+    dir_empty = existing.empty();
+    (dir_empty ? dirs_below->empty_dir : dirs_below->full_dir) = name.substr(0, last_slash);
+  }
+  std::string& below = dirs_below->below;
+  below.assign(name).push_back('/');
+  if (!dir_empty) {
+    std::string existing;
+    REFTAB_RETURN_IF_ERROR(first_below(below, &existing));
+    if (!existing.empty()) {
+      return conflict("'" + existing + "' exists; cannot create '" + name + "'");
+    }
+  }
+  auto it = refnames_.lower_bound(below);
+  if (it != refnames_.end() && it->compare(0, below.size(), below) == 0) {
+    return conflict("cannot process '" + name + "' and '" + std::string(*it) +
+                    "' at the same time");
+  }
+  new_names_.push_back(i);
+  return Status::Ok();
+}
+
+// git locks every stack the transaction touches, in the order of the updates, before it looks
+// at any ref. Another worktree's stack that is not there cannot be locked, whatever the
+// update; nor can one stack reached under two names (the current worktree's own refs, and
+// the same refs as worktrees/<its id>/...): the second lock waits for the first, as git's does.
+Status GitRefTransaction::LockStacks() {
+  for (Item& u : updates_) {
+    REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, Where(u));
+    if (!at.stack) return Status::IoError("reftable: transaction prepare: I/O error");
+    Transaction& tx = txs_.try_emplace(at.stack, at.stack).first->second;
+    Status s = tx.Lock();
+    if (s.code() == Code::kLockHeld) return Status::LockHeld("cannot lock references");
+    REFTAB_RETURN_IF_ERROR(s);
+  }
+  return Status::Ok();
+}
+
+Status GitRefTransaction::Prepare() {
+  if (state_ != State::kOpen) return Status::InvalidArgument("transaction is not open");
+  state_ = State::kClosed;  // a failed prepare closes it, as in git
+  REFTAB_RETURN_IF_ERROR(RejectDuplicates());
+  REFTAB_RETURN_IF_ERROR(LockStacks());
+  RefRecord head;
+  bool head_found = false;
+  REFTAB_RETURN_IF_ERROR(store_->ReadRef("HEAD", &head, &head_found));
+  if (head_found && head.value_type == RefValueType::kSymref) head_target_ = head.target;
+  std::vector<size_t> to_check;
+  {
+    const size_t total = updates_.size();
+    ProgressPhase phase(progress_, "Checking references", total);
+    for (size_t i = 0; i < updates_.size(); ++i) {  // grows as symrefs are split
+      Why why;
+      Status s = PrepareItem(i, &to_check, &why);
+      if (!s.ok() && !Reject(i, s, why)) return s;
+      phase.Set(std::min(i + 1, total));
+    }
+  }
+  REFTAB_RETURN_IF_ERROR(CheckAvailable(to_check));
+  state_ = State::kPrepared;
+  return Status::Ok();
+}
+
+Status GitRefTransaction::Commit() {
+  if (state_ == State::kOpen) REFTAB_RETURN_IF_ERROR(Prepare());
+  if (state_ != State::kPrepared) return Status::InvalidArgument("transaction is closed");
+  state_ = State::kClosed;
+  return Write();
+}
+
+namespace {
+
+// The reflog entry for an update, or nullopt when git writes none (a new symref target that
+// does not resolve to an object).
+std::optional<LogRecord> LogEntryFor(GitRefStore& store, const std::string& refname,
+                                     const RefValue& new_value, const ObjectId& old_id,
+                                     std::string message) {
+  ObjectId new_id = IdOf(new_value);
+  if (new_value.type == RefValueType::kSymref) {
+    ResolvedRef target;
+    if (!store.Resolve(new_value.target, &target).ok() || !target.exists || target.broken) {
+      return std::nullopt;
+    }
+    new_id = target.id;
+  }
+  return UpdateLogEntry(refname, old_id, new_id, store.committer(), std::move(message));
+}
+
+}  // namespace
+
+// One stack transaction per stack that changes. Expected old values are handed down so that
+// the stack checks them again under its lock.
+Status GitRefTransaction::Write() {
+  const size_t hs = store_->hash_size();
+  std::map<Stack*, Transaction>& txs = txs_;
+  // Every stack a queued update reaches gets its transaction first (LockStacks made most of
+  // them), so that the checks below see them all, with room for all it will take at once: per
+  // queued update one reflog entry and one update, plus a check under the stack's own name
+  // when that differs from the name given; one check per free directory; one "nothing below"
+  // check per new name. Grown by doubling instead (a reserve one short is as bad), a million
+  // creates touched hundreds of megabytes more of fresh pages, each vector's old and new
+  // copy, which the kernel zeroes one by one.
+  size_t renamed = 0;
+  for (Item& u : updates_) {
+    if (!u.queued) continue;
+    REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, Where(u));
+    txs.try_emplace(at.stack, at.stack);
+    renamed += at.key != u.refname;
+  }
+  for (auto& [stack, tx] : txs) {
+    tx.Reserve(updates_.size() + renamed + free_dirs_.size(), updates_.size(), new_names_.size());
+  }
+  // The conflict checks ran before the stack's lock; that nothing has appeared below a new
+  // name since is checked again under it (and, below, that no parent directory of one has
+  // become a ref).
+  for (size_t i : new_names_) {
+    const std::string& name = updates_[i].refname;
+    REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, Where(updates_[i]));
+    auto it = txs.find(at.stack);
+    if (it != txs.end()) it->second.VerifyNoneBelow(name + "/", name);
+  }
+  new_names_.clear();
+  // The queue is consumed as the stack transactions fill: each update's names and message
+  // move on, and its memory is free for theirs (a million creates would otherwise hold both
+  // at once). The name views of refnames_ go with it.
+  refnames_.clear();
+  // The count reaches the total as the tables are queued; the phase ends once they are
+  // written.
+  ProgressPhase phase(progress_, "Updating references", updates_.size());
+  auto write_one = [&](Item& u) -> Status {
+    if (!u.queued) return Status::Ok();
+    REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, Where(u));
+    Transaction& tx = txs.try_emplace(at.stack, at.stack).first->second;
+    const bool is_symref = u.exists && u.current_type == RefValueType::kSymref;
+    std::optional<RefValue> pin;
+    if (u.old_value && (u.old_value->type == RefValueType::kSymref || !is_symref)) {
+      pin = std::move(u.old_value);
+    }
+    // git checks the value under the name the ref has in its stack but writes the name as
+    // given (worktrees/<id>/HEAD is read as HEAD there and written as worktrees/<id>/HEAD).
+    // Nothing is ever stored under the empty name that "worktrees/<id>" reads.
+    if (pin && at.key != u.refname) {
+      if (!u.log_only && !at.key.empty()) tx.Verify(std::string(at.key), *pin);
+      pin.reset();
+    }
+    if (!u.new_value) {
+      if (!u.log_only && pin) tx.Verify(std::move(u.refname), std::move(*pin));
+      return Status::Ok();
+    }
+    const bool null_new = IsNullNew(*u.new_value, hs);
+    if (null_new && !is_symref) {
+      tx.Delete(std::move(u.refname), std::move(pin));  // the ref and its reflog
+      return Status::Ok();
+    }
+    bool log = (u.flags & kGitRefForceCreateReflog) != 0;
+    if (!log) REFTAB_RETURN_IF_ERROR(store_->ShouldWriteLog(u.refname, &log));
+    if (log) {
+      if (auto entry =
+              LogEntryFor(*store_, u.refname, *u.new_value, u.current_id, std::move(u.message))) {
+        tx.AddLogRecord(std::move(*entry));
+      }
+    }
+    if (u.log_only) return Status::Ok();
+    tx.Update(std::move(u.refname), null_new ? RefValue::Absent() : std::move(*u.new_value),
+              std::move(pin));
+    return Status::Ok();
+  };
+  while (!updates_.empty()) {
+    phase.Tick();
+    REFTAB_RETURN_IF_ERROR(write_one(updates_.front()));
+    updates_.pop_front();
+  }
+  for (const std::string& dir : free_dirs_) {
+    REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, store_->Locate(dir));
+    auto it = txs.find(at.stack);
+    if (it != txs.end() && !at.key.empty()) {
+      it->second.Verify(std::string(at.key), RefValue::Absent());
+    }
+  }
+  // Stacks first reached here (HEAD's reflog in a worktree, through a symref) are locked
+  // now, before anything is written, as git locks all of them before it writes.
+  std::vector<Transaction*> all;
+  for (auto& [stack, tx] : txs) all.push_back(&tx);
+  Status s = Transaction::CommitTogether(all);
+  if (s.code() == Code::kLockHeld) return Status::LockHeld("cannot lock references");
+  return s;
+}
+
+}  // namespace reftab

@@ -1,0 +1,184 @@
+// Public API: a ref transaction with git's rules (what `git update-ref --stdin` does between
+// `start` and `commit`), on a GitRefStore:
+//  - every name is checked when it is queued: a name that gets a value must be well formed
+//    (one level allowed), one that is deleted or verified must be safe, and pseudorefs
+//    (FETCH_HEAD, MERGE_HEAD) are refused;
+//  - a ref may be named once per transaction, also when two names reach it through a symref;
+//  - an update through a symref changes the ref at the end of the chain and logs the symref
+//    too; kNoDeref changes the symref itself; HEAD gets a reflog entry whenever the branch it
+//    points to changes, whatever name the change went through;
+//  - a ref may not be created where another ref is a directory of it, or the other way round,
+//    in the stack or in the same transaction;
+//  - expected old values are checked with git's messages ("cannot lock ref ...");
+//  - in a repository, a new object id must name an object, a commit for HEAD and branches,
+//    and an annotated tag is stored with its peeled id (store/git/objects/objects.h);
+//  - with set_batch_updates (git's `update-ref --batch-updates`), an update that fails for a
+//    reason of its own is rejected alone and the others are written.
+// Errors are Status values whose message is git's, without "fatal: ".
+#ifndef REFTAB_STORE_GIT_REFS_REF_TRANSACTION_H_
+#define REFTAB_STORE_GIT_REFS_REF_TRANSACTION_H_
+
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "format/status.h"
+#include "format/visibility.h"
+#include "store/transaction.h"
+
+namespace reftab {
+REFTAB_PUBLIC_BEGIN
+
+class GitRefStore;
+struct GitRefLocation;  // store/git/repo.h
+class Progress;         // store/progress.h
+
+// Options of one queued update, combined with '|'.
+enum GitRefUpdateFlags : unsigned {
+  kGitRefDefault = 0,
+  // Operate on the named ref even if it is a symref (--no-deref, `option no-deref`).
+  kGitRefNoDeref = 1u << 0,
+  // Write a reflog entry even if core.logAllRefUpdates would not (--create-reflog).
+  kGitRefForceCreateReflog = 1u << 1,
+};
+
+// Why one update of a batch was rejected: git's per-update transaction errors.
+enum class GitRefRejectReason : unsigned char {
+  kNameConflict,       // a directory/file clash, or a second update through a symref or HEAD
+  kCreateExists,       // expected not to exist, but does
+  kNonexistentRef,     // expected to exist (with a value), but does not
+  kIncorrectOldValue,  // exists with another value than the expected one
+  kInvalidNewValue,    // the new object is missing, or not a commit for a branch
+  kExpectedSymref,     // an old symref target was given, but the ref is a regular one
+};
+
+// git's words for a reason, as `update-ref --batch-updates` prints them ("refname conflict").
+const char* GitRefRejectReasonText(GitRefRejectReason reason);
+
+// One rejected update of a batch, with the values as they were queued.
+struct GitRefRejection {
+  std::string refname;  // the ref the update was for (the referent, when split off a symref)
+  std::optional<RefValue> new_value;  // nullopt: a verify
+  std::optional<RefValue> old_value;  // nullopt: not checked; Absent: must not exist
+  GitRefRejectReason reason = GitRefRejectReason::kNameConflict;
+  std::string message;  // git's error message for it ("cannot lock ref ...")
+};
+
+class GitRefTransaction {
+ public:
+  explicit GitRefTransaction(GitRefStore* store) : store_(store) {}
+
+  // Sets `refname` to `new_value` (an object id or RefValue::Symref(target); Absent deletes).
+  // `old_value`: the value it must have now — an id, a symref target, or Absent (must not
+  // exist). `message` is cleaned as git cleans reflog messages.
+  // The name is taken by value: a caller done with its string moves it in (a million
+  // queued updates then copy no name).
+  Status Update(std::string refname, const RefValue& new_value,
+                const std::optional<RefValue>& old_value, unsigned flags,
+                std::string_view message = {});
+  // Update with old_value Absent.
+  Status Create(std::string refname, const RefValue& new_value, unsigned flags,
+                std::string_view message = {});
+  // Deletes `refname` (and its reflog), checking `old_value` when given.
+  Status Delete(std::string refname, const std::optional<RefValue>& old_value, unsigned flags,
+                std::string_view message = {});
+  // Checks at commit time that `refname` holds `old_value` (Absent: does not exist).
+  Status Verify(std::string refname, const RefValue& old_value, unsigned flags);
+
+  bool empty() const { return updates_.empty(); }
+  // git's --batch-updates. An update that fails for a reason of its own (GitRefRejectReason)
+  // is left out and listed by rejected(), and the others are committed together; failures
+  // of the whole (a bad name, two updates of one ref, I/O) still fail everything. Set before
+  // the first update.
+  void set_batch_updates(bool on) { batch_updates_ = on; }
+  // The updates rejected so far, in the order they were: those refused when queued (a bad
+  // new object), then those refused while preparing.
+  const std::vector<GitRefRejection>& rejected() const { return rejected_; }
+  // Told of the phases "Checking references" (Prepare) and "Updating references" (Commit),
+  // each counting the queued updates; may be null (the default).
+  void set_progress(Progress* progress) { progress_ = progress; }
+  // Takes the lock of every stack the transaction touches, then checks everything against
+  // the stacks (names around new refs, expected values, symrefs) without writing, as git's
+  // `prepare`. The locks are held until Commit() or the transaction's end, so a prepared
+  // transaction cannot be blocked by another writer; a lock another writer keeps past the
+  // lock timeout fails with kLockHeld "cannot lock references" (git's words). Optional:
+  // Commit() prepares first if needed; it checks expected old values and parent directories
+  // of new names again on the stacks it reloads under the locks.
+  Status Prepare();
+  // Writes one table per stack that changes. May be called once; after a failed Prepare()
+  // the transaction is closed.
+  Status Commit();
+
+ private:
+  struct Item {
+    std::string refname;
+    std::optional<RefValue> new_value;  // nullopt: verify only
+    std::optional<RefValue> old_value;  // nullopt: not checked
+    unsigned flags = 0;
+    std::string message;
+    bool log_only = false;  // a symref passed through, or HEAD over its branch: reflog only
+    bool via_head = false;  // reached through HEAD, so HEAD's reflog is already taken care of
+    int parent = -1;        // the update this one was split from, for messages
+    // Where the name lives (GitRefStore::Locate), worked out once, by Where(): its stack
+    // (null until then) and where the name within that stack starts (a suffix of refname).
+    Stack* stack = nullptr;
+    uint32_t key_from = 0;
+    // Filled while preparing:
+    bool exists = false;
+    // The stored record (one level): its type and symref target; not the whole RefRecord,
+    // which would add a hundred bytes to each of a million queued creates.
+    RefValueType current_type = RefValueType::kDeletion;
+    std::string current_target;
+    ObjectId current_id{};  // the id it stands for (through symrefs)
+    bool queued = false;
+    bool rejected = false;  // left out of a batch (rejected_ says why)
+  };
+  // Why a failure of one update may reject it alone; nullopt: it fails the transaction.
+  using Why = std::optional<GitRefRejectReason>;
+  bool Reject(size_t i, const Status& failure, const Why& why);
+  Status Queue(Item item);
+  Result<GitRefLocation> Where(Item& item);
+  Status CheckObject(const std::string& refname, RefValue* value, Why* why);
+  const std::string& OriginalName(const Item& item) const;
+  Status RejectDuplicates() const;
+  Status LockStacks();
+  Status PrepareItem(size_t i, std::vector<size_t>* to_check, Why* why);
+  Status AddHeadLogIfItsBranch(size_t i, Why* why);
+  Status SplitAtSymref(size_t i, Why* why);
+  Status CheckOldValue(const Item& item, Why* why) const;
+  Status CheckAvailable(const std::vector<size_t>& to_check);
+  // What CheckAvailable learnt about the existing refs below a directory, for the names
+  // after it: `empty_dir` holds none, `full_dir` holds some. `below` is the checked name
+  // and a '/', in one buffer for all names.
+  struct DirsBelow {
+    std::string empty_dir, full_dir, below;
+  };
+  Status CheckNameAvailable(size_t i, size_t checked, std::set<std::string, std::less<>>* dirs_seen,
+                            DirsBelow* below, Why* why);
+  Status Write();
+
+  GitRefStore* store_;
+  // A deque: a million queued updates grow without a vector's copy at every doubling.
+  std::deque<Item> updates_;
+  std::map<Stack*, Transaction> txs_;  // one per stack touched, locked by Prepare()
+  // Every name that will change, for conflict checks: views of the names in updates_ (a
+  // deque, so they stay where they are), not a second copy of each.
+  std::multiset<std::string_view> refnames_;
+  std::string head_target_;             // HEAD's referent when HEAD is a symref
+  std::vector<size_t> new_names_;       // updates whose names it creates, checked free
+  std::vector<std::string> free_dirs_;  // parents of new names, found not to be refs
+  enum class State { kOpen, kPrepared, kClosed };
+  State state_ = State::kOpen;
+  Progress* progress_ = nullptr;
+  bool batch_updates_ = false;
+  std::vector<GitRefRejection> rejected_;
+};
+
+REFTAB_PUBLIC_END
+}  // namespace reftab
+
+#endif  // REFTAB_STORE_GIT_REFS_REF_TRANSACTION_H_

@@ -1,0 +1,162 @@
+#include "store/git/upstream.h"
+
+#include <algorithm>
+
+namespace reftab {
+namespace {
+
+bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// git's rev-parse rules for a short name (refs.c's ref_rev_parse_rules).
+constexpr std::string_view kParseRules[][2] = {
+    {"", ""},
+    {"refs/", ""},
+    {"refs/tags/", ""},
+    {"refs/heads/", ""},
+    {"refs/remotes/", ""},
+    {"refs/remotes/", "/HEAD"},
+};
+
+}  // namespace
+
+GitUpstreams::GitUpstreams(const GitConfig& config,
+                           std::function<bool(const std::string&)> ref_exists)
+    : config_(config), ref_exists_(std::move(ref_exists)) {
+  for (const ConfigEntry& e : config.entries()) {
+    if (!StartsWith(e.key, "remote.")) continue;
+    size_t dot = e.key.rfind('.');
+    if (dot <= 7) continue;  // remote.pushdefault: no subsection
+    std::string name = e.key.substr(7, dot - 7);
+    if (std::find(remotes_.begin(), remotes_.end(), name) == remotes_.end()) {
+      remotes_.push_back(name);
+    }
+  }
+}
+
+std::optional<std::string> GitUpstreams::BranchValue(std::string_view branch,
+                                                     const char* var) const {
+  return config_.Get("branch." + std::string(branch) + "." + var);
+}
+
+std::string GitUpstreams::RemoteFor(std::string_view branch, bool* explicit_) const {
+  std::optional<std::string> r = BranchValue(branch, "remote");
+  *explicit_ = r.has_value();
+  if (r) return *r;
+  return remotes_.size() == 1 ? remotes_[0] : "origin";
+}
+
+std::string GitUpstreams::PushRemoteFor(std::string_view branch, bool* explicit_) const {
+  std::optional<std::string> r = BranchValue(branch, "pushremote");
+  if (!r) r = config_.Get("remote.pushdefault");
+  if (r) {
+    *explicit_ = true;
+    return *r;
+  }
+  return RemoteFor(branch, explicit_);
+}
+
+std::vector<GitUpstreams::Refspec> GitUpstreams::Refspecs(const std::string& remote,
+                                                          const char* var) const {
+  std::vector<Refspec> out;
+  for (const ConfigEntry* e : config_.All("remote." + remote + "." + var)) {
+    if (!e->value) continue;
+    std::string_view v = *e->value;
+    if (!v.empty() && v[0] == '+') v.remove_prefix(1);
+    if (!v.empty() && v[0] == '^') continue;  // negative refspecs: not modelled
+    Refspec r;
+    size_t colon = v.find(':');
+    r.src = std::string(v.substr(0, colon));
+    r.dst = colon == std::string_view::npos ? r.src : std::string(v.substr(colon + 1));
+    r.pattern = r.src.find('*') != std::string::npos;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+// The destination the first matching refspec gives `name` (a '*' matches any run of bytes).
+std::optional<std::string> GitUpstreams::Apply(const std::vector<Refspec>& specs,
+                                               std::string_view name) {
+  for (const Refspec& r : specs) {
+    if (!r.pattern) {
+      if (r.src == name) return r.dst;
+      continue;
+    }
+    size_t star = r.src.find('*');
+    std::string_view pre = std::string_view(r.src).substr(0, star);
+    std::string_view post = std::string_view(r.src).substr(star + 1);
+    if (name.size() < pre.size() + post.size() || !StartsWith(name, pre) ||
+        name.substr(name.size() - post.size()) != post) {
+      continue;
+    }
+    std::string_view middle = name.substr(pre.size(), name.size() - pre.size() - post.size());
+    size_t dstar = r.dst.find('*');
+    if (dstar == std::string::npos) return r.dst;
+    return r.dst.substr(0, dstar) + std::string(middle) + r.dst.substr(dstar + 1);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> GitUpstreams::Upstream(std::string_view branch) const {
+  std::optional<std::string> remote = BranchValue(branch, "remote");
+  std::vector<const ConfigEntry*> merges = config_.All("branch." + std::string(branch) + ".merge");
+  if (!remote || merges.empty() || !merges[0]->value) return std::nullopt;
+  const std::string& src = *merges[0]->value;
+  if (std::optional<std::string> dst = Apply(Refspecs(*remote, "fetch"), src)) return dst;
+  if (*remote != ".") return std::nullopt;
+  // A local upstream: the ref the name stands for when exactly one rule finds one.
+  std::string found;
+  int count = 0;
+  for (const auto& rule : kParseRules) {
+    std::string candidate = std::string(rule[0]) + src + std::string(rule[1]);
+    if (ref_exists_(candidate)) {
+      if (count++ == 0) found = candidate;
+    }
+  }
+  return count == 1 ? found : src;
+}
+
+std::optional<std::string> GitUpstreams::TrackingForPushDest(const std::string& remote,
+                                                             std::string_view ref) const {
+  return Apply(Refspecs(remote, "fetch"), ref);
+}
+
+std::optional<std::string> GitUpstreams::Push(std::string_view branch) const {
+  bool explicit_ = false;
+  std::string remote = PushRemoteFor(branch, &explicit_);
+  std::string refname = "refs/heads/" + std::string(branch);
+  std::vector<Refspec> push = Refspecs(remote, "push");
+  if (!push.empty()) {
+    std::optional<std::string> dst = Apply(push, refname);
+    if (!dst) return std::nullopt;
+    return TrackingForPushDest(remote, *dst);
+  }
+  if (config_.GetBool("remote." + remote + ".mirror", false)) {
+    return TrackingForPushDest(remote, refname);
+  }
+  std::string mode = config_.Get("push.default").value_or("simple");
+  if (mode == "nothing") return std::nullopt;
+  if (mode == "matching" || mode == "current") return TrackingForPushDest(remote, refname);
+  if (mode == "upstream" || mode == "tracking") return Upstream(branch);
+  std::optional<std::string> up = Upstream(branch);
+  if (!up) return std::nullopt;
+  std::optional<std::string> cur = TrackingForPushDest(remote, refname);
+  if (!cur || *cur != *up) return std::nullopt;
+  return cur;
+}
+
+std::optional<std::string> GitUpstreams::RemoteRef(std::string_view branch, bool for_push) const {
+  if (!for_push) {
+    std::optional<std::string> remote = BranchValue(branch, "remote");
+    std::vector<const ConfigEntry*> merges =
+        config_.All("branch." + std::string(branch) + ".merge");
+    if (!remote || merges.empty() || !merges[0]->value) return std::nullopt;
+    return *merges[0]->value;
+  }
+  bool explicit_ = false;
+  std::string remote = PushRemoteFor(branch, &explicit_);
+  std::vector<Refspec> push = Refspecs(remote, "push");
+  if (push.empty()) return std::nullopt;
+  return Apply(push, "refs/heads/" + std::string(branch));
+}
+
+}  // namespace reftab
