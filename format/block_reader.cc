@@ -373,9 +373,4 @@ BlockFind FindInBlock(const BlockView& b, std::string_view want, size_t hash_siz
   return ScanInterval(b, start, want, hash_size);
 }
 
-BlockFind FindInBlockAt(const BlockView& b, uint32_t start, std::string_view want,
-                        size_t hash_size) {
-  return ScanInterval(b, start, want, hash_size);
-}
-
 }  // namespace reftab

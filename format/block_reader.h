@@ -88,11 +88,6 @@ struct BlockFind {
 // Binary search over the restart points, then a scan that compares suffixes against `want`
 // in place (see the file comment). Reads no key into memory and allocates nothing.
 BlockFind FindInBlock(const BlockView& block, std::string_view want, size_t hash_size);
-// The same scan started at the record at `start` (from block.data) instead of after a
-// binary search, for a caller that knows the restart interval `want` is in
-// (store/ref_hash_index.h). The record there must share no prefix with the one before it.
-BlockFind FindInBlockAt(const BlockView& block, uint32_t start, std::string_view want,
-                        size_t hash_size);
 
 // Where a ref record is in its block, for MatchRecordAt: offsets from the block's start.
 struct RecordPath {

@@ -124,11 +124,6 @@ class Appender {
     std::memcpy(p_, data, kN);
     p_ += n;
   }
-  // PutBytes for short, variable lengths (key suffixes).
-  void PutShortBytes(const void* data, size_t n) {
-    CopyShort(p_, static_cast<const uint8_t*>(data), n);
-    p_ += n;
-  }
   void PutBE16(uint16_t v) {
     be::Store16(p_, v);
     p_ += 2;

@@ -119,8 +119,8 @@ headers_installed() {
 
 if step "release: install (staged)" stage_install; then
   step "installed: embedding example" embed_installed
-  step "installed: C API" c_installed tests/capi/capi_test.c
-  step "installed: key/value C API" c_installed tests/capi/kv_capi_test.c
+  step "installed: C API" c_installed tests/store/capi/capi_test.c
+  step "installed: key/value C API" c_installed tests/store/capi/kv_capi_test.c
   step "installed: headers" headers_installed
   rm -rf "$STAGE"
 fi

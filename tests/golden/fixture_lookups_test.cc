@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/golden/golden_util.h"
+#include "tests/testutil/golden_util.h"
 #include "tests/testutil/fixtures.h"
 #include "tests/testutil/random_refs.h"
 

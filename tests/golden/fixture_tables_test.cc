@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/golden/golden_util.h"
+#include "tests/testutil/golden_util.h"
 #include "tests/testutil/fixtures.h"
 
 namespace reftab::golden {

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "store/stack.h"
-#include "tests/store/store_test_util.h"
+#include "tests/testutil/stack_util.h"
 #include "tests/testutil/store_util.h"
 
 namespace reftab {

@@ -27,7 +27,7 @@
 
 #include "store/stack.h"
 #include "store/temp_table.h"
-#include "tests/store/store_test_util.h"
+#include "tests/testutil/stack_util.h"
 #include "tests/testutil/fault_fs.h"
 #include "tests/testutil/real_git.h"
 #include "tests/testutil/store_util.h"

@@ -11,7 +11,7 @@
 #include "store/stack.h"
 #include "store/table_log_blocks.h"
 #include "store/table_reader.h"
-#include "tests/store/store_test_util.h"
+#include "tests/testutil/stack_util.h"
 #include "tests/testutil/store_util.h"
 
 namespace reftab {

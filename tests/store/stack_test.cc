@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "store/table_reader.h"
-#include "tests/store/store_test_util.h"
+#include "tests/testutil/stack_util.h"
 #include "tests/testutil/fault_fs.h"
 #include "tests/testutil/fixtures.h"
 #include "tests/testutil/random_refs.h"

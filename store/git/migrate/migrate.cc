@@ -288,11 +288,6 @@ std::string_view RefStorageFormatName(RefStorageFormat format) {
   return format == RefStorageFormat::kFiles ? "files" : "reftable";
 }
 
-Result<RefStorageFormat> CurrentRefStorageFormat(const std::string& git_dir) {
-  REFTAB_ASSIGN_OR_RETURN(RepoFacts f, ReadFacts(git_dir));
-  return f.current;
-}
-
 Status MigrateRefStorage(const std::string& git_dir, const MigrateOptions& options,
                          MigrateResult* result) {
   REFTAB_ASSIGN_OR_RETURN(RepoFacts repo, ReadFacts(git_dir));

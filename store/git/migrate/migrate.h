@@ -77,9 +77,6 @@ struct MigrateResult {
 Status MigrateRefStorage(const std::string& git_dir, const MigrateOptions& options,
                          MigrateResult* result);
 
-// The repository's current ref storage format (extensions.refstorage in its config).
-Result<RefStorageFormat> CurrentRefStorageFormat(const std::string& git_dir);
-
 REFTAB_PUBLIC_END
 }  // namespace reftab
 

@@ -1,4 +1,4 @@
-#include "tests/golden/golden_util.h"
+#include "tests/testutil/golden_util.h"
 
 #include <cctype>
 #include <filesystem>

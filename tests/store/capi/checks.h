@@ -1,8 +1,8 @@
 /* The checks both C API tests make (capi_test.c, kv_capi_test.c): a count of checks and of
  * failures, CHECK for a condition, OK for a call that must succeed. Include after reftab.h or
  * reftab_kv.h (both declare reftab_code and reftab_error). */
-#ifndef REFTAB_TESTS_CAPI_CHECKS_H_
-#define REFTAB_TESTS_CAPI_CHECKS_H_
+#ifndef REFTAB_TESTS_STORE_CAPI_CHECKS_H_
+#define REFTAB_TESTS_STORE_CAPI_CHECKS_H_
 
 #include <stdio.h>
 
@@ -33,4 +33,4 @@ static int checks = 0;
     reftab_error_free(err);                                                                \
   } while (0)
 
-#endif /* REFTAB_TESTS_CAPI_CHECKS_H_ */
+#endif /* REFTAB_TESTS_STORE_CAPI_CHECKS_H_ */

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "store/git/repo.h"
-#include "tests/store/store_test_util.h"
+#include "tests/testutil/stack_util.h"
 #include "tests/testutil/process.h"
 #include "tests/testutil/real_git.h"
 #include "tests/testutil/store_util.h"

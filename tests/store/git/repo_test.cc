@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/store/store_test_util.h"
+#include "tests/testutil/stack_util.h"
 #include "tests/testutil/fixtures.h"
 #include "tests/testutil/store_util.h"
 

@@ -1,7 +1,7 @@
 // Shared helpers of the golden tests: where the fixture tables are, how they were written,
 // and our reader's output in the text formats git's test helper prints.
-#ifndef REFTAB_TESTS_GOLDEN_GOLDEN_UTIL_H_
-#define REFTAB_TESTS_GOLDEN_GOLDEN_UTIL_H_
+#ifndef REFTAB_TESTS_TESTUTIL_GOLDEN_UTIL_H_
+#define REFTAB_TESTS_TESTUTIL_GOLDEN_UTIL_H_
 
 #include <memory>
 #include <string>
@@ -71,4 +71,4 @@ std::string GtestName(const std::string& s);
 
 }  // namespace reftab::golden
 
-#endif  // REFTAB_TESTS_GOLDEN_GOLDEN_UTIL_H_
+#endif  // REFTAB_TESTS_TESTUTIL_GOLDEN_UTIL_H_

@@ -1,6 +1,6 @@
 // Small helpers shared by the store tests (header-only, test code).
-#ifndef REFTAB_TESTS_STORE_STORE_TEST_UTIL_H_
-#define REFTAB_TESTS_STORE_STORE_TEST_UTIL_H_
+#ifndef REFTAB_TESTS_TESTUTIL_STACK_UTIL_H_
+#define REFTAB_TESTS_TESTUTIL_STACK_UTIL_H_
 
 #include <gtest/gtest.h>
 
@@ -97,4 +97,4 @@ inline std::vector<std::string> Without(std::vector<std::string> v, const std::s
 
 }  // namespace reftab::storetest
 
-#endif  // REFTAB_TESTS_STORE_STORE_TEST_UTIL_H_
+#endif  // REFTAB_TESTS_TESTUTIL_STACK_UTIL_H_

@@ -3,7 +3,7 @@
  * iteration with seek and prefix, reflogs, transactions (expected values, conflicts, a held
  * lock, git's name rules), compaction, verification, corrupt and missing files.
  * Plain C11; built against the installed library (tests/run_all.sh, pkg-config) and in-tree
- * (tests/capi/meson.build). Usage: capi_test (makes and removes its own temporary folder). */
+ * (tests/store/capi/meson.build). Usage: capi_test (makes and removes its own temporary folder). */
 #define _POSIX_C_SOURCE 200809L
 #include <reftab.h>
 #include <stdio.h>
