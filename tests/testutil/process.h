@@ -12,7 +12,7 @@
 namespace reftab::testing {
 
 struct ProcessResult {
-  int exit_code = -1;  // 128 + signal number when killed by a signal
+  int exit_code = -1;  // 128 + signal number when killed by a signal; 127 if it did not start
   std::string out;
   std::string err;
 };
