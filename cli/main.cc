@@ -6,9 +6,12 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/git_options.h"
+#include "cli/similar_commands.h"
 
 namespace {
 
@@ -133,6 +136,22 @@ int Help(const reftab::cli::Args& rest, size_t i) {
   return c->run(reftab::cli::GlobalOptions{}, {"-h"});
 }
 
+// A command that does not exist: git's words and status, with git's suggestions.
+int UnknownCommand(const std::string& name) {
+  std::fprintf(stderr, "reftab: '%s' is not a reftab command. See 'reftab --help'.\n",
+               name.c_str());
+  std::vector<std::string_view> names = {"help"};
+  for (const Command& c : kCommands) names.push_back(c.name);
+  std::vector<std::string> similar = reftab::cli::SimilarCommands(name, names);
+  if (!similar.empty()) {
+    std::fputs(similar.size() == 1 ? "\nThe most similar command is\n"
+                                   : "\nThe most similar commands are\n",
+               stderr);
+    for (const std::string& s : similar) std::fprintf(stderr, "\t%s\n", s.c_str());
+  }
+  return 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -153,6 +172,10 @@ int main(int argc, char** argv) {
       if (!dir.empty() && chdir(dir.c_str()) != 0) {
         return GitDie("cannot change to '" + dir + "': " + std::strerror(errno));
       }
+    } else if ((rest[i] == "--stack" || rest[i] == "--git-dir") && i + 1 >= rest.size()) {
+      std::fprintf(stderr, "no directory given for '%s' option\n", rest[i].c_str());
+      std::fputs(kUsageLine, stderr);
+      return 129;
     } else if (TakeValue(rest, &i, "--stack", &v)) {
       g.stack_dir = v;
     } else if (TakeValue(rest, &i, "--git-dir", &v)) {
@@ -160,7 +183,7 @@ int main(int argc, char** argv) {
     } else if (rest[i] == "-h" || rest[i] == "--help" || rest[i] == "help") {
       return Help(rest, i);
     } else if (rest[i] == "--version") {
-      std::puts("reftab 0.1.0");
+      std::puts("reftab version " REFTAB_VERSION_STRING);
       return kExitOk;
     } else {
       break;
@@ -186,6 +209,5 @@ int main(int argc, char** argv) {
     if (args.size() == 1 && args[0] == "--help") return c->run(g, {"-h"});
     return c->run(g, args);
   }
-  std::fprintf(stderr, "reftab: unknown command '%s'\n%s", name.c_str(), kHelp);
-  return kExitUsage;
+  return UnknownCommand(name);
 }

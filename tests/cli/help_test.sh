@@ -26,6 +26,22 @@ for c in $cmds; do
 done
 "$reftab" help nosuch >/dev/null 2>&1; check "help of an unknown command exits 2" [ $? = 2 ]
 "$reftab" help >"$tmp/out"; check "help alone prints the overview" grep -q '^usage: reftab' "$tmp/out"
+# A mistyped command: git's message, suggestions and status (1).
+"$reftab" show-refs >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "a mistyped command exits 1" [ "$rc" = 1 ]
+printf '%s\n' "reftab: 'show-refs' is not a reftab command. See 'reftab --help'." "" \
+  "The most similar command is" "$(printf '\tshow-ref')" >"$tmp/want"
+check "a mistyped command gets git's suggestion" cmp -s "$tmp/want" "$tmp/err"
+check "a mistyped command prints nothing on stdout" [ ! -s "$tmp/out" ]
+"$reftab" xyzzy 2>"$tmp/err"; rc=$?
+check "an unknown command far from any exits 1 without suggestions" \
+  [ "$rc" = 1 -a "$(wc -l <"$tmp/err")" = 1 ]
+for opt in --git-dir --stack; do
+  "$reftab" $opt 2>"$tmp/err"; rc=$?
+  check "$opt without a value exits 129" [ "$rc" = 129 ]
+  check "$opt without a value says so" grep -qx "no directory given for '$opt' option" "$tmp/err"
+done
+"$reftab" --version >"$tmp/out"; check "--version prints the version" grep -qx 'reftab version [0-9.]*' "$tmp/out"
 
 if command -v man >/dev/null && man --help 2>&1 | grep -q -- --warnings; then
   MANWIDTH=100 man --warnings -l "$man_page" >/dev/null 2>"$tmp/warn"
