@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -12,11 +13,12 @@
 #include "cli/commands.h"
 #include "cli/git_options.h"
 #include "cli/similar_commands.h"
+#include "store/git/config/config.h"
 
 namespace {
 
 #define REFTAB_USAGE_LINE \
-  "usage: reftab [-C DIR] [--stack DIR | --git-dir GITDIR] <command> [<args>]\n"
+  "usage: reftab [-C DIR] [-c NAME=VALUE] [--stack DIR | --git-dir GITDIR] <command> [<args>]\n"
 constexpr const char kUsageLine[] = REFTAB_USAGE_LINE;
 constexpr const char kHelp[] = REFTAB_USAGE_LINE
     "\n"
@@ -172,6 +174,17 @@ int main(int argc, char** argv) {
       if (!dir.empty() && chdir(dir.c_str()) != 0) {
         return GitDie("cannot change to '" + dir + "': " + std::strerror(errno));
       }
+    } else if (rest[i] == "-c") {
+      // git's -c name=value: the setting for this command (and the git it may run), passed
+      // as git passes it, through GIT_CONFIG_PARAMETERS.
+      if (i + 1 >= rest.size()) {
+        std::fputs("-c expects a configuration string\n", stderr);
+        std::fputs(kUsageLine, stderr);
+        return 129;
+      }
+      const char* old = std::getenv("GIT_CONFIG_PARAMETERS");
+      setenv("GIT_CONFIG_PARAMETERS", reftab::AddConfigParameter(old ? old : "", rest[++i]).c_str(),
+             1);
     } else if ((rest[i] == "--stack" || rest[i] == "--git-dir") && i + 1 >= rest.size()) {
       std::fprintf(stderr, "no directory given for '%s' option\n", rest[i].c_str());
       std::fputs(kUsageLine, stderr);

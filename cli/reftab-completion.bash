@@ -32,7 +32,7 @@ _reftab() {
   while [ "$i" -lt "$COMP_CWORD" ]; do
     local w=${COMP_WORDS[i]}
     case $w in
-      -C | --stack | --git-dir) global+=("$w" "${COMP_WORDS[i + 1]}"); i=$((i + 2)) ;;
+      -C | -c | --stack | --git-dir) global+=("$w" "${COMP_WORDS[i + 1]}"); i=$((i + 2)) ;;
       --stack=* | --git-dir=*) global+=("$w"); i=$((i + 1)) ;;
       -*) i=$((i + 1)) ;;
       *) cmd=$w; cmd_at=$i; break ;;
@@ -44,7 +44,7 @@ _reftab() {
   esac
   if [ -z "$cmd" ]; then
     if [[ $cur == -* ]]; then
-      mapfile -t COMPREPLY < <(compgen -W '-C --stack --git-dir --help --version' -- "$cur")
+      mapfile -t COMPREPLY < <(compgen -W '-C -c --stack --git-dir --help --version' -- "$cur")
     else
       mapfile -t COMPREPLY < <(compgen -W "$(reftab help --commands 2>/dev/null) help" -- "$cur")
     fi

@@ -70,6 +70,8 @@ declare -A KNOWN=()
 KNOWN["refs: no subcommand"]="reftab's refs has fewer subcommands (no create/delete/update/rename), so its usage lists fewer"
 KNOWN["refs: unknown subcommand"]="reftab's refs has fewer subcommands, so its usage lists fewer"
 KNOWN["refs: -h"]="reftab's refs has fewer subcommands, so its usage lists fewer"
+KNOWN["-c nosection=1 update-ref"]="git prints the error line before its fatal one; reftab only the fatal line (store/git/config/config.h)"
+KNOWN["-c =x update-ref"]="git prints the error line before its fatal one; reftab only the fatal line (store/git/config/config.h)"
 for k in "refs: no subcommand" "refs: unknown subcommand" "refs: -h"; do
   KNOWN["$k (sha256)"]=${KNOWN[$k]}
 done
@@ -177,6 +179,18 @@ ro "-C empty" -C "" show-ref --heads
 ro "-C .git -C .." -C .git -C .. show-ref --heads
 ro "-C .git --git-dir ." -C .git --git-dir . show-ref --verify refs/heads/main
 ro "-C refs (inside .git)" -C .git/refs symbolic-ref HEAD
+
+# -c name=value before the command (GIT_CONFIG_PARAMETERS, as git passes it on): values with
+# quotes and "=", an implicit true, a malformed name, several, the last one winning.
+for c in "core.logAllRefUpdates=false" "core.logAllRefUpdates=always" "user.name=A O'B!" \
+    "user.email=a=b@c" "reftable.blockSize=abc" "reftable.blockSize=100000000" \
+    "core.logAllRefUpdates" "nosection=1" "=x" "core.filesRefLockTimeout=10"; do
+  check "-c $c update-ref" "$S1" /dev/null 1 -c "$c" update-ref -m "by -c" refs/heads/cnew "$H1"
+done
+check "-c twice, the last wins" "$S1" /dev/null 1 -c user.name=First -c user.name=Second \
+  update-ref -m "by -c" refs/heads/cnew "$H1"
+ro "-c color.ui=always for-each-ref" -c color.ui=always for-each-ref --format='%(color:red)%(refname)'
+ro "-c before -C" -c color.ui=never -C .git -C .. show-ref --heads
 
 # GIT_REF_PARANOIA: on by default (refs/heads/lost is listed, and show-ref dies on it); off,
 # listings leave out refs whose object is missing, with git's error; not a boolean, git dies.

@@ -41,6 +41,9 @@ for opt in --git-dir --stack; do
   check "$opt without a value exits 129" [ "$rc" = 129 ]
   check "$opt without a value says so" grep -qx "no directory given for '$opt' option" "$tmp/err"
 done
+"$reftab" -c 2>"$tmp/err"; rc=$?
+check "-c without a value exits 129" [ "$rc" = 129 ]
+check "-c without a value says so" grep -qx -- "-c expects a configuration string" "$tmp/err"
 "$reftab" --version >"$tmp/out"; check "--version prints the version" grep -qx 'reftab version [0-9.]*' "$tmp/out"
 
 if command -v man >/dev/null && man --help 2>&1 | grep -q -- --warnings; then

@@ -118,6 +118,12 @@ struct GitConfigRepository {
   std::function<Result<std::optional<std::string>>()> head_target;
 };
 
+// GIT_CONFIG_PARAMETERS with `text` added as `git -c <text>` adds it: `existing` (the
+// variable's value, empty if unset) followed by 'name'='value' for "name=value" (split at the
+// first "="), or by 'name'= (an implicit true) when `text` has no "=". Nothing is checked
+// here: a malformed name fails where the configuration is read, with git's message.
+std::string AddConfigParameter(std::string_view existing, std::string_view text);
+
 // Reads every level in git's order, following includes (depth limit 10, git's message).
 Result<GitConfig> LoadGitConfig(const GitConfigRepository& repo, const GitConfigEnvironment& env);
 // Reads one file and what it includes (for a repository's own file: `repo` may be null).

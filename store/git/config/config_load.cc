@@ -1,5 +1,5 @@
-// git's config levels and includes (store/git/config/config.h): which files are read in which order,
-// include.path / includeIf, and the command-line levels from the environment.
+// git's config levels and includes (store/git/config/config.h): which files are read in which
+// order, include.path / includeIf, and the command-line levels from the environment.
 #include <pwd.h>
 #include <unistd.h>
 
@@ -455,6 +455,36 @@ Result<GitConfig> LoadGitConfigFile(const std::string& file, ConfigScope scope,
   Loader loader(repo, env, &cfg);
   REFTAB_RETURN_IF_ERROR(loader.LoadFile(file, scope, false));
   return cfg;
+}
+
+namespace {
+
+// Shell single quotes as git writes them into GIT_CONFIG_PARAMETERS: ' and ! leave the quotes
+// (as '\'' and '\!'), which is what the reader above undoes.
+void AppendSingleQuoted(std::string* out, std::string_view text) {
+  out->push_back('\'');
+  for (char c : text) {
+    if (c == '\'' || c == '!') {
+      out->append("'\\");
+      out->push_back(c);
+      out->push_back('\'');
+    } else {
+      out->push_back(c);
+    }
+  }
+  out->push_back('\'');
+}
+
+}  // namespace
+
+std::string AddConfigParameter(std::string_view existing, std::string_view text) {
+  std::string out(existing);
+  if (!out.empty()) out.push_back(' ');
+  size_t eq = text.find('=');
+  AppendSingleQuoted(&out, text.substr(0, eq));
+  out.push_back('=');
+  if (eq != std::string_view::npos) AppendSingleQuoted(&out, text.substr(eq + 1));
+  return out;
 }
 
 }  // namespace reftab
