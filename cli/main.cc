@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cli/commands.h"
@@ -20,90 +21,76 @@ namespace {
 #define REFTAB_USAGE_LINE \
   "usage: reftab [-C DIR] [-c NAME=VALUE] [--stack DIR | --git-dir GITDIR] <command> [<args>]\n"
 constexpr const char kUsageLine[] = REFTAB_USAGE_LINE;
-constexpr const char kHelp[] = REFTAB_USAGE_LINE
-    "\n"
-    "Commands:\n"
-    "  dump [--format=jsonl|git] [--blocks] [FILE.ref]\n"
-    "                    print a table's records (or, without FILE, the merged stack)\n"
-    "  write-table [--block-size N] [--restart-interval N] [--no-index-objects] [--unpadded]\n"
-    "              [--hash sha1|sha256] [--min-update-index N] [--max-update-index N] OUT.ref\n"
-    "                    write one table from the jsonl of `dump` on standard input\n"
-    "  show-ref [--head] [-d] [-s] [-q] [--heads] [--tags] [--verify REF...] [--exists REF]\n"
-    "           [PATTERN...]   list refs like `git show-ref`\n"
-    "  update-ref [-m MSG] [--no-deref] [--create-reflog] (REF NEW [OLD] | -d REF [OLD] |\n"
-    "             --stdin [-z] [--batch-updates])   change refs like `git update-ref`\n"
-    "  compact [--auto]  merge the stack's tables (all, or git's geometric auto-compaction)\n"
-    "  for-each-ref [--format=FORMAT] [PATTERN...]\n"
-    "                    list refs like `git for-each-ref` (%(refname), %(objectname), ...)\n"
-    "                    git's options and format language: --sort, --count, --exclude,\n"
-    "                    --points-at, --include-root-refs, --stdin, --shell/--perl/..., --color,\n"
-    "                    %(if)/%(align)/%(color), upstreams, object atoms; --format=json\n"
-    "  refs list ...     the same as for-each-ref (git 2.55's name for it)\n"
-    "  reflog [show|list|exists|delete|expire] ...\n"
-    "                    read and prune reflogs like `git reflog` (see reftab reflog -h)\n"
-    "  refs migrate --ref-format=reftable|files [--dry-run] [--no-reflog] [--skip-unmigratable]\n"
-    "                    move refs and reflogs to the other storage, as `git refs migrate`\n"
-    "  demo [--refs N] [--dir DIR] [--keep]\n"
-    "                    write 100,000 refs, look some up, list, and time it\n"
-    "  show-ref ... [--abbrev[=N]] [--hash[=N]] [--exclude-existing[=PATTERN]] [--format=json]\n"
-    "                    every option of git's show-ref; json: one object per ref\n"
-    "  symbolic-ref [-q] [--short] [--no-recurse] NAME | [-m REASON] NAME REF | -d NAME\n"
-    "                    read, set or delete a symref like `git symbolic-ref`\n"
-    "  refs exists REF | refs verify [--strict] [--verbose] | refs optimize [...] |\n"
-    "  refs list [...]   git's `refs` subcommands (optimize: pack-refs, list: for-each-ref)\n"
-    "  pack-refs [--all] [--auto]\n"
-    "                    git's pack-refs: compact (all tables, or --auto geometric)\n"
-    "  rev-parse [--verify] [-q] [--symbolic-full-name | --abbrev-ref[=strict|loose]] NAME...\n"
-    "                    resolve ref names (short names by git's rules) or full hex ids;\n"
-    "                    no revision syntax (~, ^, @{...}, abbreviated ids, ranges)\n"
-    "  stats [--format=json]\n"
-    "                    tables, sizes, records by type, tombstones, block fill, index\n"
-    "                    levels, obj index, whether auto-compaction is due\n"
-    "  compact, verify, pack-refs, refs verify/optimize: --progress / --no-progress\n"
-    "                    (a progress line on a terminal's stderr, as git draws it)\n"
-    "\n"
-    "Without --stack or --git-dir the repository is found from the current directory (or\n"
-    "from DIR with -C, as git's -C; relative paths then start there).\n"
-    "update-ref applies git's rules (ref names, conflicts, symrefs, reflogs); with --stack\n"
-    "(no git config, no object database) it applies them with git's defaults and takes\n"
-    "object ids on trust.\n"
-    "Exit status:\n"
-    "  dump, write-table, compact, verify, demo, for-each-ref, show-ref:\n"
-    "                    0 ok, 1 bad input or I/O error, 2 usage error\n"
-    "  update-ref        as git's: 0 ok, 128 after \"fatal: ...\" (any failure, including\n"
-    "                    opening the store), 129 usage error, 1 when -d fails (\"error: ...\")\n"
-    "  show-ref          also 1 when nothing matches, 2 when --exists finds nothing and 128\n"
-    "                    for --verify of a missing ref (\"fatal: ...\"), as git's\n"
-    "  for-each-ref      also 128 for an unknown field name (\"fatal: ...\"), as git's\n"
-    "  symbolic-ref, refs, pack-refs, rev-parse, show-ref options:\n"
-    "                    as git's (128 \"fatal: ...\", 129 usage, refs exists 2 when missing,\n"
-    "                    refs verify 255 when it finds an error)\n"
-    "  refs migrate      as git's: 0 ok, 255 after \"error: ...\", 2 usage error\n";
+// How `reftab --help` groups the commands: git's groups (`git help -a`) for the commands
+// git has, then reftab's own.
+enum class Group { kManipulators, kInterrogators, kLowLevelManipulators, kOwn };
 
 struct Command {
   const char* name;
   int (*run)(const reftab::cli::GlobalOptions&, const reftab::cli::Args&);
   // The command's usage (cli/commands.h), for `help <command>` and `<command> -h`; null for
   // a command whose option parser answers -h itself.
-  const char* const* usage = nullptr;
+  const char* const* usage;
+  Group group;
+  const char* summary;  // one line for `reftab --help`; git's own for git's commands
 };
 
 constexpr Command kCommands[] = {
-    {"dump", reftab::cli::CmdDump, &reftab::cli::kDumpUsage},
-    {"write-table", reftab::cli::CmdWriteTable, &reftab::cli::kWriteTableUsage},
-    {"show-ref", reftab::cli::CmdShowRef, nullptr},
-    {"update-ref", reftab::cli::CmdUpdateRef, nullptr},
-    {"compact", reftab::cli::CmdCompact, &reftab::cli::kCompactUsage},
-    {"verify", reftab::cli::CmdVerify, &reftab::cli::kVerifyUsage},
-    {"for-each-ref", reftab::cli::CmdForEachRef, nullptr},
-    {"demo", reftab::cli::CmdDemo, &reftab::cli::kDemoUsage},
-    {"reflog", reftab::cli::CmdReflog, &reftab::cli::kReflogUsage},
-    {"symbolic-ref", reftab::cli::CmdSymbolicRef, nullptr},
-    {"refs", reftab::cli::CmdRefs, nullptr},
-    {"pack-refs", reftab::cli::CmdPackRefs, nullptr},
-    {"rev-parse", reftab::cli::CmdRevParse, &reftab::cli::kRevParseUsage},
-    {"stats", reftab::cli::CmdStats, &reftab::cli::kStatsUsage},
+    {"pack-refs", reftab::cli::CmdPackRefs, nullptr, Group::kManipulators,
+     "Pack heads and tags for efficient repository access"},
+    {"reflog", reftab::cli::CmdReflog, &reftab::cli::kReflogUsage, Group::kManipulators,
+     "Manage reflog information"},
+    {"refs", reftab::cli::CmdRefs, nullptr, Group::kManipulators,
+     "Low-level access to refs (list, exists, verify, optimize, migrate)"},
+    {"for-each-ref", reftab::cli::CmdForEachRef, nullptr, Group::kInterrogators,
+     "Output information on each ref"},
+    {"rev-parse", reftab::cli::CmdRevParse, &reftab::cli::kRevParseUsage, Group::kInterrogators,
+     "Pick out and massage parameters (ref names and full ids)"},
+    {"show-ref", reftab::cli::CmdShowRef, nullptr, Group::kInterrogators,
+     "List references in a local repository"},
+    {"symbolic-ref", reftab::cli::CmdSymbolicRef, nullptr, Group::kLowLevelManipulators,
+     "Read, modify and delete symbolic refs"},
+    {"update-ref", reftab::cli::CmdUpdateRef, nullptr, Group::kLowLevelManipulators,
+     "Update the object name stored in a ref safely"},
+    {"compact", reftab::cli::CmdCompact, &reftab::cli::kCompactUsage, Group::kOwn,
+     "Merge the stack's tables: all of them, or git's geometric auto-compaction"},
+    {"demo", reftab::cli::CmdDemo, &reftab::cli::kDemoUsage, Group::kOwn,
+     "Write 100,000 refs, look some up, list them, and time it"},
+    {"dump", reftab::cli::CmdDump, &reftab::cli::kDumpUsage, Group::kOwn,
+     "Print a table's records, or the merged stack's (jsonl, or as git's reader)"},
+    {"stats", reftab::cli::CmdStats, &reftab::cli::kStatsUsage, Group::kOwn,
+     "Tables, sizes, records by type, tombstones, index levels, pending compaction"},
+    {"verify", reftab::cli::CmdVerify, &reftab::cli::kVerifyUsage, Group::kOwn,
+     "Check every table and the stack deeply (git's rules too in a repository)"},
+    {"write-table", reftab::cli::CmdWriteTable, &reftab::cli::kWriteTableUsage, Group::kOwn,
+     "Write one table from the jsonl of dump"},
 };
+
+// The overview: the usage line, then each command once, by group.
+void PrintOverview(FILE* out) {
+  std::fputs(kUsageLine, out);
+  constexpr std::pair<Group, const char*> kGroups[] = {
+      {Group::kManipulators, "Ancillary Commands / Manipulators (as git's)"},
+      {Group::kInterrogators, "Low-level Commands / Interrogators (as git's)"},
+      {Group::kLowLevelManipulators, "Low-level Commands / Manipulators (as git's)"},
+      {Group::kOwn, "reftab's own commands"},
+  };
+  for (const auto& [group, title] : kGroups) {
+    std::fprintf(out, "\n%s\n", title);
+    for (const Command& c : kCommands) {
+      if (c.group == group) std::fprintf(out, "   %-15s%s\n", c.name, c.summary);
+    }
+  }
+  std::fputs(
+      "\n"
+      "Without --stack or --git-dir, the repository is found from the current directory (or\n"
+      "from DIR with -C), as git finds it. With --stack, git's rules apply with git's defaults\n"
+      "and object ids are taken on trust (there is no object database).\n"
+      "\n"
+      "'reftab help <command>' or 'reftab <command> -h' shows a command's usage;\n"
+      "'man reftab' describes every option and exit status.\n",
+      out);
+}
 
 const Command* FindCommand(const std::string& name) {
   for (const Command& c : kCommands) {
@@ -116,7 +103,7 @@ const Command* FindCommand(const std::string& name) {
 // --commands` lists the command names (for shell completion).
 int Help(const reftab::cli::Args& rest, size_t i) {
   if (i + 1 >= rest.size()) {
-    std::fputs(kHelp, stdout);
+    PrintOverview(stdout);
     return reftab::cli::kExitOk;
   }
   const std::string& name = rest[i + 1];
@@ -203,7 +190,7 @@ int main(int argc, char** argv) {
     }
   }
   if (i >= rest.size()) {
-    std::fputs(kHelp, stderr);
+    PrintOverview(stderr);
     return kExitUsage;
   }
   if (!g.stack_dir.empty() && !g.git_dir.empty()) {

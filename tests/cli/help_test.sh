@@ -26,6 +26,11 @@ for c in $cmds; do
 done
 "$reftab" help nosuch >/dev/null 2>&1; check "help of an unknown command exits 2" [ $? = 2 ]
 "$reftab" help >"$tmp/out"; check "help alone prints the overview" grep -q '^usage: reftab' "$tmp/out"
+for c in $cmds; do
+  check "the overview lists $c once" [ "$(grep -c "^   $c " "$tmp/out")" = 1 ]
+done
+check "the overview lists only commands" \
+  [ "$(grep -c '^   [a-z]' "$tmp/out")" = "$(printf '%s\n' $cmds | wc -l)" ]
 # A mistyped command: git's message, suggestions and status (1).
 "$reftab" show-refs >"$tmp/out" 2>"$tmp/err"; rc=$?
 check "a mistyped command exits 1" [ "$rc" = 1 ]
