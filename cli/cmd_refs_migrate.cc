@@ -1,9 +1,9 @@
 // reftab refs migrate --ref-format=reftable|files [--dry-run] [--no-reflog]
 //                     [--skip-unmigratable] [--[no-]progress]
 // `git refs migrate`: moves the repository's refs and reflogs to the other storage format
-// (store/git/migrate/migrate.h). Messages are git's ("error: ..."); refs that cannot be migrated are
-// listed one per line before the error (or, with --skip-unmigratable, as warnings, and the
-// others are migrated). Exit 0, 255 on failure (git's status), 2 on a usage error.
+// (store/git/migrate/migrate.h). Options, messages and exit status are git's ("error: ...", 255;
+// usage errors 129); refs that cannot be migrated are listed one per line before the error (or,
+// with reftab's --skip-unmigratable, as warnings, and the others are migrated).
 //
 // For tests only: REFTAB_TEST_KILL_AT_STEP=N kills the process (SIGKILL) just before the
 // N-th step that changes the repository; REFTAB_TEST_TRACE_STEPS=1 prints each step's number
@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "cli/commands.h"
@@ -68,29 +69,38 @@ std::string ShortGitDir(const std::string& found) {
 
 int CmdRefsMigrate(const GlobalOptions& g, const Args& args) {
   MigrateOptions options;
-  std::string format;
-  bool have_format = false;
+  std::optional<std::string> format;
   ProgressFlag progress_flag = ProgressFlag::kAuto;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (TakeValue(args, &i, "--ref-format", &format)) {
-      have_format = true;
-    } else if (args[i] == "--dry-run") {
-      options.dry_run = true;
-    } else if (args[i] == "--no-reflog") {
-      options.no_reflog = true;
-    } else if (args[i] == "--skip-unmigratable") {
-      options.skip_unmigratable = true;
-    } else if (TakeProgressFlag(args[i], &progress_flag)) {
-    } else if (!args[i].empty() && args[i][0] == '-') {
-      return Usage("refs migrate", "unknown option " + args[i]);
-    } else {
-      return Usage("refs migrate", "too many arguments");
-    }
-  }
-  if (!have_format) return Usage("refs migrate", "missing --ref-format=<format>");
-  if (!g.stack_dir.empty()) return Usage("refs migrate", "needs a git repository, not --stack");
-  auto target = ParseRefStorageFormat(format);
-  if (!target) return Error("unknown ref storage format '" + format + "'");
+  GitUsage usage;
+  usage.lines = {"reftab refs migrate --ref-format=<format> [--no-reflog] [--dry-run]"};
+  GitOption ref_format;
+  ref_format.long_name = "ref-format";
+  ref_format.arg = GitOption::Arg::kRequired;
+  ref_format.arg_help = "format";
+  ref_format.help = "specify the reference format to convert to";
+  ref_format.negatable = false;
+  ref_format.set = [&format](bool, std::optional<std::string_view> v) {
+    format = std::string(*v);
+    return std::string();
+  };
+  GitOption skip = FlagOption(0, "skip-unmigratable",
+                              "migrate the other refs, with a warning for each that cannot be",
+                              &options.skip_unmigratable);
+  skip.exact = true;  // reftab's own: hidden, so the usage stays git's (man reftab has it)
+  skip.hidden = true;
+  usage.options = {
+      std::move(ref_format),
+      FlagOption(0, "dry-run", "perform a non-destructive dry-run", &options.dry_run),
+      FlagOption(0, "no-reflog", "drop reflogs entirely during the migration", &options.no_reflog),
+      std::move(skip), ProgressOption(&progress_flag)};
+  Args operands;
+  if (auto exit = ParseGitOptions(args, usage, &operands)) return *exit;
+  if (!operands.empty()) return GitUsageMessage("too many arguments");
+  if (!format) return GitUsageMessage("missing --ref-format=<format>");
+  if (!g.stack_dir.empty())
+    return GitUsageMessage("refs migrate needs a git repository, not --stack");
+  auto target = ParseRefStorageFormat(*format);
+  if (!target) return Error("unknown ref storage format '" + *format + "'");
   options.target = *target;
   options.on_step = TestStepHook();
   std::string git_dir = g.git_dir;

@@ -13,6 +13,7 @@
 
 #include "cli/commands.h"
 #include "cli/git_options.h"
+#include "cli/ref_format.h"
 #include "cli/similar_commands.h"
 #include "store/git/config/config.h"
 
@@ -100,7 +101,8 @@ const Command* FindCommand(const std::string& name) {
 }
 
 // `reftab help [<command>]`: the overview, or one command's usage, on stdout. `help
-// --commands` lists the command names (for shell completion).
+// --commands` and `help --atoms` list the command names and for-each-ref's atoms (for shell
+// completion).
 int Help(const reftab::cli::Args& rest, size_t i) {
   if (i + 1 >= rest.size()) {
     PrintOverview(stdout);
@@ -109,6 +111,12 @@ int Help(const reftab::cli::Args& rest, size_t i) {
   const std::string& name = rest[i + 1];
   if (name == "--commands") {
     for (const Command& c : kCommands) std::puts(c.name);
+    return reftab::cli::kExitOk;
+  }
+  if (name == "--atoms") {  // for-each-ref's format atoms and sort keys
+    for (std::string_view a : reftab::cli::AtomNames()) {
+      std::printf("%.*s\n", int(a.size()), a.data());
+    }
     return reftab::cli::kExitOk;
   }
   const Command* c = FindCommand(name);

@@ -32,6 +32,17 @@ bool TakeProgressFlag(const std::string& arg, ProgressFlag* flag) {
   return true;
 }
 
+GitOption ProgressOption(ProgressFlag* flag) {
+  GitOption o;
+  o.long_name = "progress";
+  o.hidden = true;
+  o.set = [flag](bool unset, std::optional<std::string_view>) {
+    *flag = unset ? ProgressFlag::kOff : ProgressFlag::kOn;
+    return std::string();
+  };
+  return o;
+}
+
 TerminalProgress::TerminalProgress(ProgressFlag flag, FILE* out)
     : out_(out), delay_(DelayFromEnvironment()) {
   enabled_ = flag == ProgressFlag::kOn || (flag == ProgressFlag::kAuto && isatty(fileno(out)));

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <string>
 
+#include "cli/git_options.h"
 #include "store/progress.h"
 
 namespace reftab::cli {
@@ -21,6 +22,9 @@ enum class ProgressFlag { kAuto, kOn, kOff };
 
 // Takes "--progress" or "--no-progress"; false for any other argument.
 bool TakeProgressFlag(const std::string& arg, ProgressFlag* flag);
+// The same for git's option parser: --[no-]progress, hidden from the usage (reftab's own
+// where git draws no progress), setting *flag.
+GitOption ProgressOption(ProgressFlag* flag);
 
 class TerminalProgress : public Progress {
  public:

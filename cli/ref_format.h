@@ -159,6 +159,8 @@ FormatError ParseRefFormat(std::string_view text, RefFormat* format);
 // Adds (or finds) the atom `spelling` ("refname", "*objectname:short", ...) in `format`;
 // used for --sort keys. Returns its index, or -1 with *error set.
 int AddAtom(std::string_view spelling, RefFormat* format, FormatError* error);
+// The names of every atom git's format language has, in git's order (for completion).
+std::vector<std::string_view> AtomNames();
 
 // The value of each used atom for one ref, as git computes it; `value` orders numeric atoms.
 struct AtomValue {

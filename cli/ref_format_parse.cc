@@ -37,6 +37,16 @@ constexpr AtomInfo kAtoms[] = {
     {"ahead-behind", true, false}, {"is-base", true, false},
 };
 
+}  // namespace
+
+std::vector<std::string_view> AtomNames() {
+  std::vector<std::string_view> names;
+  for (const AtomInfo& a : kAtoms) names.emplace_back(a.name);
+  return names;
+}
+
+namespace {
+
 bool Fatal(FormatError* e, std::string message) {
   e->kind = FormatError::kFatal;
   e->message = std::move(message);

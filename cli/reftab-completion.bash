@@ -1,9 +1,10 @@
 # bash completion for reftab. Installed as share/bash-completion/completions/reftab.
 #
 # Everything comes from reftab itself, so a new command needs nothing here: the commands from
-# `reftab help --commands`, each command's options from its usage (`reftab help <command>`),
-# and ref names from `reftab for-each-ref` on the repository (or --stack/--git-dir) the
-# command line names. Files are completed where nothing else fits (dump, verify, ...).
+# `reftab help --commands`, a command's subcommands and options from its usage (`reftab help
+# <command>`, `reftab <command> <subcommand> -h`), sort keys and format atoms from `reftab help
+# --atoms`, and ref names from `reftab for-each-ref` on the repository (or --stack/--git-dir)
+# the command line names. Files are completed where nothing else fits (dump, verify, ...).
 
 # Ref names for completion: HEAD and every ref, short (main, v1.0, origin/main) and, once the
 # word starts with "refs/", in full.
@@ -19,11 +20,33 @@ _reftab_refs() {
   fi
 }
 
-# The long options a command's usage names, and -h.
+# The long options a command's (or a subcommand's) usage names, and -h.
 _reftab_options() {
-  reftab help "$1" 2>/dev/null | grep -o -- '--\[no-\][a-z][a-z0-9-]*\|--[a-z][a-z0-9-]*=\?' |
-    sed 's/\[no-\]//' | sort -u
+  if [ -n "${2:-}" ]; then reftab "$1" "$2" -h 2>/dev/null; else reftab help "$1" 2>/dev/null; fi |
+    grep -o -- '--\[no-\][a-z][a-z0-9-]*\|--[a-z][a-z0-9-]*=\?' | sed 's/\[no-\]//' | sort -u
   echo -h
+}
+
+# A command's subcommands: the words after "reftab <command>" in its usage lines.
+_reftab_subcommands() {
+  reftab help "$1" 2>/dev/null |
+    sed -n "s/^\(usage:\|   or:\) reftab $1 \[\{0,1\}\([a-z][a-z-]*\).*/\2/p" | sort -u
+}
+
+# The value of --sort=<key> (optionally "-<key>") or of --format=...%(<atom>.
+_reftab_option_value() {
+  local opt=$1 value=$2 atoms
+  atoms=$(reftab help --atoms 2>/dev/null)
+  case $opt in
+    --sort)
+      local neg=''
+      [[ $value == -* ]] && neg=- value=${value#-}
+      compgen -P "$neg" -W "$atoms" -- "$value" ;;
+    --format)
+      [[ $value == *'%('* ]] || return
+      local head=${value%'%('*} partial=${value##*'%('}
+      compgen -P "$head%(" -S ')' -W "$atoms" -- "$partial" ;;
+  esac
 }
 
 _reftab() {
@@ -54,13 +77,38 @@ _reftab() {
     mapfile -t COMPREPLY < <(compgen -W "$(reftab help --commands 2>/dev/null)" -- "$cur")
     return
   fi
+  # An option's value: "--sort=ref" as one word, or as bash splits it at "=" (--sort = ref).
+  local opt='' value=''
+  if [[ $cur == --sort=* || $cur == --format=* ]]; then
+    opt=${cur%%=*} value=${cur#*=}
+  elif [ "$prev" = = ] && [ "$COMP_CWORD" -ge 2 ]; then
+    opt=${COMP_WORDS[COMP_CWORD - 2]} value=$cur
+  elif [ "$cur" = = ]; then
+    opt=$prev
+  fi
+  if [ "$opt" = --sort ] || [ "$opt" = --format ]; then
+    local prefix=''
+    [[ $cur == --* ]] && prefix="$opt="
+    mapfile -t COMPREPLY < <(_reftab_option_value "$opt" "$value" | sed "s/^/$prefix/")
+    compopt -o nospace 2>/dev/null
+    return
+  fi
+  local subs sub=''
+  subs=$(_reftab_subcommands "$cmd")
+  if [ -n "$subs" ] && [ "$COMP_CWORD" -gt $((cmd_at + 1)) ] &&
+      printf '%s\n' "$subs" | grep -qx -- "${COMP_WORDS[cmd_at + 1]}"; then
+    sub=${COMP_WORDS[cmd_at + 1]}
+  fi
   if [[ $cur == -* ]]; then
-    mapfile -t COMPREPLY < <(compgen -W "$(_reftab_options "$cmd")" -- "$cur")
+    mapfile -t COMPREPLY < <(compgen -W "$(_reftab_options "$cmd" "$sub")" -- "$cur")
     [[ ${COMPREPLY[0]:-} == *= ]] && compopt -o nospace 2>/dev/null
     return
   fi
-  if [ "$cmd" = reflog ] && [ "$COMP_CWORD" = $((cmd_at + 1)) ]; then
-    mapfile -t COMPREPLY < <(compgen -W "show list exists write delete drop expire $(_reftab_refs "$cur" "${global[@]}")" -- "$cur")
+  if [ -n "$subs" ] && [ "$COMP_CWORD" = $((cmd_at + 1)) ]; then
+    # reflog's subcommand is optional (`reftab reflog main` shows main's): refs too.
+    local refs=''
+    [ "$cmd" = reflog ] && refs=$(_reftab_refs "$cur" "${global[@]}")
+    mapfile -t COMPREPLY < <(compgen -W "$subs $refs" -- "$cur")
     return
   fi
   case $cmd in

@@ -219,6 +219,7 @@ case_() {
   (cd "$c/g" && "$git" refs migrate "$@" >"$c/g.out" 2>"$c/g.err"); local gs=$?
   (cd "$c/r" && "$reftab" refs migrate "$@" >"$c/r.out" 2>"$c/r.err"); local rs=$?
   sed -i 's/ref_migration\.[A-Za-z0-9]*/ref_migration.TEMP/' "$c/g.out" "$c/r.out" "$c/g.err" "$c/r.err"
+  sed -i -e 's/^usage: reftab /usage: git /' -e 's/^   or: reftab /   or: git /' "$c/r.out" "$c/r.err"
   snapshot "$c/g/$gd" "$c/gs"; snapshot "$c/r/$gd" "$c/rs"
   local why=""
   [ "$gs" = "$rs" ] || why="exit status git $gs, reftab $rs"
@@ -271,5 +272,10 @@ case_ "worktree reftable->files (refused)" worktree-reftable --ref-format=files
 case_ "same format files (refused)" basic-files --ref-format=files
 case_ "same format reftable (refused)" basic-reftable --ref-format=reftable
 case_ "unknown format (refused)" basic-files --ref-format=nope
+# Usage: git's option parser, messages and status 129.
+for args in "-h" "" "--ref-format" "--bogus" "--ref-format=files extra" "--no-ref-format=x" \
+    "--no-dry-run --ref-format=nope" "--dry --ref-format=nope" "--reflog --ref-format=nope"; do
+  case_ "usage [$args]" basic-files $args
+done
 
 verdict_end

@@ -75,6 +75,14 @@ check "completes reflog's subcommands" grep -qx expire <(comp reflog ex)
 check "completes short ref names" grep -qx main <(comp --stack "$tmp/stack" show-ref ma)
 check "completes full ref names" grep -qx refs/tags/v1.0 <(comp --stack "$tmp/stack" reflog show refs/t)
 check "completes HEAD" grep -qx HEAD <(comp --stack "$tmp/stack" reflog show H)
+check "completes refs' subcommands" grep -qx migrate <(comp refs m)
+check "completes refs' subcommands, not ref names" [ -z "$(comp --stack "$tmp/stack" refs ma)" ]
+check "completes a subcommand's options" grep -qx -- --ref-format= <(comp refs migrate --ref)
+check "completes --sort keys" grep -qx -- --sort=committerdate <(comp for-each-ref --sort=committerd)
+check "completes --sort keys, descending" grep -qx -- --sort=-refname <(comp for-each-ref --sort=-refn)
+check "completes --sort keys after bash's split at =" grep -qx refname <(comp for-each-ref --sort = refn)
+check "completes format atoms" grep -qx -- '--format=%(refname) %(objectname)' \
+  <(comp for-each-ref '--format=%(refname) %(objectn')
 
 echo "checks $checks, failed $fails"
 [ "$fails" = 0 ]
