@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 
 #include "store/merge_cursor.h"
@@ -36,7 +37,12 @@ std::string ReadCommonDir(FileSystem* fs, const std::string& git_dir) {
   if (!commondir.ok()) return git_dir;
   std::string c(Trim(*commondir));
   while (!c.empty() && c.back() == '\n') c.pop_back();
-  return !c.empty() && c[0] == '/' ? c : git_dir + "/" + c;
+  if (!c.empty() && c[0] == '/') return c;
+  // "../.." from .git/worktrees/<id>: said as the directory it names (.git), as git does. git
+  // made both directories, so no symbolic link can make ".." mean something else here.
+  std::string joined = std::filesystem::path(git_dir + "/" + c).lexically_normal().string();
+  while (joined.size() > 1 && joined.back() == '/') joined.pop_back();
+  return joined;
 }
 
 // The work tree as the layout shows it (for includeIf "worktree:"): a linked worktree's
@@ -188,11 +194,19 @@ Result<std::unique_ptr<GitRepo>> GitRepo::Open(const std::string& git_dir, Stack
   repo->git_dir_ = git_dir;
   repo->common_dir_ = ReadCommonDir(fs, git_dir);
   const bool linked = repo->common_dir_ != git_dir;
+  Result<GitConfig> config = LoadRepositoryConfig(fs, git_dir, repo->common_dir_);
   if (!fs->Stat(repo->common_dir_ + "/reftable").ok()) {
+    std::optional<std::string> format;
+    if (config.ok()) format = config->Get("extensions.refstorage");
+    if (config.ok() && (!format || *format == "files")) {
+      return Status::NotFound(git_dir +
+                              ": the repository keeps its refs in git's \"files\" format, not "
+                              "reftable; `refs migrate --ref-format=reftable` (reftab's or "
+                              "git's) converts it");
+    }
     return Status::NotFound(git_dir + ": no reftable directory (not a reftable repository?)");
   }
-
-  REFTAB_ASSIGN_OR_RETURN(repo->config_, LoadRepositoryConfig(fs, git_dir, repo->common_dir_));
+  REFTAB_ASSIGN_OR_RETURN(repo->config_, std::move(config));
   const GitConfig& cfg = repo->config_;
   REFTAB_RETURN_IF_ERROR(CheckRepositoryFormat(cfg, repo->common_dir_ + "/config"));
   REFTAB_ASSIGN_OR_RETURN(HashId hash, ObjectFormat(cfg));

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "tests/testutil/stack_util.h"
 #include "tests/testutil/fixtures.h"
+#include "tests/testutil/stack_util.h"
 #include "tests/testutil/store_util.h"
 
 namespace reftab {
@@ -372,6 +372,33 @@ TEST(GitRepoTest, AbsoluteCommondir) {
   ASSERT_TRUE(repo);
   EXPECT_EQ(repo->common_dir(), main);
   ASSERT_NE(repo->worktree_stack(), nullptr);
+}
+
+TEST(GitRepoTest, RelativeCommondirIsSaidAsTheDirectoryItNames) {
+  TempDir tmp("gitrepo");
+  std::string main = tmp.Subdir("r/.git");
+  testutil::CopyDirContents(Fixture("worktree/main/gitdir-stubs"), main);
+  testutil::CopyDirContents(Fixture("worktree/main/reftable"), main + "/reftable");
+  std::string wt = tmp.Subdir("r/.git/worktrees/wt");
+  testutil::CopyDirContents(Fixture("worktree/wt/reftable"), wt + "/reftable");
+  testutil::WriteFileOrDie(wt + "/commondir", "../..\n");
+  auto repo = OpenRepo(wt);
+  ASSERT_TRUE(repo);
+  EXPECT_EQ(repo->common_dir(), main);  // not .../worktrees/wt/../..
+}
+
+TEST(GitRepoTest, AFilesRepositoryIsToldHowToConvert) {
+  TempDir tmp("gitrepo");
+  std::string git_dir = tmp.Subdir("r/.git");
+  testutil::WriteFileOrDie(git_dir + "/HEAD", "ref: refs/heads/main\n");
+  testutil::WriteFileOrDie(git_dir + "/config", "[core]\n\trepositoryformatversion = 0\n");
+  auto files = GitRepo::Open(git_dir, StackOptions());
+  ASSERT_FALSE(files.ok());
+  EXPECT_EQ(files.status().code(), Code::kNotFound);
+  EXPECT_EQ(files.status().message(),
+            git_dir +
+                ": the repository keeps its refs in git's \"files\" format, not reftable; "
+                "`refs migrate --ref-format=reftable` (reftab's or git's) converts it");
 }
 
 TEST(IsPerWorktreeRefTest, FollowsGitsRules) {
