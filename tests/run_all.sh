@@ -93,15 +93,6 @@ stage_install() {
   LIBDIR=$(dirname "$(find "$STAGE" -name 'libreftab.so' | head -1)")
 }
 
-# The README's embedding example (C++).
-embed_installed() {
-  local d; d=$(mktemp -d)
-  # shellcheck disable=SC2086
-  g++ -std=c++20 -Wall -Wextra -Werror tests/embed/embed_example.cc $FLAGS -o "$STAGE/embed" &&
-    LD_LIBRARY_PATH=$LIBDIR "$STAGE/embed" "$d"
-  local rc=$?; rm -rf "$d"; return $rc
-}
-
 # A C test program (plain C11) under ASan/UBSan against the installed library.
 c_installed() {  # c_installed tests/capi/X.c
   local exe; exe=$STAGE/$(basename "$1" .c)
@@ -118,7 +109,6 @@ headers_installed() {
 }
 
 if step "release: install (staged)" stage_install; then
-  step "installed: embedding example" embed_installed
   step "installed: C API" c_installed tests/store/capi/capi_test.c
   step "installed: key/value C API" c_installed tests/store/capi/kv_capi_test.c
   step "installed: headers" headers_installed
