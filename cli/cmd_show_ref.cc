@@ -155,9 +155,9 @@ class Shower {
                          std::string* b) {
     b->push_back('{');
     size_t at = b->size();
-    AppendJsonBytesField("name", *ref.name, b);
-    b->erase(at, 1);  // the field's leading comma
-    b->append(",\"oid\":\"").append(hex).push_back('"');
+    AppendJsonBytesField("refname", *ref.name, b);  // for-each-ref's keys (cli/jsonl.h)
+    b->erase(at, 1);                                // the field's leading comma
+    b->append(",\"objectname\":\"").append(hex).push_back('"');
     if (peeled) b->append(",\"peeled\":\"").append(*peeled).push_back('"');
     if (ref.symref_target) AppendJsonBytesField("symref", *ref.symref_target, b);
     b->append("}\n");
