@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cli/for_each_ref.h"
+#include "cli/hex_id.h"
 #include "cli/ref_quote.h"
 #include "store/git/refs/ref_view_scan.h"
 
@@ -24,17 +25,6 @@ bool PlainAtom(const UsedAtom& a) {
     case AtomKind::kSymref: return a.refname == RefnameOption::kNormal;
     case AtomKind::kObjectname: return a.oid == OidOption::kFull;
     default: return false;
-  }
-}
-
-void AppendHex(const ObjectId& id, size_t hash_size, std::string* out) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  size_t at = out->size();
-  out->resize(at + 2 * hash_size);
-  char* p = out->data() + at;
-  for (size_t i = 0; i < hash_size; ++i) {
-    *p++ = kHex[id[i] >> 4];
-    *p++ = kHex[id[i] & 15];
   }
 }
 
@@ -94,10 +84,10 @@ class FastListing {
       const UsedAtom& a = f_.atoms[p.atom];
       if (a.kind == AtomKind::kObjectname) {
         if (f_.quote == QuoteStyle::kNone) {
-          AppendHex(*ref.oid, hash_size_, &b);
+          AppendHexId(*ref.oid, hash_size_, &b);
         } else {
           hex_.clear();
-          AppendHex(*ref.oid, hash_size_, &hex_);
+          AppendHexId(*ref.oid, hash_size_, &hex_);
           AppendQuoted(f_.quote, hex_, &b);
         }
       } else {
