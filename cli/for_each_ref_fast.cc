@@ -45,9 +45,9 @@ class FastListing {
     for (const std::string& prefix : ListingPrefixes(o_)) {
       RefViewScan scan(store_);
       REFTAB_RETURN_IF_ERROR(scan.Seek(prefix));
-      while (scan.Next()) {
+      for (std::string_view name; !(name = scan.Next()).empty();) {
         bool listed = false;
-        REFTAB_RETURN_IF_ERROR(Print(scan, &listed));
+        REFTAB_RETURN_IF_ERROR(Print(name, scan.value(), &listed));
         if (listed && o_.count && ++shown >= o_.count) return Status::Ok();
       }
       REFTAB_RETURN_IF_ERROR(scan.status());
@@ -56,11 +56,11 @@ class FastListing {
   }
 
  private:
-  // Prints the scan's current ref if the general path lists it (*listed then true).
-  REFTAB_HOT_INLINE Status Print(const RefViewScan& scan, bool* listed) {
-    RefView ref{scan.name(), &scan.value().value, {}};
+  // Prints the ref `name` if the general path lists it (*listed then true).
+  Status Print(std::string_view name, const RefRecord& value, bool* listed) {
+    RefView ref{name, &value.value, {}};
     if (!ListedName(o_, ref.name)) return Status::Ok();
-    if (scan.value().value_type == RefValueType::kSymref) {
+    if (value.value_type == RefValueType::kSymref) {
       // As the general path: followed to the end, and skipped when missing or broken.
       REFTAB_RETURN_IF_ERROR(store_.Resolve(ref.name, &resolved_));
       if (!resolved_.exists || resolved_.broken) return Status::Ok();
@@ -73,7 +73,7 @@ class FastListing {
   }
 
   // Appends the ref's line; false if --omit-empty drops it.
-  REFTAB_HOT_INLINE bool Render(const RefView& ref) {
+  bool Render(const RefView& ref) {
     std::string& b = out_->buf();
     const size_t start = b.size();
     for (const FormatPiece& p : f_.pieces) {
