@@ -46,19 +46,4 @@ void AppendLogGit(const LogRecord& r, size_t hash_size, std::string* out) {
   out->append("\n\n").append(r.message).append("\n}\n");
 }
 
-void AppendBlockGit(const BlockView& b, char* last_type, std::string* out) {
-  char t = char(b.type);
-  if (t != *last_type) {
-    switch (b.type) {
-      case BlockType::kRef: out->append("ref:\n"); break;
-      case BlockType::kLog: out->append("log:\n"); break;
-      case BlockType::kObj: out->append("obj:\n"); break;
-      case BlockType::kIndex: out->append("idx:\n"); break;
-    }
-    *last_type = t;
-  }
-  out->append("  - length: ").append(std::to_string(b.restart_off)).push_back('\n');
-  out->append("    restarts: ").append(std::to_string(b.restart_count)).push_back('\n');
-}
-
 }  // namespace reftab::cli
