@@ -13,7 +13,7 @@
 #include "cli/commands.h"
 #include "cli/git_format.h"
 #include "cli/output.h"
-#include "store/merge_cursor.h"
+#include "store/merged_iterator.h"
 #include "store/stack.h"
 #include "store/table_writer.h"
 
@@ -175,7 +175,7 @@ int CmdDemo(const GlobalOptions&, const Args& args) {
   // Prefix listing and a full scan through the merged iterator.
   t0 = Clock::now();
   size_t tagged = 0, annotated = 0;
-  RefMergeCursor it(snap->readers());
+  MergedRefIterator it = snap->NewRefIterator();
   s = it.Seek("refs/tags/");
   while (s.ok() && it.Next(&rec) && rec.refname.compare(0, 10, "refs/tags/") == 0) {
     ++tagged;

@@ -5,7 +5,7 @@
 #include "cli/jsonl.h"
 #include "cli/output.h"
 #include "cli/stack_access.h"
-#include "store/section_cursor.h"
+#include "store/block_dump.h"
 #include "store/table_reader.h"
 
 namespace reftab::cli {
@@ -16,7 +16,7 @@ enum class DumpFormat { kJsonl, kGit };
 Status DumpTableRecords(const TableReader& t, DumpFormat format, Output* out) {
   size_t hs = t.hash_size();
   if (format == DumpFormat::kJsonl) AppendHeaderJson(t.header(), &out->buf());
-  TableRefCursor refs(&t);
+  TableRefIterator refs(&t);
   REFTAB_RETURN_IF_ERROR(refs.SeekToFirst());
   RefRecord ref;
   while (refs.Next(&ref)) {
@@ -28,7 +28,7 @@ Status DumpTableRecords(const TableReader& t, DumpFormat format, Output* out) {
     out->MaybeFlush();
   }
   REFTAB_RETURN_IF_ERROR(refs.status());
-  TableLogCursor logs(&t);
+  TableLogIterator logs(&t);
   REFTAB_RETURN_IF_ERROR(logs.SeekToFirst());
   LogRecord log;
   while (logs.Next(&log)) {
@@ -40,17 +40,6 @@ Status DumpTableRecords(const TableReader& t, DumpFormat format, Output* out) {
     out->MaybeFlush();
   }
   return logs.status();
-}
-
-Status DumpBlocks(const TableReader& t, Output* out) {
-  out->buf().append("header:\n  block_size: ").append(std::to_string(t.header().block_size));
-  out->buf().push_back('\n');
-  char last = 0;
-  return t.ForEachBlock([&](const BlockView& b) {
-    AppendBlockGit(b, &last, &out->buf());
-    out->MaybeFlush();
-    return Status::Ok();
-  });
 }
 
 }  // namespace
@@ -90,7 +79,7 @@ int CmdDump(const GlobalOptions& g, const Args& args) {
   } else {
     auto table = OpenTableFile(file);
     if (!table.ok()) return Fail(table.status());
-    s = blocks ? DumpBlocks(**table, &out) : DumpTableRecords(**table, format, &out);
+    s = blocks ? AppendBlockDump(**table, &out.buf()) : DumpTableRecords(**table, format, &out);
   }
   if (!out.Flush()) return Fail(Status::IoError("writing standard output failed"));
   if (!s.ok()) return Fail(s);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cli/for_each_ref.h"
+#include "cli/hex_id.h"
 #include "cli/ref_quote.h"
 #include "store/git/refs/ref_view_scan.h"
 
@@ -24,17 +25,6 @@ bool PlainAtom(const UsedAtom& a) {
     case AtomKind::kSymref: return a.refname == RefnameOption::kNormal;
     case AtomKind::kObjectname: return a.oid == OidOption::kFull;
     default: return false;
-  }
-}
-
-void AppendHex(const ObjectId& id, size_t hash_size, std::string* out) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  size_t at = out->size();
-  out->resize(at + 2 * hash_size);
-  char* p = out->data() + at;
-  for (size_t i = 0; i < hash_size; ++i) {
-    *p++ = kHex[id[i] >> 4];
-    *p++ = kHex[id[i] & 15];
   }
 }
 
@@ -55,9 +45,9 @@ class FastListing {
     for (const std::string& prefix : ListingPrefixes(o_)) {
       RefViewScan scan(store_);
       REFTAB_RETURN_IF_ERROR(scan.Seek(prefix));
-      while (scan.Next()) {
+      for (std::string_view name; !(name = scan.Next()).empty();) {
         bool listed = false;
-        REFTAB_RETURN_IF_ERROR(Print(scan, &listed));
+        REFTAB_RETURN_IF_ERROR(Print(name, scan.value(), &listed));
         if (listed && o_.count && ++shown >= o_.count) return Status::Ok();
       }
       REFTAB_RETURN_IF_ERROR(scan.status());
@@ -66,11 +56,11 @@ class FastListing {
   }
 
  private:
-  // Prints the scan's current ref if the general path lists it (*listed then true).
-  REFTAB_HOT_INLINE Status Print(const RefViewScan& scan, bool* listed) {
-    RefView ref{scan.name(), &scan.value().value, {}};
+  // Prints the ref `name` if the general path lists it (*listed then true).
+  Status Print(std::string_view name, const RefRecord& value, bool* listed) {
+    RefView ref{name, &value.value, {}};
     if (!ListedName(o_, ref.name)) return Status::Ok();
-    if (scan.value().value_type == RefValueType::kSymref) {
+    if (value.value_type == RefValueType::kSymref) {
       // As the general path: followed to the end, and skipped when missing or broken.
       REFTAB_RETURN_IF_ERROR(store_.Resolve(ref.name, &resolved_));
       if (!resolved_.exists || resolved_.broken) return Status::Ok();
@@ -83,7 +73,7 @@ class FastListing {
   }
 
   // Appends the ref's line; false if --omit-empty drops it.
-  REFTAB_HOT_INLINE bool Render(const RefView& ref) {
+  bool Render(const RefView& ref) {
     std::string& b = out_->buf();
     const size_t start = b.size();
     for (const FormatPiece& p : f_.pieces) {
@@ -94,10 +84,10 @@ class FastListing {
       const UsedAtom& a = f_.atoms[p.atom];
       if (a.kind == AtomKind::kObjectname) {
         if (f_.quote == QuoteStyle::kNone) {
-          AppendHex(*ref.oid, hash_size_, &b);
+          AppendHexId(*ref.oid, hash_size_, &b);
         } else {
           hex_.clear();
-          AppendHex(*ref.oid, hash_size_, &hex_);
+          AppendHexId(*ref.oid, hash_size_, &hex_);
           AppendQuoted(f_.quote, hex_, &b);
         }
       } else {

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "cli/hex_id.h"
+
 namespace reftab::cli {
 
 void AppendRefGit(const RefRecord& r, size_t hash_size, std::string* out) {
@@ -9,10 +11,16 @@ void AppendRefGit(const RefRecord& r, size_t hash_size, std::string* out) {
   out->append(std::to_string(r.update_index)).push_back(')');
   switch (r.value_type) {
     case RefValueType::kDeletion: out->append(" delete"); break;
-    case RefValueType::kVal1: out->append(" val 1 ").append(HexId(r.value, hash_size)); break;
+    case RefValueType::kVal1:
+      out->append(" val 1 ");
+      AppendHexId(r.value, hash_size, out);
+      break;
     case RefValueType::kVal2:
-      out->append(" val 2 ").append(HexId(r.value, hash_size));
-      out->append("(T ").append(HexId(r.peeled, hash_size)).push_back(')');
+      out->append(" val 2 ");
+      AppendHexId(r.value, hash_size, out);
+      out->append("(T ");
+      AppendHexId(r.peeled, hash_size, out);
+      out->push_back(')');
       break;
     case RefValueType::kSymref: out->append(" => ").append(r.target); break;
   }
@@ -32,23 +40,10 @@ void AppendLogGit(const LogRecord& r, size_t hash_size, std::string* out) {
   out->append(r.name).append(" <").append(r.email).append("> ");
   out->append(std::to_string(r.time)).push_back(' ');
   out->append(tz).push_back('\n');
-  out->append(HexId(r.old_id, hash_size)).append(" => ").append(HexId(r.new_id, hash_size));
+  AppendHexId(r.old_id, hash_size, out);
+  out->append(" => ");
+  AppendHexId(r.new_id, hash_size, out);
   out->append("\n\n").append(r.message).append("\n}\n");
-}
-
-void AppendBlockGit(const BlockView& b, char* last_type, std::string* out) {
-  char t = char(b.type);
-  if (t != *last_type) {
-    switch (b.type) {
-      case BlockType::kRef: out->append("ref:\n"); break;
-      case BlockType::kLog: out->append("log:\n"); break;
-      case BlockType::kObj: out->append("obj:\n"); break;
-      case BlockType::kIndex: out->append("idx:\n"); break;
-    }
-    *last_type = t;
-  }
-  out->append("  - length: ").append(std::to_string(b.restart_off)).push_back('\n');
-  out->append("    restarts: ").append(std::to_string(b.restart_count)).push_back('\n');
 }
 
 }  // namespace reftab::cli

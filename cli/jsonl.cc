@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "cli/hex_id.h"
+
 namespace reftab::cli {
 namespace {
 
@@ -94,7 +96,9 @@ void AppendUintField(const char* key, uint64_t v, std::string* out) {
   out->append(",\"").append(key).append("\":").append(std::to_string(v));
 }
 void AppendIdField(const char* key, const ObjectId& id, size_t hash_size, std::string* out) {
-  out->append(",\"").append(key).append("\":\"").append(HexId(id, hash_size)).push_back('"');
+  out->append(",\"").append(key).append("\":\"");
+  AppendHexId(id, hash_size, out);
+  out->push_back('"');
 }
 
 }  // namespace

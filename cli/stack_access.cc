@@ -7,7 +7,7 @@
 #include "cli/git_format.h"
 #include "cli/jsonl.h"
 #include "store/git/dir.h"
-#include "store/merge_cursor.h"
+#include "store/merged_iterator.h"
 
 namespace reftab::cli {
 Result<std::unique_ptr<TableReader>> OpenTableFile(const std::string& path) {
@@ -45,7 +45,7 @@ Result<std::unique_ptr<Stack>> OpenSelectedStack(const GlobalOptions& g) {
 Status DumpStack(const Stack& stack, bool git_format, Output* out) {
   auto snap = stack.snapshot();
   size_t hs = snap->hash_size();
-  RefMergeCursor refs(snap->readers());
+  MergedRefIterator refs = snap->NewRefIterator();
   REFTAB_RETURN_IF_ERROR(refs.SeekToFirst());
   RefRecord ref;
   while (refs.Next(&ref)) {
@@ -57,7 +57,7 @@ Status DumpStack(const Stack& stack, bool git_format, Output* out) {
     out->MaybeFlush();
   }
   REFTAB_RETURN_IF_ERROR(refs.status());
-  LogMergeCursor logs(snap->readers());
+  MergedLogIterator logs = snap->NewLogIterator();
   REFTAB_RETURN_IF_ERROR(logs.SeekToFirst());
   LogRecord log;
   while (logs.Next(&log)) {

@@ -1,6 +1,5 @@
 // Internal, not installed: what the library's scans take from a Snapshot beyond its public
-// API. Inline, because the CLI's scans inline the merge and link against the shared
-// library, which exports only the public API.
+// API (also used by tests and benchmarks, which link the library's internals).
 #ifndef REFTAB_STORE_SNAPSHOT_ACCESS_H_
 #define REFTAB_STORE_SNAPSHOT_ACCESS_H_
 

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "cli/git_format.h"
+#include "store/block_dump.h"
 #include "tests/testutil/fixtures.h"
 
 namespace reftab::golden {
@@ -130,12 +131,8 @@ std::string DumpTableGit(const TableReader& table) {
 }
 
 std::string DumpBlocksGit(const TableReader& table) {
-  std::string out = "header:\n  block_size: " + std::to_string(table.header().block_size) + "\n";
-  char last_type = 0;
-  Status s = table.ForEachBlock([&](const BlockView& b) {
-    cli::AppendBlockGit(b, &last_type, &out);
-    return Status::Ok();
-  });
+  std::string out;
+  Status s = AppendBlockDump(table, &out);
   EXPECT_TRUE(s.ok()) << s.ToString();
   return out;
 }

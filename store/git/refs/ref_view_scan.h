@@ -1,14 +1,16 @@
-// Internal, not installed (store/meson.build leaves it out of store_public_headers): the refs
-// a GitRefStore lists, in name order, handed over as views of the names in the tables' key
-// buffers instead of copies. GitRefStore::ForEachRef copies every name into a RefRecord and
-// calls a std::function per ref; a listing of a million names that only prints them spends
-// most of its time there. This scan inlines into its caller's loop, copies only the values
-// (ids, symref targets), and compares no name with the prefix: each table's scan stops
-// where its names leave it (RefMergeCursor::SeekPrefix).
+// Public API: the refs a GitRefStore lists, in name order, each handed over as a view of its
+// name in the library's read buffer instead of a copy. GitRefStore::ForEachRef copies every
+// name into a RefRecord and calls a std::function per ref; a listing of a million names that
+// only prints them spends most of its time there. This scan copies only the values (ids,
+// symref targets), costs one call into the library per ref, and compares no name with the
+// prefix: each table's scan stops where its names leave it.
 //
 // It covers the stores whose refs come from one stack: a bare stack, or a repository seen
 // from its main worktree. A linked worktree merges its own stack with the main one by git's
 // routing rules; Applies() is false there and the caller uses GitRefStore::ForEachRef.
+//
+// Errors (a corrupt table) are sticky: Next() returns false and status() names the file and
+// the offset. A moved-from scan may only be destroyed or assigned to.
 #ifndef REFTAB_STORE_GIT_REFS_REF_VIEW_SCAN_H_
 #define REFTAB_STORE_GIT_REFS_REF_VIEW_SCAN_H_
 
@@ -17,44 +19,45 @@
 
 #include "format/record.h"
 #include "format/status.h"
-#include "store/git/refs/ref_store.h"
-#include "store/merge_cursor.h"
-#include "store/snapshot_access.h"
+#include "format/visibility.h"
 
 namespace reftab {
+REFTAB_PUBLIC_BEGIN
+
+class GitRefStore;
 
 class RefViewScan {
  public:
   // Whether this scan sees the refs GitRefStore::ForEachRef sees.
-  static bool Applies(GitRefStore& store) {
-    return !store.repo() || !store.repo()->worktree_stack();
-  }
+  static bool Applies(GitRefStore& store);
 
-  // `store` must outlive the scan; the scan keeps the snapshot it started with.
-  explicit RefViewScan(GitRefStore& store)
-      : snap_(store.main_stack().snapshot()), cursor_(snap_->readers()) {
-    cursor_.set_suppress_deletions(true);
-    cursor_.set_merge_order(SnapshotAccess::RefOrder(*snap_));
-  }
+  // Scans the store's refs as they are now (later writes are not seen); `store` must
+  // outlive the scan.
+  explicit RefViewScan(GitRefStore& store);
+  ~RefViewScan();
+  RefViewScan(RefViewScan&&) noexcept;
+  RefViewScan& operator=(RefViewScan&&) noexcept;
 
-  // Positions before the first live ref whose name starts with `prefix`.
-  Status Seek(std::string_view prefix) { return cursor_.SeekPrefix(prefix); }
+  // Positions before the first live ref whose name starts with `prefix` ("": every ref).
+  Status Seek(std::string_view prefix);
 
-  // Moves to the next live ref under the prefix; false at the end or on error (status()).
-  REFTAB_HOT_INLINE bool Next() { return cursor_.NextView(&value_); }
+  // Moves to the next live ref under the prefix (tombstones are skipped) and returns its
+  // name, valid until the next Next() or Seek(); an empty view at the end or on error
+  // (status()), as no ref has an empty name.
+  std::string_view Next();
 
-  // The current ref's name: valid until the next Next().
-  std::string_view name() const { return cursor_.key(); }
-  // Its value (type, ids, symref target); value().refname is not set.
+  // The value of the ref Next() returned last (type, ids, symref target); value().refname is not
+  // set.
   const RefRecord& value() const { return value_; }
-  const Status& status() const { return cursor_.status(); }
+  const Status& status() const;
 
  private:
-  std::shared_ptr<const Snapshot> snap_;
-  RefMergeCursor cursor_;
+  struct Impl;  // store/git/refs/ref_view_scan.cc
+  std::unique_ptr<Impl> impl_;
   RefRecord value_;
 };
 
+REFTAB_PUBLIC_END
 }  // namespace reftab
 
 #endif  // REFTAB_STORE_GIT_REFS_REF_VIEW_SCAN_H_
