@@ -186,7 +186,9 @@ class Listing {
   // Formats one ref into the output; false when git would die here.
   bool Print(const RefItem& item, const std::vector<AtomValue>& values, Status* s) {
     std::string& b = out_.buf();
-    if (o_.json) {
+    if (o_.json && !o_.json_fields.empty()) {
+      AppendJsonFields(values, &b);
+    } else if (o_.json) {
       AppendJson(item, &b);
     } else {
       // Rendered straight after what is buffered, taken back if --omit-empty drops it.
@@ -217,12 +219,26 @@ class Listing {
     b->append(fields).append("}\n");
   }
 
+  // One field per atom of --format='json %(atom) ...', named as written, in order.
+  void AppendJsonFields(const std::vector<AtomValue>& values, std::string* b) const {
+    b->push_back('{');
+    const size_t first = b->size();
+    std::vector<bool> done(f_.atoms.size());
+    for (const FormatPiece& p : f_.pieces) {
+      if (!p.is_atom || done[p.atom]) continue;
+      done[p.atom] = true;
+      AppendJsonBytesField(f_.atoms[p.atom].name.c_str(), values[p.atom].s, b);
+    }
+    if (b->size() > first) b->erase(first, 1);  // the first field's leading comma
+    b->append("}\n");
+  }
+
   Status Stream() {
     std::vector<AtomValue> values;
     int64_t shown = 0;
     Status s;
     REFTAB_RETURN_IF_ERROR(ForEach([&](const RefItem& item) {
-      if (!o_.json) {
+      if (!o_.json || !o_.json_fields.empty()) {
         s = values_.Fill(f_, item, &values);
         if (!s.ok()) return false;
       }

@@ -18,8 +18,8 @@
 #include "cli/ref_format.h"
 #include "cli/ref_sort.h"
 #include "format/record.h"
-#include "store/git/refs/ref_store.h"
 #include "store/git/refs/ref_patterns.h"
+#include "store/git/refs/ref_store.h"
 #include "store/git/refs/refname.h"
 
 namespace reftab::cli {
@@ -31,6 +31,9 @@ struct ForEachRefOptions {
   int64_t count = 0;  // 0: all
   std::string format = "%(objectname) %(objecttype)\t%(refname)";
   bool json = false;  // --format=json (reftab's addition)
+  // --format='json %(atom) ...': the atoms to print as the objects' fields ("" for the
+  // default fields: refname, objectname, peeled, symref).
+  std::string json_fields;
   std::optional<std::string> start_after;
   ColorWhen color = ColorWhen::kUnknown;  // kUnknown: color.ui decides
   std::vector<std::string> excludes;

@@ -160,7 +160,8 @@ int ParseForEachRefArgs(const char* command, const Args& args, ForEachRefOptions
   unsigned bits = o->quote_bits;
   if (bits & (bits - 1)) return ForEachRefUsageError(command, "more than one quoting style?");
   o->quote = QuoteOf(bits);
-  o->json = o->format == "json";
+  o->json = o->format == "json" || o->format.starts_with("json ");
+  if (o->json) o->json_fields = o->format.substr(4);
   o->patterns = std::move(patterns);
   return -1;
 }

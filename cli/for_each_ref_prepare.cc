@@ -86,13 +86,56 @@ int ResolveAheadBehind(GitRefStore& store, RefFormat* f) {
   return -1;
 }
 
+// --format='json %(atom) ...': atoms separated by blanks, each a field of its own, so no
+// literal text and nothing that only shapes text (alignment, conditions, colours).
+FormatError ParseJsonFields(const std::string& fields, RefFormat* f) {
+  FormatError e = ParseRefFormat(fields, f);
+  if (!e.ok()) return e;
+  for (const FormatPiece& p : f->pieces) {
+    if (!p.is_atom) {
+      if (p.literal.find_first_not_of(" \t") == std::string::npos) continue;
+      e.kind = FormatError::kFatal;
+      e.message =
+          "--format=json: expected only %(atom)s separated by blanks, found '" + p.literal + "'";
+      return e;
+    }
+    const UsedAtom& a = f->atoms[p.atom];
+    // The atom as written is the key: it must need no escaping in JSON.
+    for (char c : a.name) {
+      if (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20) {
+        e.kind = FormatError::kFatal;
+        e.message = "--format=json: %(" + a.name + ") cannot be a field name";
+        return e;
+      }
+    }
+    switch (a.kind) {
+      case AtomKind::kAlign:
+      case AtomKind::kEnd:
+      case AtomKind::kIf:
+      case AtomKind::kThen:
+      case AtomKind::kElse:
+      case AtomKind::kColor:
+      case AtomKind::kRest:
+        e.kind = FormatError::kFatal;
+        e.message = "--format=json: %(" + a.name + ") is not a field";
+        return e;
+      default: break;
+    }
+  }
+  return e;
+}
+
 int ParseFormatAndSort(const char* command, GitRefStore& store, const ForEachRefOptions& o,
                        RefFormat* f, std::vector<SortKey>* keys) {
   f->quote = o.quote;
   // git's for-each-ref reads no color.ui: without --color, colours follow the terminal.
   f->use_color = WantColor(o.color != ColorWhen::kUnknown ? o.color : ColorWhen::kAuto);
   FormatError e;
-  if (!o.json) e = ParseRefFormat(o.format, f);
+  if (!o.json) {
+    e = ParseRefFormat(o.format, f);
+  } else if (!o.json_fields.empty()) {
+    e = ParseJsonFields(o.json_fields, f);
+  }
   if (e.kind == FormatError::kUsage) {
     return ForEachRefUsageError(command, e.message);
   }

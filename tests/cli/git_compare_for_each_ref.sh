@@ -286,6 +286,30 @@ verdict_grep "--format=json lists refs/heads/main with its id" \
 verdict "--format=json --count=2 prints 2 lines" \
   "$([ "$(wc -l <"$tmp/json2")" = 2 ] || echo "printed $(wc -l <"$tmp/json2") lines")"
 
+# --format='json %(atom) ...': each field holds what git prints for that atom.
+json_atoms='%(refname) %(objectname:short) %(objecttype) %(subject) %(committerdate:iso) %(authorname) %(upstream:short) %(HEAD) %(*objectname) %(refname:lstrip=-1)'
+for sort in "" "--sort=-committerdate"; do
+  "$reftab" --git-dir "$R/.git" for-each-ref $sort --format="json $json_atoms" >"$tmp/jf" 2>&1
+  python3 -c '
+import json, re, sys
+atoms = re.findall(r"%\(([^)]*)\)", sys.argv[1])
+for line in open(sys.argv[2]):
+    o = json.loads(line)
+    print("\t".join(o[a] for a in atoms))
+' "$json_atoms" "$tmp/jf" >"$tmp/jf.tsv" 2>&1
+  "$git" --git-dir "$R/.git" for-each-ref $sort --format="${json_atoms// /%09}" >"$tmp/jf.git" 2>&1
+  verdict "--format=json with atoms ${sort:-(name order)} holds git's values" \
+    "$(diff "$tmp/jf.git" "$tmp/jf.tsv" | head -5)"
+done
+"$reftab" --git-dir "$R/.git" show-ref --format=json --branches >"$tmp/js1" 2>&1
+"$reftab" --git-dir "$R/.git" for-each-ref --format=json refs/heads >"$tmp/js2" 2>&1
+verdict "show-ref and for-each-ref speak one JSON (refname, objectname)" \
+  "$(diff "$tmp/js2" "$tmp/js1" | head -4)"
+for bad in 'json %(refname) x' 'json %(align:3)' 'json %(if)%(then)%(end)' 'json %(bogus)'; do
+  "$reftab" --git-dir "$R/.git" for-each-ref --format="$bad" >"$tmp/jb" 2>&1; rc=$?
+  verdict "--format='$bad' is refused" "$([ "$rc" = 128 ] || cat "$tmp/jb")"
+done
+
 # Errors in formats and options.
 for f in '%(bogus)' '%(refname' '%()' '%(*)' '%(refname:bogus)' '%(refname:lstrip=x)' \
          '%(refname:rstrip=)' '%(objectname:short=0)' '%(objectname:short=-1)' \
