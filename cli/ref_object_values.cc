@@ -10,9 +10,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "cli/git_date.h"
 #include "cli/ref_objects.h"
 #include "cli/ref_values.h"
+#include "store/git/date_format.h"
 #include "store/git/objects/object_parse.h"
 
 namespace reftab::cli {
@@ -73,7 +73,8 @@ Status PersonDate(std::string_view buf, const UsedAtom& a, std::string_view name
   size_t colon = name.find(':');
   DateMode mode;
   std::string error;
-  if (colon != std::string_view::npos && !ParseDateMode(name.substr(colon + 1), &mode, &error)) {
+  if (colon != std::string_view::npos &&
+      !ParseDateMode(name.substr(colon + 1), isatty(STDOUT_FILENO), &mode, &error)) {
     return Status::InvalidArgument(error);
   }
   size_t gt = buf.find("> ");

@@ -10,13 +10,13 @@
 #include <string>
 #include <string_view>
 
-#include "cli/git_date.h"
+#include "store/git/date_format.h"
 #include "format/record.h"
 #include "format/status.h"
 
 namespace reftab::cli {
 
-// --date's mode (git's date formats, cli/git_date.h) and whether it was given.
+// --date's mode (git's date formats, store/git/date_format.h) and whether it was given.
 struct DateFormat {
   DateMode mode;
   bool explicit_ = false;  // --date was given: selectors show dates, as git's

@@ -1,5 +1,7 @@
 #include "cli/reflog_show.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -128,7 +130,7 @@ int ParseShowArgs(const Args& args, ShowOptions* o) {
       o->max_count = n;
     } else if (TakeValue(args, &i, "--date", &v)) {
       std::string error;
-      if (!ParseDateMode(v, &o->date.mode, &error)) return Fatal(error);
+      if (!ParseDateMode(v, isatty(STDOUT_FILENO), &o->date.mode, &error)) return Fatal(error);
       o->date.explicit_ = true;
     } else if (TakeValue(args, &i, "--format", &v) || TakeValue(args, &i, "--pretty", &v)) {
       int r = SetFormat(v, o);

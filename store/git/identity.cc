@@ -11,6 +11,8 @@
 #include <ctime>
 #include <optional>
 
+#include "store/git/date_format.h"
+
 namespace reftab {
 namespace {
 
@@ -139,15 +141,6 @@ bool ParseRfc2822Date(const char* s, uint64_t* time, int16_t* tz) {
   return true;
 }
 
-int16_t LocalTzOffset(std::time_t now) {
-  std::tm tm{};
-  localtime_r(&now, &tm);
-  long minutes = tm.tm_gmtoff / 60;
-  int sign = minutes < 0 ? -1 : 1;
-  minutes *= sign;
-  return int16_t(sign * ((minutes / 60) * 100 + minutes % 60));
-}
-
 // The first of: the environment variable, committer.<key>, user.<key>.
 std::optional<std::string> Configured(const char* env, const GitConfig* config, const char* key) {
   if (const char* v = std::getenv(env)) return std::string(v);
@@ -203,7 +196,7 @@ LogInfo CommitterIdentity(const GitConfig* config) {
                  ParseRfc2822Date(date, &info.time, &info.tz_offset))) {
     std::time_t now = std::time(nullptr);
     info.time = uint64_t(now);
-    info.tz_offset = LocalTzOffset(now);
+    info.tz_offset = int16_t(LocalZoneOffset(int64_t(now)));
   }
   return info;
 }

@@ -156,7 +156,11 @@ for r in "" show "show HEAD" "show main" "show topic" "show refs/heads/topic" "s
   "show --date=relative topic" "show --date=relative-local -n3" "show --date=human topic" \
   "show --date=human-local -n2" "show --date=format:%Y/%m/%d%H:%M topic" \
   "show --date=format-local:%s -n2" "show --date=format -n1" "show --date=auto:iso topic" \
-  "show --date=auto:bogus -n1" "show --date=local -n2" "show --date=iso-local topic"; do
+  "show --date=auto:bogus -n1" "show --date=local -n2" "show --date=iso-local topic" \
+  "show --date=iso8601-strict topic" "show --date=short-local -n2" "show --date=rfc-local topic" \
+  "show --date=iso-strict-local topic" "show --date=unix-local topic" "show --date=raw-local topic" \
+  "show --date=default-local -n2" "show --date=format: topic" "show --date=isox -n1" \
+  "show --date=relative"; do
   # shellcheck disable=SC2086
   ro $r
 done

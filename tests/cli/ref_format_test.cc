@@ -7,7 +7,6 @@
 #include <map>
 
 #include "cli/git_color.h"
-#include "cli/git_date.h"
 #include "cli/ref_quote.h"
 #include "cli/ref_sort.h"
 
@@ -129,23 +128,6 @@ TEST(GitColor, Specs) {
   EXPECT_EQ(e, "");
   EXPECT_FALSE(ParseGitColor("red green blue", &e));
   EXPECT_FALSE(ParseGitColor("nosuch", &e));
-}
-
-TEST(GitDate, Formats) {
-  DateMode m;
-  std::string error;
-  const int64_t t = 1700000000;  // 2023-11-14 22:13:20 UTC
-  EXPECT_EQ(ShowDate(t, 100, m), "Tue Nov 14 23:13:20 2023 +0100");
-  ASSERT_TRUE(ParseDateMode("iso-strict", &m, &error));
-  EXPECT_EQ(ShowDate(t, -530, m), "2023-11-14T16:43:20-05:30");
-  ASSERT_TRUE(ParseDateMode("raw", &m, &error));
-  EXPECT_EQ(ShowDate(t, 100, m), "1700000000 +0100");
-  ASSERT_TRUE(ParseDateMode("format:%Y %z", &m, &error));
-  EXPECT_EQ(ShowDate(t, 100, m), "2023 +0100");
-  EXPECT_FALSE(ParseDateMode("bogus", &m, &error));
-  EXPECT_EQ(error, "unknown date format bogus");
-  EXPECT_FALSE(ParseDateMode("format", &m, &error));
-  EXPECT_EQ(error, "date format missing colon separator: format");
 }
 
 TEST(RefSort, VersionOrder) {

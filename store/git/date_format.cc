@@ -1,6 +1,4 @@
-#include "cli/git_date.h"
-
-#include <unistd.h>
+#include "store/git/date_format.h"
 
 #include <cstdarg>
 #include <cstdio>
@@ -9,7 +7,7 @@
 
 #include "store/git/date.h"
 
-namespace reftab::cli {
+namespace reftab {
 namespace {
 
 constexpr const char* kWeekdays[] = {"Sunday",   "Monday", "Tuesday", "Wednesday",
@@ -29,17 +27,6 @@ time_t ZoneTime(int64_t time, int tz) {
   int minutes = tz < 0 ? -tz : tz;
   minutes = (minutes / 100) * 60 + minutes % 100;
   return time_t(time + int64_t(tz < 0 ? -minutes : minutes) * 60);
-}
-
-// The local zone's offset at `time`, as git's +HHMM decimal.
-int LocalZone(int64_t time) {
-  time_t t = time_t(time);
-  struct tm local;
-  localtime_r(&t, &local);
-  long off = local.tm_gmtoff / 60;
-  long sign = off < 0 ? -1 : 1;
-  off *= sign;
-  return int(sign * ((off / 60) * 100 + off % 60));
 }
 
 std::string Printf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -113,7 +100,7 @@ std::string Human(int64_t time, int tz, const struct tm& tm, bool local) {
   time_t now_t = time_t(GitDateNow());
   struct tm now;
   localtime_r(&now_t, &now);
-  int now_tz = LocalZone(int64_t(now_t));
+  int now_tz = LocalZoneOffset(int64_t(now_t));
   bool hide_tz = local || tz == now_tz, hide_year = tm.tm_year == now.tm_year;
   bool hide_date = false, hide_wday = false;
   if (hide_year && tm.tm_mon == now.tm_mon) {
@@ -142,10 +129,19 @@ std::string Human(int64_t time, int tz, const struct tm& tm, bool local) {
 
 }  // namespace
 
-bool ParseDateMode(std::string_view spec, DateMode* mode, std::string* error) {
+int LocalZoneOffset(int64_t time) {
+  time_t t = time_t(time);
+  struct tm local;
+  localtime_r(&t, &local);
+  long off = local.tm_gmtoff / 60;
+  long sign = off < 0 ? -1 : 1;
+  off *= sign;
+  return int(sign * ((off / 60) * 100 + off % 60));
+}
+
+bool ParseDateMode(std::string_view spec, bool to_terminal, DateMode* mode, std::string* error) {
   std::string_view f = spec;
-  // "auto:<format>": that format on a terminal, else the default (git also counts its pager).
-  if (f.starts_with("auto:")) f = isatty(STDOUT_FILENO) ? f.substr(5) : "default";
+  if (f.starts_with("auto:")) f = to_terminal ? f.substr(5) : "default";
   if (f == "local") f = "default-local";
   std::string_view p = f;
   if (Skip(&p, "relative")) {
@@ -188,7 +184,7 @@ bool ParseDateMode(std::string_view spec, DateMode* mode, std::string* error) {
 
 std::string ShowDate(int64_t time, int tz, const DateMode& mode) {
   if (mode.style == DateStyle::kUnix) return std::to_string(time);
-  if (mode.local) tz = LocalZone(time);
+  if (mode.local) tz = LocalZoneOffset(time);
   if (mode.style == DateStyle::kRaw) return std::to_string(time) + Printf(" %+05d", tz);
   if (mode.style == DateStyle::kRelative) return Relative(time);
   struct tm tm;
@@ -225,4 +221,4 @@ std::string ShowDate(int64_t time, int tz, const DateMode& mode) {
   return s;
 }
 
-}  // namespace reftab::cli
+}  // namespace reftab
