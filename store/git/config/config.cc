@@ -378,9 +378,8 @@ Result<std::optional<int64_t>> GitConfig::GetInt64Strict(std::string_view key) c
   return std::optional<int64_t>(v);
 }
 
-std::optional<bool> ParseGitBool(const std::optional<std::string>& value) {
-  if (!value) return true;
-  const char* s = value->c_str();
+std::optional<bool> ParseGitBoolText(const std::string& value) {
+  const char* s = value.c_str();
   if (!*s) return false;
   for (const char* t : {"true", "yes", "on"}) {
     if (!strcasecmp(s, t)) return true;
@@ -388,6 +387,13 @@ std::optional<bool> ParseGitBool(const std::optional<std::string>& value) {
   for (const char* f : {"false", "no", "off"}) {
     if (!strcasecmp(s, f)) return false;
   }
+  return std::nullopt;
+}
+
+std::optional<bool> ParseGitBool(const std::optional<std::string>& value) {
+  if (!value) return true;
+  if (std::optional<bool> word = ParseGitBoolText(*value)) return word;
+  const char* s = value->c_str();
   int64_t n = 0;
   if (ParseSigned(s, INT_MAX, &n) != NumberProblem::kNone) return std::nullopt;
   return n != 0;
@@ -421,6 +427,12 @@ Result<int32_t> ConfigInt(const ConfigEntry& e) {
   NumberProblem p = ParseSigned(CStr(e), INT_MAX, &v);
   if (p != NumberProblem::kNone) return BadNumber(e, p);
   return int32_t(v);
+}
+
+std::string BadConfigVariable(const ConfigEntry& e) {
+  if (e.file.empty()) return "unable to parse '" + e.key + "' from command-line config";
+  return "bad config variable '" + e.key + "' in file '" + e.file + "' at line " +
+         std::to_string(e.line);
 }
 
 }  // namespace reftab

@@ -86,6 +86,9 @@ class GitConfig {
 // git's boolean spellings (true/yes/on, false/no/off, case-insensitive; "" false; no value
 // true; otherwise an integer with optional k/m/g, non-zero true). nullopt: not a boolean.
 std::optional<bool> ParseGitBool(const std::optional<std::string>& value);
+// The words alone (git_parse_maybe_bool_text): true/yes/on, false/no/off (any case) and ""
+// (false); nullopt for anything else, numbers included.
+std::optional<bool> ParseGitBoolText(const std::string& value);
 
 // Typed values of one entry, failing with git's message:
 //   "bad boolean config value 'maybe' for 'reftable.indexobjects'"
@@ -95,6 +98,10 @@ Result<bool> ConfigBool(const ConfigEntry& e);
 Result<uint64_t> ConfigUlong(const ConfigEntry& e);  // git_config_ulong: no sign, units
 Result<int64_t> ConfigInt64(const ConfigEntry& e);
 Result<int32_t> ConfigInt(const ConfigEntry& e);
+// git's fatal message when a config callback refuses an entry's value (after its own
+// "error: ..." line): "bad config variable '<key>' in file '<file>' at line <n>", or
+// "unable to parse '<key>' from command-line config".
+std::string BadConfigVariable(const ConfigEntry& e);
 
 // Where the levels come from. FromProcess reads git's variables (GIT_CONFIG_NOSYSTEM,
 // GIT_CONFIG_SYSTEM, GIT_CONFIG_GLOBAL, XDG_CONFIG_HOME, HOME, GIT_CONFIG_COUNT and

@@ -5,11 +5,11 @@
 #include "store/git/date.h"
 #include "store/git/identity.h"
 #include "store/git/refs/ref_transaction.h"
+#include "store/git/refs/refname.h"
+#include "store/git/wildmatch.h"
 #include "store/git/worktrees.h"
 #include "store/log_entry.h"
 #include "store/merge_cursor.h"
-#include "store/git/refs/refname.h"
-#include "store/git/wildmatch.h"
 
 namespace reftab {
 namespace {
@@ -442,10 +442,7 @@ Result<ReflogExpiryConfig> ReflogExpiryConfig::Read(const GitConfig& config, uin
     if (!e.value || !ParseExpiryDate(*e.value, GitDateNow(), &when).ok()) {
       *error = e.value ? "'" + *e.value + "' for '" + e.key + "' is not a valid timestamp"
                        : "missing value for '" + e.key + "'";
-      return Status::InvalidArgument(
-          e.file.empty() ? "unable to parse '" + e.key + "' from command-line config"
-                         : "bad config variable '" + e.key + "' in file '" + e.file + "' at line " +
-                               std::to_string(e.line));
+      return Status::InvalidArgument(BadConfigVariable(e));
     }
     ReflogExpiryTimes* times = &c.defaults_;
     if (last_dot > 2) {
