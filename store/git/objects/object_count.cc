@@ -11,12 +11,12 @@
 #include <vector>
 
 #include "store/file.h"
+#include "store/git/objects/abbrev.h"
 
 namespace reftab {
 namespace {
 
 constexpr int kMaxAlternateDepth = 5;  // git ignores alternates nested deeper
-constexpr size_t kFallbackAbbrev = 7;  // git's abbreviation for small repositories
 
 uint32_t Be32(std::string_view s, size_t at) {
   auto b = [&](size_t i) { return uint32_t(uint8_t(s[at + i])); };
@@ -138,7 +138,7 @@ size_t AbbrevLengthForCount(uint64_t count, size_t hex_len) {
   size_t bits = 0;  // the position of the highest bit set
   for (uint64_t v = count; v >>= 1;) ++bits;
   size_t len = (bits + 1 + 1) / 2;  // ~2^(bits+1) objects collide at half the bits; 4 per hex
-  return std::min(std::max(len, kFallbackAbbrev), hex_len);
+  return std::min(std::max(len, size_t(kFallbackAbbrev)), hex_len);
 }
 
 }  // namespace reftab

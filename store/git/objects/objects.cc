@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "store/git/objects/abbrev.h"
 #include "store/git/objects/object_count.h"
 #include "store/git/objects/object_headers.h"
 #include "store/git/objects/object_parse.h"
@@ -13,11 +14,6 @@
 #endif
 
 namespace reftab {
-namespace {
-
-[[maybe_unused]] constexpr size_t kMinAbbrev = 4;  // git's shortest abbreviation
-
-}  // namespace
 
 const char* GitObjectTypeName(GitObjectType type) {
   switch (type) {
@@ -208,7 +204,7 @@ Status GitObjects::Abbreviate(const ObjectId& id, size_t min_len, std::string* h
   git_oid oid = ToLibgit2(id);
   // The shortest prefix that names no other object: either it names `id` alone, or (for an
   // id the database lacks) nothing at all.
-  for (size_t len = std::clamp(min_len, kMinAbbrev, hex_len); len < hex_len; ++len) {
+  for (size_t len = std::clamp(min_len, size_t(kMinimumAbbrev), hex_len); len < hex_len; ++len) {
     git_oid found;
     int rc = lib_->exists_prefix(&found, lib_->odb, &oid, len);
     if (rc == GIT_ENOTFOUND || (rc == 0 && std::memcmp(found.id, oid.id, hash_size_) == 0)) {
