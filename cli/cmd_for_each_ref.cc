@@ -12,12 +12,14 @@
 #include <queue>
 
 #include "cli/for_each_ref.h"
+#include "cli/git_options.h"
 #include "cli/jsonl.h"
 #include "cli/output.h"
 #include "cli/ref_objects.h"
 #include "cli/ref_sort.h"
 #include "cli/ref_values.h"
 #include "cli/stack_access.h"
+#include "store/git/objects/abbrev.h"
 #include "store/git/refs/ref_patterns.h"
 #include "store/git/refs/refname.h"
 
@@ -38,15 +40,17 @@ struct Entry {
 
 class Listing {
  public:
+  // `core_abbrev`: ReadCoreAbbrev's value.
   Listing(Store& store, const ForEachRefOptions& o, const RefFormat& f,
-          const std::vector<SortKey>& keys, std::vector<ObjectId> points_at, Reach reach)
+          const std::vector<SortKey>& keys, std::vector<ObjectId> points_at, Reach reach,
+          int core_abbrev)
       : store_(store),
         o_(o),
         f_(f),
         keys_(keys),
         points_at_(std::move(points_at)),
         reach_(std::move(reach)),
-        values_(store) {}
+        values_(store, core_abbrev) {}
 
   // The exit status; output and git's messages are written.
   int Run() {
@@ -304,6 +308,10 @@ int RunForEachRef(const GlobalOptions& g, const char* command, const Args& args)
   if (args.size() == 1 && args[0] == "-h") return ParseForEachRefArgs(command, args, &o);
   auto store = OpenStore(g, GitRepoAccess::kReadOnly);
   if (!store.ok()) return Fatal(store.status().message());
+  // git reads its configuration (core.abbrev among it) before the options.
+  std::string error;
+  Result<int> core_abbrev = ReadCoreAbbrev((*store)->config(), &error);
+  if (!core_abbrev.ok()) return GitConfigDie(core_abbrev.status(), error);
   int rc = ParseForEachRefArgs(command, args, &o);
   if (rc >= 0) return rc;
   RefFormat f;
@@ -312,7 +320,7 @@ int RunForEachRef(const GlobalOptions& g, const char* command, const Args& args)
   Reach reach;
   rc = PrepareForEachRef(command, **store, &o, &f, &keys, &points_at, &reach);
   if (rc >= 0) return rc;
-  return Listing(**store, o, f, keys, std::move(points_at), std::move(reach)).Run();
+  return Listing(**store, o, f, keys, std::move(points_at), std::move(reach), *core_abbrev).Run();
 }
 
 int CmdForEachRef(const GlobalOptions& g, const Args& args) {

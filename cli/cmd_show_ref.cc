@@ -13,13 +13,13 @@
 #include <cstdlib>
 #include <set>
 
-#include "cli/abbrev.h"
 #include "cli/commands.h"
 #include "cli/git_options.h"
 #include "cli/jsonl.h"
 #include "cli/output.h"
 #include "cli/stack_access.h"
 #include "store/git/config/config.h"
+#include "store/git/objects/abbrev.h"
 #include "store/git/refs/ref_dwim.h"
 #include "store/git/refs/ref_list.h"
 #include "store/git/refs/refname.h"
@@ -30,10 +30,27 @@ namespace {
 struct ShowRefOptions {
   bool head = false, deref = false, hash_only = false, quiet = false, json = false;
   bool branches = false, tags = false, verify = false, exists = false;
-  int abbrev = 0;
+  int abbrev = kAbbrevFull;  // store/git/objects/abbrev.h
   bool exclude_existing = false;
   std::optional<std::string> exclude_pattern;
 };
+
+// --abbrev[=<n>] / --hash[=<n>] as git's parse_opt_abbrev_cb reads them: no value is
+// core.abbrev's length, --no-abbrev the whole id. Returns git's message for a value that is
+// not a number.
+std::string ParseAbbrevOption(std::string_view option, bool unset,
+                              std::optional<std::string_view> value, int* abbrev) {
+  if (!value) {
+    *abbrev = unset ? kAbbrevFull : kAbbrevDefault;
+    return {};
+  }
+  std::string s(*value);
+  char* end = nullptr;
+  long n = std::strtol(s.c_str(), &end, 10);
+  if (s.empty() || *end) return "option `" + std::string(option) + "' expects a numerical value";
+  *abbrev = ClampAbbrevOption(n);
+  return {};
+}
 
 GitOption AbbrevOption(char short_name, std::string_view name, std::string_view help,
                        ShowRefOptions* o, bool sets_hash_only) {
@@ -111,7 +128,10 @@ GitUsage ShowRefUsage(ShowRefOptions* o) {
 
 class Shower {
  public:
-  Shower(Store& store, const ShowRefOptions& o) : store_(store), o_(o) {}
+  // `core_abbrev`: ReadCoreAbbrev's value. Without a readable object database, ids are
+  // abbreviated on trust.
+  Shower(Store& store, const ShowRefOptions& o, int core_abbrev)
+      : store_(store), o_(o), abbrev_(Database(store), store.hash_size(), core_abbrev) {}
   Output& out() { return out_; }
 
   // git's show_one: dies on a ref whose object is missing; prints the ref (and, with -d, the
@@ -125,10 +145,10 @@ class Shower {
     }
     if (o_.quiet) return 0;
     std::string hex, peeled_hex;
-    if (!(s = AbbreviateId(store_, ref.id, o_.abbrev, &hex)).ok()) return Die(s.message());
+    if (!(s = abbrev_.Abbreviate(ref.id, o_.abbrev, &hex)).ok()) return Die(s.message());
     std::optional<ObjectId> peeled;
     if (o_.deref && !(s = PeeledId(store_, ref, &peeled)).ok()) return Die(s.message());
-    if (peeled && !(s = AbbreviateId(store_, *peeled, o_.abbrev, &peeled_hex)).ok()) {
+    if (peeled && !(s = abbrev_.Abbreviate(*peeled, o_.abbrev, &peeled_hex)).ok()) {
       return Die(s.message());
     }
     std::string& b = out_.buf();
@@ -163,8 +183,14 @@ class Shower {
     b->append("}\n");
   }
 
+  static GitObjects* Database(Store& store) {
+    GitObjects* objects = store.objects();
+    return objects && objects->available() ? objects : nullptr;
+  }
+
   Store& store_;
   const ShowRefOptions& o_;
+  GitAbbreviator abbrev_;
   Output out_;
 };
 
@@ -196,8 +222,8 @@ Result<bool> RefParanoia() {
   return *on;
 }
 
-int ShowPatterns(Store& store, const ShowRefOptions& o, const Args& patterns) {
-  Shower shower(store, o);
+int ShowPatterns(Store& store, const ShowRefOptions& o, int core_abbrev, const Args& patterns) {
+  Shower shower(store, o, core_abbrev);
   int matched = 0, code = 0;
   if (o.head) {
     GitResolution head;
@@ -237,9 +263,9 @@ int ShowPatterns(Store& store, const ShowRefOptions& o, const Args& patterns) {
   return matched > 0 ? kExitOk : 1;
 }
 
-int ShowVerify(Store& store, const ShowRefOptions& o, const Args& refs) {
+int ShowVerify(Store& store, const ShowRefOptions& o, int core_abbrev, const Args& refs) {
   if (refs.empty()) return GitDie("--verify requires a reference");
-  Shower shower(store, o);
+  Shower shower(store, o, core_abbrev);
   for (const std::string& name : refs) {
     GitResolution r;
     if (name.rfind("refs/", 0) == 0 || IsSafeRefname(name)) {
@@ -340,10 +366,13 @@ int CmdShowRef(const GlobalOptions& g, const Args& args) {
   auto opened = OpenStore(g, GitRepoAccess::kReadOnly);
   if (!opened.ok()) return GitDie(opened.status().message());
   Store& store = **opened;
+  std::string error;
+  Result<int> core_abbrev = ReadCoreAbbrev(store.config(), &error);
+  if (!core_abbrev.ok()) return GitConfigDie(core_abbrev.status(), error);
   int status = o.exclude_existing ? ExcludeExisting(store, o.exclude_pattern)
-               : o.verify         ? ShowVerify(store, o, pos)
+               : o.verify         ? ShowVerify(store, o, *core_abbrev, pos)
                : o.exists         ? ShowExists(store, pos)
-                                  : ShowPatterns(store, o, pos);
+                                  : ShowPatterns(store, o, *core_abbrev, pos);
   ExitKeepingState(status);  // the open store is left to the process's exit
 }
 

@@ -336,6 +336,11 @@ int GitDie(std::string_view message) {
   return 128;
 }
 
+int GitConfigDie(const Status& status, std::string_view error) {
+  if (!error.empty()) (void)GitError(error);
+  return GitDie(status.message());
+}
+
 int GitError(std::string_view message) {
   std::fprintf(stderr, "error: %.*s\n", int(message.size()), message.data());
   return 1;

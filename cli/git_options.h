@@ -68,6 +68,9 @@ int GitUsageMessage(std::string_view message);
 int GitDie(std::string_view message);
 // git's error(): "error: <message>" on stderr; returns 1 for convenience.
 int GitError(std::string_view message);
+// git's death on a config value it refuses: "error: <error>" when there is one, then
+// "fatal: <status' message>"; exit 128.
+int GitConfigDie(const Status& status, std::string_view error);
 
 }  // namespace reftab::cli
 

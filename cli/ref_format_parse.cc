@@ -7,6 +7,7 @@
 
 #include "cli/git_color.h"
 #include "cli/ref_format.h"
+#include "store/git/objects/abbrev.h"
 
 namespace reftab::cli {
 namespace {
@@ -156,7 +157,7 @@ bool ParseOidArg(UsedAtom* a, const std::string_view* arg, FormatError* e) {
     if (!ParseUnsigned(std::string(v), &a->oid_length) || a->oid_length == 0) {
       return Fatal(e, "positive value expected '" + std::string(v) + "' in %(" + a->name + ")");
     }
-    if (a->oid_length < 4) a->oid_length = 4;  // git's MINIMUM_ABBREV
+    if (a->oid_length < unsigned(kMinimumAbbrev)) a->oid_length = kMinimumAbbrev;
   } else {
     return BadArg(e, a->name, v);
   }

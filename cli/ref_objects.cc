@@ -19,12 +19,6 @@ Status ObjectSize(GitObjects& objects, const ObjectId& id, GitObjectType* type, 
   return objects.Size(id, type, size);
 }
 
-Status AbbreviateObject(GitObjects& objects, const ObjectId& id, size_t min_len, std::string* hex) {
-  return objects.Abbreviate(id, min_len, hex);
-}
-
-Status DefaultAbbrev(GitObjects& objects, size_t* len) { return objects.DefaultAbbrevLength(len); }
-
 Status CountAheadBehind(GitObjects& objects, const ObjectId& a, const ObjectId& b, size_t* ahead,
                         size_t* behind) {
   return objects.AheadBehind(a, b, ahead, behind);

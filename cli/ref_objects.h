@@ -21,8 +21,6 @@ Status ReadObject(GitObjects& objects, const ObjectId& id, GitObjectType* type,
                   std::string* content);
 // Type and size only, without reading all of the content where the storage allows.
 Status ObjectSize(GitObjects& objects, const ObjectId& id, GitObjectType* type, uint64_t* size);
-Status AbbreviateObject(GitObjects& objects, const ObjectId& id, size_t min_len, std::string* hex);
-Status DefaultAbbrev(GitObjects& objects, size_t* len);
 Status CountAheadBehind(GitObjects& objects, const ObjectId& a, const ObjectId& b, size_t* ahead,
                         size_t* behind);
 

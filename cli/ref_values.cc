@@ -2,6 +2,8 @@
 // ref_object_values.cc.
 #include "cli/ref_values.h"
 
+#include <climits>
+
 #include "cli/ref_objects.h"
 #include "store/git/refs/ref_dwim.h"
 #include "store/git/worktrees.h"
@@ -41,9 +43,10 @@ std::string Rstrip(std::string_view name, int n) {
 
 }  // namespace
 
-RefValues::RefValues(GitRefStore& store)
+RefValues::RefValues(GitRefStore& store, int core_abbrev)
     : store_(store),
       hash_size_(store.hash_size()),
+      abbrev_(store.objects(), store.hash_size(), core_abbrev),
       upstreams_(store.config(), [&store](const std::string& name) {
         ResolvedRef r;
         return store.Resolve(name, &r).ok() && r.exists && !r.broken;
@@ -80,24 +83,17 @@ Status RefValues::Abbrev(const ObjectId& id, const UsedAtom& a, std::string* out
     return Status::Ok();
   }
   GitObjects* objects = nullptr;
-  REFTAB_RETURN_IF_ERROR(Objects(a.name.c_str(), &objects));
-  size_t len = a.oid_length;
-  if (a.oid == OidOption::kShort) {
-    if (default_abbrev_ == 0) {
-      std::optional<std::string> configured = store_.config().Get("core.abbrev");
-      int64_t n = configured ? store_.config().GetInt("core.abbrev", 0) : 0;
-      if (configured && (*configured == "no" || *configured == "false")) {
-        default_abbrev_ = 2 * hash_size_;
-      } else if (n >= 4) {
-        default_abbrev_ = size_t(n);
-      } else {
-        REFTAB_RETURN_IF_ERROR(DefaultAbbrev(*objects, &default_abbrev_));
-      }
-    }
-    len = default_abbrev_;
-  }
+  if (!store_.objects()) return Objects(a.name.c_str(), &objects);  // says why there is none
   std::string hex;
-  REFTAB_RETURN_IF_ERROR(AbbreviateObject(*objects, id, len, &hex));
+  const int length = a.oid == OidOption::kShort         ? kAbbrevDefault
+                     : a.oid_length > unsigned(INT_MAX) ? INT_MAX
+                                                        : int(a.oid_length);
+  Status s = abbrev_.Abbreviate(id, length, &hex);
+  if (!s.ok()) {
+    // The whole id needs no database; a shorter one does, and an unavailable one is named.
+    REFTAB_RETURN_IF_ERROR(Objects(a.name.c_str(), &objects));
+    return s;
+  }
   out->append(hex);
   return Status::Ok();
 }

@@ -11,6 +11,7 @@
 #include "cli/ref_format.h"
 #include "format/record.h"
 #include "format/status.h"
+#include "store/git/objects/abbrev.h"
 #include "store/git/refs/ref_store.h"
 #include "store/git/upstream.h"
 #include "store/git/worktrees.h"
@@ -29,8 +30,9 @@ struct RefItem {
 
 class RefValues {
  public:
-  // `store` must outlive this object.
-  explicit RefValues(GitRefStore& store);
+  // `store` must outlive this object. `core_abbrev`: ReadCoreAbbrev's value, the length of
+  // %(objectname:short) and the like.
+  RefValues(GitRefStore& store, int core_abbrev);
 
   // Fills one value per atom of `format`. Errors carry git's fatal message (without
   // "fatal: "), e.g. "missing object <id> for refs/heads/x".
@@ -59,9 +61,9 @@ class RefValues {
 
   GitRefStore& store_;
   size_t hash_size_;
+  GitAbbreviator abbrev_;
   GitUpstreams upstreams_;
   std::optional<std::string> head_;  // what HEAD resolves to (a name), read once
-  size_t default_abbrev_ = 0;        // 0 until first needed
   std::optional<std::vector<GitWorktreeHead>> worktrees_;  // read once, when first needed
 };
 

@@ -8,9 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "cli/git_options.h"
 #include "cli/output.h"
 #include "cli/reflog_format.h"
 #include "store/git/date.h"
+#include "store/git/objects/abbrev.h"
 #include "store/git/objects/object_parse.h"
 #include "store/git/refs/reflog.h"
 
@@ -324,23 +326,6 @@ std::string Selector(const WalkLog& l, const std::string& name, const DateFormat
   return name + "@{" + std::to_string(l.pos) + "}";
 }
 
-// The abbreviation length git uses: core.abbrev, else its automatic length.
-Status AbbrevLength(Store& store, GitObjects& objects, size_t* len) {
-  std::optional<std::string> v = store.config().Get("core.abbrev");
-  if (v && *v != "auto") {
-    if (*v == "no" || *v == "false" || *v == "off" || *v == "0") {
-      *len = 2 * store.hash_size();
-      return Status::Ok();
-    }
-    int64_t n = store.config().GetInt("core.abbrev", 0);
-    if (n >= 4) {
-      *len = size_t(n);
-      return Status::Ok();
-    }
-  }
-  return objects.DefaultAbbrevLength(len);
-}
-
 Result<CommitFields> ReadCommitFields(Store& store, const ObjectId& id) {
   GitObjects* objects = Database(store);
   if (!objects) return NoDatabase(store, "this --format placeholder");
@@ -373,17 +358,18 @@ Result<CommitFields> ReadCommitFields(Store& store, const ObjectId& id) {
   return f;
 }
 
-ReflogObjects ObjectsFor(Store& store) {
+// `core_abbrev`: ReadCoreAbbrev's value. Over a bare stack (no database) ids are abbreviated
+// on trust.
+ReflogObjects ObjectsFor(Store& store, int core_abbrev) {
   ReflogObjects o;
-  const size_t hs = store.hash_size();
-  auto len = std::make_shared<size_t>(0);
-  o.abbrev = [&store, hs, len](const ObjectId& id) -> Result<std::string> {
-    if (!store.objects()) return HexId(id, hs).substr(0, 7);  // a bare stack: ids on trust
-    GitObjects* objects = Database(store);
-    if (!objects) return NoDatabase(store, "an abbreviated id");
-    if (*len == 0) REFTAB_RETURN_IF_ERROR(AbbrevLength(store, *objects, len.get()));
+  auto abbrev = std::make_shared<GitAbbreviator>(store.objects(), store.hash_size(), core_abbrev);
+  o.abbrev = [&store, abbrev](const ObjectId& id) -> Result<std::string> {
     std::string hex;
-    REFTAB_RETURN_IF_ERROR(objects->Abbreviate(id, *len, &hex));
+    Status s = abbrev->Abbreviate(id, kAbbrevDefault, &hex);
+    if (!s.ok() && store.objects() && !Database(store)) {
+      return NoDatabase(store, "an abbreviated id");
+    }
+    REFTAB_RETURN_IF_ERROR(s);
     return hex;
   };
   o.commit = [&store](const ObjectId& id) { return ReadCommitFields(store, id); };
@@ -420,6 +406,10 @@ Status PrintEntry(Store& store, const ShowOptions& o, WalkLog& l, ReflogObjects&
 }  // namespace
 
 int ReflogShow(Store& store, const Args& args) {
+  // git reads its configuration (core.abbrev among it) before the options.
+  std::string error;
+  Result<int> core_abbrev = ReadCoreAbbrev(store.config(), &error);
+  if (!core_abbrev.ok()) return GitConfigDie(core_abbrev.status(), error);
   ShowOptions o;
   int r = ParseShowArgs(args, &o);
   if (r >= 0) return r;
@@ -428,7 +418,7 @@ int ReflogShow(Store& store, const Args& args) {
     r = StartWalk(store, o.refs[i], &logs[i]);
     if (r >= 0) return r;
   }
-  ReflogObjects objects = ObjectsFor(store);
+  ReflogObjects objects = ObjectsFor(store, *core_abbrev);
   Output out;
   int64_t shown = 0;
   for (;;) {

@@ -356,11 +356,35 @@ with_config color.ui false
 fer --format='%(color:red)%(refname)' refs/heads/main
 with_config core.abbrev 12
 fer --format='%(objectname:short) %(tree:short) %(parent:short)' refs/heads
-with_config core.abbrev no
-fer --format='%(objectname:short)' refs/heads/main
+# core.abbrev as git reads it: "off"/"no"/"" the whole id, numbers of at least 4 (longer than
+# the id: the whole id), "auto"; below 4 or not a number git refuses before any option.
+for v in no off false '' auto AUTO 10 40 64 1k 3 0 -1 abc true; do
+  with_config core.abbrev "$v"
+  fer --format='%(objectname:short) %(objectname:short=5) %(*objectname:short)' refs/heads/main \
+    refs/tags/v1.2
+  fer --format='%(refname)' refs/heads/main
+  fer --bogus
+done
 with_config remote.origin.mirror true
 fer --format='%(refname:short) %(push)' refs/heads
 unset GIT_CONFIG_COUNT GIT_CONFIG_KEY_0 GIT_CONFIG_VALUE_0
+PREFIX=
+# core.abbrev in the repository's config: git names the file and line of a refused value
+# (with --git-dir: a repository git finds itself it names ".git/config", reftab by its whole
+# path).
+KNOWN["[found config core.abbrev=3] --format=%(objectname:short) refs/heads/main"]="reftab names a discovered repository's config by its absolute path, git as .git/config"
+for v in 3 abc 9 off; do
+  g config core.abbrev "$v"
+  run_case "[config core.abbrev=$v] --format=%(objectname:short) refs/heads/main" \
+    --git-dir="$R/.git" for-each-ref --format='%(objectname:short)' refs/heads/main
+done
+g config core.abbrev 3
+PREFIX="[found config core.abbrev=3] "
+fer --format='%(objectname:short)' refs/heads/main
+g config --add core.abbrev 8
+run_case "[config core.abbrev=3 then 8] --format=%(objectname:short) refs/heads/main" \
+  --git-dir="$R/.git" for-each-ref --format='%(objectname:short)' refs/heads/main
+g config --unset-all core.abbrev
 PREFIX=
 
 # Messages with CR LF, a multi-line first paragraph, no body; a symref chain too deep.
@@ -436,6 +460,13 @@ for f in '%(refname)' '%(objectname) %(refname)' '%(symref) %(refname:short)' \
          '%(HEAD)%(refname:lstrip=-1)' '%(if)%(symref)%(then)%(symref)%(end)'; do
   fer --format="$f"
 done
+# The whole id needs no object database (libgit2 1.5 reads no SHA-256 objects).
+for v in off 64; do
+  with_config core.abbrev "$v"
+  fer --format='%(objectname:short)'
+done
+unset GIT_CONFIG_COUNT GIT_CONFIG_KEY_0 GIT_CONFIG_VALUE_0
+PREFIX='sha256: '
 fer --include-root-refs
 fer --sort=-refname --format='%(refname)'
 

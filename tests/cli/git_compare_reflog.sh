@@ -194,6 +194,14 @@ ro show --date=relative "main@{1.day.ago}"
 ro_config core.abbrev=12 show -n 3
 ro_config core.abbrev=no show -n 2 topic
 ro_config core.abbrev=auto show -n 2 topic
+# core.abbrev as git reads it: the whole id for off/no/""/a length of the id or more; below 4
+# or not a number, git's error and fatal lines before anything else.
+for v in off false "" AUTO 10 40 64 3 0 -1 abc true; do
+  ro_config "core.abbrev=$v" show -n 2 topic
+  ro_config "core.abbrev=$v" show --format=%h%x20%H -n 1
+done
+ro_config core.abbrev=3 show --bogus
+ro_config core.abbrev=abc show --date=relative -n 1
 
 # --- list, exists --------------------------------------------------------------------------
 ro list

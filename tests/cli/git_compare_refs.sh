@@ -173,6 +173,18 @@ for opts in "--exclude-existing" "--exclude-existing=refs/heads/" "--exclude-exi
   check "show-ref $opts" "$S1" "$tmp/stdin1" 0 show-ref $opts
 done
 
+# core.abbrev (set as GIT_CONFIG_COUNT sets it): the length --abbrev and --hash without a
+# value use; git refuses a length below 4 or a value that is not one before any option.
+for v in no off '' auto 10 40 64 3 0 abc true; do
+  export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.abbrev GIT_CONFIG_VALUE_0=$v
+  for opts in "--abbrev" "--abbrev -d" "--hash=3" "--abbrev=5 --heads" ""; do
+    ro "show-ref $opts [core.abbrev=$v]" show-ref $opts
+  done
+  check "show-ref --verify --abbrev [core.abbrev=$v]" "$S1" /dev/null 0 show-ref --verify \
+    --abbrev refs/heads/main
+done
+unset GIT_CONFIG_COUNT GIT_CONFIG_KEY_0 GIT_CONFIG_VALUE_0
+
 # -C <dir>, before the command: missing, empty, several, with a relative --git-dir after it.
 ro "-C nowhere" -C nowhere show-ref --heads
 ro "-C empty" -C "" show-ref --heads
