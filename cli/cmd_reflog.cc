@@ -9,11 +9,13 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/git_options.h"
 #include "cli/output.h"
 #include "cli/reflog_format.h"
 #include "cli/reflog_show.h"
 #include "cli/stack_access.h"
 #include "store/git/date.h"
+#include "store/git/objects/abbrev.h"
 #include "store/git/refs/ref_list.h"
 #include "store/git/refs/reflog.h"
 #include "store/git/refs/refname.h"
@@ -305,6 +307,9 @@ int ReflogExpire(Store& store, const Args& args) {
     std::fprintf(stderr, "error: %s\n", error.c_str());
     return Fatal(config.status().message());
   }
+  // git's expire reads the rest of its configuration too, core.abbrev checked among it.
+  Result<int> core_abbrev = ReadCoreAbbrev(store.config(), &error);
+  if (!core_abbrev.ok()) return GitConfigDie(core_abbrev.status(), error);
   ExpireOptions o;
   int r = ParseExpire(args, &o);
   if (r >= 0) return r;

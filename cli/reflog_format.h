@@ -10,9 +10,9 @@
 #include <string>
 #include <string_view>
 
-#include "store/git/date_format.h"
 #include "format/record.h"
 #include "format/status.h"
+#include "store/git/date_format.h"
 
 namespace reftab::cli {
 

@@ -289,6 +289,22 @@ rw_config "gc.reflogExpire=never" expire --all --expire=now
 rw_config "gc.reflogExpire=now" expire --all --expire=never --expire-unreachable=never
 rw_config "gc.refs/heads/*.reflogExpire=now" expire --expire-unreachable=never main topic HEAD
 rw_config "gc.reflogExpire=bogus" expire --expire=bogus HEAD
+# expire reads the rest of git's configuration: a core.abbrev git refuses stops it before it
+# writes anything (delete does not read it). Both copies must stay as they were; git's
+# `refs verify` would refuse the configuration too, so rw's check of the result is not run.
+for c in "core.abbrev=3 expire --all --expire=now" "core.abbrev=abc expire --all" \
+    "core.abbrev=3 delete HEAD@{1}"; do
+  read -r kv args <<<"$c"
+  desc="[$kv] $args"
+  if [ -n "$filter" ] && [[ $desc != *$filter* ]]; then continue; fi
+  rm -rf "$tmp/g" "$tmp/r"; cp -a "$T" "$tmp/g"
+  "$git" -C "$tmp/g" config "${kv%%=*}" "${kv#*=}"; cp -a "$tmp/g" "$tmp/r"
+  # shellcheck disable=SC2086
+  run_both "$tmp/g/.git" "$tmp/r/.git" $args
+  same_files "$tmp/g" "$tmp/r" || why+=" the copies differ afterwards"
+  verdict "$desc" "$why"
+done
+rw_config "core.abbrev=off" expire --all --expire=now
 rw expire --all --no-single-worktree --verbose --expire=1700040000 --expire-unreachable=never
 
 # --- drop -----------------------------------------------------------------------------------

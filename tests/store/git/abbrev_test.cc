@@ -2,11 +2,11 @@
 // reads it, --abbrev=<n> clamped as git's option parser clamps it, and lengths applied to ids
 // without a database (ids on trust). tests/cli/git_compare_for_each_ref.sh, _refs.sh and
 // _reflog.sh compare the same rule, with a database, against a real git.
+#include "store/git/objects/abbrev.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
-
-#include "store/git/objects/abbrev.h"
 
 namespace reftab {
 namespace {
