@@ -128,10 +128,12 @@ GitUsage ShowRefUsage(ShowRefOptions* o) {
 
 class Shower {
  public:
-  // `core_abbrev`: ReadCoreAbbrev's value. Without a readable object database, ids are
-  // abbreviated on trust.
+  // `core_abbrev`: ReadCoreAbbrev's value.
   Shower(Store& store, const ShowRefOptions& o, int core_abbrev)
-      : store_(store), o_(o), abbrev_(Database(store), store.hash_size(), core_abbrev) {}
+      : store_(store),
+        o_(o),
+        abbrev_(store.objects(), store.hash_size(), core_abbrev),
+        on_trust_(nullptr, store.hash_size(), core_abbrev) {}
   Output& out() { return out_; }
 
   // git's show_one: dies on a ref whose object is missing; prints the ref (and, with -d, the
@@ -145,10 +147,10 @@ class Shower {
     }
     if (o_.quiet) return 0;
     std::string hex, peeled_hex;
-    if (!(s = abbrev_.Abbreviate(ref.id, o_.abbrev, &hex)).ok()) return Die(s.message());
+    if (!(s = Abbreviate(ref.id, &hex)).ok()) return Die(s.message());
     std::optional<ObjectId> peeled;
     if (o_.deref && !(s = PeeledId(store_, ref, &peeled)).ok()) return Die(s.message());
-    if (peeled && !(s = abbrev_.Abbreviate(*peeled, o_.abbrev, &peeled_hex)).ok()) {
+    if (peeled && !(s = Abbreviate(*peeled, &peeled_hex)).ok()) {
       return Die(s.message());
     }
     std::string& b = out_.buf();
@@ -183,14 +185,21 @@ class Shower {
     b->append("}\n");
   }
 
-  static GitObjects* Database(Store& store) {
-    GitObjects* objects = store.objects();
-    return objects && objects->available() ? objects : nullptr;
+  // The database is asked only when a prefix must be made unique (whole ids, the default,
+  // need no libgit2). Without a readable one (SHA-256 with libgit2 1.5) ids are taken on
+  // trust, as in a small repository.
+  Status Abbreviate(const ObjectId& id, std::string* hex) {
+    Status s = abbrev_.Abbreviate(id, o_.abbrev, hex);
+    if (!s.ok() && store_.objects() && !store_.objects()->available()) {
+      return on_trust_.Abbreviate(id, o_.abbrev, hex);
+    }
+    return s;
   }
 
   Store& store_;
   const ShowRefOptions& o_;
   GitAbbreviator abbrev_;
+  GitAbbreviator on_trust_;
   Output out_;
 };
 
