@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "cli/jsonl.h"
+#include "store/git/date_format.h"
 
 namespace reftab::cli {
 
@@ -150,6 +151,7 @@ void AppendJsonLine(const ReflogLine& line, std::string* out) {
   AppendJsonBytesField("email", e.email, out);
   out->append(",\"time\":").append(std::to_string(e.time));
   out->append(",\"tz_offset\":").append(std::to_string(e.tz_offset));
+  out->append(",\"tz\":\"").append(ZoneText(e.tz_offset)).push_back('"');
   AppendJsonBytesField("message", Subject(e), out);
   out->append(",\"update_index\":").append(std::to_string(e.update_index));
   out->append("}\n");

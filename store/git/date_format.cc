@@ -82,7 +82,7 @@ std::string Strftime(const std::string& fmt, const struct tm& tm, int tz, bool s
       int64_t t = int64_t(timegm(&copy)) - 3600 * (tz / 100) - 60 * (tz % 100);
       munged.append(std::to_string(t));
     } else if (c == 'z') {
-      munged.append(Printf("%+05d", tz));
+      munged.append(ZoneText(tz));
     } else if (!(suppress_zone && c == 'Z')) {
       munged.push_back('%');
       munged.push_back(c);
@@ -123,7 +123,7 @@ std::string Human(int64_t time, int tz, const struct tm& tm, bool local) {
     while (!s.empty() && s.back() == ' ') s.pop_back();
   }
   if (!hide_year) s += Printf(" %d", tm.tm_year + 1900);
-  if (!hide_tz) s += Printf(" %+05d", tz);
+  if (!hide_tz) s.append(" ").append(ZoneText(tz));
   return s;
 }
 
@@ -182,10 +182,12 @@ bool ParseDateMode(std::string_view spec, bool to_terminal, DateMode* mode, std:
   return true;
 }
 
+std::string ZoneText(int tz) { return Printf("%+05d", tz); }
+
 std::string ShowDate(int64_t time, int tz, const DateMode& mode) {
   if (mode.style == DateStyle::kUnix) return std::to_string(time);
   if (mode.local) tz = LocalZoneOffset(time);
-  if (mode.style == DateStyle::kRaw) return std::to_string(time) + Printf(" %+05d", tz);
+  if (mode.style == DateStyle::kRaw) return std::to_string(time).append(" ").append(ZoneText(tz));
   if (mode.style == DateStyle::kRelative) return Relative(time);
   struct tm tm;
   time_t t = mode.local ? time_t(time) : ZoneTime(time, tz);
@@ -217,7 +219,7 @@ std::string ShowDate(int64_t time, int tz, const DateMode& mode) {
   }
   std::string s = Printf("%.3s %.3s %d %02d:%02d:%02d %d", kWeekdays[tm.tm_wday],
                          kMonths[tm.tm_mon], d, tm.tm_hour, tm.tm_min, tm.tm_sec, y);
-  if (!mode.local) s += Printf(" %+05d", tz);
+  if (!mode.local) s.append(" ").append(ZoneText(tz));
   return s;
 }
 

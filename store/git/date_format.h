@@ -48,6 +48,10 @@ bool ParseDateMode(std::string_view spec, bool to_terminal, DateMode* mode, std:
 // epoch in UTC, as git does.
 std::string ShowDate(int64_t time, int tz, const DateMode& mode);
 
+// A zone as git prints it: the stored +HHMM decimal with its sign and four digits
+// (-830 -> "-0830", 100 -> "+0100").
+std::string ZoneText(int tz);
+
 // The local zone's offset at `time`, as git's +HHMM decimal (what the -local modes show).
 int LocalZoneOffset(int64_t time);
 

@@ -86,5 +86,16 @@ TEST_F(GitDateFormat, RefusesWithGitsMessages) {
   EXPECT_EQ(error, "unknown date format bogus");
 }
 
+TEST_F(GitDateFormat, ZonesAsGitPrintsThem) {
+  EXPECT_EQ(ZoneText(-830), "-0830");
+  EXPECT_EQ(ZoneText(100), "+0100");
+  EXPECT_EQ(ZoneText(0), "+0000");
+  EXPECT_EQ(ZoneText(1400), "+1400");
+  DateMode raw;
+  std::string error;
+  ASSERT_TRUE(ParseDateMode("raw", false, &raw, &error));
+  EXPECT_EQ(ShowDate(1700000000, -830, raw), "1700000000 -0830");
+}
+
 }  // namespace
 }  // namespace reftab
