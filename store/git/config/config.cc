@@ -357,27 +357,6 @@ int64_t GitConfig::GetInt(std::string_view key, int64_t fallback) const {
   return v.ok() ? *v : fallback;
 }
 
-Result<std::optional<bool>> GitConfig::GetBoolStrict(std::string_view key) const {
-  const ConfigEntry* e = Last(key);
-  if (!e) return std::optional<bool>();
-  REFTAB_ASSIGN_OR_RETURN(bool v, ConfigBool(*e));
-  return std::optional<bool>(v);
-}
-
-Result<std::optional<uint64_t>> GitConfig::GetUlongStrict(std::string_view key) const {
-  const ConfigEntry* e = Last(key);
-  if (!e) return std::optional<uint64_t>();
-  REFTAB_ASSIGN_OR_RETURN(uint64_t v, ConfigUlong(*e));
-  return std::optional<uint64_t>(v);
-}
-
-Result<std::optional<int64_t>> GitConfig::GetInt64Strict(std::string_view key) const {
-  const ConfigEntry* e = Last(key);
-  if (!e) return std::optional<int64_t>();
-  REFTAB_ASSIGN_OR_RETURN(int64_t v, ConfigInt64(*e));
-  return std::optional<int64_t>(v);
-}
-
 std::optional<bool> ParseGitBoolText(const std::string& value) {
   const char* s = value.c_str();
   if (!*s) return false;

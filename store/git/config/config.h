@@ -68,16 +68,11 @@ class GitConfig {
   std::vector<const ConfigEntry*> All(std::string_view key) const;
 
   // Lenient lookups over the last value. Get: "" for a key without '='. GetBool / GetInt:
-  // `fallback` when unset or not valid (use the strict forms where git would die).
+  // `fallback` when unset or not valid (where git would die, read the entries with
+  // ConfigBool / ConfigUlong / ConfigInt64 below, which fail with git's message).
   std::optional<std::string> Get(std::string_view key) const;
   bool GetBool(std::string_view key, bool fallback) const;
   int64_t GetInt(std::string_view key, int64_t fallback) const;
-
-  // Strict lookups over the last value (git's repo_config_get_*): nullopt when unset, git's
-  // message when the value is not valid.
-  Result<std::optional<bool>> GetBoolStrict(std::string_view key) const;
-  Result<std::optional<uint64_t>> GetUlongStrict(std::string_view key) const;
-  Result<std::optional<int64_t>> GetInt64Strict(std::string_view key) const;
 
  private:
   std::vector<ConfigEntry> entries_;
