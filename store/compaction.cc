@@ -27,27 +27,33 @@ namespace {
 // Table locks held during a compaction; removed on every exit path.
 class TableLocks {
  public:
-  TableLocks(FileSystem* fs, std::optional<uint32_t> mode) : fs_(fs), mode_(mode) {}
+  TableLocks(FileSystem* fs, std::optional<uint32_t> mode, bool pid_files)
+      : fs_(fs), mode_(mode), pid_files_(pid_files) {}
   ~TableLocks() {
+    for (const std::string& p : pid_paths_) (void)fs_->Remove(p);
     for (const std::string& p : paths_) (void)fs_->Remove(p);
   }
   // Creates `path`.lock; kLockHeld, saying what the file is, if it exists.
   Status Take(const std::string& path) {
     auto f = fs_->Create(path + ".lock", /*exclusive=*/true);
     if (!f.ok() && f.status().code() == Code::kLockHeld) {
-      return LockHeldError(path, "process is compacting this table");
+      return LockHeldError(fs_, path, "process is compacting this table");
     }
     if (!f.ok()) return f.status();
     (void)(*f)->Close();  // keep the file, not the descriptor
     paths_.push_back(path + ".lock");
-    if (mode_) return fs_->Chmod(path + ".lock", *mode_);
+    if (mode_) REFTAB_RETURN_IF_ERROR(fs_->Chmod(path + ".lock", *mode_));
+    if (pid_files_ && WriteLockPidFile(fs_, path, mode_))
+      pid_paths_.push_back(LockPidFilePath(path));
     return Status::Ok();
   }
 
  private:
   FileSystem* fs_;
   std::optional<uint32_t> mode_;
+  bool pid_files_;
   std::vector<std::string> paths_;
+  std::vector<std::string> pid_paths_;
 };
 
 }  // namespace
@@ -165,7 +171,8 @@ Status WriteMerged(TableWriter& w, const std::vector<const TableReader*>& tables
 
 // The range being compacted, and the locks held on it.
 struct Stack::CompactionPlan {
-  explicit CompactionPlan(FileSystem* fs, std::optional<uint32_t> mode) : table_locks(fs, mode) {}
+  CompactionPlan(FileSystem* fs, std::optional<uint32_t> mode, bool pid_files)
+      : table_locks(fs, mode, pid_files) {}
   std::unique_ptr<LockFile> list_lock;   // held in steps 1 and 4 only
   TableLocks table_locks;                // held throughout
   std::vector<std::string> range;        // names of the merged tables, oldest first
@@ -286,7 +293,7 @@ Status Stack::DropMerged(const CompactionPlan& plan) {
 
 Status Stack::CompactSegment(size_t first, size_t last, bool best_effort,
                              const CompactionOptions& options) {
-  CompactionPlan plan(fs_, options_.file_mode);
+  CompactionPlan plan(fs_, options_.file_mode, options_.lock_pid_files);
   REFTAB_RETURN_IF_ERROR(LockRange(first, last, best_effort, &plan));
   plan.list_lock.reset();  // step 2: let other writers append while we merge
   std::unique_ptr<TempTable> table;
@@ -360,6 +367,18 @@ void Stack::CleanTableLock(const std::string& name) {
   (void)fs_->Remove(dir_ + "/" + name);
 }
 
+// <name>~pid.lock, the pid file of the lock <name>.lock (core.lockfilePid): removed once
+// its lock is gone and the process it names no longer runs, never while that process may
+// still hold or be about to release the lock. A file that names no process is not ours.
+void Stack::CleanLockPidFile(const std::string& name) {
+  const std::string locked = dir_ + "/" + name.substr(0, name.size() - 9);  // without ~pid.lock
+  std::optional<LockHolder> holder = ReadLockHolder(fs_, locked);
+  if (!holder || holder->running || fs_->Stat(locked + ".lock").ok()) return;
+  REFTAB_TRACE(trace::kInfo, "%s: clean: removing %s (process %llu is gone)", dir_.c_str(),
+               name.c_str(), (unsigned long long)holder->pid);
+  (void)fs_->Remove(dir_ + "/" + name);
+}
+
 Status Stack::Clean() {
   auto lock = LockList();
   if (!lock.ok()) return lock.status();
@@ -371,6 +390,8 @@ Status Stack::Clean() {
   for (const std::string& e : *entries) {
     if (IsTempTableName(e)) {
       CleanTempTable(e, now_ns);
+    } else if (EndsWith(e, "~pid.lock")) {
+      CleanLockPidFile(e);
     } else if (EndsWith(e, ".ref.lock")) {
       CleanTableLock(e);
     } else if (EndsWith(e, ".ref")) {

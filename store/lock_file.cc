@@ -1,7 +1,12 @@
 #include "store/lock_file.h"
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <random>
 #include <thread>
 
@@ -22,15 +27,61 @@ LockFile::LockFile(FileSystem* fs, std::string path, std::unique_ptr<WritableFil
 
 LockFile::~LockFile() { Rollback(); }
 
-Status LockHeldError(const std::string& path, const std::string& what) {
-  return Status::LockHeld("unable to lock " + path + ": " + path + ".lock exists: another " + what +
+std::string LockPidFilePath(const std::string& path) { return path + "~pid.lock"; }
+
+bool WriteLockPidFile(FileSystem* fs, const std::string& path, std::optional<uint32_t> mode) {
+  const std::string pid_path = LockPidFilePath(path);
+  auto file = fs->Create(pid_path, /*exclusive=*/true);
+  if (!file.ok()) return false;
+  Status s = (*file)->Append("pid " + std::to_string(uint64_t(getpid())) + "\n");
+  Status c = (*file)->Close();
+  if (s.ok()) s = c;
+  if (s.ok() && mode) s = fs->Chmod(pid_path, *mode);
+  if (!s.ok()) (void)fs->Remove(pid_path);
+  return s.ok();
+}
+
+std::optional<LockHolder> ReadLockHolder(FileSystem* fs, const std::string& path) {
+  auto text = fs->ReadFile(LockPidFilePath(path));
+  if (!text.ok() || text->size() > 64) return std::nullopt;
+  std::string s = *text;
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\t')) s.pop_back();
+  if (s.rfind("pid ", 0) != 0 || s.size() == 4) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long pid = std::strtoull(s.c_str() + 4, &end, 10);
+  if (errno || *end || pid == 0 || pid > uint64_t(INT32_MAX)) return std::nullopt;
+  LockHolder h;
+  h.pid = pid;
+  // As git: signal 0 tells whether the process exists (EPERM: it does, someone else's).
+  h.running = kill(pid_t(pid), 0) == 0 || errno == EPERM;
+  return h;
+}
+
+std::string LockHolderText(FileSystem* fs, const std::string& path) {
+  std::optional<LockHolder> h = ReadLockHolder(fs, path);
+  if (!h) return "";
+  const std::string pid = std::to_string(h->pid);
+  if (h->running) {
+    return "Lock may be held by process " + pid +
+           "; if no git process is running, the lock file may be stale (PIDs can be reused)";
+  }
+  return "Lock was held by process " + pid +
+         ", which is no longer running; the lock file appears to be stale";
+}
+
+Status LockHeldError(FileSystem* fs, const std::string& path, const std::string& what) {
+  std::string holder = LockHolderText(fs, path);
+  if (!holder.empty()) holder = " (" + holder + ")";
+  return Status::LockHeld("unable to lock " + path + ": " + path + ".lock exists" + holder +
+                          ": another " + what +
                           ", or one was killed and left the lock behind; if no git " +
                           "or reftab process is using this repository, remove " + path + ".lock");
 }
 
 Result<std::unique_ptr<LockFile>> LockFile::Acquire(FileSystem* fs, const std::string& path,
                                                     int64_t timeout_ms,
-                                                    std::optional<uint32_t> mode) {
+                                                    std::optional<uint32_t> mode, bool pid_file) {
   std::minstd_rand rng(RandomSeed());
   // git's backoff: attempt n sleeps n^2 ms (capped at 1000), give or take 25%. The budget
   // is spent by the sleeps only, never by the time the attempts themselves take.
@@ -44,13 +95,14 @@ Result<std::unique_ptr<LockFile>> LockFile::Acquire(FileSystem* fs, const std::s
       std::unique_ptr<LockFile> lock(new LockFile(fs, path, std::move(*file)));
       // Without the lock file's mode right, the committed file would have the wrong one.
       if (mode) REFTAB_RETURN_IF_ERROR(fs->Chmod(lock->lock_path_, *mode));
+      if (pid_file) lock->has_pid_file_ = WriteLockPidFile(fs, path, mode);
       return lock;
     }
     if (file.status().code() != Code::kLockHeld) return file.status();
     if (timeout_ms >= 0 && slept_us >= budget_us) {
       REFTAB_TRACE(trace::kError, "%s.lock: gave up after %lld attempts, %lld us of sleep",
                    path.c_str(), (long long)n, (long long)slept_us);
-      return LockHeldError(path, "process is writing");
+      return LockHeldError(fs, path, "process is writing");
     }
     int64_t multiplier = n * n > 1000 ? 1000 : n * n;
     int64_t sleep_us = multiplier * (750 + int64_t(rng() % 500));
@@ -72,6 +124,12 @@ Status LockFile::Commit(std::string_view contents, Durability durability) {
   if (s.ok() && durability != Durability::kNone) s = file_->Sync();
   Status c = file_->Close();
   if (s.ok()) s = c;
+  // The pid file goes first: once the lock is renamed away another writer may take it and
+  // write its own.
+  if (s.ok() && has_pid_file_) {
+    (void)fs_->Remove(LockPidFilePath(path_));
+    has_pid_file_ = false;
+  }
   if (s.ok()) s = fs_->Rename(lock_path_, path_);
   if (!s.ok()) {
     Rollback();
@@ -92,6 +150,7 @@ void LockFile::Rollback() {
   held_ = false;
   if (file_) (void)file_->Close();
   (void)fs_->Remove(lock_path_);
+  if (has_pid_file_) (void)fs_->Remove(LockPidFilePath(path_));
 }
 
 }  // namespace reftab

@@ -5,6 +5,11 @@
 // (per the durability setting) and renames it over `path`; rolling back unlinks it. There is
 // no stale-lock detection: a crashed writer leaves the lock behind, as with git, and the
 // error says so and how to clear it.
+//
+// With git 2.54's core.lockfilePid, whoever takes the lock also writes `path + "~pid.lock"`
+// ("pid <n>\n", created with O_EXCL, removed with the lock): a writer that finds the lock
+// taken can then say which process holds it and whether that process still runs. '~' cannot
+// appear in a ref name, so the name never collides with a ref's.
 #ifndef REFTAB_STORE_LOCK_FILE_H_
 #define REFTAB_STORE_LOCK_FILE_H_
 
@@ -40,9 +45,11 @@ class LockFile {
   // machine, where each attempt and each wake-up is late, does not shorten the wait: a
   // writer makes as many attempts as git's would. kLockHeld if the lock stays held. With
   // `mode`, the lock file (so the file it replaces on commit) gets those permission bits.
+  // With `pid_file`, also writes the pid file (as git, silently without one if it cannot).
   static Result<std::unique_ptr<LockFile>> Acquire(FileSystem* fs, const std::string& path,
                                                    int64_t timeout_ms,
-                                                   std::optional<uint32_t> mode = std::nullopt);
+                                                   std::optional<uint32_t> mode = std::nullopt,
+                                                   bool pid_file = false);
   ~LockFile();  // rolls back unless committed
   LockFile(const LockFile&) = delete;
   LockFile& operator=(const LockFile&) = delete;
@@ -66,14 +73,30 @@ class LockFile {
   std::string path_;
   std::string lock_path_;
   std::unique_ptr<WritableFile> file_;
+  bool has_pid_file_ = false;
   bool held_ = true;
   bool committed_ = false;
   std::chrono::steady_clock::time_point taken_ = std::chrono::steady_clock::now();
 };
 
-// The error for a lock file that exists: what it is, who may hold it, and how to clear it
-// if nobody does. `what` describes the locked file ("tables.list", "table ...").
-Status LockHeldError(const std::string& path, const std::string& what);
+// The error for a lock file that exists: what it is, who may hold it (from its pid file, if
+// there is one), and how to clear it if nobody does. `what` describes the locked file
+// ("tables.list", "table ...").
+Status LockHeldError(FileSystem* fs, const std::string& path, const std::string& what);
+
+// The pid file of the lock on `path`: path + "~pid.lock".
+std::string LockPidFilePath(const std::string& path);
+// Creates the pid file of the lock on `path` for this process; false if it could not.
+bool WriteLockPidFile(FileSystem* fs, const std::string& path, std::optional<uint32_t> mode);
+
+// Who holds the lock on `path`, as its pid file says: nullopt without a readable pid file.
+struct LockHolder {
+  uint64_t pid = 0;
+  bool running = false;  // a process with that pid exists (pids are reused: a hint only)
+};
+std::optional<LockHolder> ReadLockHolder(FileSystem* fs, const std::string& path);
+// git's sentence about that holder ("Lock may be held by process 123; ..."), or "".
+std::string LockHolderText(FileSystem* fs, const std::string& path);
 
 // The directory part of a path ("." if none).
 std::string DirName(const std::string& path);

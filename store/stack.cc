@@ -258,7 +258,8 @@ WriteOptions Stack::TableWriteOptions(uint32_t min_block_size) const {
 }
 
 Result<std::unique_ptr<LockFile>> Stack::LockList() {
-  return LockFile::Acquire(fs_, ListPath(), options_.lock_timeout_ms, options_.file_mode);
+  return LockFile::Acquire(fs_, ListPath(), options_.lock_timeout_ms, options_.file_mode,
+                           options_.lock_pid_files);
 }
 
 Status Stack::WriteTempTable(uint64_t min, uint64_t max,

@@ -58,6 +58,9 @@ struct StackOptions {
   // Set with chmod after creation, so the umask does not apply (git does the same for
   // core.sharedRepository). Unset: what open(2) gives, 0666 minus the umask.
   std::optional<uint32_t> file_mode;
+  // git 2.54's core.lockfilePid: every lock this stack takes (tables.list's, a compaction's
+  // table locks) comes with a pid file naming this process (store/lock_file.h).
+  bool lock_pid_files = false;
   // Geometric auto-compaction after every committed transaction (git's default), and its
   // factor (reftable.geometricFactor; 0 means 2).
   bool auto_compact = true;
@@ -262,6 +265,7 @@ class Stack {
   void CleanTable(const std::string& name, uint64_t max_update_index);
   void CleanTempTable(const std::string& name, int64_t now_ns);
   void CleanTableLock(const std::string& name);
+  void CleanLockPidFile(const std::string& name);
 
   std::string dir_;
   std::string list_path_;

@@ -125,6 +125,10 @@ Status ApplyWriteSettings(const GitConfig& cfg, StackOptions* opts,
   opts->write_options.index_objects = s.index_objects;
   if (s.geometric_factor > 0) opts->geometric_factor = s.geometric_factor;
   opts->lock_timeout_ms = s.lock_timeout_ms;
+  // git 2.54's core.lockfilePid: a pid file beside each lock (store/lock_file.h).
+  if (const ConfigEntry* e = cfg.Last("core.lockfilepid")) {
+    REFTAB_ASSIGN_OR_RETURN(opts->lock_pid_files, ConfigBool(*e));
+  }
   *log_refs = s.log_all_ref_updates;
   // Below git's limits but still refused: block sizes under 64 cannot hold a record.
   return ValidateWriteOptions(opts->write_options).WithContext("reftable config");
