@@ -5,11 +5,12 @@
 #include <string_view>
 
 #include "store/capi/internal.h"
-#include "store/kv/kv_store.h"
 #include "store/capi/reftab_kv.h"
+#include "store/kv/kv_store.h"
 
 struct reftab_kv {
   std::unique_ptr<reftab::KvStore> store;
+  reftab::KvWriteOptions write_options;
   std::string value;  // what the last reftab_kv_get's view points into
 };
 
@@ -68,14 +69,24 @@ reftab_code reftab_kv_open(const char* dir, unsigned flags, reftab_kv** out, ref
     if (flags & REFTAB_KV_NO_SYNC) o.durability = reftab::Durability::kNone;
     if (flags & REFTAB_KV_NO_AUTO_COMPACT) o.auto_compact = false;
     if (flags & REFTAB_KV_NO_REFRESH_ON_READ) o.refresh_on_read = false;
+    if (flags & REFTAB_KV_READ_ONLY) o.read_only = true;
+    reftab::KvWriteOptions w;
+    w.sync = (flags & REFTAB_KV_SYNC_WRITES) != 0;
     auto store = reftab::KvStore::Open(dir, o);
     if (!store.ok()) return Report(err, store.status());
-    *out = new reftab_kv{std::move(*store), {}};
+    *out = new reftab_kv{std::move(*store), w, {}};
     return REFTAB_OK;
   });
 }
 
 void reftab_kv_free(reftab_kv* kv) { delete kv; }
+
+reftab_code reftab_kv_flush(reftab_kv* kv, reftab_error** err) {
+  return Guard(err, [&] {
+    REFTAB_C_REQUIRE(err, kv);
+    return Report(err, kv->store->Flush());
+  });
+}
 
 reftab_code reftab_kv_refresh(reftab_kv* kv, reftab_error** err) {
   return Guard(err, [&] {
@@ -91,7 +102,7 @@ reftab_code reftab_kv_put(reftab_kv* kv, const void* key, size_t key_len, const 
     std::string_view k, v;
     REFTAB_C_BYTES(err, key, key_len, &k);
     REFTAB_C_BYTES(err, value, value_len, &v);
-    return Report(err, kv->store->Put(k, v));
+    return Report(err, kv->store->Put(k, v, kv->write_options));
   });
 }
 
@@ -100,7 +111,7 @@ reftab_code reftab_kv_delete(reftab_kv* kv, const void* key, size_t key_len, ref
     REFTAB_C_REQUIRE(err, kv);
     std::string_view k;
     REFTAB_C_BYTES(err, key, key_len, &k);
-    return Report(err, kv->store->Delete(k));
+    return Report(err, kv->store->Delete(k, kv->write_options));
   });
 }
 
@@ -163,7 +174,7 @@ reftab_code reftab_kv_write(reftab_kv* kv, const reftab_kv_batch* batch, reftab_
   return Guard(err, [&] {
     REFTAB_C_REQUIRE(err, kv);
     REFTAB_C_REQUIRE(err, batch);
-    return Report(err, kv->store->Write(batch->batch));
+    return Report(err, kv->store->Write(batch->batch, kv->write_options));
   });
 }
 

@@ -6,9 +6,14 @@
  *
  * Keys and values are arbitrary bytes, passed as pointer + length (NULs allowed; the empty
  * key is REFTAB_INVALID_ARGUMENT; key + value above 16 MiB - 256 bytes is REFTAB_TOO_LARGE).
- * Keys sort as unsigned bytes. The files are reftables (see the README's "A key/value store"):
- * values are the targets of symbolic-ref records, deletions are tombstones. Any number of
- * processes may read and write one store directory at once.
+ * Keys sort as unsigned bytes. The tables are reftables (see the README's "A key/value
+ * store"): values are the targets of symbolic-ref records, deletions are tombstones. A write
+ * goes to a write-ahead log (kv.log) and a memtable, which becomes a table when it grows past
+ * 4 MiB, at reftab_kv_flush, and when the store is next opened for writing.
+ *
+ * One process at a time opens a store for writing (a second gets REFTAB_LOCK_HELD at once,
+ * naming kv.lock and the holder's pid); any number open it with REFTAB_KV_READ_ONLY and see
+ * every flushed write.
  */
 #ifndef REFTAB_KV_H_
 #define REFTAB_KV_H_
@@ -28,23 +33,35 @@ typedef struct reftab_kv_iter reftab_kv_iter;         /* forward iteration over 
 
 /* Flags for reftab_kv_open, combined with '|'. */
 enum {
-  /* No fsync at all (data survives a crash of the process, not of the machine). Default:
-   * each new table and tables.list are fsynced before they are renamed into place. */
+  /* No fsync of the tables a flush writes (they survive a crash of the process, not of the
+   * machine). Default: each new table and tables.list are fsynced before they are renamed
+   * into place. */
   REFTAB_KV_NO_SYNC = 1u << 0,
-  /* No geometric compaction after each write (reftab_kv_compact merges on demand). */
+  /* No geometric compaction after each flush (reftab_kv_compact merges on demand). */
   REFTAB_KV_NO_AUTO_COMPACT = 1u << 1,
-  /* reftab_kv_get and reftab_kv_snapshot_new read the state of this handle's last write or
-   * reftab_kv_refresh, without first looking for other processes' writes (which costs one
-   * stat() per call). */
-  REFTAB_KV_NO_REFRESH_ON_READ = 1u << 2
+  /* Read-only handles: reftab_kv_get and reftab_kv_snapshot_new read the state of the last
+   * reftab_kv_refresh, without first looking for new tables (which costs one stat() per
+   * call). */
+  REFTAB_KV_NO_REFRESH_ON_READ = 1u << 2,
+  /* Open for reading only: no lock, no log; every write fails with
+   * REFTAB_INVALID_ARGUMENT. Reads see the flushed writes. */
+  REFTAB_KV_READ_ONLY = 1u << 3,
+  /* Every write of this handle returns once its log record is fsynced (default: once
+   * write(2) returned, which a crash of the process does not undo, but one of the machine
+   * may). */
+  REFTAB_KV_SYNC_WRITES = 1u << 4
 };
 
-/* Opens (creating the directory if needed) the store in `dir`. */
+/* Opens (creating the directory if needed) the store in `dir`. Opening for writing replays
+ * the log a previous writer left and flushes it. */
 REFTAB_C_EXPORT reftab_code reftab_kv_open(const char* dir, unsigned flags, reftab_kv** out,
                                            reftab_error** err);
 /* Picks up other processes' writes now (one stat() when there are none). */
 REFTAB_C_EXPORT reftab_code reftab_kv_refresh(reftab_kv* kv, reftab_error** err);
-/* Releases the store; NULL is accepted. Snapshots and iterators made from it stay valid. */
+/* Writes the memtable into a new table now, so that other processes see it. */
+REFTAB_C_EXPORT reftab_code reftab_kv_flush(reftab_kv* kv, reftab_error** err);
+/* Releases the store, without a flush (the log keeps the writes); NULL is accepted.
+ * Snapshots and iterators made from it stay valid. */
 REFTAB_C_EXPORT void reftab_kv_free(reftab_kv* kv);
 
 /* One-entry writes, each an atomic batch of its own. */
@@ -52,7 +69,7 @@ REFTAB_C_EXPORT reftab_code reftab_kv_put(reftab_kv* kv, const void* key, size_t
                                           const void* value, size_t value_len, reftab_error** err);
 REFTAB_C_EXPORT reftab_code reftab_kv_delete(reftab_kv* kv, const void* key, size_t key_len,
                                              reftab_error** err);
-/* Reads the latest state (picking up other processes' writes first). *found = 0 when the key
+/* Reads the latest state (a read-only handle picks up new tables first). *found = 0 when the key
  * is absent. *value (not NUL-terminated) is a VIEW owned by `kv`, valid until its next call. */
 REFTAB_C_EXPORT reftab_code reftab_kv_get(reftab_kv* kv, const void* key, size_t key_len,
                                           const void** value, size_t* value_len, int* found,
@@ -67,13 +84,12 @@ REFTAB_C_EXPORT reftab_code reftab_kv_batch_delete(reftab_kv_batch* batch, const
                                                    size_t key_len, reftab_error** err);
 REFTAB_C_EXPORT void reftab_kv_batch_clear(reftab_kv_batch* batch);
 REFTAB_C_EXPORT void reftab_kv_batch_free(reftab_kv_batch* batch);
-/* Applies the whole batch or nothing, as one new table. REFTAB_LOCK_HELD if other writers
- * kept the lock for more than 10 s. The batch is left as it was (free or clear it). */
+/* Applies the whole batch or nothing, as one log record. The batch is left as it was (free
+ * or clear it). */
 REFTAB_C_EXPORT reftab_code reftab_kv_write(reftab_kv* kv, const reftab_kv_batch* batch,
                                             reftab_error** err);
 
-/* The latest state, fixed: later writes (of any process) and compactions do not change what
- * it reads. Owned by the caller; it may outlive `kv`. */
+/* The latest state, fixed: later writes and compactions do not change what it reads. Owned by the caller; it may outlive `kv`. */
 REFTAB_C_EXPORT reftab_code reftab_kv_snapshot_new(reftab_kv* kv, reftab_kv_snapshot** out,
                                                    reftab_error** err);
 /* As reftab_kv_get; *value is a VIEW owned by the snapshot, valid until its next call. */
@@ -81,7 +97,7 @@ REFTAB_C_EXPORT reftab_code reftab_kv_snapshot_get(reftab_kv_snapshot* snap, con
                                                    size_t key_len, const void** value,
                                                    size_t* value_len, int* found,
                                                    reftab_error** err);
-/* The number of write batches behind this state. */
+/* Orders the states of one store: a later state has a greater or equal number. */
 REFTAB_C_EXPORT uint64_t reftab_kv_snapshot_sequence(const reftab_kv_snapshot* snap);
 REFTAB_C_EXPORT void reftab_kv_snapshot_free(reftab_kv_snapshot* snap);
 
@@ -116,7 +132,8 @@ REFTAB_C_EXPORT reftab_code reftab_kv_iter_next(reftab_kv_iter* it, reftab_kv_en
                                                 reftab_error** err);
 REFTAB_C_EXPORT void reftab_kv_iter_free(reftab_kv_iter* it);
 
-/* Merges every table of the store into one (deleted entries are dropped). */
+/* Flushes (a writing handle) and merges every table of the store into one (deleted entries
+ * are dropped). */
 REFTAB_C_EXPORT reftab_code reftab_kv_compact(reftab_kv* kv, reftab_error** err);
 
 #ifdef __cplusplus

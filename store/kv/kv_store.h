@@ -2,12 +2,37 @@
 //
 // Keys and values are arbitrary bytes (NULs included). Keys sort as unsigned bytes
 // (memcmp order, shorter first on a tie). A store is a directory holding a reftable stack
-// (tables.list and *.ref files): every write is one atomic batch appended as one table, the
-// tables are merged geometrically as they accumulate (auto-compaction), readers never lock,
-// and any number of processes may read and write the same directory at once, with the same
-// locking and reload protocol as git's reftable refs (store/stack.h).
+// (tables.list and *.ref files) and, beside it, a write-ahead log, as in LevelDB:
+//   * a write (one Put, Delete or batch) is appended to the log, kv.log, as one record with
+//     a checksum, then applied to the memtable, a sorted map in memory that reads consult
+//     before the tables. A write returns once write(2) returned (a killed process loses
+//     nothing acknowledged); with KvWriteOptions::sync, once the record is fsynced (a
+//     machine crash loses nothing acknowledged either, given KvOptions::durability kGit or
+//     kFull, which make the tables a flush writes durable too);
+//   * when the memtable passes KvOptions::memtable_size (and on Flush()), it becomes one
+//     new table of the stack, through an ordinary stack transaction, and only then is the
+//     log replaced by an empty one: a crash at any point leaves either the old log (whose
+//     writes, replayed again, change nothing) or the new table and the empty log;
+//   * opening replays the log into the memtable and flushes it. A short or damaged record
+//     at the end of the log (a process killed while appending it) is dropped, with
+//     everything after it, and reported by log_recovery() (the file, the offset, the bytes
+//     dropped); with KvOptions::paranoid_checks, Open fails instead. A damaged record is
+//     never read as data: each carries an XXH3 checksum of its length and contents
+//     (the format: store/kv/kv_log_format.h);
+//   * tables are merged geometrically as they accumulate (auto-compaction).
+// The files of the folder: tables.list, *.ref (the stack, store/stack.h), kv.log (the log),
+// kv.log.new (a log being made; removed at open), kv.lock (the writer lock, below).
 //
-// Encoding (every file is a valid reftable that `reftab dump`, `reftab verify` and git's
+// Processes: one writing process at a time. A store opened for writing holds an advisory
+// lock on kv.lock (released when the process ends, however it ends); a second writer, in
+// this process or another, fails at once with kLockHeld naming kv.lock and the holder's
+// pid. Any number of processes may open the store with KvOptions::read_only at the same
+// time: they read the tables, so they see every flushed write (Refresh() or
+// refresh_on_read picks up new tables), never what is only in the writer's log and
+// memtable. A writer's Flush() makes its writes visible to them. A store closed without a
+// flush keeps its writes in kv.log; the next writer's Open moves them into a table.
+//
+// Encoding (every table is a valid reftable that `reftab dump`, `reftab verify` and git's
 // reader open):
 //   * a key is a ref record's name; an entry is a symbolic-ref record (value type 3) whose
 //     target bytes are the value: stored once, verbatim, never prefix-compressed, length as
@@ -25,7 +50,7 @@
 //
 // Objects: a KvStore is used by one thread at a time (like a Stack); a KvSnapshot and a
 // KvIterator too, but they may outlive the store, and copies of a KvSnapshot (which share
-// its tables) may go to other threads.
+// its tables and its frozen copy of the memtable) may go to other threads.
 #ifndef REFTAB_STORE_KV_KV_STORE_H_
 #define REFTAB_STORE_KV_KV_STORE_H_
 
@@ -49,6 +74,9 @@ REFTAB_PUBLIC_BEGIN
 
 class Snapshot;  // store/stack.h
 class Stack;
+class FileLock;  // store/file.h
+class KvMemtable;
+class KvLogWriter;
 
 // The largest key + value a store accepts: the record must fit in one block of at most
 // kMaxBlockSize bytes, with room for its header, the file header and a restart entry.
@@ -58,18 +86,40 @@ struct KvOptions {
   FileSystem* fs = nullptr;  // nullptr: the operating system's
   // Create the directory if it does not exist (only with the operating system's files).
   bool create_if_missing = true;
-  // kNone: no fsync (data survives a crash of the process, not of the machine); kGit: each
-  // table and tables.list are fsynced before their rename; kFull: the directory too.
+  // Open for reading only: no writer lock, no log; reads see the tables (every flushed
+  // write). Writes fail with kInvalidArgument.
+  bool read_only = false;
+  // How the tables a flush or compaction writes are made durable: kNone: no fsync (they
+  // survive a crash of the process, not of the machine); kGit: each table and tables.list
+  // are fsynced before their rename, and the folder before the log is replaced; kFull: the
+  // folder after every rename too. The log's records are synced per write
+  // (KvWriteOptions::sync).
   Durability durability = Durability::kGit;
-  // How long a write waits for another process's write or compaction to release
+  // The memtable's size, in bytes of keys and values (plus 64 per entry), past which a
+  // write flushes it into a new table. Memory use is about this much, plus what snapshots
+  // keep of older memtables.
+  size_t memtable_size = 4 << 20;
+  // A damaged record in the log fails Open with kCorruption instead of being dropped and
+  // reported by log_recovery().
+  bool paranoid_checks = false;
+  // How long a flush or compaction waits for another process's compaction to release
   // tables.list.lock (negative: forever).
   int64_t lock_timeout_ms = 10000;
   uint32_t block_size = kDefaultBlockSize;  // for tables whose records fit (see above)
-  bool auto_compact = true;                 // geometric compaction after every write
-  // true: KvStore::Get, GetSnapshot and NewIterator first look for other processes' writes
-  // (one stat() of tables.list; a reload only when it changed). false: they read the state
-  // of this store's last Write or Refresh(), which is as fast as a snapshot read.
+  bool auto_compact = true;                 // geometric compaction after every flush
+  // Read-only stores: true: Get, GetSnapshot and NewIterator first look for new tables
+  // (one stat() of tables.list; a reload only when it changed). false: they read the
+  // state of the last Refresh(). A writer's reads never look (only it adds tables; others'
+  // compactions change no contents, and its next flush picks them up).
   bool refresh_on_read = true;
+};
+
+// Per write, as LevelDB's.
+struct KvWriteOptions {
+  // false: the write returns once the log record is written (write(2)): a crash of the
+  // process loses nothing acknowledged, a crash of the machine may lose the last writes.
+  // true: once the record is fsynced as well.
+  bool sync = false;
 };
 
 // Puts and deletes applied together, or not at all, by KvStore::Write. A later operation
@@ -127,8 +177,9 @@ class KvIterator {
   bool valid_ = false;
 };
 
-// A fixed set of tables: reads see one consistent state while writers go on (they add and
-// replace files; the snapshot keeps its own mapped). A KvSnapshot object is used by one
+// A fixed state: a set of tables and a frozen copy of the writer's memtable. Reads see one
+// consistent state while writers go on (they add and replace files; the snapshot keeps its
+// own mapped). A KvSnapshot object is used by one
 // thread at a time (Get reuses a buffer of its own); copies are cheap (the tables are
 // shared), so give each thread its copy.
 class KvSnapshot {
@@ -137,48 +188,80 @@ class KvSnapshot {
   // Sets *found, and *value when found.
   Status Get(std::string_view key, std::string* value, bool* found) const;
   KvIterator NewIterator(const KvIteratorOptions& options = {}) const;
-  // The number of write batches that produced this state (the stack's update index).
+  // Orders the states of one store: a later state has a greater or equal number. The
+  // high 32 bits count the tables written (the stack's update index), the low 32 bits the
+  // write batches in the memtable (not yet flushed).
   uint64_t sequence() const;
 
  private:
   friend class KvStore;
+  struct Mem;  // the frozen memtable (kv_store.cc)
+  KvSnapshot(std::shared_ptr<const Snapshot> snap, std::shared_ptr<const Mem> mem);
   std::shared_ptr<const Snapshot> snap_;
-  mutable RefRecord scratch_;  // Get's record: its name buffer is kept from call to call
+  std::shared_ptr<const Mem> mem_;  // null: no memtable (a read-only store's)
+  mutable RefRecord scratch_;       // Get's record: its name buffer is kept from call to call
 };
 
 class KvStore {
  public:
+  // Opens the store in `dir` (see the top of this file): a writer takes kv.lock (kLockHeld
+  // if another writer has it), replays kv.log and flushes what it held.
   static Result<std::unique_ptr<KvStore>> Open(const std::string& dir, const KvOptions& options);
+  // Does not flush: the log keeps the writes for the next Open.
   ~KvStore();
 
-  Status Put(std::string_view key, std::string_view value);
-  Status Delete(std::string_view key);
-  // Applies the whole batch atomically as one new table (nothing if it changes nothing).
-  // kInvalidArgument for an empty key, kTooLarge for an entry over kMaxEntryBytes, kLockHeld
-  // if other writers kept the lock past lock_timeout_ms.
-  Status Write(const KvWriteBatch& batch);
+  Status Put(std::string_view key, std::string_view value, const KvWriteOptions& options = {});
+  Status Delete(std::string_view key, const KvWriteOptions& options = {});
+  // Applies the whole batch atomically: one log record (nothing for an empty batch).
+  // kInvalidArgument for an empty key or a read-only store, kTooLarge for an entry over
+  // kMaxEntryBytes. An error writing or syncing the log fails this write and every later
+  // one (the log's end is then unknown; reopen the store). An error from the flush that
+  // the write set off is returned too, but the write itself is done (it is in the log);
+  // the next write tries the flush again.
+  Status Write(const KvWriteBatch& batch, const KvWriteOptions& options = {});
+  // Writes the memtable into a new table now and replaces the log by an empty one: from
+  // then on, read-only stores of other processes see the writes. Nothing if it is empty.
+  Status Flush();
 
-  // Reads the latest state: first picks up other processes' writes (one stat of
-  // tables.list when nothing changed; see KvOptions::refresh_on_read).
+  // Reads the latest state: the memtable, then the tables (a read-only store first picks
+  // up new tables: one stat of tables.list when nothing changed; see
+  // KvOptions::refresh_on_read).
   Status Get(std::string_view key, std::string* value, bool* found);
   // The latest state, as above, fixed.
   Result<KvSnapshot> GetSnapshot();
   // An iterator over GetSnapshot().
   Result<KvIterator> NewIterator(const KvIteratorOptions& options = {});
 
-  // Picks up other processes' writes now.
+  // Picks up new tables now.
   Status Refresh();
 
-  // Merges all tables into one (tombstones dropped).
+  // Flushes the memtable (if writable) and merges all tables into one (tombstones dropped).
   Status CompactAll();
+  // What Open found wrong in the log: Ok, or kCorruption naming kv.log, the offset of the
+  // first record not read and the bytes dropped from there to the end.
+  const Status& log_recovery() const { return log_recovery_; }
   // The stack underneath, for inspection (table names, compaction outcome).
   Stack* stack() { return stack_.get(); }
 
  private:
-  KvStore(std::unique_ptr<Stack> stack, bool refresh_on_read);
-  Status MaybeRefresh() { return refresh_on_read_ ? Refresh() : Status::Ok(); }
+  KvStore(std::unique_ptr<Stack> stack, const KvOptions& options);
+  Status MaybeRefresh();
+  Status Recover();
+  Status ApplyLogRecord(std::string_view payload);
+  Status CheckWritable() const;
+  struct OpView;  // one operation of a write, as views (kv_store.cc)
+  Status WriteOps(const OpView* ops, size_t n, const KvWriteOptions& options);
+  Status CommitMemtable();
+
   std::unique_ptr<Stack> stack_;
-  bool refresh_on_read_;
+  KvOptions options_;
+  // A writer's: the lock on kv.lock, the log and the memtable; all null when read-only.
+  std::unique_ptr<FileLock> lock_;
+  std::unique_ptr<KvLogWriter> log_;
+  std::unique_ptr<KvMemtable> mem_;
+  Status broken_;        // a failed log write or sync: every later write fails with it
+  Status log_recovery_;  // see log_recovery()
+  std::string record_;   // the log record being built (its buffer kept from write to write)
   std::optional<KvSnapshot> current_;  // Get's view of the stack's current snapshot
 };
 

@@ -155,15 +155,22 @@ int main(void) {
   reftab_kv_iter_free(it);
   reftab_kv_snapshot_free(before);
 
-  /* Reopened, the data is there; a handle without refresh-on-read sees another's write
-   * after reftab_kv_refresh. */
+  /* Reopened (the log replayed), the data is there; a second writer is refused; a
+   * read-only handle without refresh-on-read sees a flushed write after reftab_kv_refresh. */
+  OK(reftab_kv_put(kv, "unflushed", 9, "u", 1, &err));
   reftab_kv_free(kv);
   kv = NULL;
-  OK(reftab_kv_open(dir, 0, &kv, &err));
+  OK(reftab_kv_open(dir, REFTAB_KV_SYNC_WRITES, &kv, &err));
+  expect_value(kv, "unflushed", 9, "u", 1);
   {
+    reftab_kv* second = NULL;
+    FAILS(REFTAB_LOCK_HELD, reftab_kv_open(dir, 0, &second, &err));
+    CHECK(second == NULL);
     reftab_kv* lazy = NULL;
-    OK(reftab_kv_open(dir, REFTAB_KV_NO_REFRESH_ON_READ, &lazy, &err));
+    OK(reftab_kv_open(dir, REFTAB_KV_READ_ONLY | REFTAB_KV_NO_REFRESH_ON_READ, &lazy, &err));
     OK(reftab_kv_put(kv, "late", 4, "x", 1, &err));
+    FAILS(REFTAB_INVALID_ARGUMENT, reftab_kv_put(lazy, "k", 1, "v", 1, &err));
+    OK(reftab_kv_flush(kv, &err));
     expect_value(lazy, "late", 4, NULL, 0);
     OK(reftab_kv_refresh(lazy, &err));
     expect_value(lazy, "late", 4, "x", 1);

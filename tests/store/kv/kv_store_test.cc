@@ -1,13 +1,18 @@
 // The key/value store (store/kv/kv_store.h): edge cases of keys and values (empty, binary with
-// NULs, values of several MiB), batches, snapshots, iteration bounds, reopening, a seeded
-// model test against std::map, and its files read back by `reftab dump` / `reftab verify`.
+// NULs, values of several MiB), batches, snapshots, iteration bounds, reopening, the
+// write-ahead log (replay, a torn tail cut at every byte, a bit flipped in every byte, flushes
+// at the memtable size, the writer lock), a seeded model test against std::map, and its files
+// read back by `reftab dump` / `reftab verify`.
 #include "store/kv/kv_store.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -118,10 +123,14 @@ TEST(KvStoreTest, RejectsEmptyKeysAndOversizedEntries) {
   EXPECT_TRUE(kv->stack()->names().empty());
 }
 
-TEST(KvStoreTest, BatchIsOneTableAndLaterOperationsWin) {
+TEST(KvStoreTest, BatchIsOneLogRecordAndLaterOperationsWinAndFlushMakesOneTable) {
   TempDir dir("kv");
-  auto kv = OpenOrDie(dir.path());
+  KvOptions o = TestOptions();
+  o.auto_compact = false;
+  auto kv = OpenOrDie(dir.path(), o);
   ASSERT_TRUE(kv->Put("gone", "x").ok());
+  ASSERT_TRUE(kv->Flush().ok());
+  ASSERT_EQ(kv->stack()->names().size(), 1u);
   KvWriteBatch b;
   b.Put("a", "1");
   b.Put("b", "2");
@@ -133,31 +142,41 @@ TEST(KvStoreTest, BatchIsOneTableAndLaterOperationsWin) {
   EXPECT_EQ(Contents(*kv), (std::map<std::string, std::string>{{"a", "3"}, {"c", "4"}}));
   auto snap = kv->GetSnapshot();
   ASSERT_TRUE(snap.ok());
-  EXPECT_EQ(snap->sequence(), 2u);
-  // Deleting what does not exist, and putting what is there, write nothing.
+  EXPECT_EQ(snap->sequence(), (uint64_t(1) << 32) + 1);  // one table, one batch in memory
+  ASSERT_TRUE(kv->Write(KvWriteBatch()).ok());           // an empty batch writes nothing
+  EXPECT_EQ(kv->GetSnapshot()->sequence(), snap->sequence());
+  ASSERT_TRUE(kv->Flush().ok());
+  EXPECT_EQ(kv->stack()->names().size(), 2u);
+  EXPECT_EQ(kv->GetSnapshot()->sequence(), uint64_t(2) << 32);
+  EXPECT_EQ(Contents(*kv), (std::map<std::string, std::string>{{"a", "3"}, {"c", "4"}}));
+  // A flush that changes nothing writes no table.
   KvWriteBatch noop;
   noop.Delete("nothing");
   noop.Put("a", "3");
   ASSERT_TRUE(kv->Write(noop).ok());
-  EXPECT_EQ(kv->GetSnapshot()->sequence(), 2u);
+  ASSERT_TRUE(kv->Flush().ok());
+  EXPECT_EQ(kv->stack()->names().size(), 2u);
 }
 
-TEST(KvStoreTest, SnapshotsAndIteratorsKeepTheirStateWhileWritersGoOn) {
+TEST(KvStoreTest, SnapshotsAndIteratorsKeepTheirStateWhileWritesGoOn) {
   TempDir dir("kv");
   auto kv = OpenOrDie(dir.path());
   for (int i = 0; i < 20; ++i) ASSERT_TRUE(kv->Put(Key(uint64_t(i)), "old").ok());
+  ASSERT_TRUE(kv->Flush().ok());
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(kv->Put(Key(uint64_t(i)), "old").ok());  // in memory
   auto snap = kv->GetSnapshot();
   ASSERT_TRUE(snap.ok());
   KvIterator it = snap->NewIterator();
   ASSERT_TRUE(it.SeekToFirst().ok());
-  // Another process (here: another store object) rewrites everything and compacts.
-  auto other = OpenOrDie(dir.path());
+  // Everything rewritten, partly flushed and compacted, partly in the memtable.
   KvWriteBatch b;
   for (int i = 0; i < 20; ++i) b.Put(Key(uint64_t(i)), "new");
   b.Delete("k3");
-  ASSERT_TRUE(other->Write(b).ok());
-  ASSERT_TRUE(other->CompactAll().ok());
-  ASSERT_TRUE(other->stack()->names().size() == 1);
+  ASSERT_TRUE(kv->Write(b).ok());
+  ASSERT_TRUE(kv->CompactAll().ok());
+  ASSERT_TRUE(kv->stack()->names().size() == 1);
+  ASSERT_TRUE(kv->Delete("k4").ok());
+  ASSERT_TRUE(kv->Put("k5", "newer").ok());
   int n = 0;
   for (; it.Valid(); it.Next(), ++n) EXPECT_EQ(it.value(), "old");
   EXPECT_EQ(n, 20);
@@ -166,22 +185,208 @@ TEST(KvStoreTest, SnapshotsAndIteratorsKeepTheirStateWhileWritersGoOn) {
   ASSERT_TRUE(snap->Get("k3", &v, &found).ok());
   EXPECT_TRUE(found);
   EXPECT_EQ(v, "old");
-  EXPECT_EQ(GetOr(*kv, "k3"), "<missing>");  // the store itself sees the other's write
-  EXPECT_EQ(GetOr(*kv, "k4"), "new");
+  EXPECT_EQ(GetOr(*kv, "k3"), "<missing>");
+  EXPECT_EQ(GetOr(*kv, "k4"), "<missing>");
+  EXPECT_EQ(GetOr(*kv, "k5"), "newer");
+  EXPECT_EQ(GetOr(*kv, "k6"), "new");
 }
 
-TEST(KvStoreTest, WithoutRefreshOnReadOtherWritersShowAfterRefresh) {
+TEST(KvStoreTest, ReadOnlyStoresSeeFlushedWritesAfterRefresh) {
+  TempDir dir("kv");
+  auto kv = OpenOrDie(dir.path());
+  KvOptions o = TestOptions();
+  o.read_only = true;
+  o.refresh_on_read = false;
+  auto reader = OpenOrDie(dir.path(), o);
+  KvOptions eager = TestOptions();
+  eager.read_only = true;
+  auto eager_reader = OpenOrDie(dir.path(), eager);
+  ASSERT_TRUE(kv->Put("k", "1").ok());
+  EXPECT_EQ(GetOr(*kv, "k"), "1");                    // its own writes show at once
+  EXPECT_EQ(GetOr(*eager_reader, "k"), "<missing>");  // not flushed: only in kv.log
+  ASSERT_TRUE(kv->Flush().ok());
+  EXPECT_EQ(GetOr(*eager_reader, "k"), "1");
+  EXPECT_EQ(GetOr(*reader, "k"), "<missing>");
+  ASSERT_TRUE(reader->Refresh().ok());
+  EXPECT_EQ(GetOr(*reader, "k"), "1");
+  EXPECT_EQ(reader->Put("x", "y").code(), Code::kInvalidArgument);
+  EXPECT_EQ(reader->Flush().code(), Code::kInvalidArgument);
+}
+
+TEST(KvStoreTest, ASecondWriterFailsAtOnceNamingTheLockAndItsHolder) {
+  TempDir dir("kv");
+  auto kv = OpenOrDie(dir.path());
+  auto second = KvStore::Open(dir.path(), TestOptions());
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), Code::kLockHeld);
+  EXPECT_NE(second.status().message().find(dir.path() + "/kv.lock"), std::string::npos)
+      << second.status().ToString();
+  EXPECT_NE(second.status().message().find("process " + std::to_string(getpid())),
+            std::string::npos)
+      << second.status().ToString();
+  kv.reset();
+  EXPECT_TRUE(KvStore::Open(dir.path(), TestOptions()).ok());  // released with the store
+}
+
+// ------------------------------------------------------------------ the log
+
+std::string ReadFileOrDie(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << path;
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+void WriteFileOrDie(const std::string& path, std::string_view bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), std::streamsize(bytes.size()));
+  ASSERT_TRUE(out.good()) << path;
+}
+
+// A log of three one-put records (k1, k2, k3), as a writer leaves it when it is not closed
+// cleanly: copied while the store is open. Sets *second and *third to where records 2 and
+// 3 begin.
+std::string ThreeRecordLog(size_t* second, size_t* third) {
+  TempDir dir("kvlog");
+  auto kv = OpenOrDie(dir.path());
+  const std::string log = dir.path() + "/kv.log";
+  EXPECT_TRUE(kv->Put("k1", "value one").ok());
+  *second = ReadFileOrDie(log).size();
+  EXPECT_TRUE(kv->Put("k2", "value two").ok());
+  *third = ReadFileOrDie(log).size();
+  EXPECT_TRUE(kv->Put("k3", "value three").ok());
+  return ReadFileOrDie(log);
+}
+
+// Opens a fresh store whose kv.log is `log`, and returns what it holds of k1..k3 ("-" for
+// a missing key), checking that a present key has its own value.
+std::string OpenWithLog(std::string_view log, Status* recovery, const KvOptions& o = TestOptions(),
+                        Status* open = nullptr) {
+  TempDir dir("kvlog");
+  WriteFileOrDie(dir.path() + "/kv.log", log);
+  auto kv = KvStore::Open(dir.path(), o);
+  if (open) *open = kv.status();
+  if (!kv.ok()) return "<open failed>";
+  *recovery = (*kv)->log_recovery();
+  std::string held;
+  const char* values[] = {"value one", "value two", "value three"};
+  for (int i = 1; i <= 3; ++i) {
+    std::string v = GetOr(**kv, Key(uint64_t(i)), "-");
+    if (v != "-") {
+      EXPECT_EQ(v, values[i - 1]) << "wrong data for k" << i;
+    }
+    held += v == "-" ? "-" : std::to_string(i);
+  }
+  // The log was moved into a table and replaced: a second open finds nothing to drop.
+  kv->reset();
+  auto again = OpenOrDie(dir.path());
+  EXPECT_TRUE(again->log_recovery().ok()) << again->log_recovery().ToString();
+  EXPECT_EQ(again->stack()->names().size(), held == "---" ? 0u : 1u);
+  EXPECT_EQ(GetOr(*again, "k1", "-") != "-", held[0] == '1');
+  return held;
+}
+
+TEST(KvLogTest, AStoreClosedWithoutFlushReplaysItsLogAtOpen) {
+  TempDir dir("kv");
+  {
+    auto kv = OpenOrDie(dir.path());
+    ASSERT_TRUE(kv->Put("a", "1").ok());
+    KvWriteBatch b;
+    b.Put("b", "2");
+    b.Delete("a");
+    b.Put(std::string("nul\0", 4), std::string("\0", 1));
+    ASSERT_TRUE(kv->Write(b).ok());
+    ASSERT_TRUE(kv->Put("c", "3", KvWriteOptions{.sync = true}).ok());
+    EXPECT_TRUE(kv->stack()->names().empty());  // all of it in kv.log and the memtable
+  }
+  auto kv = OpenOrDie(dir.path());
+  EXPECT_TRUE(kv->log_recovery().ok());
+  EXPECT_EQ(kv->stack()->names().size(), 1u);  // moved into a table at open
+  EXPECT_EQ(Contents(*kv),
+            (std::map<std::string, std::string>{
+                {"b", "2"}, {"c", "3"}, {std::string("nul\0", 4), std::string("\0", 1)}}));
+  EXPECT_EQ(ReadFileOrDie(dir.path() + "/kv.log"), "RTKVLOG1");  // a fresh, empty log
+}
+
+TEST(KvLogTest, ATornTailIsDroppedAndReportedAtEveryCut) {
+  size_t second = 0, third = 0;
+  const std::string log = ThreeRecordLog(&second, &third);
+  for (size_t cut = 0; cut <= log.size(); ++cut) {
+    SCOPED_TRACE("cut at " + std::to_string(cut));
+    Status recovery;
+    std::string held = OpenWithLog(std::string_view(log).substr(0, cut), &recovery);
+    if (cut == log.size()) {
+      EXPECT_EQ(held, "123");
+    } else if (cut >= third) {
+      EXPECT_EQ(held, "12-");
+    } else if (cut >= second) {
+      EXPECT_EQ(held, "1--");
+    } else {
+      EXPECT_EQ(held, "---");
+    }
+    const bool boundary = cut == log.size() || cut == third || cut == second || cut == 8;
+    if (boundary) {
+      EXPECT_TRUE(recovery.ok()) << recovery.ToString();
+      continue;
+    }
+    ASSERT_EQ(recovery.code(), Code::kCorruption);
+    const size_t at = cut > third ? third : cut > second ? second : cut > 8 ? 8 : 0;
+    EXPECT_NE(recovery.message().find("/kv.log: offset " + std::to_string(at) + ": "),
+              std::string::npos)
+        << recovery.ToString();
+    EXPECT_NE(recovery.message().find(std::to_string(cut - at) + " bytes"), std::string::npos)
+        << recovery.ToString();
+  }
+}
+
+TEST(KvLogTest, ABitFlippedInARecordDropsItAndWhatFollowsNeverGivingWrongData) {
+  size_t second = 0, third = 0;
+  const std::string log = ThreeRecordLog(&second, &third);
+  KvOptions paranoid = TestOptions();
+  paranoid.paranoid_checks = true;
+  for (size_t i = second; i < third; ++i) {
+    SCOPED_TRACE("byte " + std::to_string(i));
+    std::string bad = log;
+    bad[i] = char(bad[i] ^ (1 << (i % 8)));
+    Status recovery;
+    EXPECT_EQ(OpenWithLog(bad, &recovery), "1--");
+    ASSERT_EQ(recovery.code(), Code::kCorruption);
+    EXPECT_NE(recovery.message().find("/kv.log: offset " + std::to_string(second) + ": "),
+              std::string::npos)
+        << recovery.ToString();
+    Status open;
+    OpenWithLog(bad, &recovery, paranoid, &open);
+    EXPECT_EQ(open.code(), Code::kCorruption);
+    EXPECT_NE(open.message().find("/kv.log: offset " + std::to_string(second) + ": "),
+              std::string::npos)
+        << open.ToString();
+  }
+}
+
+TEST(KvLogTest, TheMemtableFlushesAtItsSizeAndEverythingSurvivesReopen) {
   TempDir dir("kv");
   KvOptions o = TestOptions();
-  o.refresh_on_read = false;
+  o.memtable_size = 16 * 1024;
+  o.auto_compact = false;
+  const std::string value(100, 'v');
+  {
+    auto kv = OpenOrDie(dir.path(), o);
+    for (int i = 0; i < 1000; ++i) ASSERT_TRUE(kv->Put(Key(uint64_t(i)), value).ok());
+    // 1000 entries of about 170 accounted bytes: a flush every ~96 puts.
+    EXPECT_EQ(kv->stack()->names().size(), 1000u * (4 + 100 + 64) / o.memtable_size);
+    KvOptions ro = o;
+    ro.read_only = true;
+    auto reader = OpenOrDie(dir.path(), ro);
+    EXPECT_EQ(GetOr(*reader, "k0"), value);          // flushed
+    EXPECT_EQ(GetOr(*reader, "k999"), "<missing>");  // in the memtable still
+    EXPECT_LT(ReadFileOrDie(dir.path() + "/kv.log").size(), o.memtable_size);
+  }
   auto kv = OpenOrDie(dir.path(), o);
-  auto other = OpenOrDie(dir.path());
-  ASSERT_TRUE(kv->Put("mine", "1").ok());
-  ASSERT_TRUE(other->Put("theirs", "2").ok());
-  EXPECT_EQ(GetOr(*kv, "theirs"), "<missing>");
-  EXPECT_EQ(GetOr(*kv, "mine"), "1");  // its own writes show at once
-  ASSERT_TRUE(kv->Refresh().ok());
-  EXPECT_EQ(GetOr(*kv, "theirs"), "2");
+  EXPECT_TRUE(kv->log_recovery().ok());
+  auto all = Contents(*kv);
+  EXPECT_EQ(all.size(), 1000u);
+  for (const auto& [k, v] : all) EXPECT_EQ(v, value) << k;
 }
 
 TEST(KvStoreTest, IteratorBoundsAndPrefix) {
@@ -215,12 +420,16 @@ TEST(KvStoreTest, IteratorBoundsAndPrefix) {
 }
 
 // Random operations, the same on the store and on a std::map; after each step some reads,
-// and now and then a full comparison, a snapshot check, a reopen or a full compaction.
+// and now and then a full comparison, a prefix scan, a reopen (without a flush: the log is
+// replayed), a flush, a full compaction, or a snapshot whose contents must stay those of the
+// model at that time while later writes go on.
 void RunModel(uint32_t seed, const KvOptions& options) {
   TempDir dir("kvmodel");
   std::mt19937 rng(seed);
   auto kv = OpenOrDie(dir.path(), options);
   std::map<std::string, std::string> model;
+  std::optional<KvSnapshot> snap;
+  std::map<std::string, std::string> snap_model;
   auto random_key = [&] {
     std::string k = Key(rng() % 300);
     if (rng() % 8 == 0) k.push_back('\0');
@@ -252,8 +461,27 @@ void RunModel(uint32_t seed, const KvOptions& options) {
     }
     switch (rng() % 20) {
       case 0: ASSERT_EQ(Contents(*kv), model) << "step " << step; break;
-      case 1: kv = OpenOrDie(dir.path(), options); break;
+      case 1:
+        kv.reset();  // the writer lock is released before the next open takes it
+        kv = OpenOrDie(dir.path(), options);
+        ASSERT_TRUE(kv->log_recovery().ok()) << kv->log_recovery().ToString();
+        break;
       case 2: ASSERT_TRUE(kv->CompactAll().ok()); break;
+      case 4: ASSERT_TRUE(kv->Flush().ok()); break;
+      case 5: {
+        if (snap) {
+          std::map<std::string, std::string> seen;
+          KvIterator it = snap->NewIterator();
+          ASSERT_TRUE(it.SeekToFirst().ok());
+          for (; it.Valid(); it.Next()) seen.emplace(it.key(), it.value());
+          ASSERT_EQ(seen, snap_model) << "step " << step;
+        }
+        auto s = kv->GetSnapshot();
+        ASSERT_TRUE(s.ok());
+        snap.emplace(std::move(*s));
+        snap_model = model;
+        break;
+      }
       case 3: {  // a seek within a prefix, against the model
         KvIteratorOptions o;
         o.prefix = "k1";
@@ -282,6 +510,17 @@ TEST(KvStoreModelTest, Seed3SmallBlocks) {
   o.block_size = 256;  // most values need a bigger block: tables of mixed block sizes
   RunModel(3, o);
 }
+TEST(KvStoreModelTest, Seed4SmallMemtableSyncedTables) {
+  KvOptions o = TestOptions();
+  o.memtable_size = 16384;  // a flush every few dozen writes
+  o.durability = Durability::kGit;
+  RunModel(4, o);
+}
+TEST(KvStoreModelTest, Seed5TinyMemtable) {
+  KvOptions o = TestOptions();
+  o.memtable_size = 512;  // a flush at almost every write
+  RunModel(5, o);
+}
 
 // The store's files are reftables: reftab's own reader and verifier accept them.
 TEST(KvStoreTest, FilesAreReadByReftabDumpAndVerify) {
@@ -294,6 +533,7 @@ TEST(KvStoreTest, FilesAreReadByReftabDumpAndVerify) {
   ASSERT_TRUE(kv->Put(std::string("bin\0ary", 7), std::string("\0\x01\x02", 3)).ok());
   ASSERT_TRUE(kv->Delete("refs/kv/small").ok());
   ASSERT_TRUE(kv->Put("refs/kv/after", "x").ok());
+  ASSERT_TRUE(kv->Flush().ok());
   ASSERT_GE(kv->stack()->names().size(), 1u);
   auto verify = testing::RunProcess({cli, "--stack", dir.path(), "verify"});
   EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;

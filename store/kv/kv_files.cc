@@ -1,0 +1,93 @@
+#include "store/kv/kv_files.h"
+
+#include <unistd.h>
+
+#include "store/kv/kv_log_format.h"
+
+namespace reftab {
+
+namespace {
+
+std::string PathIn(const std::string& dir, std::string_view name) {
+  std::string p = dir;
+  p.push_back('/');
+  p.append(name);
+  return p;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<FileLock>> LockKvWriter(FileSystem* fs, const std::string& dir) {
+  const std::string path = PathIn(dir, kKvLockName);
+  {
+    auto created = fs->Create(path, /*exclusive=*/true);
+    if (created.ok()) {
+      REFTAB_RETURN_IF_ERROR((*created)->Close());
+    } else if (created.status().code() != Code::kLockHeld) {  // kLockHeld: it exists
+      return created.status();
+    }
+  }
+  auto lock = fs->TryLock(path);
+  if (!lock.ok()) {
+    if (lock.status().code() != Code::kLockHeld) return lock.status();
+    auto holder = fs->ReadFile(path);
+    std::string pid = holder.ok() ? *holder : std::string();
+    while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+    return Status::LockHeld(path + ": the store is open for writing by process " +
+                            (pid.empty() ? std::string("(unknown)") : pid) +
+                            "; one writer at a time (open it read-only to read)");
+  }
+  // Ours now: say who holds it (truncating the file does not touch the lock).
+  auto file = fs->Create(path, /*exclusive=*/false);
+  if (!file.ok()) return file.status();
+  REFTAB_RETURN_IF_ERROR((*file)->Append(std::to_string(::getpid()) + "\n"));
+  REFTAB_RETURN_IF_ERROR((*file)->Close());
+  return std::move(*lock);
+}
+
+Result<std::unique_ptr<KvLogWriter>> KvLogWriter::CreateFresh(FileSystem* fs,
+                                                              const std::string& dir, bool sync) {
+  const std::string tmp = PathIn(dir, kKvNewLogName);
+  Status gone = fs->Remove(tmp);  // a killed process's; usually absent
+  (void)gone;
+  REFTAB_ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file, fs->Create(tmp, /*exclusive=*/true));
+  Status s = file->Append(kKvLogMagic);
+  if (s.ok() && sync) s = file->Sync();
+  if (s.ok()) s = fs->Rename(tmp, PathIn(dir, kKvLogName));
+  if (!s.ok()) {
+    Status closed = file->Close();
+    (void)closed;
+    Status removed = fs->Remove(tmp);
+    (void)removed;
+    return s;
+  }
+  if (sync) REFTAB_RETURN_IF_ERROR(fs->SyncDir(dir));
+  return std::unique_ptr<KvLogWriter>(new KvLogWriter(std::move(file)));
+}
+
+Status ReplayKvLog(FileSystem* fs, const std::string& dir,
+                   const std::function<Status(std::string_view payload)>& apply, Status* damage) {
+  *damage = Status::Ok();
+  const std::string path = PathIn(dir, kKvLogName);
+  auto bytes = fs->ReadFile(path);
+  if (!bytes.ok()) return bytes.status().code() == Code::kNotFound ? Status::Ok() : bytes.status();
+  KvLogReader reader(*bytes);
+  std::string_view payload;
+  if (reader.ReadHeader()) {
+    while (reader.Next(&payload)) {
+      Status s = apply(payload);
+      if (!s.ok()) {
+        return Status::Corruption(path + ": offset " + std::to_string(reader.record_offset()) +
+                                  ": " + s.message());
+      }
+    }
+  }
+  if (const auto& d = reader.damage()) {
+    *damage = Status::Corruption(path + ": offset " + std::to_string(d->offset) + ": " + d->reason +
+                                 "; " + std::to_string(d->dropped) +
+                                 " bytes from there to the end dropped");
+  }
+  return Status::Ok();
+}
+
+}  // namespace reftab

@@ -1,0 +1,60 @@
+// The files the key/value store keeps in its folder beside the reftable stack
+// (tables.list, *.ref): its write-ahead log and its writer lock. Internal to store/kv/.
+//
+//   kv.lock      always present once a writer has opened the store. The writing process
+//                holds an advisory lock on it (flock(2), released when the process exits,
+//                however it exits) and writes its pid into it, for the error a second
+//                writer gets. Never removed: removing it would let two writers lock two
+//                different files.
+//   kv.log       the write-ahead log (store/kv/kv_log_format.h): the writes since the last
+//                flush. Replaced, never truncated, by renaming kv.log.new over it.
+//   kv.log.new   a fresh log being made; one left by a killed process is removed at open.
+#ifndef REFTAB_STORE_KV_KV_FILES_H_
+#define REFTAB_STORE_KV_KV_FILES_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "format/status.h"
+#include "store/file.h"
+
+namespace reftab {
+
+inline constexpr std::string_view kKvLockName = "kv.lock";
+inline constexpr std::string_view kKvLogName = "kv.log";
+inline constexpr std::string_view kKvNewLogName = "kv.log.new";
+
+// Takes the writer lock of the store in `dir` without waiting. kLockHeld names the lock
+// file and the pid written in it.
+Result<std::unique_ptr<FileLock>> LockKvWriter(FileSystem* fs, const std::string& dir);
+
+// The log a writer appends to.
+class KvLogWriter {
+ public:
+  // Makes an empty log (its header only) and puts it in place of kv.log atomically: written
+  // as kv.log.new, synced, renamed. With `sync`, the folder is synced after the rename, so
+  // that records synced into the new log cannot be lost with its name.
+  static Result<std::unique_ptr<KvLogWriter>> CreateFresh(FileSystem* fs, const std::string& dir,
+                                                          bool sync);
+  // Appends records with one write(2).
+  Status Append(std::string_view records) { return file_->Append(records); }
+  // fsync.
+  Status Sync() { return file_->Sync(); }
+
+ private:
+  explicit KvLogWriter(std::unique_ptr<WritableFile> file) : file_(std::move(file)) {}
+  std::unique_ptr<WritableFile> file_;
+};
+
+// Reads dir/kv.log (none: nothing to do) and calls `apply` with each intact record's
+// payload, oldest first. A short or damaged record ends the replay: *damage is then
+// kCorruption naming the file, the offset and the bytes dropped, else Ok. The returned
+// status is for failures to read, or from `apply`.
+Status ReplayKvLog(FileSystem* fs, const std::string& dir,
+                   const std::function<Status(std::string_view payload)>& apply, Status* damage);
+
+}  // namespace reftab
+
+#endif  // REFTAB_STORE_KV_KV_FILES_H_

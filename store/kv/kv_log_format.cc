@@ -1,0 +1,123 @@
+#include "store/kv/kv_log_format.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "format/bytes.h"
+
+namespace reftab {
+
+namespace {
+
+constexpr uint8_t kPut = 1;
+constexpr uint8_t kDelete = 2;
+
+// The checksum covers the length bytes too, so that a damaged length cannot make a
+// shorter or longer record pass.
+uint64_t Checksum(const uint8_t* length_bytes, std::string_view payload) {
+  XXH3_state_t state;
+  XXH3_64bits_reset(&state);
+  XXH3_64bits_update(&state, length_bytes, 4);
+  XXH3_64bits_update(&state, payload.data(), payload.size());
+  return XXH3_64bits_digest(&state);
+}
+
+void AppendLength(std::string* out, size_t n) {
+  uint8_t b[4];
+  be::Store32(b, uint32_t(n));
+  out->append(reinterpret_cast<const char*>(b), 4);
+}
+
+// A length-prefixed field of *rest, consumed.
+bool TakeField(std::string_view* rest, std::string_view* out) {
+  if (rest->size() < 4) return false;
+  uint32_t n = be::Load32(reinterpret_cast<const uint8_t*>(rest->data()));
+  if (rest->size() - 4 < n) return false;
+  *out = rest->substr(4, n);
+  rest->remove_prefix(4 + size_t(n));
+  return true;
+}
+
+}  // namespace
+
+KvLogRecordBuilder::KvLogRecordBuilder(std::string* out) : out_(out), start_(out->size()) {
+  out_->append(kKvLogRecordHeaderSize, '\0');
+}
+
+void KvLogRecordBuilder::AppendBytes(std::string_view bytes) {
+  AppendLength(out_, bytes.size());
+  out_->append(bytes);
+}
+
+void KvLogRecordBuilder::Put(std::string_view key, std::string_view value) {
+  out_->push_back(char(kPut));
+  AppendBytes(key);
+  AppendBytes(value);
+}
+
+void KvLogRecordBuilder::Delete(std::string_view key) {
+  out_->push_back(char(kDelete));
+  AppendBytes(key);
+}
+
+Status KvLogRecordBuilder::Finish() {
+  size_t n = out_->size() - start_ - kKvLogRecordHeaderSize;
+  if (n > UINT32_MAX) {
+    out_->resize(start_);
+    return Status::TooLarge("a write batch of " + std::to_string(n) +
+                            " bytes exceeds the log's limit of 4 GiB - 1");
+  }
+  auto* h = reinterpret_cast<uint8_t*>(out_->data() + start_);
+  be::Store32(h, uint32_t(n));
+  std::string_view payload(out_->data() + start_ + kKvLogRecordHeaderSize, n);
+  be::Store64(h + 4, Checksum(h, payload));
+  return Status::Ok();
+}
+
+bool KvLogReader::Fail(uint64_t at, std::string reason) {
+  damage_ = Damage{at, bytes_.size() - at, std::move(reason)};
+  pos_ = bytes_.size();
+  return false;
+}
+
+bool KvLogReader::ReadHeader() {
+  if (bytes_.substr(0, kKvLogMagic.size()) != kKvLogMagic) {
+    return Fail(0, bytes_.size() < kKvLogMagic.size() ? "short header" : "bad header");
+  }
+  pos_ = kKvLogMagic.size();
+  return true;
+}
+
+bool KvLogReader::Next(std::string_view* payload) {
+  if (pos_ >= bytes_.size()) return false;
+  const uint64_t at = pos_;
+  std::string_view rest = bytes_.substr(pos_);
+  if (rest.size() < kKvLogRecordHeaderSize) return Fail(at, "short record header");
+  auto* h = reinterpret_cast<const uint8_t*>(rest.data());
+  uint32_t n = be::Load32(h);
+  if (n == 0) return Fail(at, "empty record");
+  if (rest.size() - kKvLogRecordHeaderSize < n) return Fail(at, "record runs past the end");
+  std::string_view body = rest.substr(kKvLogRecordHeaderSize, n);
+  if (Checksum(h, body) != be::Load64(h + 4)) return Fail(at, "checksum mismatch");
+  record_offset_ = at;
+  pos_ += kKvLogRecordHeaderSize + n;
+  *payload = body;
+  return true;
+}
+
+bool NextKvLogOp(std::string_view* rest, KvLogOp* out) {
+  if (rest->empty()) return false;
+  const uint8_t kind = uint8_t((*rest)[0]);
+  rest->remove_prefix(1);
+  if (!TakeField(rest, &out->key) || out->key.empty()) return false;
+  if (kind == kDelete) {
+    out->value.reset();
+    return true;
+  }
+  std::string_view value;
+  if (kind != kPut || !TakeField(rest, &value)) return false;
+  out->value = value;
+  return true;
+}
+
+}  // namespace reftab

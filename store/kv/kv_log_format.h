@@ -1,0 +1,101 @@
+// The key/value store's write-ahead log, as bytes (no I/O; store/kv/kv_log.h reads and
+// writes the file). Internal to store/kv/.
+//
+// kv.log holds the writes made since the last flush, oldest first:
+//
+//   header    8 bytes   "RTKVLOG1"
+//   records   each one write batch (KvStore::Write), whole or not at all:
+//     length    4 bytes, big-endian: the payload's size, 1 .. 2^32 - 1
+//     checksum  8 bytes, big-endian: XXH3-64 of the 4 length bytes and the payload
+//     payload   `length` bytes: the batch's operations in the order they were made, each
+//                 kind    1 byte: 1 put, 2 delete
+//                 key     4 bytes big-endian length, then the bytes
+//                 value   (puts only) 4 bytes big-endian length, then the bytes
+//
+// A record is appended with one write(2). A process killed during it leaves a torn record
+// at the end of the file (short, or with a checksum that does not match): reading stops
+// there and reports the offset, so a damaged record and whatever follows it are never
+// taken for data.
+#ifndef REFTAB_STORE_KV_KV_LOG_FORMAT_H_
+#define REFTAB_STORE_KV_KV_LOG_FORMAT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "format/status.h"
+
+namespace reftab {
+
+inline constexpr std::string_view kKvLogMagic = "RTKVLOG1";
+inline constexpr size_t kKvLogRecordHeaderSize = 12;  // length + checksum
+
+// Builds one record at the end of `out` (which may hold earlier bytes).
+class KvLogRecordBuilder {
+ public:
+  explicit KvLogRecordBuilder(std::string* out);
+  void Put(std::string_view key, std::string_view value);
+  void Delete(std::string_view key);
+  // Fills in the length and checksum. kTooLarge if the payload exceeds 4 GiB - 1.
+  Status Finish();
+
+ private:
+  void AppendBytes(std::string_view bytes);
+  std::string* out_;
+  size_t start_;  // where the record's header begins in *out_
+};
+
+// One operation of a decoded batch; views into the payload.
+struct KvLogOp {
+  std::string_view key;
+  std::optional<std::string_view> value;  // nullopt: delete
+};
+
+// Reads the records of a whole log held in memory. Next() stops at the end, or at the first
+// record that is short or whose checksum fails, whose offset and reason damage() then gives.
+class KvLogReader {
+ public:
+  explicit KvLogReader(std::string_view bytes) : bytes_(bytes) {}
+  // The header: false (with damage()) if it is missing or wrong.
+  bool ReadHeader();
+  // The next record's payload, checked; false at the end or at a damaged record.
+  bool Next(std::string_view* payload);
+  // Where the record Next() returned last begins.
+  uint64_t record_offset() const { return record_offset_; }
+  struct Damage {
+    uint64_t offset;     // of the first byte not read as data
+    uint64_t dropped;    // bytes from there to the end of the log
+    std::string reason;  // e.g. "checksum mismatch"
+  };
+  const std::optional<Damage>& damage() const { return damage_; }
+
+ private:
+  bool Fail(uint64_t at, std::string reason);
+  std::string_view bytes_;
+  uint64_t pos_ = 0;
+  uint64_t record_offset_ = 0;
+  std::optional<Damage> damage_;
+};
+
+// Decodes a payload's operations, calling `op` for each in order. kCorruption if the
+// payload is malformed (a record whose checksum matched, so only a writer's bug).
+template <typename Fn>
+Status DecodeKvLogBatch(std::string_view payload, Fn&& op);
+
+// The decoder behind DecodeKvLogBatch: the next operation of `*rest`, consumed.
+bool NextKvLogOp(std::string_view* rest, KvLogOp* out);
+
+template <typename Fn>
+Status DecodeKvLogBatch(std::string_view payload, Fn&& op) {
+  KvLogOp one;
+  while (!payload.empty()) {
+    if (!NextKvLogOp(&payload, &one)) return Status::Corruption("malformed batch in a log record");
+    op(one);
+  }
+  return Status::Ok();
+}
+
+}  // namespace reftab
+
+#endif  // REFTAB_STORE_KV_KV_LOG_FORMAT_H_
