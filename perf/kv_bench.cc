@@ -1,22 +1,32 @@
 // reftab-kv-bench: db_bench-style figures for the key/value store (store/kv/kv_store.h) beside
 // LevelDB and RocksDB, in one process, the engines alternating within every run.
 //
-//   reftab-kv-bench [--num N] [--runs R] [--reads N] [--seeks N] [--dir DIR] [--engines LIST]
+//   reftab-kv-bench [--num N] [--runs R] [--reads N] [--seeks N] [--syncs N] [--dir DIR]
+//                   [--engines LIST]
 //
 // Keys are 16 bytes ("%016llu" of the key number), values 100 bytes of incompressible
-// (pseudo-random) data. Phases, each on every engine before the next phase:
-//   fillseq       N keys in ascending order, batches of 1,000   (fresh store)
-//   fillrandom    N keys in a random permutation, batches of 1,000 (fresh store; kept)
-//   compact       a full compaction of the fillrandom store (not timed as a figure)
-//   readrandom    --reads Gets of random present keys, on a snapshot
+// (pseudo-random) data. Phases as db_bench defines them, each on every engine before the
+// next phase:
+//   fillseq       N keys in ascending order, one put per write      (fresh store)
+//   fillbatch     N keys in ascending order, batches of 1,000        (fresh store)
+//   fillsync      --syncs keys (1,000), one synced put per write     (fresh store)
+//   deleterandom  N deletes of random keys, one per write            (the fillseq store)
+//   fillrandom    N keys in a random permutation, one put per write  (fresh store; kept)
+//   overwrite     N puts of random present keys, one per write       (the fillrandom store)
+//   readrandom    --reads Gets of random present keys, on a snapshot of the fillrandom store
+//                 as the writes left it (reftab: tables and a memtable)
+//   compact       a full compaction of it (not timed as a figure)
+//   readcompacted readrandom again, after the compaction
 //   readlatest    the same Gets of the latest state, without a snapshot
 //   readmissing   --reads Gets of absent keys (numbers N .. 2N-1)
 //   readseq       one forward scan over all entries
 //   seekrandom    --seeks Seeks to random present keys, each followed by 10 Nexts
-// The same durability for all: no fsync at all (reftab Durability::kNone; LevelDB and
-// RocksDB WriteOptions::sync = false with their write-ahead log on). Both LSM stores get a
-// 10-bit Bloom filter per key, a 256 MiB block cache and no compression (reftab stores values
-// uncompressed too); otherwise their defaults. Reads of every engine run on one thread.
+// Every engine with its default durability: nothing synced per write unless the phase says
+// so (LevelDB and RocksDB WriteOptions::sync, reftab KvWriteOptions::sync; the log is on in
+// all three), the tables they write made durable as each engine does by default (reftab:
+// Durability::kGit). Both LSM stores get a 10-bit Bloom filter per key, a 256 MiB block
+// cache and no compression (reftab stores values uncompressed too; it builds its own
+// filters); otherwise their defaults. Everything runs on one thread.
 // Output: per run and phase a line "run R phase ENGINE ops/s", then a markdown table of the
 // medians over the runs with the ratios first engine/other (above 1: the first, reftab by
 // default, is faster).
@@ -74,6 +84,9 @@ class Engine {
   virtual void Open(const std::string& dir) = 0;
   virtual void Close() = 0;
   virtual void Write(const std::vector<std::pair<std::string, std::string>>& batch) = 0;
+  // One operation per write.
+  virtual void Put(const std::string& key, const std::string& value, bool sync) = 0;
+  virtual void Delete(const std::string& key) = 0;
   virtual void Compact() = 0;
   // Readers work on one fixed state, taken by BeginReads (a snapshot).
   virtual void BeginReads() = 0;
@@ -89,8 +102,7 @@ class ReftabEngine : public Engine {
  public:
   const char* name() const override { return "reftab"; }
   void Open(const std::string& dir) override {
-    reftab::KvOptions o;
-    o.durability = reftab::Durability::kNone;
+    reftab::KvOptions o;  // the defaults
     auto kv = reftab::KvStore::Open(dir, o);
     if (!kv.ok()) Die(kv.status().ToString());
     kv_ = std::move(*kv);
@@ -105,6 +117,10 @@ class ReftabEngine : public Engine {
     for (const auto& [k, v] : batch) b.Put(k, v);
     Check(kv_->Write(b));
   }
+  void Put(const std::string& key, const std::string& value, bool sync) override {
+    Check(kv_->Put(key, value, reftab::KvWriteOptions{.sync = sync}));
+  }
+  void Delete(const std::string& key) override { Check(kv_->Delete(key)); }
   void Compact() override { Check(kv_->CompactAll()); }
   void BeginReads() override {
     auto s = kv_->GetSnapshot();
@@ -172,6 +188,12 @@ class LevelDbEngine : public Engine {
     for (const auto& [k, v] : batch) b.Put(k, v);
     Check(db_->Write(leveldb::WriteOptions(), &b));  // sync = false
   }
+  void Put(const std::string& key, const std::string& value, bool sync) override {
+    leveldb::WriteOptions w;
+    w.sync = sync;
+    Check(db_->Put(w, key, value));
+  }
+  void Delete(const std::string& key) override { Check(db_->Delete(leveldb::WriteOptions(), key)); }
   void Compact() override { db_->CompactRange(nullptr, nullptr); }
   void BeginReads() override {
     EndReads();
@@ -249,6 +271,12 @@ class RocksDbEngine : public Engine {
     for (const auto& [k, v] : batch) b.Put(k, v);
     Check(db_->Write(rocksdb::WriteOptions(), &b));  // sync = false
   }
+  void Put(const std::string& key, const std::string& value, bool sync) override {
+    rocksdb::WriteOptions w;
+    w.sync = sync;
+    Check(db_->Put(w, key, value));
+  }
+  void Delete(const std::string& key) override { Check(db_->Delete(rocksdb::WriteOptions(), key)); }
   void Compact() override {
     Check(db_->CompactRange(rocksdb::CompactRangeOptions(), nullptr, nullptr));
   }
@@ -305,6 +333,7 @@ struct Config {
   uint64_t num = 1000000;
   uint64_t reads = 1000000;
   uint64_t seeks = 100000;
+  uint64_t syncs = 1000;
   int runs = 3;
   std::string dir = "/tmp/reftab-kv-bench";
   std::string engines = "reftab,leveldb,rocksdb";
@@ -326,6 +355,12 @@ class Values {
 };
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+// One put per write, in `order`.
+void FillOneByOne(Engine& e, const std::vector<uint64_t>& order, const Values& values,
+                  bool sync = false) {
+  for (uint64_t i : order) e.Put(KeyOf(i), values.Of(i), sync);
+}
 
 void Fill(Engine& e, const std::vector<uint64_t>& order, const Values& values) {
   std::vector<std::pair<std::string, std::string>> batch;
@@ -422,31 +457,58 @@ void Bench::RunOnce(int run) {
   std::mt19937_64 rng(1000 + uint64_t(run));
   std::shuffle(perm.begin(), perm.end(), rng);
 
+  std::vector<uint64_t> randoms(n);  // keys for overwrite and deleterandom
+  for (uint64_t& r : randoms) r = rng() % n;
+  std::vector<uint64_t> sync_keys(seq.begin(), seq.begin() + long(std::min(cfg.syncs, n)));
+
   for (auto& e : engines) {
-    RemoveDir(DirOf(*e, "seq"));
-    RemoveDir(DirOf(*e, "random"));
+    for (const char* what : {"seq", "batch", "sync", "random"}) RemoveDir(DirOf(*e, what));
   }
   Timed(run, "fillseq", n, [&](Engine& e) {
     e.Open(DirOf(e, "seq"));
+    FillOneByOne(e, seq, values);
+    e.Close();
+    return n;
+  });
+  Timed(run, "fillbatch", n, [&](Engine& e) {
+    e.Open(DirOf(e, "batch"));
     Fill(e, seq, values);
+    e.Close();
+    return n;
+  });
+  Timed(run, "fillsync", sync_keys.size(), [&](Engine& e) {
+    e.Open(DirOf(e, "sync"));
+    FillOneByOne(e, sync_keys, values, /*sync=*/true);
+    e.Close();
+    return sync_keys.size();
+  });
+  Timed(run, "deleterandom", n, [&](Engine& e) {
+    e.Open(DirOf(e, "seq"));
+    for (uint64_t r : randoms) e.Delete(KeyOf(r));
     e.Close();
     return n;
   });
   Timed(run, "fillrandom", n, [&](Engine& e) {
     e.Open(DirOf(e, "random"));
-    Fill(e, perm, values);
+    FillOneByOne(e, perm, values);
     return n;
   });
-  for (auto& e : engines) {
-    e->Compact();
-    e->BeginReads();
-  }
+  Timed(run, "overwrite", n, [&](Engine& e) {
+    for (uint64_t r : randoms) e.Put(KeyOf(r), values.Of(r + 1), false);
+    return n;
+  });
   std::vector<uint64_t> probes(cfg.reads);
   for (uint64_t& p : probes) p = rng() % n;
   std::vector<std::string> present, missing;
   for (uint64_t p : probes) present.push_back(KeyOf(p));
   for (uint64_t p : probes) missing.push_back(KeyOf(n + p));
+  for (auto& e : engines) e->BeginReads();
   Timed(run, "readrandom", cfg.reads, [&](Engine& e) { return ReadRandomPhase(e, present); });
+  for (auto& e : engines) {
+    e->Compact();
+    e->BeginReads();
+  }
+  Timed(run, "readcompacted", cfg.reads, [&](Engine& e) { return ReadRandomPhase(e, present); });
   Timed(run, "readlatest", cfg.reads, [&](Engine& e) { return ReadLatestPhase(e, present); });
   Timed(run, "readmissing", cfg.reads, [&](Engine& e) { return ReadMissingPhase(e, missing); });
   Timed(run, "readseq", n, [&](Engine& e) { return ReadSeqPhase(e); });
@@ -463,8 +525,11 @@ double Median(std::vector<double> v) {
 }
 
 void Bench::Report() const {
-  std::printf("\nmedian ops/s over %d runs (N=%llu, %zu-byte values, batches of %zu):\n\n",
-              cfg.runs, static_cast<unsigned long long>(cfg.num), kValueSize, kBatch);
+  std::printf(
+      "\nmedian ops/s over %d runs (N=%llu, %zu-byte values, fillbatch in batches of %zu, "
+      "fillsync %llu puts):\n\n",
+      cfg.runs, static_cast<unsigned long long>(cfg.num), kValueSize, kBatch,
+      static_cast<unsigned long long>(cfg.syncs));
   std::printf("| phase |");
   for (const auto& e : engines) std::printf(" %s |", e->name());
   for (size_t i = 1; i < engines.size(); ++i) {
@@ -509,6 +574,8 @@ Config ParseArgs(int argc, char** argv) {
       c.reads = std::strtoull(v.c_str(), nullptr, 10);
     } else if (a == "--seeks") {
       c.seeks = std::strtoull(v.c_str(), nullptr, 10);
+    } else if (a == "--syncs") {
+      c.syncs = std::strtoull(v.c_str(), nullptr, 10);
     } else if (a == "--runs") {
       c.runs = std::atoi(v.c_str());
     } else if (a == "--dir") {

@@ -89,7 +89,8 @@ REFTAB_C_EXPORT void reftab_kv_batch_free(reftab_kv_batch* batch);
 REFTAB_C_EXPORT reftab_code reftab_kv_write(reftab_kv* kv, const reftab_kv_batch* batch,
                                             reftab_error** err);
 
-/* The latest state, fixed: later writes and compactions do not change what it reads. Owned by the caller; it may outlive `kv`. */
+/* The latest state, fixed: later writes and compactions do not change what it reads. Owned
+ * by the caller; it may outlive `kv`. */
 REFTAB_C_EXPORT reftab_code reftab_kv_snapshot_new(reftab_kv* kv, reftab_kv_snapshot** out,
                                                    reftab_error** err);
 /* As reftab_kv_get; *value is a VIEW owned by the snapshot, valid until its next call. */

@@ -23,8 +23,8 @@ KvMemLookup LookupKvMemLayers(const KvMemLayers& layers, std::string_view key, s
 
 void KvMemtable::Set(std::string_view key, std::optional<std::string_view> value) {
   bytes_ += key.size() + (value ? value->size() : 0) + kEntryOverhead;
-  auto it = writable_.find(key);
-  if (it == writable_.end()) {
+  auto it = writable_.lower_bound(key);  // one descent, for the insert's hint too
+  if (it == writable_.end() || it->first != key) {
     writable_.emplace_hint(it, std::string(key),
                            value ? std::optional<std::string>(*value) : std::nullopt);
   } else if (value) {

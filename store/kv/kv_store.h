@@ -26,8 +26,9 @@
 // Processes: one writing process at a time. A store opened for writing holds an advisory
 // lock on kv.lock (released when the process ends, however it ends); a second writer, in
 // this process or another, fails at once with kLockHeld naming kv.lock and the holder's
-// pid. Any number of processes may open the store with KvOptions::read_only at the same
-// time: they read the tables, so they see every flushed write (Refresh() or
+// pid (a child made by fork() shares its parent's lock: it must not write through the
+// parent's store). Any number of processes may open the store with KvOptions::read_only at
+// the same time: they read the tables, so they see every flushed write (Refresh() or
 // refresh_on_read picks up new tables), never what is only in the writer's log and
 // memtable. A writer's Flush() makes its writes visible to them. A store closed without a
 // flush keeps its writes in kv.log; the next writer's Open moves them into a table.
