@@ -228,11 +228,7 @@ Status KvStore::Recover() {
     if (options_.paranoid_checks) return damage;
     log_recovery_ = damage;
   }
-  REFTAB_RETURN_IF_ERROR(CommitMemtable());
-  REFTAB_ASSIGN_OR_RETURN(log_, KvLogWriter::CreateFresh(options_.fs, stack_->dir(),
-                                                         options_.durability != Durability::kNone));
-  mem_->Clear();
-  return Status::Ok();
+  return MoveMemtableToTable();
 }
 
 Status KvStore::ApplyLogRecord(std::string_view payload) {
@@ -325,13 +321,17 @@ Status KvStore::CommitMemtable() {
   return tx.Commit();
 }
 
+Status KvStore::Flush() {
+  REFTAB_RETURN_IF_ERROR(CheckWritable());
+  if (mem_->empty()) return Status::Ok();
+  return MoveMemtableToTable();
+}
+
 // The order makes a crash at any point safe: the table is listed (and, unless kNone, the
 // listing durable) before the log that holds the same writes is replaced. A crash before
 // the replacement leaves the old log, whose replay at open changes nothing the table does
 // not already hold.
-Status KvStore::Flush() {
-  REFTAB_RETURN_IF_ERROR(CheckWritable());
-  if (mem_->empty()) return Status::Ok();
+Status KvStore::MoveMemtableToTable() {
   REFTAB_RETURN_IF_ERROR(CommitMemtable());
   mem_->Clear();  // the table holds it now; the log too, until it is replaced
   const bool sync = options_.durability != Durability::kNone;

@@ -253,6 +253,7 @@ class KvStore {
   struct OpView;  // one operation of a write, as views (kv_store.cc)
   Status WriteOps(const OpView* ops, size_t n, const KvWriteOptions& options);
   Status CommitMemtable();
+  Status MoveMemtableToTable();
 
   std::unique_ptr<Stack> stack_;
   KvOptions options_;
