@@ -66,7 +66,6 @@ void KvMemtable::Clear() {
   writable_.clear();
   frozen_ = std::make_shared<const KvMemLayers>();
   bytes_ = 0;
-  batches_ = 0;
 }
 
 KvMemCursor::KvMemCursor(std::shared_ptr<const KvMemLayers> layers) : layers_(std::move(layers)) {

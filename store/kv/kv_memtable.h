@@ -36,8 +36,6 @@ class KvMemtable {
  public:
   void Put(std::string_view key, std::string_view value);
   void Delete(std::string_view key);
-  // Counts a write batch (KvSnapshot::sequence()).
-  void AddBatch() { ++batches_; }
 
   KvMemLookup Get(std::string_view key, std::string* value) const;
   // The whole memtable, fixed: later writes do not change what it holds.
@@ -46,7 +44,6 @@ class KvMemtable {
   // Bytes of keys and values written since the last Clear(), with a per-entry overhead:
   // what the memtable size option is compared with.
   size_t bytes() const { return bytes_; }
-  uint64_t batches() const { return batches_; }
   bool empty() const { return bytes_ == 0; }
   void Clear();
 
@@ -55,7 +52,6 @@ class KvMemtable {
   KvMemMap writable_;
   std::shared_ptr<const KvMemLayers> frozen_ = std::make_shared<const KvMemLayers>();
   size_t bytes_ = 0;
-  uint64_t batches_ = 0;
 };
 
 // Forward iteration over frozen layers in key order: one entry per key, the newest layer's,

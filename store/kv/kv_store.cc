@@ -112,7 +112,7 @@ void KvIterator::Settle() {
 
 struct KvSnapshot::Mem {
   std::shared_ptr<const KvMemLayers> layers;
-  uint64_t batches;  // write batches in it
+  uint64_t batches;  // write batches since the last table the store wrote
 };
 
 KvSnapshot::KvSnapshot(std::shared_ptr<const Snapshot> snap) : snap_(std::move(snap)) {}
@@ -228,7 +228,9 @@ Status KvStore::Recover() {
     if (options_.paranoid_checks) return damage;
     log_recovery_ = damage;
   }
-  return MoveMemtableToTable();
+  REFTAB_RETURN_IF_ERROR(MoveMemtableToTable());
+  batches_since_table_ = 0;  // sequence() starts from the tables at open
+  return Status::Ok();
 }
 
 Status KvStore::ApplyLogRecord(std::string_view payload) {
@@ -239,7 +241,7 @@ Status KvStore::ApplyLogRecord(std::string_view payload) {
       mem_->Delete(op.key);
     }
   }));
-  mem_->AddBatch();
+  ++batches_since_table_;
   return Status::Ok();
 }
 
@@ -301,13 +303,14 @@ Status KvStore::WriteOps(const OpView* ops, size_t n, const KvWriteOptions& opti
       mem_->Delete(ops[i].key);
     }
   }
-  mem_->AddBatch();
+  ++batches_since_table_;
   if (mem_->bytes() >= options_.memtable_size) return Flush();
   return Status::Ok();
 }
 
 // The memtable's entries as one transaction (one table; nothing if they change nothing).
-Status KvStore::CommitMemtable() {
+Status KvStore::CommitMemtable(bool* wrote_table) {
+  *wrote_table = false;
   if (mem_->empty()) return Status::Ok();
   KvMemCursor entry(mem_->Freeze());
   Transaction tx = stack_->NewTransaction();
@@ -318,7 +321,9 @@ Status KvStore::CommitMemtable() {
       tx.Delete(entry.key());
     }
   }
-  return tx.Commit();
+  REFTAB_RETURN_IF_ERROR(tx.Commit());
+  *wrote_table = tx.committed_update_index() != 0;
+  return Status::Ok();
 }
 
 Status KvStore::Flush() {
@@ -332,8 +337,10 @@ Status KvStore::Flush() {
 // the replacement leaves the old log, whose replay at open changes nothing the table does
 // not already hold.
 Status KvStore::MoveMemtableToTable() {
-  REFTAB_RETURN_IF_ERROR(CommitMemtable());
+  bool wrote_table = false;
+  REFTAB_RETURN_IF_ERROR(CommitMemtable(&wrote_table));
   mem_->Clear();  // the table holds it now; the log too, until it is replaced
+  if (wrote_table) batches_since_table_ = 0;  // else sequence() must not go back
   const bool sync = options_.durability != Durability::kNone;
   if (sync) REFTAB_RETURN_IF_ERROR(options_.fs->SyncDir(stack_->dir()));
   // On failure the old log stays in use: appending to it is still right, as its replay
@@ -366,8 +373,9 @@ Status KvStore::Get(std::string_view key, std::string* value, bool* found) {
 Result<KvSnapshot> KvStore::GetSnapshot() {
   REFTAB_RETURN_IF_ERROR(MaybeRefresh());
   std::shared_ptr<const KvSnapshot::Mem> mem;
-  if (mem_ && !mem_->empty()) {
-    mem = std::make_shared<const KvSnapshot::Mem>(KvSnapshot::Mem{mem_->Freeze(), mem_->batches()});
+  if (mem_ && (!mem_->empty() || batches_since_table_ != 0)) {
+    mem = std::make_shared<const KvSnapshot::Mem>(
+        KvSnapshot::Mem{mem_->Freeze(), batches_since_table_});
   }
   return KvSnapshot(stack_->snapshot(), std::move(mem));
 }

@@ -189,9 +189,9 @@ class KvSnapshot {
   // Sets *found, and *value when found.
   Status Get(std::string_view key, std::string* value, bool* found) const;
   KvIterator NewIterator(const KvIteratorOptions& options = {}) const;
-  // Orders the states of one store: a later state has a greater or equal number. The
+  // Orders the states of one open store: a later state has a greater or equal number. The
   // high 32 bits count the tables written (the stack's update index), the low 32 bits the
-  // write batches in the memtable (not yet flushed).
+  // write batches since the last table this store wrote.
   uint64_t sequence() const;
 
  private:
@@ -252,7 +252,7 @@ class KvStore {
   Status CheckWritable() const;
   struct OpView;  // one operation of a write, as views (kv_store.cc)
   Status WriteOps(const OpView* ops, size_t n, const KvWriteOptions& options);
-  Status CommitMemtable();
+  Status CommitMemtable(bool* wrote_table);
   Status MoveMemtableToTable();
 
   std::unique_ptr<Stack> stack_;
@@ -264,6 +264,7 @@ class KvStore {
   Status broken_;        // a failed log write or sync: every later write fails with it
   Status log_recovery_;  // see log_recovery()
   std::string record_;   // the log record being built (its buffer kept from write to write)
+  uint64_t batches_since_table_ = 0;   // see KvSnapshot::sequence()
   std::optional<KvSnapshot> current_;  // Get's view of the stack's current snapshot
 };
 

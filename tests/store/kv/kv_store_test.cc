@@ -156,6 +156,7 @@ TEST(KvStoreTest, BatchIsOneLogRecordAndLaterOperationsWinAndFlushMakesOneTable)
   ASSERT_TRUE(kv->Write(noop).ok());
   ASSERT_TRUE(kv->Flush().ok());
   EXPECT_EQ(kv->stack()->names().size(), 2u);
+  EXPECT_EQ(kv->GetSnapshot()->sequence(), (uint64_t(2) << 32) + 1);  // never goes back
 }
 
 TEST(KvStoreTest, SnapshotsAndIteratorsKeepTheirStateWhileWritesGoOn) {
