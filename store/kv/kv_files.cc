@@ -45,8 +45,8 @@ Result<std::unique_ptr<FileLock>> LockKvWriter(FileSystem* fs, const std::string
   return std::move(*lock);
 }
 
-Result<std::unique_ptr<KvLogWriter>> KvLogWriter::CreateFresh(FileSystem* fs,
-                                                              const std::string& dir, bool sync) {
+Status KvLogWriter::CreateFresh(FileSystem* fs, const std::string& dir, bool sync,
+                                std::unique_ptr<KvLogWriter>* out) {
   const std::string tmp = PathIn(dir, kKvNewLogName);
   Status gone = fs->Remove(tmp);  // a killed process's; usually absent
   (void)gone;
@@ -61,8 +61,8 @@ Result<std::unique_ptr<KvLogWriter>> KvLogWriter::CreateFresh(FileSystem* fs,
     (void)removed;
     return s;
   }
-  if (sync) REFTAB_RETURN_IF_ERROR(fs->SyncDir(dir));
-  return std::unique_ptr<KvLogWriter>(new KvLogWriter(std::move(file)));
+  out->reset(new KvLogWriter(std::move(file)));
+  return sync ? fs->SyncDir(dir) : Status::Ok();
 }
 
 Status ReplayKvLog(FileSystem* fs, const std::string& dir,

@@ -35,9 +35,11 @@ class KvLogWriter {
  public:
   // Makes an empty log (its header only) and puts it in place of kv.log atomically: written
   // as kv.log.new, synced, renamed. With `sync`, the folder is synced after the rename, so
-  // that records synced into the new log cannot be lost with its name.
-  static Result<std::unique_ptr<KvLogWriter>> CreateFresh(FileSystem* fs, const std::string& dir,
-                                                          bool sync);
+  // that records synced into the new log cannot be lost with its name. *out is set once the
+  // rename is done, even if the folder's sync then fails (the old log is no longer kv.log:
+  // appending to it would lose the records).
+  static Status CreateFresh(FileSystem* fs, const std::string& dir, bool sync,
+                            std::unique_ptr<KvLogWriter>* out);
   // Appends records with one write(2).
   Status Append(std::string_view records) { return file_->Append(records); }
   // fsync.

@@ -343,10 +343,17 @@ Status KvStore::MoveMemtableToTable() {
   if (wrote_table) batches_since_table_ = 0;  // else sequence() must not go back
   const bool sync = options_.durability != Durability::kNone;
   if (sync) REFTAB_RETURN_IF_ERROR(options_.fs->SyncDir(stack_->dir()));
-  // On failure the old log stays in use: appending to it is still right, as its replay
-  // at open would only repeat what the table holds before the newer records.
-  REFTAB_ASSIGN_OR_RETURN(log_, KvLogWriter::CreateFresh(options_.fs, stack_->dir(), sync));
-  return Status::Ok();
+  // If the new log is not made, the old one stays in use: appending to it is still right,
+  // as its replay at open would only repeat what the table holds before the newer records.
+  // If it is in place but the folder's sync failed, its name may not survive a machine
+  // crash, nor then the synced writes it would take: the store takes no more writes.
+  std::unique_ptr<KvLogWriter> fresh;
+  Status s = KvLogWriter::CreateFresh(options_.fs, stack_->dir(), sync, &fresh);
+  if (fresh) {
+    log_ = std::move(fresh);
+    if (!s.ok()) broken_ = s;
+  }
+  return s;
 }
 
 Status KvStore::MaybeRefresh() {

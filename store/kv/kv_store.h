@@ -18,7 +18,7 @@
 //     everything after it, and reported by log_recovery() (the file, the offset, the bytes
 //     dropped); with KvOptions::paranoid_checks, Open fails instead. A damaged record is
 //     never read as data: each carries an XXH3 checksum of its length and contents
-//     (the format: store/kv/kv_log_format.h);
+//     (the format: store/kv/kv_log_format.h in the source tree);
 //   * tables are merged geometrically as they accumulate (auto-compaction).
 // The files of the folder: tables.list, *.ref (the stack, store/stack.h), kv.log (the log),
 // kv.log.new (a log being made; removed at open), kv.lock (the writer lock, below).
@@ -216,9 +216,10 @@ class KvStore {
   // Applies the whole batch atomically: one log record (nothing for an empty batch).
   // kInvalidArgument for an empty key or a read-only store, kTooLarge for an entry over
   // kMaxEntryBytes. An error writing or syncing the log fails this write and every later
-  // one (the log's end is then unknown; reopen the store). An error from the flush that
-  // the write set off is returned too, but the write itself is done (it is in the log);
-  // the next write tries the flush again.
+  // one (the log's end is then unknown; reopen the store), as does a failed sync of the
+  // folder after a new log was put in place. An error from the flush that the write set
+  // off is returned too, but the write itself is done (it is in the log); the next write
+  // tries the flush again.
   Status Write(const KvWriteBatch& batch, const KvWriteOptions& options = {});
   // Writes the memtable into a new table now and replaces the log by an empty one: from
   // then on, read-only stores of other processes see the writes. Nothing if it is empty.
