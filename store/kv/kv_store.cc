@@ -167,6 +167,9 @@ StackOptions StackOptionsFor(const KvOptions& o) {
   s.lock_timeout_ms = o.lock_timeout_ms;
   s.auto_compact = o.auto_compact;
   s.fit_block_size = true;
+  // A writer killed during a flush leaves tables.list.lock behind (git's protocol has no
+  // stale locks); its pid file lets the error say that its holder no longer runs.
+  s.lock_pid_files = true;
   s.write_options.block_size = o.block_size;
   s.write_options.index_objects = false;  // values are not object ids
   return s;

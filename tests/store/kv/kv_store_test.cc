@@ -6,6 +6,7 @@
 #include "store/kv/kv_store.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -286,6 +287,27 @@ std::string OpenWithLog(std::string_view log, Status* recovery, const KvOptions&
   EXPECT_EQ(again->stack()->names().size(), held == "---" ? 0u : 1u);
   EXPECT_EQ(GetOr(*again, "k1", "-") != "-", held[0] == '1');
   return held;
+}
+
+TEST(KvStoreTest, AFlushBlockedByAKilledWritersLockSaysItsHolderIsGone) {
+  TempDir dir("kv");
+  KvOptions o = TestOptions();
+  o.lock_timeout_ms = 0;
+  auto kv = OpenOrDie(dir.path(), o);
+  ASSERT_TRUE(kv->Put("a", "b").ok());
+  // What a writer killed during a flush leaves: tables.list's lock and its pid file.
+  pid_t gone = fork();
+  ASSERT_GE(gone, 0);
+  if (gone == 0) _exit(0);
+  ASSERT_EQ(waitpid(gone, nullptr, 0), gone);
+  WriteFileOrDie(dir.path() + "/tables.list.lock", "");
+  WriteFileOrDie(dir.path() + "/tables.list~pid.lock", "pid " + std::to_string(gone) + "\n");
+  Status s = kv->Flush();
+  EXPECT_EQ(s.code(), Code::kLockHeld);
+  EXPECT_NE(s.message().find("process " + std::to_string(gone) + ", which is no longer running"),
+            std::string::npos)
+      << s.ToString();
+  EXPECT_EQ(GetOr(*kv, "a"), "b");  // still in the memtable and the log
 }
 
 TEST(KvLogTest, AStoreClosedWithoutFlushReplaysItsLogAtOpen) {
