@@ -178,6 +178,17 @@ reftab_code reftab_kv_write(reftab_kv* kv, const reftab_kv_batch* batch, reftab_
   });
 }
 
+reftab_code reftab_kv_write_flags(reftab_kv* kv, const reftab_kv_batch* batch, unsigned flags,
+                                  reftab_error** err) {
+  return Guard(err, [&] {
+    REFTAB_C_REQUIRE(err, kv);
+    REFTAB_C_REQUIRE(err, batch);
+    reftab::KvWriteOptions w = kv->write_options;
+    if (flags & REFTAB_KV_WRITE_SYNC) w.sync = true;
+    return Report(err, kv->store->Write(batch->batch, w));
+  });
+}
+
 reftab_code reftab_kv_snapshot_new(reftab_kv* kv, reftab_kv_snapshot** out, reftab_error** err) {
   return Guard(err, [&] {
     REFTAB_C_REQUIRE(err, kv);

@@ -89,6 +89,17 @@ REFTAB_C_EXPORT void reftab_kv_batch_free(reftab_kv_batch* batch);
 REFTAB_C_EXPORT reftab_code reftab_kv_write(reftab_kv* kv, const reftab_kv_batch* batch,
                                             reftab_error** err);
 
+/* Flags for reftab_kv_write_flags, combined with '|'. */
+enum {
+  /* Return once the write's log record is fsynced (as REFTAB_KV_SYNC_WRITES, for this
+   * write only). */
+  REFTAB_KV_WRITE_SYNC = 1u << 0
+};
+/* As reftab_kv_write, with flags for this write (a handle opened with REFTAB_KV_SYNC_WRITES
+ * syncs every write anyway). */
+REFTAB_C_EXPORT reftab_code reftab_kv_write_flags(reftab_kv* kv, const reftab_kv_batch* batch,
+                                                  unsigned flags, reftab_error** err);
+
 /* The latest state, fixed: later writes and compactions do not change what it reads. Owned
  * by the caller; it may outlive `kv`. */
 REFTAB_C_EXPORT reftab_code reftab_kv_snapshot_new(reftab_kv* kv, reftab_kv_snapshot** out,

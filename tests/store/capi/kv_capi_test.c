@@ -115,6 +115,8 @@ int main(void) {
   OK(reftab_kv_batch_put(batch, "abc", 3, "last wins", 9, &err));
   OK(reftab_kv_batch_delete(batch, "big", 3, &err));
   OK(reftab_kv_write(kv, batch, &err));
+  OK(reftab_kv_write_flags(kv, batch, REFTAB_KV_WRITE_SYNC, &err)); /* the same again, synced */
+  FAILS(REFTAB_INVALID_ARGUMENT, reftab_kv_write_flags(kv, NULL, 0, &err));
   reftab_kv_batch_free(batch);
   expect_value(kv, "abc", 3, "last wins", 9);
   expect_value(kv, "big", 3, NULL, 0);
