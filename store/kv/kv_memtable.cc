@@ -27,6 +27,8 @@ void KvMemtable::Set(std::string_view key, std::optional<std::string_view> value
   if (it == writable_.end() || it->first != key) {
     writable_.emplace_hint(it, std::string(key),
                            value ? std::optional<std::string>(*value) : std::nullopt);
+  } else if (value && it->second) {
+    it->second->assign(*value);  // an overwrite reuses the old value's buffer
   } else if (value) {
     it->second.emplace(*value);
   } else {
