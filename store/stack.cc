@@ -468,8 +468,16 @@ Status CheckNoneBelowAll(const Snapshot& snap, const std::vector<Check>& checks)
 
 }  // namespace
 
-Status Stack::CollectItem(Transaction::Item& item, const Snapshot& snap, uint64_t next,
+Status Stack::CollectItem(Transaction::Item& item, bool blind, const Snapshot& snap, uint64_t next,
                           NewRecords* out) const {
+  if (blind && item.kind != Transaction::Kind::kVerify && !item.expected_old.checked() &&
+      !item.log) {
+    out->refs.push_back(
+        RefFor(std::string(),
+               item.kind == Transaction::Kind::kDelete ? RefValue::Absent() : std::move(item.value),
+               next));
+    return Status::Ok();
+  }
   const size_t hs = snap.hash_size();
   RefRecord current_rec;
   bool found = false;
@@ -522,7 +530,7 @@ Status Stack::CollectUpdates(Transaction& tx, const Snapshot& snap, uint64_t nex
       out->refs[named_by_previous].refname = std::move(items[i - 1]->refname);
     }
     const size_t before = out->refs.size();
-    REFTAB_RETURN_IF_ERROR(CollectItem(item, snap, next, out));
+    REFTAB_RETURN_IF_ERROR(CollectItem(item, tx.blind_writes_, snap, next, out));
     named_by_previous = out->refs.size() > before ? before : kNone;
   }
   if (named_by_previous != kNone) {

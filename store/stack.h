@@ -245,7 +245,7 @@ class Stack {
   // Takes the transaction's raw log records.
   Status CollectUpdates(Transaction& tx, const Snapshot& snap, uint64_t next,
                         NewRecords* out) const;
-  Status CollectItem(Transaction::Item& item, const Snapshot& snap, uint64_t next,
+  Status CollectItem(Transaction::Item& item, bool blind, const Snapshot& snap, uint64_t next,
                      NewRecords* out) const;
   Status WriteTransactionTable(LockFile* lock, const NewRecords& records, uint64_t next);
   Status FinishCommit(std::unique_ptr<LockFile> lock, Status committed);

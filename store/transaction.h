@@ -109,6 +109,14 @@ class Transaction {
   using DecideFn = std::function<Status(const Snapshot& locked, Transaction* tx)>;
   void DecideUnderLock(DecideFn decide) { decide_ = std::move(decide); }
 
+  // Blind writes: updates and deletes without an expected old value or a reflog entry are
+  // written as given, without reading what the ref holds now. So an update that changes
+  // nothing is written all the same, and a delete writes a tombstone even for a missing ref
+  // and leaves the ref's reflog alone. For stacks without reflogs whose writer knows its
+  // updates are changes (the key/value store's memtable flushes, store/kv/kv_store.h),
+  // where the read per update is most of a commit's cost.
+  void set_blind_writes(bool blind) { blind_writes_ = blind; }
+
   size_t size() const { return updates_.size() + raw_logs_.size(); }
   // Room for `updates` updates and checks (Update, Delete, Verify), `logs` raw reflog
   // records and `none_below` VerifyNoneBelow checks, for a caller that knows how many it will
@@ -185,6 +193,7 @@ class Transaction {
   std::vector<size_t> kept_update_index_;
   std::vector<NoneBelow> empty_prefixes_;
   DecideFn decide_;
+  bool blind_writes_ = false;
   std::unique_ptr<LockFile> lock_;  // from Lock(), until Commit() takes it
   bool committed_ = false;
   uint64_t committed_update_index_ = 0;

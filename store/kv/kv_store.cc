@@ -317,6 +317,10 @@ Status KvStore::CommitMemtable(bool* wrote_table) {
   if (mem_->empty()) return Status::Ok();
   KvMemCursor entry(mem_->Freeze());
   Transaction tx = stack_->NewTransaction();
+  // The memtable's entries are writes the store acknowledged: no need to read each key to
+  // drop the few that change nothing (a tombstone for a missing key costs a record until a
+  // full compaction drops it).
+  tx.set_blind_writes(true);
   for (entry.Seek(std::string_view()); entry.Valid(); entry.Next()) {
     if (entry.value()) {
       tx.Update(entry.key(), RefValue::Symref(*entry.value()));

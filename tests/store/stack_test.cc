@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "store/table_reader.h"
-#include "tests/testutil/stack_util.h"
 #include "tests/testutil/fault_fs.h"
 #include "tests/testutil/fixtures.h"
 #include "tests/testutil/random_refs.h"
+#include "tests/testutil/stack_util.h"
 #include "tests/testutil/store_util.h"
 
 namespace reftab {
@@ -276,6 +276,30 @@ TEST(StackTest, TransactionThatChangesNothingWritesNoTable) {
   }
   EXPECT_EQ(ReadFileOr(tmp.path() + "/tables.list"), list);
   EXPECT_EQ(ListDirSorted(tmp.path()).size(), 2u);
+}
+
+TEST(StackTest, BlindWritesAreWrittenAsGivenWhileExpectationsAreStillChecked) {
+  TempDir tmp;
+  auto s = OpenOrDie(tmp.path(), TestOptions());
+  ASSERT_TRUE(Put(*s, "refs/heads/main", 1).ok());
+  {
+    Transaction tx = s->NewTransaction();
+    tx.set_blind_writes(true);
+    tx.Update("refs/heads/main", IdValue(1));  // unchanged, written all the same
+    tx.Delete("refs/heads/none");              // missing: a tombstone all the same
+    ASSERT_TRUE(tx.Commit().ok());
+    EXPECT_EQ(tx.committed_update_index(), 2u);
+  }
+  std::string dump = testutil::DumpRefs(*s->snapshot(), /*include_deletions=*/true);
+  EXPECT_NE(dump.find("refs/heads/none"), std::string::npos) << dump;
+  EXPECT_EQ(LiveRefs(*s).find("refs/heads/none"), std::string::npos);
+  {
+    Transaction tx = s->NewTransaction();
+    tx.set_blind_writes(true);
+    tx.Update("refs/heads/main", IdValue(3), IdValue(2));  // an expectation is read and fails
+    EXPECT_EQ(tx.Commit().code(), Code::kConflict);
+  }
+  EXPECT_EQ(s->snapshot()->max_update_index(), 2u);
 }
 
 TEST(StackTest, FailedExpectationReturnsConflictAndChangesNothing) {
