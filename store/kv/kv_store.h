@@ -10,8 +10,8 @@
 //     machine crash loses nothing acknowledged either, given KvOptions::durability kGit or
 //     kFull, which make the tables a flush writes durable too);
 //   * when the memtable passes KvOptions::memtable_size (and on Flush()), it becomes one
-//     new table of the stack, through an ordinary stack transaction, and only then is the
-//     log replaced by an empty one: a crash at any point leaves either the old log (whose
+//     new table of the stack, through a stack transaction of blind writes (no read per
+//     key), and only then is the log replaced by an empty one: a crash at any point leaves either the old log (whose
 //     writes, replayed again, change nothing) or the new table and the empty log;
 //   * opening replays the log into the memtable and flushes it. A short or damaged record
 //     at the end of the log (a process killed while appending it) is dropped, with
@@ -21,7 +21,9 @@
 //     (the format: store/kv/kv_log_format.h in the source tree);
 //   * tables are merged geometrically as they accumulate (auto-compaction).
 // The files of the folder: tables.list, *.ref (the stack, store/stack.h), kv.log (the log),
-// kv.log.new (a log being made; removed at open), kv.lock (the writer lock, below).
+// kv.log.new (a log being made; removed at open), kv.lock (the writer lock, below), and
+// while a flush or compaction changes the list, tables.list.lock with its pid file
+// tables.list~pid.lock.
 //
 // Processes: one writing process at a time. A store opened for writing holds an advisory
 // lock on kv.lock (released when the process ends, however it ends); a second writer, in
