@@ -18,7 +18,8 @@
 //   compact       a full compaction of it (not timed as a figure)
 //   readcompacted readrandom again, after the compaction
 //   readlatest    the same Gets of the latest state, without a snapshot
-//   readmissing   --reads Gets of absent keys (numbers N .. 2N-1)
+//   readmissing   --reads Gets of absent keys that sort among the present ones (a present
+//                 key with "." appended, as db_bench's)
 //   readseq       one forward scan over all entries
 //   seekrandom    --seeks Seeks to random present keys, each followed by 10 Nexts
 // Every engine with its default durability: nothing synced per write unless the phase says
@@ -501,7 +502,7 @@ void Bench::RunOnce(int run) {
   for (uint64_t& p : probes) p = rng() % n;
   std::vector<std::string> present, missing;
   for (uint64_t p : probes) present.push_back(KeyOf(p));
-  for (uint64_t p : probes) missing.push_back(KeyOf(n + p));
+  for (uint64_t p : probes) missing.push_back(KeyOf(p) + ".");
   for (auto& e : engines) e->BeginReads();
   Timed(run, "readrandom", cfg.reads, [&](Engine& e) { return ReadRandomPhase(e, present); });
   for (auto& e : engines) {
