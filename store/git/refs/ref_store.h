@@ -64,6 +64,10 @@ class GitRefStore {
   bool bare() const { return repo_ && repo_->bare(); }
   // The stack holding shared refs (the only one over a bare directory).
   Stack& main_stack() { return repo_ ? repo_->main_stack() : *stack_; }
+  // GitRepo::stacks(); over a bare directory, its one stack.
+  std::vector<Stack*> stacks() {
+    return repo_ ? repo_->stacks() : std::vector<Stack*>{stack_.get()};
+  }
   // The stack that stores `refname` (a linked worktree keeps its own refs apart).
   Stack& StackFor(std::string_view refname) { return repo_ ? repo_->StackFor(refname) : *stack_; }
   // Where git reads and writes `refname`, other worktrees' names included (GitRepo::Locate);
