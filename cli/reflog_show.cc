@@ -14,6 +14,7 @@
 #include "store/git/date.h"
 #include "store/git/objects/abbrev.h"
 #include "store/git/objects/object_parse.h"
+#include "store/git/refs/ref_dwim.h"
 #include "store/git/refs/reflog.h"
 
 namespace reftab::cli {
@@ -147,23 +148,8 @@ int ParseShowArgs(const Args& args, ShowOptions* o) {
   return -1;
 }
 
-// git's rules for what a revision name "NAME" (no @{...}) resolves to: the first of NAME,
-// refs/NAME, refs/tags/NAME, refs/heads/NAME, refs/remotes/NAME, refs/remotes/NAME/HEAD that
-// resolves to an object.
-// `*count`: how many of them do (git warns when more than one does).
-Status RefResolves(Store& store, const std::string& name, int* count) {
-  *count = 0;
-  for (const std::string& path : {name, "refs/" + name, "refs/tags/" + name, "refs/heads/" + name,
-                                  "refs/remotes/" + name, "refs/remotes/" + name + "/HEAD"}) {
-    ResolvedRef r;
-    REFTAB_RETURN_IF_ERROR(store.Resolve(path, &r));
-    if (r.exists && !r.broken) ++*count;
-  }
-  return Status::Ok();
-}
-
 void WarnAmbiguous(const std::string& name) {
-  std::fprintf(stderr, "warning: refname '%s' is ambiguous.\n", name.c_str());
+  std::fprintf(stderr, "warning: %s\n", AmbiguousRefnameWarning(name).c_str());
 }
 
 // The name of the current branch (what HEAD points to), or "HEAD" when it is detached.
@@ -227,10 +213,11 @@ int StartWalk(Store& store, const std::string& arg, WalkLog* log) {
   ReflogSelector sel = ParseReflogSelector(spec);
   Status s;
   if (sel.kind == ReflogSelector::Kind::kNone) {
-    int count = 0;
-    s = RefResolves(store, spec, &count);
-    if (s.ok() && count == 0) return AmbiguousArgument(arg);
-    if (s.ok() && count > 1) WarnAmbiguous(spec);
+    // git's rev-parse rules, each of them tried: more than one match is ambiguous.
+    DwimResult d;
+    s = DwimRef(store, spec, /*all_rules=*/true, &d);
+    if (s.ok() && d.matches == 0) return AmbiguousArgument(arg);
+    if (s.ok() && d.matches > 1) WarnAmbiguous(spec);
   } else {
     int r = CheckSelector(store, spec, sel);
     if (r >= 0) return r;
@@ -250,40 +237,6 @@ int StartWalk(Store& store, const std::string& arg, WalkLog* log) {
     log->pos = i;
   }
   return -1;
-}
-
-// git's shortest unambiguous name for a full ref name (refs_shorten_unambiguous_ref).
-Status ShortenRef(Store& store, const std::string& full, std::string* out) {
-  static constexpr struct {
-    const char* prefix;
-    const char* suffix;
-  } kRules[] = {{"", ""},
-                {"refs/", ""},
-                {"refs/tags/", ""},
-                {"refs/heads/", ""},
-                {"refs/remotes/", ""},
-                {"refs/remotes/", "/HEAD"}};
-  constexpr int kN = int(sizeof kRules / sizeof kRules[0]);
-  for (int i = kN - 1; i > 0; --i) {
-    std::string_view p = kRules[i].prefix, sfx = kRules[i].suffix;
-    if (full.size() <= p.size() + sfx.size() || !full.starts_with(p) || !full.ends_with(sfx)) {
-      continue;
-    }
-    std::string shortname = full.substr(p.size(), full.size() - p.size() - sfx.size());
-    bool ambiguous = false;
-    for (int j = 0; j < i && !ambiguous; ++j) {
-      ResolvedRef r;
-      REFTAB_RETURN_IF_ERROR(
-          store.Resolve(std::string(kRules[j].prefix) + shortname + kRules[j].suffix, &r));
-      ambiguous = r.exists && !r.broken;
-    }
-    if (!ambiguous) {
-      *out = shortname;
-      return Status::Ok();
-    }
-  }
-  *out = full;
-  return Status::Ok();
 }
 
 // Whether git's walk shows the entry: its new id must be a commit (when there is an object
@@ -391,7 +344,7 @@ Status PrintEntry(Store& store, const ShowOptions& o, WalkLog& l, ReflogObjects&
     case Style::kTerminated:
     case Style::kSeparated: {
       std::string shortname;
-      REFTAB_RETURN_IF_ERROR(ShortenRef(store, l.shown, &shortname));
+      REFTAB_RETURN_IF_ERROR(ShortenRefname(store, l.shown, /*strict=*/false, &shortname));
       line.short_selector = Selector(l, shortname, o.date);
       if (o.style == Style::kSeparated && !first) out->buf().push_back('\n');
       REFTAB_RETURN_IF_ERROR(AppendFormattedLine(o.format, line, o.date, objects, &out->buf()));
