@@ -4,8 +4,8 @@
 
 #include "cli/for_each_ref.h"
 #include "cli/input.h"
-#include "cli/object_name.h"
 #include "cli/ref_objects.h"
+#include "store/git/refs/object_name.h"
 
 namespace reftab::cli {
 namespace {
@@ -18,11 +18,26 @@ int Fatal(const std::string& message) {
   return kExitFatal;
 }
 
+// Resolves an object name as git's get_oid does (ResolveRevision), printing its warnings.
+// -1 when it names an object (*found, *id) or nothing (!*found); else, when reading failed,
+// the exit status after git's "fatal: <cause>".
+int ResolveName(GitRefStore& store, const std::string& name, ObjectId* id, bool* found) {
+  ObjectNameResult r;
+  Status s = ResolveRevision(store, name, &r);
+  if (!s.ok()) return Fatal(s.message());
+  for (const std::string& w : r.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  *found = r.found;
+  *id = r.id;
+  return -1;
+}
+
 int ResolvePointsAt(GitRefStore& store, const ForEachRefOptions& o,
                     std::vector<ObjectId>* points_at) {
   for (const std::string& p : o.points_at) {
     ObjectId id{};
-    if (!ResolveObjectName(store, p, &id)) {
+    bool found = false;
+    if (int rc = ResolveName(store, p, &id, &found); rc >= 0) return rc;
+    if (!found) {
       std::fprintf(stderr, "error: malformed object name '%s'\n", p.c_str());
       return kExitGitUsage;
     }
@@ -36,7 +51,9 @@ int ResolveReachCommit(GitRefStore& store, const std::string& option, const std:
                        ObjectId* commit) {
   bool merged = option.find("merged") != std::string::npos;
   ObjectId named{};
-  if (!ResolveObjectName(store, name, &named)) {
+  bool found = false;
+  if (int rc = ResolveName(store, name, &named, &found); rc >= 0) return rc;
+  if (!found) {
     if (merged) return Fatal("malformed object name " + name);
     std::fprintf(stderr, "error: malformed object name %s\n", name.c_str());
     return kExitGitUsage;
@@ -77,11 +94,12 @@ int ResolveReach(GitRefStore& store, const ForEachRefOptions& o, Reach* reach) {
 int ResolveAheadBehind(GitRefStore& store, RefFormat* f) {
   for (UsedAtom& a : f->atoms) {
     if (a.kind != AtomKind::kAheadBehind) continue;
-    bool is_commit = false;
-    if (!ResolveObjectName(store, a.base_name, &a.base) ||
-        !CommitOf(store, "%(ahead-behind)", a.base, &a.base, &is_commit).ok() || !is_commit) {
-      return Fatal("failed to find '" + a.base_name + "'");
-    }
+    bool found = false, is_commit = false;
+    if (int rc = ResolveName(store, a.base_name, &a.base, &found); rc >= 0) return rc;
+    Status s;
+    if (found) s = CommitOf(store, "%(ahead-behind)", a.base, &a.base, &is_commit);
+    if (!s.ok()) return Fatal(s.message());
+    if (!is_commit) return Fatal("failed to find '" + a.base_name + "'");
   }
   return -1;
 }
