@@ -16,10 +16,6 @@ const GitConfig& EmptyConfig() {
   return *empty;
 }
 
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
 }  // namespace
 
 Result<std::unique_ptr<GitRefStore>> GitRefStore::OpenRepo(const std::string& git_dir,
@@ -158,8 +154,8 @@ bool LogsByDefault(LogRefUpdates mode, std::string_view name) {
     case LogRefUpdates::kNone: return false;
     case LogRefUpdates::kAlways: return true;
     case LogRefUpdates::kNormal:
-      return name == "HEAD" || StartsWith(name, "refs/heads/") ||
-             StartsWith(name, "refs/remotes/") || StartsWith(name, "refs/notes/");
+      return name == "HEAD" || name.starts_with("refs/heads/") ||
+             name.starts_with("refs/remotes/") || name.starts_with("refs/notes/");
   }
   return false;
 }
