@@ -10,13 +10,7 @@
 namespace reftab::cli {
 namespace {
 
-constexpr int kExitFatal = 128;
 constexpr int kExitGitUsage = 129;
-
-int Fatal(const std::string& message) {
-  std::fprintf(stderr, "fatal: %s\n", message.c_str());
-  return kExitFatal;
-}
 
 // Resolves an object name as git's get_oid does (ResolveRevision), printing its warnings.
 // -1 when it names an object (*found, *id) or nothing (!*found); else, when reading failed,
@@ -24,7 +18,7 @@ int Fatal(const std::string& message) {
 int ResolveName(GitRefStore& store, const std::string& name, ObjectId* id, bool* found) {
   ObjectNameResult r;
   Status s = ResolveRevision(store, name, &r);
-  if (!s.ok()) return Fatal(s.message());
+  if (!s.ok()) return GitDie(s.message());
   for (const std::string& w : r.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
   *found = r.found;
   *id = r.id;
@@ -54,13 +48,13 @@ int ResolveReachCommit(GitRefStore& store, const std::string& option, const std:
   bool found = false;
   if (int rc = ResolveName(store, name, &named, &found); rc >= 0) return rc;
   if (!found) {
-    if (merged) return Fatal("malformed object name " + name);
+    if (merged) return GitDie("malformed object name " + name);
     std::fprintf(stderr, "error: malformed object name %s\n", name.c_str());
     return kExitGitUsage;
   }
   bool is_commit = false;
   Status s = CommitOf(store, option.c_str(), named, commit, &is_commit);
-  if (!s.ok()) return Fatal(s.message());
+  if (!s.ok()) return GitDie(s.message());
   if (is_commit) return -1;
   GitObjectType type = GitObjectType::kNone;
   if (store.objects()->TypeOf(*commit, &type).ok() && type != GitObjectType::kNone) {
@@ -98,8 +92,8 @@ int ResolveAheadBehind(GitRefStore& store, RefFormat* f) {
     if (int rc = ResolveName(store, a.base_name, &a.base, &found); rc >= 0) return rc;
     Status s;
     if (found) s = CommitOf(store, "%(ahead-behind)", a.base, &a.base, &is_commit);
-    if (!s.ok()) return Fatal(s.message());
-    if (!is_commit) return Fatal("failed to find '" + a.base_name + "'");
+    if (!s.ok()) return GitDie(s.message());
+    if (!is_commit) return GitDie("failed to find '" + a.base_name + "'");
   }
   return -1;
 }
@@ -168,13 +162,13 @@ int ParseFormatAndSort(const char* command, GitRefStore& store, const ForEachRef
   if (e.ok()) ParseSortKeys(o.sorts, o.ignore_case, f, keys, &e);
   if (e.ok()) return -1;
   if (!e.error_line.empty()) std::fprintf(stderr, "error: %s\n", e.error_line.c_str());
-  return Fatal(e.message);
+  return GitDie(e.message);
 }
 
 // --stdin: one pattern per line (a CR before the LF dropped, as git's strbuf_getline).
 int ReadStdinPatterns(ForEachRefOptions* o) {
   if (!o->from_stdin) return -1;
-  if (!o->patterns.empty()) return Fatal("unknown arguments supplied with --stdin");
+  if (!o->patterns.empty()) return GitDie("unknown arguments supplied with --stdin");
   std::string line;
   InputReader in;
   while (in.Next('\n', &line)) {
@@ -207,7 +201,7 @@ int PrepareForEachRef(const char* command, GitRefStore& store, ForEachRefOptions
   if (rc < 0) rc = ParseFormatAndSort(command, store, *o, f, keys);
   if (rc < 0) rc = ReadStdinPatterns(o);
   if (rc < 0 && o->start_after && !o->patterns.empty()) {
-    rc = Fatal("cannot use --start-after with patterns");
+    rc = GitDie("cannot use --start-after with patterns");
   }
   return rc;
 }

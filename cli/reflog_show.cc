@@ -20,8 +20,6 @@
 namespace reftab::cli {
 namespace {
 
-constexpr int kExitFatal = 128;
-
 struct ShowOptions {
   std::optional<int64_t> max_count;  // negative: no limit
   DateFormat date;
@@ -38,18 +36,11 @@ struct WalkLog {
   ReflogSelector::Kind kind = ReflogSelector::Kind::kNone;
 };
 
-int Fatal(const std::string& message) {
-  std::fprintf(stderr, "fatal: %s\n", message.c_str());
-  return kExitFatal;
-}
-
 int AmbiguousArgument(const std::string& arg) {
-  std::fprintf(stderr,
-               "fatal: ambiguous argument '%s': unknown revision or path not in the working "
-               "tree.\nUse '--' to separate paths from revisions, like this:\n'git <command> "
-               "[<revision>...] -- [<file>...]'\n",
-               arg.c_str());
-  return kExitFatal;
+  return GitDie("ambiguous argument '" + arg +
+                "': unknown revision or path not in the working tree.\n"
+                "Use '--' to separate paths from revisions, like this:\n"
+                "'git <command> [<revision>...] -- [<file>...]'");
 }
 
 // The object database, when the store has one that can be read.
@@ -103,10 +94,10 @@ int SetFormat(const std::string& v, ShowOptions* o) {
     o->style = Style::kTerminated;
     o->format = v;
   } else if (IsBuiltinPretty(v)) {
-    return Fatal("reftab reflog show: --format=" + v +
-                 " is not supported (oneline, json, format:..., tformat:...)");
+    return GitDie("reftab reflog show: --format=" + v +
+                  " is not supported (oneline, json, format:..., tformat:...)");
   } else {
-    return Fatal("invalid --pretty format: " + v);
+    return GitDie("invalid --pretty format: " + v);
   }
   return -1;
 }
@@ -120,20 +111,20 @@ int ParseShowArgs(const Args& args, ShowOptions* o) {
     if (a.empty() || a[0] != '-' || a == "-") {
       o->refs.push_back(a);
     } else if (a == "--") {
-      if (i + 1 < args.size()) return Fatal("reftab reflog show: paths are not supported");
+      if (i + 1 < args.size()) return GitDie("reftab reflog show: paths are not supported");
     } else if (a == "-n" || TakeValue(args, &i, "--max-count", &v) ||
                (a.starts_with("-n") && (v = a.substr(2), true))) {
       if (a == "-n") {
-        if (i + 1 >= args.size()) return Fatal("switch `n' requires a value");
+        if (i + 1 >= args.size()) return GitDie("switch `n' requires a value");
         v = args[++i];
       }
-      if (!ParseCount(v, &n)) return Fatal("'" + v + "': not an integer");
+      if (!ParseCount(v, &n)) return GitDie("'" + v + "': not an integer");
       o->max_count = n;
     } else if (a.size() > 1 && ParseCount(a.substr(1), &n) && a[1] != '-' && a[1] != '+') {
       o->max_count = n;
     } else if (TakeValue(args, &i, "--date", &v)) {
       std::string error;
-      if (!ParseDateMode(v, isatty(STDOUT_FILENO), &o->date.mode, &error)) return Fatal(error);
+      if (!ParseDateMode(v, isatty(STDOUT_FILENO), &o->date.mode, &error)) return GitDie(error);
       o->date.explicit_ = true;
     } else if (TakeValue(args, &i, "--format", &v) || TakeValue(args, &i, "--pretty", &v)) {
       int r = SetFormat(v, o);
@@ -141,7 +132,7 @@ int ParseShowArgs(const Args& args, ShowOptions* o) {
     } else if (a == "--oneline" || a == "--abbrev-commit") {
       if (a == "--oneline") o->style = ShowOptions::Style::kDefault;
     } else {
-      return Fatal("unrecognized argument: " + a);
+      return GitDie("unrecognized argument: " + a);
     }
   }
   if (o->refs.empty()) o->refs.push_back("HEAD");
@@ -173,11 +164,11 @@ int CheckSelector(Store& store, const std::string& spec, const ReflogSelector& s
     s = DwimReflog(store, sel.ref, &real, &found);
     if (s.ok() && found > 1) WarnAmbiguous(sel.ref);
   }
-  if (!s.ok()) return Fatal(s.message());
+  if (!s.ok()) return GitDie(s.message());
   if (real.empty()) return AmbiguousArgument(spec);
   std::vector<LogRecord> entries;
   s = ReadReflog(store, real, &entries);
-  if (!s.ok()) return Fatal(s.message());
+  if (!s.ok()) return GitDie(s.message());
   uint64_t at = 0;
   if (sel.kind == ReflogSelector::Kind::kIndex && sel.index >= 100000000) {
     at = sel.index;  // git reads such a number as a time
@@ -187,16 +178,16 @@ int CheckSelector(Store& store, const std::string& spec, const ReflogSelector& s
   }
   if (at == 0) {
     const uint64_t n = sel.index;
-    if (entries.empty() && n > 0) return Fatal("log for " + real + " is empty");
+    if (entries.empty() && n > 0) return GitDie("log for " + real + " is empty");
     if (n < entries.size() || entries.empty()) return -1;
     if (n == entries.size() && !IsReflogExistenceMarker(entries.back(), store.hash_size())) {
       // @{N} of an N-entry reflog is the oldest entry's old value (when there is one).
       ObjectId zero{};
       if (entries.back().old_id != zero) return -1;
     }
-    return Fatal("log for '" + said + "' only has " + std::to_string(entries.size()) + " entries");
+    return GitDie("log for '" + said + "' only has " + std::to_string(entries.size()) + " entries");
   }
-  if (entries.empty()) return Fatal("log for " + real + " is empty");
+  if (entries.empty()) return GitDie("log for " + real + " is empty");
   if (entries.back().time > at) {
     DateMode rfc;
     rfc.style = DateStyle::kRfc;
@@ -225,7 +216,7 @@ int StartWalk(Store& store, const std::string& arg, WalkLog* log) {
   std::string branch = sel.ref;
   if (s.ok() && branch.empty()) s = CurrentBranch(store, &branch);
   if (s.ok()) s = ReadReflogForWalk(store, branch, &log->shown, &log->entries);
-  if (!s.ok()) return Fatal(s.message());
+  if (!s.ok()) return GitDie(s.message());
   log->kind = sel.kind;
   if (sel.kind == ReflogSelector::Kind::kIndex) {
     log->pos = sel.index < log->entries.size() ? size_t(sel.index) : log->entries.size();
@@ -381,7 +372,7 @@ int ReflogShow(Store& store, const Args& args) {
     if (s.ok() && next) s = PrintEntry(store, o, *next, objects, shown == 0, &out);
     if (!s.ok()) {
       out.Flush();
-      return Fatal(s.message());
+      return GitDie(s.message());
     }
     if (!next) break;
     ++next->pos;
