@@ -11,6 +11,7 @@
 
 #include "store/git/objects/objects.h"
 #include "store/git/refs/ref_store.h"
+#include "tests/testutil/fast_import.h"
 #include "tests/testutil/git_environment.h"
 #include "tests/testutil/git_store_util.h"
 #include "tests/testutil/process.h"
@@ -24,17 +25,9 @@ using testutil::TempDir;
 const auto* const kIsolated =
     ::testing::AddGlobalTestEnvironment(new testutil::IsolatedGitEnvironment);
 
-std::string Data(const std::string& s) { return "data " + std::to_string(s.size()) + "\n" + s; }
-
-// A fast-import commit on `branch`; `parents` by mark, the first one "from".
+// A commit of a history whose dates follow the marks.
 std::string Commit(const std::string& branch, int mark, std::vector<int> parents) {
-  std::string when = std::to_string(1700000000 + mark) + " +0100";
-  std::string s = "commit refs/heads/" + branch + "\nmark :" + std::to_string(mark) +
-                  "\ncommitter C <c@x> " + when + "\n" + Data("commit " + std::to_string(mark));
-  for (size_t i = 0; i < parents.size(); ++i) {
-    s += (i == 0 ? "from :" : "merge :") + std::to_string(parents[i]) + "\n";
-  }
-  return s + "M 100644 inline f\n" + Data("file of " + std::to_string(mark) + "\n") + "\n";
+  return testutil::FastImportCommit(branch, mark, std::move(parents), mark);
 }
 
 class ObjectNameTest : public ::testing::Test {
