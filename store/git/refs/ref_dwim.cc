@@ -91,6 +91,7 @@ std::string AmbiguousRefnameWarning(std::string_view name) {
 
 Status ShortenRefname(GitRefStore& store, std::string_view refname, bool strict, std::string* out) {
   // The most specific rule first; the first rule (the name itself) always matches.
+  ResolvedRef found;
   for (size_t i = kRules.size() - 1; i > 0; --i) {
     std::string_view short_name;
     if (!Match(kRules[i], refname, &short_name)) continue;
@@ -99,7 +100,10 @@ Status ShortenRefname(GitRefStore& store, std::string_view refname, bool strict,
     bool ambiguous = false;
     for (size_t j = 0; j < to_check && !ambiguous; ++j) {
       if (j == i) continue;
-      REFTAB_RETURN_IF_ERROR(RefExists(store, Apply(kRules[j], short_name), &ambiguous));
+      // RefExists, with one result reused: for-each-ref shortens every ref it lists.
+      REFTAB_RETURN_IF_ERROR(
+          ResolveRefAsGit(store, Apply(kRules[j], short_name), kResolveReading, &found));
+      ambiguous = found.resolved;
     }
     if (!ambiguous) {
       *out = std::string(short_name);

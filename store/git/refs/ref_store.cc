@@ -97,7 +97,16 @@ Status GitRefStore::Resolve(std::string_view refname, ResolvedRef* out) {
 
 Status ResolveRefAsGit(GitRefStore& store, std::string_view refname, unsigned flags,
                        ResolvedRef* out) {
-  *out = ResolvedRef();
+  // Field by field: RefExists calls this once per candidate name when for-each-ref shortens
+  // every ref, and assigning a whole fresh ResolvedRef cost a tenth of that listing.
+  out->resolved = out->through_symref = out->exists = out->broken = false;
+  out->name.clear();
+  out->id = ObjectId{};
+  out->peeled.reset();
+  out->symrefs.clear();
+  if (!out->record.refname.empty() || out->record.value_type != RefValueType::kDeletion) {
+    out->record = RefRecord();
+  }
   const bool any_form = flags & kResolveAllowBadName;
   std::string name(refname);
   for (int depth = 0; depth < GitRefStore::kMaxSymrefDepth; ++depth) {
