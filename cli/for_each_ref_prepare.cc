@@ -19,7 +19,7 @@ int ResolveName(GitRefStore& store, const std::string& name, ObjectId* id, bool*
   ObjectNameResult r;
   Status s = ResolveRevision(store, name, &r);
   if (!s.ok()) return GitDie(s.message());
-  for (const std::string& w : r.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  for (const std::string& w : r.warnings) GitWarning(w);
   *found = r.found;
   *id = r.id;
   return -1;

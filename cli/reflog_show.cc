@@ -139,9 +139,7 @@ int ParseShowArgs(const Args& args, ShowOptions* o) {
   return -1;
 }
 
-void WarnAmbiguous(const std::string& name) {
-  std::fprintf(stderr, "warning: %s\n", AmbiguousRefnameWarning(name).c_str());
-}
+void WarnAmbiguous(const std::string& name) { GitWarning(AmbiguousRefnameWarning(name)); }
 
 // The name of the current branch (what HEAD points to), or "HEAD" when it is detached.
 Status CurrentBranch(Store& store, std::string* name) {
