@@ -23,13 +23,10 @@ int CmdCompact(const GlobalOptions& g, const Args& args) {
   auto opened = OpenStore(g);
   if (!opened.ok()) return Fail(opened.status());
   Store& store = **opened;
-  std::vector<Stack*> stacks = {&store.main_stack()};
-  if (store.repo() && store.repo()->worktree_stack())
-    stacks.push_back(store.repo()->worktree_stack());
   TerminalProgress progress(progress_flag);
   CompactionOptions options;
   options.progress = progress.get();
-  for (Stack* stack : stacks) {
+  for (Stack* stack : store.stacks()) {
     // Both forms then remove what crashed writers left behind, as git's pack-refs does.
     Status s = automatic ? stack->CompactIfDue(options.progress) : stack->CompactAll(options);
     if (s.ok()) s = stack->Clean();

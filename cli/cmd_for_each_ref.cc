@@ -26,13 +26,6 @@
 namespace reftab::cli {
 namespace {
 
-constexpr int kExitFatal = 128;  // git's status after "fatal: ..."
-
-int Fatal(const std::string& message) {
-  std::fprintf(stderr, "fatal: %s\n", message.c_str());
-  return kExitFatal;
-}
-
 struct Entry {
   RefItem item;
   std::vector<AtomValue> values;
@@ -61,7 +54,7 @@ class Listing {
       s = IsNameOrder(f_, keys_) ? Stream() : Sorted();
     }
     if (!out_.Flush()) return Fail(Status::IoError("writing standard output failed"));
-    if (!s.ok()) return Fatal(s.message());
+    if (!s.ok()) return GitDie(s.message());
     return kExitOk;
   }
 
@@ -307,7 +300,7 @@ int RunForEachRef(const GlobalOptions& g, const char* command, const Args& args)
   ForEachRefOptions o;
   if (args.size() == 1 && args[0] == "-h") return ParseForEachRefArgs(command, args, &o);
   auto store = OpenStore(g, GitRepoAccess::kReadOnly);
-  if (!store.ok()) return Fatal(store.status().message());
+  if (!store.ok()) return GitDie(store.status().message());
   // git reads its configuration (core.abbrev among it) before the options.
   std::string error;
   Result<int> core_abbrev = ReadCoreAbbrev((*store)->config(), &error);

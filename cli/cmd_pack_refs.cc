@@ -49,9 +49,8 @@ int PackRefsCore(const GlobalOptions& g, const Args& args, std::string_view usag
   auto opened = OpenStore(g);
   if (!opened.ok()) return GitDie(opened.status().message());
   Store& store = **opened;
-  // git optimizes one stack: a linked worktree's own, else the main one.
-  Stack* linked = store.repo() ? store.repo()->worktree_stack() : nullptr;
-  std::vector<Stack*> stacks = {linked ? linked : &store.main_stack()};
+  // git optimizes one stack: the one this worktree's own refs live in.
+  std::vector<Stack*> stacks = {store.stacks().back()};
   TerminalProgress reporter(progress_flag);
   CompactionOptions options;
   options.progress = reporter.get();

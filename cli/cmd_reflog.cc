@@ -83,14 +83,8 @@ constexpr const char kExpireUsage[] =
     "                          limits processing to reflogs from the current worktree only\n"
     "\n";
 
-constexpr int kExitFatal = 128;
 constexpr int kExitGitUsage = 129;
 constexpr int kExitGitError = 255;  // a git command returning error()'s -1
-
-int Fatal(const std::string& message) {
-  std::fprintf(stderr, "fatal: %s\n", message.c_str());
-  return kExitFatal;
-}
 
 int Error(const std::string& message) {
   std::fprintf(stderr, "error: %s\n", message.c_str());
@@ -123,7 +117,7 @@ int ChangeStatus(Store& store, const Status& s) {
 
 // Statuses or-ed as git's are (-1 | -5 is -1): 0, 128 or 251 alone stand, else 255.
 int GitOrStatus(int status) {
-  if (status == 0 || status == kExitFatal || status == kExitGitLockHeld) return status;
+  if (status == 0 || status == kExitGitFatal || status == kExitGitLockHeld) return status;
   return kExitGitError;
 }
 
@@ -140,7 +134,7 @@ int ReflogList(Store& store, const Args& args) {
   if (!args.empty()) return Error("list does not accept arguments: '" + args[0] + "'");
   std::vector<std::string> names;
   Status s = ListReflogs(store, &names);
-  if (!s.ok()) return Fatal(s.message());
+  if (!s.ok()) return GitDie(s.message());
   Output out;
   for (const std::string& n : names) out.buf().append(n).push_back('\n');
   return out.Flush() ? kExitOk : kExitError;
@@ -158,11 +152,11 @@ int ReflogExists(Store& store, const Args& args) {
     return kExitGitUsage;
   }
   if (!IsValidRefname(refs[0], kRefnameAllowOneLevel)) {
-    return Fatal("invalid ref format: " + refs[0]);
+    return GitDie("invalid ref format: " + refs[0]);
   }
   bool exists = false;
   Status s = store.ReflogExists(refs[0], &exists);
-  if (!s.ok()) return Fatal(s.message());
+  if (!s.ok()) return GitDie(s.message());
   return exists ? kExitOk : kExitError;
 }
 
@@ -203,14 +197,14 @@ int DeleteOne(Store& store, const std::string& rev, const PruneOptions& o, Outpu
   ReflogSelector sel = ParseReflogSelector(rev);
   std::string ref;
   Status s = DwimReflog(store, sel.ref, &ref);
-  if (!s.ok()) return Fatal(s.message());
+  if (!s.ok()) return GitDie(s.message());
   if (ref.empty()) return Error("no reflog for '" + rev + "'");
   std::vector<LogRecord> entries;
   s = ReadReflog(store, ref, &entries);
-  if (!s.ok()) return Fatal(s.message());
+  if (!s.ok()) return GitDie(s.message());
   int64_t kth = 0;
   s = ReflogDeleteTarget(entries, sel, GitDateNow(), &kth);
-  if (!s.ok()) return Fatal(s.message());
+  if (!s.ok()) return GitDie(s.message());
   PruneOptions po = o;
   po.verbose_says_would = true;
   s = ExpireReflog(store, ref, o.flags, {}, Verbose(po, PruneNthOldest(kth), out));
@@ -273,14 +267,14 @@ int ParseExpire(const Args& args, ExpireOptions* o) {
     } else if (a == "--single-worktree" || a == "--no-single-worktree") {
       o->single_worktree = a == "--single-worktree";
     } else if (a == "--stale-fix") {
-      return Fatal("reftab reflog expire: --stale-fix is not supported");
+      return GitDie("reftab reflog expire: --stale-fix is not supported");
     } else if (TakeValue(args, &i, "--expire-unreachable", &v) ||
                TakeValue(args, &i, "--expire", &v)) {
       bool unreach = a.starts_with("--expire-unreachable");
       uint64_t t = 0;
       if (!ParseExpiryDate(v, now, &t).ok()) {
-        return Fatal("invalid timestamp '" + v + "' given to '--" +
-                     (unreach ? "expire-unreachable" : "expire") + "'");
+        return GitDie("invalid timestamp '" + v + "' given to '--" +
+                      (unreach ? "expire-unreachable" : "expire") + "'");
       }
       (unreach ? o->expire_unreachable : o->expire_total) = t;
     } else {
@@ -305,7 +299,7 @@ int ReflogExpire(Store& store, const Args& args) {
       ReflogExpiryConfig::Read(store.config(), uint64_t(std::time(nullptr)), &error);
   if (!config.ok()) {
     std::fprintf(stderr, "error: %s\n", error.c_str());
-    return Fatal(config.status().message());
+    return GitDie(config.status().message());
   }
   // git's expire reads the rest of its configuration too, core.abbrev checked among it.
   Result<int> core_abbrev = ReadCoreAbbrev(store.config(), &error);
@@ -319,7 +313,7 @@ int ReflogExpire(Store& store, const Args& args) {
   if (o.all) {
     Status s = ListReflogsOfWorktrees(
         store, o.single_worktree ? ReflogWorktrees::kCurrent : ReflogWorktrees::kAll, &all);
-    if (!s.ok()) return Fatal(s.message());
+    if (!s.ok()) return GitDie(s.message());
     o.prune.verbose_says_would = true;
   }
   for (const std::string& ref : all) {
@@ -381,14 +375,14 @@ int ReflogDrop(Store& store, const Args& args) {
     std::vector<std::string> names;
     Status s = ListReflogsOfWorktrees(
         store, o.single_worktree ? ReflogWorktrees::kCurrent : ReflogWorktrees::kAll, &names);
-    if (!s.ok()) return Fatal(s.message());
+    if (!s.ok()) return GitDie(s.message());
     for (const std::string& n : names) status |= ChangeStatus(store, DropReflog(store, n));
     return GitOrStatus(status);
   }
   for (const std::string& name : o.refs) {
     std::string ref;
     Status s = DwimReflog(store, name, &ref);
-    if (!s.ok()) return Fatal(s.message());
+    if (!s.ok()) return GitDie(s.message());
     if (ref.empty()) {
       status |= Error("reflog could not be found: '" + name + "'");
       continue;
@@ -407,15 +401,15 @@ bool ParseGitHexPrefix(std::string_view arg, size_t hash_size, ObjectId* id) {
 // Checks one of write's ids as git does, in git's words ("old" or "new").
 int CheckWriteId(Store& store, const std::string& arg, const char* which, ObjectId* id) {
   if (!ParseGitHexPrefix(arg, store.hash_size(), id)) {
-    return Fatal(std::string("invalid ") + which + " object ID: '" + arg + "'");
+    return GitDie(std::string("invalid ") + which + " object ID: '" + arg + "'");
   }
   // The zero id is no object but is accepted: it stands for "none" (a created ref's old id).
   bool exists = IsZeroId(*id, store.hash_size());
   if (!exists) {
     Status s = ObjectExists(store, *id, &exists);
-    if (!s.ok()) return Fatal(s.message());
+    if (!s.ok()) return GitDie(s.message());
   }
-  if (!exists) return Fatal(std::string(which) + " object '" + arg + "' does not exist");
+  if (!exists) return GitDie(std::string(which) + " object '" + arg + "' does not exist");
   return -1;
 }
 
@@ -438,12 +432,12 @@ int ReflogWrite(Store& store, const Args& args) {
     return kExitGitUsage;
   }
   const std::string& ref = pos[0];
-  if (!IsRootRef(ref) && !IsValidRefname(ref)) return Fatal("invalid reference name: " + ref);
+  if (!IsRootRef(ref) && !IsValidRefname(ref)) return GitDie("invalid reference name: " + ref);
   ObjectId old_id{}, new_id{};
   if (int r = CheckWriteId(store, pos[1], "old", &old_id); r >= 0) return r;
   if (int r = CheckWriteId(store, pos[2], "new", &new_id); r >= 0) return r;
   Status s = WriteReflogEntry(store, ref, old_id, new_id, pos[3]);
-  if (!s.ok()) return Fatal("cannot commit reflog update: " + s.message());
+  if (!s.ok()) return GitDie("cannot commit reflog update: " + s.message());
   return kExitOk;
 }
 
@@ -459,7 +453,7 @@ int CmdReflog(const GlobalOptions& g, const Args& args) {
   if (sub == "show" && !rest.empty() && rest[0] == "-h") return Help(kReflogUsageText);
   const bool writes = sub == "delete" || sub == "expire" || sub == "drop" || sub == "write";
   auto store = OpenStore(g, writes ? GitRepoAccess::kReadWrite : GitRepoAccess::kReadOnly);
-  if (!store.ok()) return Fatal(store.status().message());
+  if (!store.ok()) return GitDie(store.status().message());
   Store& s = **store;
   if (sub == "list") return ReflogList(s, rest);
   if (sub == "exists") return ReflogExists(s, rest);

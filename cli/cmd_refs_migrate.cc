@@ -119,7 +119,7 @@ int CmdRefsMigrate(const GlobalOptions& g, const Args& args) {
   MigrateResult result;
   Status s = MigrateRefStorage(git_dir, options, &result);
   PrintProblems(result, s.ok() ? "warning" : "error");
-  for (const std::string& w : result.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  for (const std::string& w : result.warnings) GitWarning(w);
   if (!s.ok()) return Error(s.message());
   if (options.dry_run) {
     std::printf("Finished dry-run migration of refs, the result can be found at '%s'\n",

@@ -26,7 +26,7 @@ struct RevParseOptions {
 };
 
 void Warn(const std::vector<std::string>& warnings) {
-  for (const std::string& w : warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  for (const std::string& w : warnings) GitWarning(w);
 }
 
 // git's show_rev for a name that resolved.
@@ -113,7 +113,7 @@ int CmdRevParse(const GlobalOptions& g, const Args& args) {
       Warn(r.warnings);
     } else {
       for (const std::string& w : r.warnings) {
-        if (w.rfind("ignoring ", 0) == 0) std::fprintf(stderr, "warning: %s\n", w.c_str());
+        if (w.starts_with("ignoring ")) GitWarning(w);
       }
     }
     if (!r.found) {

@@ -235,7 +235,7 @@ int ShowPatterns(Store& store, const ShowRefOptions& o, int core_abbrev, const A
   Shower shower(store, o, core_abbrev);
   int matched = 0, code = 0;
   if (o.head) {
-    GitResolution head;
+    ResolvedRef head;
     Status s = ResolveRefAsGit(store, "HEAD", kResolveReading, &head);
     if (!s.ok()) return shower.Die(s.message());
     if (head.resolved) {
@@ -276,7 +276,7 @@ int ShowVerify(Store& store, const ShowRefOptions& o, int core_abbrev, const Arg
   if (refs.empty()) return GitDie("--verify requires a reference");
   Shower shower(store, o, core_abbrev);
   for (const std::string& name : refs) {
-    GitResolution r;
+    ResolvedRef r;
     if (name.rfind("refs/", 0) == 0 || IsSafeRefname(name)) {
       Status s = ResolveRefAsGit(store, name, kResolveReading, &r);
       if (!s.ok()) return shower.Die(s.message());

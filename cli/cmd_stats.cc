@@ -128,12 +128,10 @@ int CmdStats(const GlobalOptions& g, const Args& args) {
   auto opened = OpenStore(g, GitRepoAccess::kReadOnly);
   if (!opened.ok()) return Fail(opened.status());
   Store& store = **opened;
-  std::vector<std::pair<std::string, Stack*>> stacks = {{"main", &store.main_stack()}};
-  if (store.repo() && store.repo()->worktree_stack()) {
-    stacks.push_back({"worktree", store.repo()->worktree_stack()});
-  }
+  const std::vector<Stack*> stacks = store.stacks();
   Output out;
-  for (const auto& [label, stack] : stacks) {
+  for (Stack* stack : stacks) {
+    const std::string label = stack == stacks.front() ? "main" : "worktree";
     StackStats s;
     Status st = ComputeStackStats(*stack, &s);
     if (!st.ok()) return Fail(st);

@@ -59,7 +59,7 @@ GitUsage SymbolicRefUsage(SymrefOptions* o) {
 // is not and `quiet`; otherwise dies.
 int CheckSymref(Store& store, const std::string& name, bool quiet, bool shorten, bool recurse,
                 bool print) {
-  GitResolution r;
+  ResolvedRef r;
   Status s = ResolveRefAsGit(store, name, recurse ? kResolveDefault : kResolveNoRecurse, &r);
   if (!s.ok()) return GitDie(s.message());
   if (!r.resolved) return GitDie("No such ref: " + name);

@@ -32,31 +32,19 @@
 namespace reftab::cli {
 namespace {
 
-constexpr int kExitFatal = 128;
-
-// git's die()/error(): control characters in the message are shown as '?'.
-int Report(const char* prefix, const std::string& msg, int code) {
-  std::string clean = msg;
-  for (char& c : clean) {
-    unsigned char u = static_cast<unsigned char>(c);
-    if ((u < 0x20 && c != '\t' && c != '\n') || u == 0x7f) c = '?';
-  }
-  std::fflush(stdout);
-  std::fprintf(stderr, "%s%s\n", prefix, clean.c_str());
-  return code;
-}
-int Fatal(const std::string& msg) { return Report("fatal: ", msg, kExitFatal); }
-
 // A value on the command line or in --stdin: a full hex id, or a ref found by git's
 // rev-parse rules (X, refs/X, refs/tags/X, refs/heads/X, refs/remotes/X, refs/remotes/X/HEAD;
-// "@" is HEAD). The empty string is not a value here.
-bool ParseOid(Store& store, const std::string& s, ObjectId* id) {
-  if (s.empty()) return false;
+// "@" is HEAD). The empty string is not a value here. Errors: reading the refs failed (a
+// value that names nothing is *found false).
+Status ParseOid(Store& store, const std::string& s, ObjectId* id, bool* found) {
+  *found = false;
+  if (s.empty()) return Status::Ok();
   ObjectNameResult r;
-  if (!ResolveObjectName(store, s, &r).ok()) return false;
-  for (const std::string& w : r.warnings) Report("warning: ", w, 0);
+  REFTAB_RETURN_IF_ERROR(ResolveObjectName(store, s, &r));
+  for (const std::string& w : r.warnings) GitWarning(w);
   *id = r.id;
-  return r.found;
+  *found = r.found;
+  return Status::Ok();
 }
 
 RefValue IdValue(const ObjectId& id) { return RefValue::Id(id); }
@@ -109,13 +97,13 @@ class StdinSession {
   int ReadNextOid(const char* cmd, const std::string& ref, bool old, bool allow_empty,
                   ObjectId* id);
   int ExtraInput(const char* cmd, const std::string& ref) {
-    return Fatal(std::string(cmd) + " " + ref + ": extra input: " + Rest());
+    return GitDie(std::string(cmd) + " " + ref + ": extra input: " + Rest());
   }
   // git reports an update refused as it is queued (a bad new object) at once; the others
   // rejected in a batch when the transaction commits.
   int Queued(const Status& s, bool old_given = true) {
     update_flags_ = default_flags_;
-    if (!s.ok()) return Fatal(s.message());
+    if (!s.ok()) return GitDie(s.message());
     PrintRejections(old_given);
     return 0;
   }
@@ -185,7 +173,7 @@ void StdinSession::PrintRejections(bool old_given) {
   const size_t hs = store_.hash_size();
   for (; printed_ < rejected.size(); ++printed_) {
     const GitRefRejection& r = rejected[printed_];
-    if (!r.message.empty()) Report("error: ", r.message, 0);
+    if (!r.message.empty()) GitError(r.message);
     std::printf("rejected %s %s %s %s\n", r.refname.c_str(), Shown(r.new_value, hs).c_str(),
                 Shown(old_given ? r.old_value : std::nullopt, hs).c_str(),
                 GitRefRejectReasonText(r.reason));
@@ -199,13 +187,13 @@ bool StdinSession::ReadArg(std::string* arg) {
     size_t used = 0;
     std::string_view view(buf_.c_str() + pos_);
     if (!UnquoteCStyle(view, &used, arg)) {
-      Fatal("badly quoted argument: " + orig);
+      GitDie("badly quoted argument: " + orig);
       return false;
     }
     pos_ += used;
     char c = At(pos_);
     if (c != '\0' && !std::isspace(static_cast<unsigned char>(c))) {
-      Fatal("unexpected character after quoted argument: " + orig);
+      GitDie("unexpected character after quoted argument: " + orig);
       return false;
     }
     return true;
@@ -233,13 +221,13 @@ bool StdinSession::ReadArg(std::string* arg) {
 bool StdinSession::ReadRefname(std::string* ref, int* code) {
   ref->clear();
   if (term_ != '\0') {
-    if (!ReadArg(ref)) return *code = kExitFatal, false;
+    if (!ReadArg(ref)) return *code = kExitGitFatal, false;
   } else {
     *ref = Rest();
     pos_ += ref->size();
   }
   if (!ref->empty() && !IsValidRefname(*ref, kRefnameAllowOneLevel)) {
-    *code = Fatal("invalid ref format: " + *ref);
+    *code = GitDie("invalid ref format: " + *ref);
     return false;
   }
   return true;
@@ -249,7 +237,7 @@ bool StdinSession::ReadNextRefname(std::string* ref, int* code) {
   ref->clear();
   if (term_ != '\0') {
     if (At(pos_) == '\0' || At(pos_) == term_) return true;
-    if (At(pos_) != ' ') return *code = Fatal("expected SP but got: " + Rest()), false;
+    if (At(pos_) != ' ') return *code = GitDie("expected SP but got: " + Rest()), false;
   } else if (At(pos_) != '\0' || AtEnd()) {
     return true;
   }
@@ -261,9 +249,9 @@ bool StdinSession::ReadNextArg(std::string* arg, int* code) {
   arg->clear();
   if (term_ != '\0') {
     if (At(pos_) == '\0' || At(pos_) == term_) return true;
-    if (At(pos_) != ' ') return *code = Fatal("expected SP but got: " + Rest()), false;
+    if (At(pos_) != ' ') return *code = GitDie("expected SP but got: " + Rest()), false;
     ++pos_;
-    if (!ReadArg(arg)) return *code = kExitFatal, false;
+    if (!ReadArg(arg)) return *code = kExitGitFatal, false;
     return true;
   }
   if (At(pos_) != '\0' || AtEnd()) return true;
@@ -277,7 +265,7 @@ int StdinSession::ReadNextOid(const char* cmd, const std::string& ref, bool old,
                               ObjectId* id) {
   const std::string what = old ? "<old-oid>" : "<new-oid>";
   auto eof = [&] {
-    return Fatal(std::string(cmd) + " " + ref + ": unexpected end of input when reading " + what);
+    return GitDie(std::string(cmd) + " " + ref + ": unexpected end of input when reading " + what);
   };
   if (AtEnd()) return eof();
   std::string& arg = oid_arg_;
@@ -285,16 +273,16 @@ int StdinSession::ReadNextOid(const char* cmd, const std::string& ref, bool old,
   if (term_ != '\0') {
     if (At(pos_) == '\0' || At(pos_) == term_) return 1;
     if (At(pos_) != ' ')
-      return Fatal(std::string(cmd) + " " + ref + ": expected SP but got: " + Rest());
+      return GitDie(std::string(cmd) + " " + ref + ": expected SP but got: " + Rest());
     ++pos_;
-    if (!ReadArg(&arg)) return kExitFatal;
+    if (!ReadArg(&arg)) return kExitGitFatal;
     if (arg.empty()) {
       *id = ObjectId{};  // an empty value means zeros in text mode
       return 0;
     }
   } else {
     if (At(pos_) != '\0')
-      return Fatal(std::string(cmd) + " " + ref + ": expected NUL but got: " + Rest());
+      return GitDie(std::string(cmd) + " " + ref + ": expected NUL but got: " + Rest());
     ++pos_;
     if (AtEnd()) return eof();
     arg = Rest();
@@ -307,8 +295,10 @@ int StdinSession::ReadNextOid(const char* cmd, const std::string& ref, bool old,
       return 0;
     }
   }
-  if (!ParseOid(store_, arg, id)) {
-    return Fatal(std::string(cmd) + " " + ref + ": invalid " + what + ": " + arg);
+  bool found = false;
+  if (Status s = ParseOid(store_, arg, id, &found); !s.ok()) return GitDie(s.message());
+  if (!found) {
+    return GitDie(std::string(cmd) + " " + ref + ": invalid " + what + ": " + arg);
   }
   return 0;
 }
@@ -317,10 +307,10 @@ int StdinSession::CmdUpdate() {
   std::string ref;
   int code = 0;
   if (!ReadRefname(&ref, &code)) return code;
-  if (ref.empty()) return Fatal("update: missing <ref>");
+  if (ref.empty()) return GitDie("update: missing <ref>");
   ObjectId new_id{}, old_id{};
   int r = ReadNextOid("update", ref, false, true, &new_id);
-  if (r == 1) return Fatal("update " + ref + ": missing <new-oid>");
+  if (r == 1) return GitDie("update " + ref + ": missing <new-oid>");
   if (r) return r;
   r = ReadNextOid("update", ref, true, false, &old_id);
   if (r > 1) return r;
@@ -335,12 +325,12 @@ int StdinSession::CmdCreate() {
   std::string ref;
   int code = 0;
   if (!ReadRefname(&ref, &code)) return code;
-  if (ref.empty()) return Fatal("create: missing <ref>");
+  if (ref.empty()) return GitDie("create: missing <ref>");
   ObjectId new_id{};
   int r = ReadNextOid("create", ref, false, false, &new_id);
-  if (r == 1) return Fatal("create " + ref + ": missing <new-oid>");
+  if (r == 1) return GitDie("create " + ref + ": missing <new-oid>");
   if (r) return r;
-  if (new_id == ObjectId{}) return Fatal("create " + ref + ": zero <new-oid>");
+  if (new_id == ObjectId{}) return GitDie("create " + ref + ": zero <new-oid>");
   if (At(pos_) != term_) return ExtraInput("create", ref);
   return Queued(tx_->Create(std::move(ref), IdValue(new_id), update_flags_ | create_reflog_, msg_),
                 /*old_given=*/false);
@@ -350,13 +340,13 @@ int StdinSession::CmdDelete() {
   std::string ref;
   int code = 0;
   if (!ReadRefname(&ref, &code)) return code;
-  if (ref.empty()) return Fatal("delete: missing <ref>");
+  if (ref.empty()) return GitDie("delete: missing <ref>");
   ObjectId old_id{};
   int r = ReadNextOid("delete", ref, true, false, &old_id);
   if (r > 1) return r;
   std::optional<RefValue> old;
   if (r == 0) {
-    if (old_id == ObjectId{}) return Fatal("delete " + ref + ": zero <old-oid>");
+    if (old_id == ObjectId{}) return GitDie("delete " + ref + ": zero <old-oid>");
     old = IdValue(old_id);
   }
   if (At(pos_) != term_) return ExtraInput("delete", ref);
@@ -367,7 +357,7 @@ int StdinSession::CmdVerify() {
   std::string ref;
   int code = 0;
   if (!ReadRefname(&ref, &code)) return code;
-  if (ref.empty()) return Fatal("verify: missing <ref>");
+  if (ref.empty()) return GitDie("verify: missing <ref>");
   ObjectId old_id{};
   int r = ReadNextOid("verify", ref, true, false, &old_id);
   if (r > 1) return r;
@@ -380,27 +370,29 @@ int StdinSession::CmdSymrefUpdate() {
   std::string ref, target, old_arg, old;
   int code = 0;
   if (!ReadRefname(&ref, &code)) return code;
-  if (ref.empty()) return Fatal("symref-update: missing <ref>");
+  if (ref.empty()) return GitDie("symref-update: missing <ref>");
   if (!ReadNextRefname(&target, &code)) return code;
-  if (target.empty()) return Fatal("symref-update " + ref + ": missing <new-target>");
+  if (target.empty()) return GitDie("symref-update " + ref + ": missing <new-target>");
   if (!ReadNextArg(&old_arg, &code)) return code;
   std::optional<RefValue> old_value;
   if (!old_arg.empty()) {
     if (!ReadNextArg(&old, &code)) return code;
-    if (old.empty()) return Fatal("symref-update " + ref + ": expected old value");
+    if (old.empty()) return GitDie("symref-update " + ref + ": expected old value");
     if (old_arg == "oid") {
       ObjectId id{};
-      if (!ParseOid(store_, old, &id)) {
-        return Fatal("symref-update " + ref + ": invalid oid: " + old);
+      bool found = false;
+      if (Status s = ParseOid(store_, old, &id, &found); !s.ok()) return GitDie(s.message());
+      if (!found) {
+        return GitDie("symref-update " + ref + ": invalid oid: " + old);
       }
       old_value = id == ObjectId{} ? RefValue::Absent() : IdValue(id);
     } else if (old_arg == "ref") {
       if (!IsValidRefname(old, kRefnameAllowOneLevel)) {
-        return Fatal("symref-update " + ref + ": invalid ref: " + old);
+        return GitDie("symref-update " + ref + ": invalid ref: " + old);
       }
       old_value = RefValue::Symref(old);
     } else {
-      return Fatal("symref-update " + ref + ": invalid arg '" + old_arg + "' for old value");
+      return GitDie("symref-update " + ref + ": invalid arg '" + old_arg + "' for old value");
     }
   }
   if (At(pos_) != term_) return ExtraInput("symref-update", ref);
@@ -412,9 +404,9 @@ int StdinSession::CmdSymrefCreate() {
   std::string ref, target;
   int code = 0;
   if (!ReadRefname(&ref, &code)) return code;
-  if (ref.empty()) return Fatal("symref-create: missing <ref>");
+  if (ref.empty()) return GitDie("symref-create: missing <ref>");
   if (!ReadNextRefname(&target, &code)) return code;
-  if (target.empty()) return Fatal("symref-create " + ref + ": missing <new-target>");
+  if (target.empty()) return GitDie("symref-create " + ref + ": missing <new-target>");
   if (At(pos_) != term_) return ExtraInput("symref-create", ref);
   return Queued(
       tx_->Create(std::move(ref), RefValue::Symref(target), update_flags_ | create_reflog_, msg_));
@@ -422,11 +414,11 @@ int StdinSession::CmdSymrefCreate() {
 
 int StdinSession::CmdSymrefDelete() {
   if (!(update_flags_ & kGitRefNoDeref))
-    return Fatal("symref-delete: cannot operate with deref mode");
+    return GitDie("symref-delete: cannot operate with deref mode");
   std::string ref, old;
   int code = 0;
   if (!ReadRefname(&ref, &code)) return code;
-  if (ref.empty()) return Fatal("symref-delete: missing <ref>");
+  if (ref.empty()) return GitDie("symref-delete: missing <ref>");
   if (!ReadNextRefname(&old, &code)) return code;
   if (At(pos_) != term_) return ExtraInput("symref-delete", ref);
   std::optional<RefValue> old_value;
@@ -436,11 +428,11 @@ int StdinSession::CmdSymrefDelete() {
 
 int StdinSession::CmdSymrefVerify() {
   if (!(update_flags_ & kGitRefNoDeref))
-    return Fatal("symref-verify: cannot operate with deref mode");
+    return GitDie("symref-verify: cannot operate with deref mode");
   std::string ref, old;
   int code = 0;
   if (!ReadRefname(&ref, &code)) return code;
-  if (ref.empty()) return Fatal("symref-verify: missing <ref>");
+  if (ref.empty()) return GitDie("symref-verify: missing <ref>");
   if (!ReadNextRefname(&old, &code)) return code;
   if (At(pos_) != term_) return ExtraInput("symref-verify", ref);
   RefValue old_value = old.empty() ? RefValue::Absent() : RefValue::Symref(old);
@@ -453,11 +445,11 @@ int StdinSession::CmdOption() {
     update_flags_ |= kGitRefNoDeref;
     return 0;
   }
-  return Fatal("option unknown: " + rest);
+  return GitDie("option unknown: " + rest);
 }
 
 int StdinSession::CmdStart() {
-  if (At(pos_) != term_) return Fatal("start: extra input: " + Rest());
+  if (At(pos_) != term_) return GitDie("start: extra input: " + Rest());
   std::printf("start: ok\n");
   std::fflush(stdout);
   return 0;
@@ -465,16 +457,16 @@ int StdinSession::CmdStart() {
 
 // git locks here; reftab checks here and again, under the stack's lock, at commit.
 int StdinSession::CmdPrepare() {
-  if (At(pos_) != term_) return Fatal("prepare: extra input: " + Rest());
+  if (At(pos_) != term_) return GitDie("prepare: extra input: " + Rest());
   Status s = tx_->Prepare();
-  if (!s.ok()) return Fatal("prepare: " + s.message());
+  if (!s.ok()) return GitDie("prepare: " + s.message());
   std::printf("prepare: ok\n");
   std::fflush(stdout);
   return 0;
 }
 
 int StdinSession::CmdAbort() {
-  if (At(pos_) != term_) return Fatal("abort: extra input: " + Rest());
+  if (At(pos_) != term_) return GitDie("abort: extra input: " + Rest());
   NewTransaction();
   std::printf("abort: ok\n");
   std::fflush(stdout);
@@ -482,9 +474,9 @@ int StdinSession::CmdAbort() {
 }
 
 int StdinSession::CmdCommit() {
-  if (At(pos_) != term_) return Fatal("commit: extra input: " + Rest());
+  if (At(pos_) != term_) return GitDie("commit: extra input: " + Rest());
   Status s = tx_->Commit();
-  if (!s.ok()) return Fatal("commit: " + s.message());
+  if (!s.ok()) return GitDie("commit: " + s.message());
   PrintRejections();
   std::printf("commit: ok\n");
   std::fflush(stdout);
@@ -498,16 +490,16 @@ int StdinSession::Dispatch(const Command& cmd) {
     case State::kOpen:
     case State::kStarted:
       if (state_ == State::kStarted && cmd.state == State::kStarted) {
-        return Fatal("cannot restart ongoing transaction");
+        return GitDie("cannot restart ongoing transaction");
       }
       if (cmd.state > state_) state_ = cmd.state;
       break;
     case State::kPrepared:
-      if (cmd.state != State::kClosed) return Fatal("prepared transactions can only be closed");
+      if (cmd.state != State::kClosed) return GitDie("prepared transactions can only be closed");
       state_ = cmd.state;
       break;
     case State::kClosed:
-      if (cmd.state != State::kStarted) return Fatal("transaction is closed");
+      if (cmd.state != State::kStarted) return GitDie("transaction is closed");
       state_ = cmd.state;
       NewTransaction();
       break;
@@ -524,9 +516,9 @@ int StdinSession::Run() {
     // ends at the end of the buffer instead.
     buf_ = line;
     if (!in.last_line_unterminated()) buf_.push_back(term_);
-    if (buf_[0] == term_) return Fatal("empty command in input");
+    if (buf_[0] == term_) return GitDie("empty command in input");
     if (std::isspace(static_cast<unsigned char>(buf_[0]))) {
-      return Fatal("whitespace before command: " + std::string(buf_.c_str()));
+      return GitDie("whitespace before command: " + std::string(buf_.c_str()));
     }
     const Command* cmd = nullptr;
     for (const Command& c : kCommands) {
@@ -536,7 +528,7 @@ int StdinSession::Run() {
       cmd = &c;
       break;
     }
-    if (!cmd) return Fatal("unknown command: " + std::string(buf_.c_str()));
+    if (!cmd) return GitDie("unknown command: " + std::string(buf_.c_str()));
     for (unsigned j = 1; term_ == '\0' && j < cmd->args; ++j) {
       if (!in.Next('\0', &line)) break;
       buf_.append(line);
@@ -544,10 +536,10 @@ int StdinSession::Run() {
     }
     if (int code = Dispatch(*cmd)) return code;
   }
-  if (in.failed()) return Fatal("could not read standard input");
+  if (in.failed()) return GitDie("could not read standard input");
   if (state_ == State::kOpen) {
     Status s = tx_->Commit();
-    if (!s.ok()) return Fatal(s.message());
+    if (!s.ok()) return GitDie(s.message());
     PrintRejections();
   }
   return kExitOk;
@@ -601,12 +593,15 @@ GitUsage UpdateRefUsage(UpdateRefArgs* o) {
 int UpdateOne(Store& store, const UpdateRefArgs& o, unsigned flags) {
   const std::string& ref = o.pos[0];
   ObjectId new_id{};
-  if (!ParseOid(store, o.pos[1], &new_id)) return Fatal(o.pos[1] + ": not a valid SHA1");
+  bool found = false;
+  if (Status s = ParseOid(store, o.pos[1], &new_id, &found); !s.ok()) return GitDie(s.message());
+  if (!found) return GitDie(o.pos[1] + ": not a valid SHA1");
   std::optional<RefValue> old;
   if (o.pos.size() > 2) {
     ObjectId old_id{};
-    if (!o.pos[2].empty() && !ParseOid(store, o.pos[2], &old_id)) {
-      return Fatal(o.pos[2] + ": not a valid old SHA1");
+    if (Status s = ParseOid(store, o.pos[2], &old_id, &found); !s.ok()) return GitDie(s.message());
+    if (!o.pos[2].empty() && !found) {
+      return GitDie(o.pos[2] + ": not a valid old SHA1");
     }
     old = RefValue::Id(old_id);
   }
@@ -614,7 +609,7 @@ int UpdateOne(Store& store, const UpdateRefArgs& o, unsigned flags) {
   Status s = tx.Update(ref, RefValue::Id(new_id), old, flags, o.message.value_or(""));
   if (s.ok()) s = tx.Commit();
   if (s.ok()) return kExitOk;
-  return Fatal("update_ref failed for ref '" + ref + "': " + s.message());
+  return GitDie("update_ref failed for ref '" + ref + "': " + s.message());
 }
 
 // `update-ref -d REF [OLD]`: a failure is an error (exit 1), as git's delete_ref().
@@ -622,15 +617,17 @@ int DeleteOne(Store& store, const UpdateRefArgs& o, unsigned flags) {
   std::optional<RefValue> old;
   if (o.pos.size() > 1) {
     ObjectId old_id{};
-    if (!o.pos[1].empty() && !ParseOid(store, o.pos[1], &old_id)) {
-      return Fatal(o.pos[1] + ": not a valid old SHA1");
+    bool found = false;
+    if (Status s = ParseOid(store, o.pos[1], &old_id, &found); !s.ok()) return GitDie(s.message());
+    if (!o.pos[1].empty() && !found) {
+      return GitDie(o.pos[1] + ": not a valid old SHA1");
     }
     if (old_id != ObjectId{}) old = RefValue::Id(old_id);  // zeros: "don't care", as git
   }
   GitRefTransaction tx(&store);
   Status s = tx.Delete(o.pos[0], old, flags, o.message.value_or(""));
   if (s.ok()) s = tx.Commit();
-  return s.ok() ? kExitOk : Report("error: ", s.message(), kExitError);
+  return s.ok() ? kExitOk : GitError(s.message());
 }
 
 }  // namespace
@@ -640,18 +637,18 @@ int CmdUpdateRef(const GlobalOptions& g, const Args& args) {
   const GitUsage usage = UpdateRefUsage(&o);
   if (auto exit = ParseGitOptions(args, usage, &o.pos)) return *exit;
   if (o.message && o.message->empty()) {
-    return Fatal("Refusing to perform update with empty message.");
+    return GitDie("Refusing to perform update with empty message.");
   }
   const unsigned flags = o.no_deref ? unsigned(kGitRefNoDeref) : 0u;
   const unsigned create_reflog = o.create_reflog ? unsigned(kGitRefForceCreateReflog) : 0u;
   if (o.stdin_mode && (o.del || !o.pos.empty())) return GitUsageError(usage);
-  if (!o.stdin_mode && o.batch) return Fatal("--batch-updates can only be used with --stdin");
+  if (!o.stdin_mode && o.batch) return GitDie("--batch-updates can only be used with --stdin");
   if (!o.stdin_mode && (o.nul || (o.del ? (o.pos.empty() || o.pos.size() > 2)
                                         : (o.pos.size() < 2 || o.pos.size() > 3)))) {
     return GitUsageError(usage);
   }
   auto opened = OpenStore(g);
-  if (!opened.ok()) return Fatal(opened.status().message());
+  if (!opened.ok()) return GitDie(opened.status().message());
   Store& store = **opened;
   if (o.stdin_mode) {
     TerminalProgress progress(o.progress);

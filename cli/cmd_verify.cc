@@ -55,9 +55,10 @@ int CmdVerify(const GlobalOptions& g, const Args& args) {
     if (!opened.ok()) return Fail(opened.status());
     Store& store = **opened;
     TerminalProgress progress(progress_flag);
-    Status s = VerifyStack(store.main_stack(), &report, progress.get());
-    if (s.ok() && store.repo() && store.repo()->worktree_stack()) {
-      s = VerifyStack(*store.repo()->worktree_stack(), &report, progress.get());
+    Status s;
+    for (Stack* stack : store.stacks()) {
+      s = VerifyStack(*stack, &report, progress.get());
+      if (!s.ok()) break;
     }
     if (!s.ok()) return Fail(s);
     // Only a git repository has git's rules; a bare --stack is a generic sorted store.
@@ -117,9 +118,10 @@ int RefsVerify(const GlobalOptions& g, const Args& args) {
   }
   TerminalProgress reporter(progress_flag);
   VerifyReport report;
-  Status s = VerifyStack(store.main_stack(), &report, reporter.get());
-  if (s.ok() && store.repo() && store.repo()->worktree_stack()) {
-    s = VerifyStack(*store.repo()->worktree_stack(), &report, reporter.get());
+  Status s;
+  for (Stack* stack : store.stacks()) {
+    s = VerifyStack(*stack, &report, reporter.get());
+    if (!s.ok()) break;
   }
   if (!s.ok()) return GitError(s.message()), kGitFsckFailed;
   if (!store.repo()) return kExitOk;

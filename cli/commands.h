@@ -17,6 +17,8 @@ inline constexpr int kExitUsage = 2;
 // What git exits with where its reftable backend hands the library's lock error (-5) up as
 // the command's status unreported (pack-refs' clean, reflog expire and delete).
 inline constexpr int kExitGitLockHeld = 251;
+// What a git command exits with after die()'s "fatal: ..." (GitDie).
+inline constexpr int kExitGitFatal = 128;
 
 // Options that come before the subcommand and select the store.
 struct GlobalOptions {
@@ -64,6 +66,13 @@ int CmdRefsMigrate(const GlobalOptions& g, const Args& args);
 int Fail(const Status& s);
 // Prints "reftab <cmd>: <message>" plus a usage hint to stderr and returns kExitUsage.
 int Usage(const char* cmd, const std::string& message);
+
+// git's die(), error() and warning(): "fatal: ", "error: " or "warning: " and `message` on
+// stderr, control characters shown as '?' as git's vreportf shows them, after flushing
+// stdout. GitDie returns kExitGitFatal, GitError 1 (for convenience).
+int GitDie(std::string_view message);
+int GitError(std::string_view message);
+void GitWarning(std::string_view message);
 
 // Ends the process with `status` after flushing stdio, without destroying what the caller
 // still holds. For a single-ref command whose store is still open: the kernel drops its

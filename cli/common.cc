@@ -1,10 +1,36 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "cli/commands.h"
 
 namespace reftab::cli {
+namespace {
+
+void GitReport(const char* prefix, std::string_view message) {
+  std::string clean(message);
+  for (char& c : clean) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\t' && c != '\n') || u == 0x7f) c = '?';
+  }
+  std::fflush(stdout);
+  std::fprintf(stderr, "%s%s\n", prefix, clean.c_str());
+}
+
+}  // namespace
+
+int GitDie(std::string_view message) {
+  GitReport("fatal: ", message);
+  return kExitGitFatal;
+}
+
+int GitError(std::string_view message) {
+  GitReport("error: ", message);
+  return 1;
+}
+
+void GitWarning(std::string_view message) { GitReport("warning: ", message); }
 
 void ExitKeepingState(int status) {
   std::fflush(nullptr);

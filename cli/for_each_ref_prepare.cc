@@ -4,25 +4,34 @@
 
 #include "cli/for_each_ref.h"
 #include "cli/input.h"
-#include "cli/object_name.h"
 #include "cli/ref_objects.h"
+#include "store/git/refs/object_name.h"
 
 namespace reftab::cli {
 namespace {
 
-constexpr int kExitFatal = 128;
 constexpr int kExitGitUsage = 129;
 
-int Fatal(const std::string& message) {
-  std::fprintf(stderr, "fatal: %s\n", message.c_str());
-  return kExitFatal;
+// Resolves an object name as git's get_oid does (ResolveRevision), printing its warnings.
+// -1 when it names an object (*found, *id) or nothing (!*found); else, when reading failed,
+// the exit status after git's "fatal: <cause>".
+int ResolveName(GitRefStore& store, const std::string& name, ObjectId* id, bool* found) {
+  ObjectNameResult r;
+  Status s = ResolveRevision(store, name, &r);
+  if (!s.ok()) return GitDie(s.message());
+  for (const std::string& w : r.warnings) GitWarning(w);
+  *found = r.found;
+  *id = r.id;
+  return -1;
 }
 
 int ResolvePointsAt(GitRefStore& store, const ForEachRefOptions& o,
                     std::vector<ObjectId>* points_at) {
   for (const std::string& p : o.points_at) {
     ObjectId id{};
-    if (!ResolveObjectName(store, p, &id)) {
+    bool found = false;
+    if (int rc = ResolveName(store, p, &id, &found); rc >= 0) return rc;
+    if (!found) {
       std::fprintf(stderr, "error: malformed object name '%s'\n", p.c_str());
       return kExitGitUsage;
     }
@@ -36,14 +45,16 @@ int ResolveReachCommit(GitRefStore& store, const std::string& option, const std:
                        ObjectId* commit) {
   bool merged = option.find("merged") != std::string::npos;
   ObjectId named{};
-  if (!ResolveObjectName(store, name, &named)) {
-    if (merged) return Fatal("malformed object name " + name);
+  bool found = false;
+  if (int rc = ResolveName(store, name, &named, &found); rc >= 0) return rc;
+  if (!found) {
+    if (merged) return GitDie("malformed object name " + name);
     std::fprintf(stderr, "error: malformed object name %s\n", name.c_str());
     return kExitGitUsage;
   }
   bool is_commit = false;
   Status s = CommitOf(store, option.c_str(), named, commit, &is_commit);
-  if (!s.ok()) return Fatal(s.message());
+  if (!s.ok()) return GitDie(s.message());
   if (is_commit) return -1;
   GitObjectType type = GitObjectType::kNone;
   if (store.objects()->TypeOf(*commit, &type).ok() && type != GitObjectType::kNone) {
@@ -77,11 +88,12 @@ int ResolveReach(GitRefStore& store, const ForEachRefOptions& o, Reach* reach) {
 int ResolveAheadBehind(GitRefStore& store, RefFormat* f) {
   for (UsedAtom& a : f->atoms) {
     if (a.kind != AtomKind::kAheadBehind) continue;
-    bool is_commit = false;
-    if (!ResolveObjectName(store, a.base_name, &a.base) ||
-        !CommitOf(store, "%(ahead-behind)", a.base, &a.base, &is_commit).ok() || !is_commit) {
-      return Fatal("failed to find '" + a.base_name + "'");
-    }
+    bool found = false, is_commit = false;
+    if (int rc = ResolveName(store, a.base_name, &a.base, &found); rc >= 0) return rc;
+    Status s;
+    if (found) s = CommitOf(store, "%(ahead-behind)", a.base, &a.base, &is_commit);
+    if (!s.ok()) return GitDie(s.message());
+    if (!is_commit) return GitDie("failed to find '" + a.base_name + "'");
   }
   return -1;
 }
@@ -150,13 +162,13 @@ int ParseFormatAndSort(const char* command, GitRefStore& store, const ForEachRef
   if (e.ok()) ParseSortKeys(o.sorts, o.ignore_case, f, keys, &e);
   if (e.ok()) return -1;
   if (!e.error_line.empty()) std::fprintf(stderr, "error: %s\n", e.error_line.c_str());
-  return Fatal(e.message);
+  return GitDie(e.message);
 }
 
 // --stdin: one pattern per line (a CR before the LF dropped, as git's strbuf_getline).
 int ReadStdinPatterns(ForEachRefOptions* o) {
   if (!o->from_stdin) return -1;
-  if (!o->patterns.empty()) return Fatal("unknown arguments supplied with --stdin");
+  if (!o->patterns.empty()) return GitDie("unknown arguments supplied with --stdin");
   std::string line;
   InputReader in;
   while (in.Next('\n', &line)) {
@@ -189,7 +201,7 @@ int PrepareForEachRef(const char* command, GitRefStore& store, ForEachRefOptions
   if (rc < 0) rc = ParseFormatAndSort(command, store, *o, f, keys);
   if (rc < 0) rc = ReadStdinPatterns(o);
   if (rc < 0 && o->start_after && !o->patterns.empty()) {
-    rc = Fatal("cannot use --start-after with patterns");
+    rc = GitDie("cannot use --start-after with patterns");
   }
   return rc;
 }

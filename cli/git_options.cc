@@ -331,19 +331,9 @@ int GitUsageMessage(std::string_view message) {
   return kGitUsageExit;
 }
 
-int GitDie(std::string_view message) {
-  std::fprintf(stderr, "fatal: %.*s\n", int(message.size()), message.data());
-  return 128;
-}
-
 int GitConfigDie(const Status& status, std::string_view error) {
   if (!error.empty()) (void)GitError(error);
   return GitDie(status.message());
-}
-
-int GitError(std::string_view message) {
-  std::fprintf(stderr, "error: %.*s\n", int(message.size()), message.data());
-  return 1;
 }
 
 }  // namespace reftab::cli

@@ -64,10 +64,6 @@ void PrintGitUsage(const GitUsage& usage, FILE* out);
 int GitUsageError(const GitUsage& usage);
 // git's usage(msg): "usage: <msg>" on stderr, exit 129.
 int GitUsageMessage(std::string_view message);
-// git's die(): "fatal: <message>" on stderr, exit 128.
-int GitDie(std::string_view message);
-// git's error(): "error: <message>" on stderr; returns 1 for convenience.
-int GitError(std::string_view message);
 // git's death on a config value it refuses: "error: <error>" when there is one, then
 // "fatal: <status' message>"; exit 128.
 int GitConfigDie(const Status& status, std::string_view error);

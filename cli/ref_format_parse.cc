@@ -86,10 +86,8 @@ bool ParseUnsigned(const std::string& s, unsigned* out) {
   return true;
 }
 
-bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
 bool SkipPrefix(std::string_view* s, std::string_view p) {
-  if (!StartsWith(*s, p)) return false;
+  if (!s->starts_with(p)) return false;
   s->remove_prefix(p.size());
   return true;
 }
@@ -197,7 +195,7 @@ bool ParseContentsArg(UsedAtom* a, const std::string_view* arg, FormatError* e) 
     a->contents = ContentsOption::kSignature;
   } else if (v == "subject") {
     a->contents = ContentsOption::kSubject;
-  } else if (v == "trailers" || StartsWith(v, "trailers:")) {
+  } else if (v == "trailers" || v.starts_with("trailers:")) {
     return Fatal(e, "reftab does not support %(contents:trailers)");
   } else if (SkipPrefix(&v, "lines=")) {
     a->contents = ContentsOption::kLines;

@@ -26,12 +26,10 @@ struct RefValues::ObjectData {
 
 namespace {
 
-bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
 // The rest of the buffer after "<who> " on a header line, or "" (git's find_wholine).
 std::string_view WhoLine(std::string_view who, std::string_view buf) {
   while (!buf.empty()) {
-    if (StartsWith(buf, who) && buf.size() > who.size() && buf[who.size()] == ' ') {
+    if (buf.starts_with(who) && buf.size() > who.size() && buf[who.size()] == ' ') {
       return buf.substr(who.size() + 1);
     }
     size_t eol = buf.find('\n');
@@ -135,7 +133,7 @@ std::vector<std::string_view> HeaderValues(std::string_view buf, std::string_vie
   std::vector<std::string_view> out;
   while (!buf.empty() && buf[0] != '\n') {
     std::string_view line = Line(buf);
-    if (StartsWith(line, key) && line.size() > key.size() && line[key.size()] == ' ') {
+    if (line.starts_with(key) && line.size() > key.size() && line[key.size()] == ' ') {
       out.push_back(line.substr(key.size() + 1));
     }
     buf.remove_prefix(std::min(buf.size(), line.size() + 1));
@@ -275,7 +273,7 @@ Status RefValues::PersonAtom(const UsedAtom& a, std::string_view name, const Obj
     who = is_commit ? "committer" : "tagger";
   } else {
     for (std::string_view w : {"author", "committer", "tagger"}) {
-      if (StartsWith(name, w)) who = w;
+      if (name.starts_with(w)) who = w;
     }
     if (who.empty() || (who == "tagger") != is_tag) return Status::Ok();
   }
@@ -290,11 +288,11 @@ Status RefValues::PersonAtom(const UsedAtom& a, std::string_view name, const Obj
   std::string_view line = WhoLine(who, d.content);
   if (rest.empty()) {
     v->s = std::string(Line(line));
-  } else if (StartsWith(rest, "name")) {
+  } else if (rest.starts_with("name")) {
     v->s = PersonName(line);
-  } else if (StartsWith(rest, "email")) {
+  } else if (rest.starts_with("email")) {
     v->s = PersonEmail(line, a.email);
-  } else if (StartsWith(rest, "date")) {
+  } else if (rest.starts_with("date")) {
     return PersonDate(line, a, name, v);
   }
   return Status::Ok();

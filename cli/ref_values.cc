@@ -11,8 +11,6 @@
 namespace reftab::cli {
 namespace {
 
-bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
 // git's count of components to strip: a negative N leaves |N| components.
 int ComponentCount(std::string_view name, int n) {
   if (n >= 0) return n;
@@ -47,9 +45,8 @@ RefValues::RefValues(GitRefStore& store, int core_abbrev)
     : store_(store),
       hash_size_(store.hash_size()),
       abbrev_(store.objects(), store.hash_size(), core_abbrev),
-      upstreams_(store.config(), [&store](const std::string& name) {
-        ResolvedRef r;
-        return store.Resolve(name, &r).ok() && r.exists && !r.broken;
+      upstreams_(store.config(), [&store](const std::string& name, bool* exists) {
+        return RefExists(store, name, exists);
       }) {}
 
 // git's %(refname:short) is strict exactly when core.warnAmbiguousRefs is on (the default).
@@ -148,15 +145,15 @@ Status RefValues::Track(const UsedAtom& a, const std::string& branch, const std:
 }
 
 Status RefValues::RemoteAtom(const UsedAtom& a, const RefItem& ref, AtomValue* v) {
-  if (!StartsWith(ref.refname, "refs/heads/")) return Status::Ok();  // only branches
+  if (!ref.refname.starts_with("refs/heads/")) return Status::Ok();  // only branches
   std::string branch = ref.refname.substr(11);
   bool by_remote = a.remote == RemoteOption::kRemoteName || a.remote == RemoteOption::kRemoteRef;
   std::optional<std::string> target;
   if (!a.push) {
-    target = upstreams_.Upstream(branch);
+    REFTAB_RETURN_IF_ERROR(upstreams_.Upstream(branch, &target));
     if (!target) return Status::Ok();
   } else if (!by_remote) {
-    target = upstreams_.Push(branch);
+    REFTAB_RETURN_IF_ERROR(upstreams_.Push(branch, &target));
     if (!target) return Status::Ok();
   }
   switch (a.remote) {
@@ -221,7 +218,7 @@ Status RefValues::RefAtom(const UsedAtom& a, const RefItem& ref, AtomValue* v, b
       if (a.deref) break;
       return Abbrev(ref.oid, a, &v->s);
     case AtomKind::kWorktreepath:
-      if (StartsWith(ref.refname, "refs/heads/")) return WorktreePath(ref.refname, &v->s);
+      if (ref.refname.starts_with("refs/heads/")) return WorktreePath(ref.refname, &v->s);
       return Status::Ok();
     case AtomKind::kAlign:
     case AtomKind::kEnd:

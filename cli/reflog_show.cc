@@ -14,12 +14,11 @@
 #include "store/git/date.h"
 #include "store/git/objects/abbrev.h"
 #include "store/git/objects/object_parse.h"
+#include "store/git/refs/ref_dwim.h"
 #include "store/git/refs/reflog.h"
 
 namespace reftab::cli {
 namespace {
-
-constexpr int kExitFatal = 128;
 
 struct ShowOptions {
   std::optional<int64_t> max_count;  // negative: no limit
@@ -37,18 +36,11 @@ struct WalkLog {
   ReflogSelector::Kind kind = ReflogSelector::Kind::kNone;
 };
 
-int Fatal(const std::string& message) {
-  std::fprintf(stderr, "fatal: %s\n", message.c_str());
-  return kExitFatal;
-}
-
 int AmbiguousArgument(const std::string& arg) {
-  std::fprintf(stderr,
-               "fatal: ambiguous argument '%s': unknown revision or path not in the working "
-               "tree.\nUse '--' to separate paths from revisions, like this:\n'git <command> "
-               "[<revision>...] -- [<file>...]'\n",
-               arg.c_str());
-  return kExitFatal;
+  return GitDie("ambiguous argument '" + arg +
+                "': unknown revision or path not in the working tree.\n"
+                "Use '--' to separate paths from revisions, like this:\n"
+                "'git <command> [<revision>...] -- [<file>...]'");
 }
 
 // The object database, when the store has one that can be read.
@@ -102,10 +94,10 @@ int SetFormat(const std::string& v, ShowOptions* o) {
     o->style = Style::kTerminated;
     o->format = v;
   } else if (IsBuiltinPretty(v)) {
-    return Fatal("reftab reflog show: --format=" + v +
-                 " is not supported (oneline, json, format:..., tformat:...)");
+    return GitDie("reftab reflog show: --format=" + v +
+                  " is not supported (oneline, json, format:..., tformat:...)");
   } else {
-    return Fatal("invalid --pretty format: " + v);
+    return GitDie("invalid --pretty format: " + v);
   }
   return -1;
 }
@@ -119,20 +111,20 @@ int ParseShowArgs(const Args& args, ShowOptions* o) {
     if (a.empty() || a[0] != '-' || a == "-") {
       o->refs.push_back(a);
     } else if (a == "--") {
-      if (i + 1 < args.size()) return Fatal("reftab reflog show: paths are not supported");
+      if (i + 1 < args.size()) return GitDie("reftab reflog show: paths are not supported");
     } else if (a == "-n" || TakeValue(args, &i, "--max-count", &v) ||
                (a.starts_with("-n") && (v = a.substr(2), true))) {
       if (a == "-n") {
-        if (i + 1 >= args.size()) return Fatal("switch `n' requires a value");
+        if (i + 1 >= args.size()) return GitDie("switch `n' requires a value");
         v = args[++i];
       }
-      if (!ParseCount(v, &n)) return Fatal("'" + v + "': not an integer");
+      if (!ParseCount(v, &n)) return GitDie("'" + v + "': not an integer");
       o->max_count = n;
     } else if (a.size() > 1 && ParseCount(a.substr(1), &n) && a[1] != '-' && a[1] != '+') {
       o->max_count = n;
     } else if (TakeValue(args, &i, "--date", &v)) {
       std::string error;
-      if (!ParseDateMode(v, isatty(STDOUT_FILENO), &o->date.mode, &error)) return Fatal(error);
+      if (!ParseDateMode(v, isatty(STDOUT_FILENO), &o->date.mode, &error)) return GitDie(error);
       o->date.explicit_ = true;
     } else if (TakeValue(args, &i, "--format", &v) || TakeValue(args, &i, "--pretty", &v)) {
       int r = SetFormat(v, o);
@@ -140,31 +132,14 @@ int ParseShowArgs(const Args& args, ShowOptions* o) {
     } else if (a == "--oneline" || a == "--abbrev-commit") {
       if (a == "--oneline") o->style = ShowOptions::Style::kDefault;
     } else {
-      return Fatal("unrecognized argument: " + a);
+      return GitDie("unrecognized argument: " + a);
     }
   }
   if (o->refs.empty()) o->refs.push_back("HEAD");
   return -1;
 }
 
-// git's rules for what a revision name "NAME" (no @{...}) resolves to: the first of NAME,
-// refs/NAME, refs/tags/NAME, refs/heads/NAME, refs/remotes/NAME, refs/remotes/NAME/HEAD that
-// resolves to an object.
-// `*count`: how many of them do (git warns when more than one does).
-Status RefResolves(Store& store, const std::string& name, int* count) {
-  *count = 0;
-  for (const std::string& path : {name, "refs/" + name, "refs/tags/" + name, "refs/heads/" + name,
-                                  "refs/remotes/" + name, "refs/remotes/" + name + "/HEAD"}) {
-    ResolvedRef r;
-    REFTAB_RETURN_IF_ERROR(store.Resolve(path, &r));
-    if (r.exists && !r.broken) ++*count;
-  }
-  return Status::Ok();
-}
-
-void WarnAmbiguous(const std::string& name) {
-  std::fprintf(stderr, "warning: refname '%s' is ambiguous.\n", name.c_str());
-}
+void WarnAmbiguous(const std::string& name) { GitWarning(AmbiguousRefnameWarning(name)); }
 
 // The name of the current branch (what HEAD points to), or "HEAD" when it is detached.
 Status CurrentBranch(Store& store, std::string* name) {
@@ -187,11 +162,11 @@ int CheckSelector(Store& store, const std::string& spec, const ReflogSelector& s
     s = DwimReflog(store, sel.ref, &real, &found);
     if (s.ok() && found > 1) WarnAmbiguous(sel.ref);
   }
-  if (!s.ok()) return Fatal(s.message());
+  if (!s.ok()) return GitDie(s.message());
   if (real.empty()) return AmbiguousArgument(spec);
   std::vector<LogRecord> entries;
   s = ReadReflog(store, real, &entries);
-  if (!s.ok()) return Fatal(s.message());
+  if (!s.ok()) return GitDie(s.message());
   uint64_t at = 0;
   if (sel.kind == ReflogSelector::Kind::kIndex && sel.index >= 100000000) {
     at = sel.index;  // git reads such a number as a time
@@ -201,16 +176,16 @@ int CheckSelector(Store& store, const std::string& spec, const ReflogSelector& s
   }
   if (at == 0) {
     const uint64_t n = sel.index;
-    if (entries.empty() && n > 0) return Fatal("log for " + real + " is empty");
+    if (entries.empty() && n > 0) return GitDie("log for " + real + " is empty");
     if (n < entries.size() || entries.empty()) return -1;
     if (n == entries.size() && !IsReflogExistenceMarker(entries.back(), store.hash_size())) {
       // @{N} of an N-entry reflog is the oldest entry's old value (when there is one).
       ObjectId zero{};
       if (entries.back().old_id != zero) return -1;
     }
-    return Fatal("log for '" + said + "' only has " + std::to_string(entries.size()) + " entries");
+    return GitDie("log for '" + said + "' only has " + std::to_string(entries.size()) + " entries");
   }
-  if (entries.empty()) return Fatal("log for " + real + " is empty");
+  if (entries.empty()) return GitDie("log for " + real + " is empty");
   if (entries.back().time > at) {
     DateMode rfc;
     rfc.style = DateStyle::kRfc;
@@ -227,10 +202,11 @@ int StartWalk(Store& store, const std::string& arg, WalkLog* log) {
   ReflogSelector sel = ParseReflogSelector(spec);
   Status s;
   if (sel.kind == ReflogSelector::Kind::kNone) {
-    int count = 0;
-    s = RefResolves(store, spec, &count);
-    if (s.ok() && count == 0) return AmbiguousArgument(arg);
-    if (s.ok() && count > 1) WarnAmbiguous(spec);
+    // git's rev-parse rules, each of them tried: more than one match is ambiguous.
+    DwimResult d;
+    s = DwimRef(store, spec, /*all_rules=*/true, &d);
+    if (s.ok() && d.matches == 0) return AmbiguousArgument(arg);
+    if (s.ok() && d.matches > 1) WarnAmbiguous(spec);
   } else {
     int r = CheckSelector(store, spec, sel);
     if (r >= 0) return r;
@@ -238,7 +214,7 @@ int StartWalk(Store& store, const std::string& arg, WalkLog* log) {
   std::string branch = sel.ref;
   if (s.ok() && branch.empty()) s = CurrentBranch(store, &branch);
   if (s.ok()) s = ReadReflogForWalk(store, branch, &log->shown, &log->entries);
-  if (!s.ok()) return Fatal(s.message());
+  if (!s.ok()) return GitDie(s.message());
   log->kind = sel.kind;
   if (sel.kind == ReflogSelector::Kind::kIndex) {
     log->pos = sel.index < log->entries.size() ? size_t(sel.index) : log->entries.size();
@@ -250,40 +226,6 @@ int StartWalk(Store& store, const std::string& arg, WalkLog* log) {
     log->pos = i;
   }
   return -1;
-}
-
-// git's shortest unambiguous name for a full ref name (refs_shorten_unambiguous_ref).
-Status ShortenRef(Store& store, const std::string& full, std::string* out) {
-  static constexpr struct {
-    const char* prefix;
-    const char* suffix;
-  } kRules[] = {{"", ""},
-                {"refs/", ""},
-                {"refs/tags/", ""},
-                {"refs/heads/", ""},
-                {"refs/remotes/", ""},
-                {"refs/remotes/", "/HEAD"}};
-  constexpr int kN = int(sizeof kRules / sizeof kRules[0]);
-  for (int i = kN - 1; i > 0; --i) {
-    std::string_view p = kRules[i].prefix, sfx = kRules[i].suffix;
-    if (full.size() <= p.size() + sfx.size() || !full.starts_with(p) || !full.ends_with(sfx)) {
-      continue;
-    }
-    std::string shortname = full.substr(p.size(), full.size() - p.size() - sfx.size());
-    bool ambiguous = false;
-    for (int j = 0; j < i && !ambiguous; ++j) {
-      ResolvedRef r;
-      REFTAB_RETURN_IF_ERROR(
-          store.Resolve(std::string(kRules[j].prefix) + shortname + kRules[j].suffix, &r));
-      ambiguous = r.exists && !r.broken;
-    }
-    if (!ambiguous) {
-      *out = shortname;
-      return Status::Ok();
-    }
-  }
-  *out = full;
-  return Status::Ok();
 }
 
 // Whether git's walk shows the entry: its new id must be a commit (when there is an object
@@ -391,7 +333,7 @@ Status PrintEntry(Store& store, const ShowOptions& o, WalkLog& l, ReflogObjects&
     case Style::kTerminated:
     case Style::kSeparated: {
       std::string shortname;
-      REFTAB_RETURN_IF_ERROR(ShortenRef(store, l.shown, &shortname));
+      REFTAB_RETURN_IF_ERROR(ShortenRefname(store, l.shown, /*strict=*/false, &shortname));
       line.short_selector = Selector(l, shortname, o.date);
       if (o.style == Style::kSeparated && !first) out->buf().push_back('\n');
       REFTAB_RETURN_IF_ERROR(AppendFormattedLine(o.format, line, o.date, objects, &out->buf()));
@@ -428,7 +370,7 @@ int ReflogShow(Store& store, const Args& args) {
     if (s.ok() && next) s = PrintEntry(store, o, *next, objects, shown == 0, &out);
     if (!s.ok()) {
       out.Flush();
-      return Fatal(s.message());
+      return GitDie(s.message());
     }
     if (!next) break;
     ++next->pos;

@@ -309,11 +309,6 @@ Status Stack::CompactSegment(size_t first, size_t last, bool best_effort,
 
 namespace {
 
-bool EndsWith(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -390,11 +385,11 @@ Status Stack::Clean() {
   for (const std::string& e : *entries) {
     if (IsTempTableName(e)) {
       CleanTempTable(e, now_ns);
-    } else if (EndsWith(e, "~pid.lock")) {
+    } else if (e.ends_with("~pid.lock")) {
       CleanLockPidFile(e);
-    } else if (EndsWith(e, ".ref.lock")) {
+    } else if (e.ends_with(".ref.lock")) {
       CleanTableLock(e);
-    } else if (EndsWith(e, ".ref")) {
+    } else if (e.ends_with(".ref")) {
       CleanTable(e, max);
     }
   }

@@ -40,11 +40,7 @@ reftab_code Hand(std::unique_ptr<reftab_store> store, unsigned flags, reftab_sto
 std::vector<Stack*> StacksOf(reftab_store* store) {
   if (store->stack) return {store->stack.get()};
   if (!store->git) return {};
-  std::vector<Stack*> stacks{&store->git->main_stack()};
-  if (store->git->repo() && store->git->repo()->worktree_stack()) {
-    stacks.push_back(store->git->repo()->worktree_stack());
-  }
-  return stacks;
+  return store->git->stacks();
 }
 
 // The record under exactly `name` in whatever the store is (tombstones: not found).

@@ -253,6 +253,12 @@ Result<std::unique_ptr<GitRepo>> GitRepo::Open(const std::string& git_dir, Stack
 
 uint32_t GitRepo::file_mode() const { return file_mode_ ? *file_mode_ : 0666 & ~CurrentUmask(); }
 
+std::vector<Stack*> GitRepo::stacks() {
+  std::vector<Stack*> out = {main_.get()};
+  if (worktree_) out.push_back(worktree_.get());
+  return out;
+}
+
 Stack& GitRepo::StackFor(std::string_view refname) {
   return worktree_ && IsPerWorktreeRef(refname) ? *worktree_ : *main_;
 }

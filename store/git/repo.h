@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "format/status.h"
 #include "format/visibility.h"
@@ -83,6 +84,11 @@ class GitRepo {
   Stack& main_stack() { return *main_; }
   // The linked worktree's own stack, or nullptr in the main worktree.
   Stack* worktree_stack() { return worktree_.get(); }
+  // The stacks that hold the refs this worktree sees, each once: the main stack first, then
+  // the linked worktree's own stack when this is one (so the last is always the stack this
+  // worktree's own refs live in). Other worktrees' stacks are not among them (see Locate).
+  // Commands that visit a repository's tables (compact, verify, stats) go through this.
+  std::vector<Stack*> stacks();
   // The stack that stores `refname` as this worktree names it (no worktree prefixes).
   Stack& StackFor(std::string_view refname);
   // Where git reads and writes `refname`, from any worktree: "worktrees/<id>/<name>" for a

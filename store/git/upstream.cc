@@ -2,28 +2,15 @@
 
 #include <algorithm>
 
+#include "store/git/refs/ref_dwim.h"
+
 namespace reftab {
-namespace {
+namespace {}  // namespace
 
-bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
-// git's rev-parse rules for a short name (refs.c's ref_rev_parse_rules).
-constexpr std::string_view kParseRules[][2] = {
-    {"", ""},
-    {"refs/", ""},
-    {"refs/tags/", ""},
-    {"refs/heads/", ""},
-    {"refs/remotes/", ""},
-    {"refs/remotes/", "/HEAD"},
-};
-
-}  // namespace
-
-GitUpstreams::GitUpstreams(const GitConfig& config,
-                           std::function<bool(const std::string&)> ref_exists)
+GitUpstreams::GitUpstreams(const GitConfig& config, RefExistsFn ref_exists)
     : config_(config), ref_exists_(std::move(ref_exists)) {
   for (const ConfigEntry& e : config.entries()) {
-    if (!StartsWith(e.key, "remote.")) continue;
+    if (!std::string_view(e.key).starts_with("remote.")) continue;
     size_t dot = e.key.rfind('.');
     if (dot <= 7) continue;  // remote.pushdefault: no subsection
     std::string name = e.key.substr(7, dot - 7);
@@ -84,7 +71,7 @@ std::optional<std::string> GitUpstreams::Apply(const std::vector<Refspec>& specs
     size_t star = r.src.find('*');
     std::string_view pre = std::string_view(r.src).substr(0, star);
     std::string_view post = std::string_view(r.src).substr(star + 1);
-    if (name.size() < pre.size() + post.size() || !StartsWith(name, pre) ||
+    if (name.size() < pre.size() + post.size() || !name.starts_with(pre) ||
         name.substr(name.size() - post.size()) != post) {
       continue;
     }
@@ -96,23 +83,27 @@ std::optional<std::string> GitUpstreams::Apply(const std::vector<Refspec>& specs
   return std::nullopt;
 }
 
-std::optional<std::string> GitUpstreams::Upstream(std::string_view branch) const {
+Status GitUpstreams::Upstream(std::string_view branch, std::optional<std::string>* out) const {
+  *out = std::nullopt;
   std::optional<std::string> remote = BranchValue(branch, "remote");
   std::vector<const ConfigEntry*> merges = config_.All("branch." + std::string(branch) + ".merge");
-  if (!remote || merges.empty() || !merges[0]->value) return std::nullopt;
+  if (!remote || merges.empty() || !merges[0]->value) return Status::Ok();
   const std::string& src = *merges[0]->value;
-  if (std::optional<std::string> dst = Apply(Refspecs(*remote, "fetch"), src)) return dst;
-  if (*remote != ".") return std::nullopt;
+  if (std::optional<std::string> dst = Apply(Refspecs(*remote, "fetch"), src)) {
+    *out = std::move(dst);
+    return Status::Ok();
+  }
+  if (*remote != ".") return Status::Ok();
   // A local upstream: the ref the name stands for when exactly one rule finds one.
   std::string found;
   int count = 0;
-  for (const auto& rule : kParseRules) {
-    std::string candidate = std::string(rule[0]) + src + std::string(rule[1]);
-    if (ref_exists_(candidate)) {
-      if (count++ == 0) found = candidate;
-    }
+  for (std::string& candidate : ExpandRefname(src)) {
+    bool exists = false;
+    REFTAB_RETURN_IF_ERROR(ref_exists_(candidate, &exists));
+    if (exists && count++ == 0) found = std::move(candidate);
   }
-  return count == 1 ? found : src;
+  *out = count == 1 ? found : src;
+  return Status::Ok();
 }
 
 std::optional<std::string> GitUpstreams::TrackingForPushDest(const std::string& remote,
@@ -120,28 +111,34 @@ std::optional<std::string> GitUpstreams::TrackingForPushDest(const std::string& 
   return Apply(Refspecs(remote, "fetch"), ref);
 }
 
-std::optional<std::string> GitUpstreams::Push(std::string_view branch) const {
+Status GitUpstreams::Push(std::string_view branch, std::optional<std::string>* out) const {
+  *out = std::nullopt;
   bool explicit_ = false;
   std::string remote = PushRemoteFor(branch, &explicit_);
   std::string refname = "refs/heads/" + std::string(branch);
   std::vector<Refspec> push = Refspecs(remote, "push");
   if (!push.empty()) {
     std::optional<std::string> dst = Apply(push, refname);
-    if (!dst) return std::nullopt;
-    return TrackingForPushDest(remote, *dst);
+    if (dst) *out = TrackingForPushDest(remote, *dst);
+    return Status::Ok();
   }
   if (config_.GetBool("remote." + remote + ".mirror", false)) {
-    return TrackingForPushDest(remote, refname);
+    *out = TrackingForPushDest(remote, refname);
+    return Status::Ok();
   }
   std::string mode = config_.Get("push.default").value_or("simple");
-  if (mode == "nothing") return std::nullopt;
-  if (mode == "matching" || mode == "current") return TrackingForPushDest(remote, refname);
-  if (mode == "upstream" || mode == "tracking") return Upstream(branch);
-  std::optional<std::string> up = Upstream(branch);
-  if (!up) return std::nullopt;
+  if (mode == "nothing") return Status::Ok();
+  if (mode == "matching" || mode == "current") {
+    *out = TrackingForPushDest(remote, refname);
+    return Status::Ok();
+  }
+  if (mode == "upstream" || mode == "tracking") return Upstream(branch, out);
+  std::optional<std::string> up;
+  REFTAB_RETURN_IF_ERROR(Upstream(branch, &up));
+  if (!up) return Status::Ok();
   std::optional<std::string> cur = TrackingForPushDest(remote, refname);
-  if (!cur || *cur != *up) return std::nullopt;
-  return cur;
+  if (cur && *cur == *up) *out = std::move(cur);
+  return Status::Ok();
 }
 
 std::optional<std::string> GitUpstreams::RemoteRef(std::string_view branch, bool for_push) const {

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "format/status.h"
 #include "format/visibility.h"
 #include "store/git/config/config.h"
 
@@ -22,16 +23,20 @@ REFTAB_PUBLIC_BEGIN
 
 class GitUpstreams {
  public:
-  // `ref_exists` answers whether a full ref name exists (git consults refs only to expand a
-  // short branch.<name>.merge of a branch whose remote is ".").
-  GitUpstreams(const GitConfig& config, std::function<bool(const std::string&)> ref_exists);
+  // Whether a full ref name exists (RefExists over a GitRefStore); errors are I/O or
+  // corruption errors, handed back by Upstream and Push.
+  using RefExistsFn = std::function<Status(const std::string& refname, bool* exists)>;
+
+  // `ref_exists` is consulted only to expand a short branch.<name>.merge of a branch whose
+  // remote is "." (by git's rev-parse rules, ExpandRefname).
+  GitUpstreams(const GitConfig& config, RefExistsFn ref_exists);
 
   // The ref `branch` ("main" for refs/heads/main) merges from: the remote-tracking ref its
   // branch.<name>.merge maps to through the remote's fetch refspecs, or for remote "." the
   // local ref itself. nullopt when there is none.
-  std::optional<std::string> Upstream(std::string_view branch) const;
+  Status Upstream(std::string_view branch, std::optional<std::string>* out) const;
   // The remote-tracking ref of where `git push` would push `branch`, as @{push}.
-  std::optional<std::string> Push(std::string_view branch) const;
+  Status Push(std::string_view branch, std::optional<std::string>* out) const;
   // The remote `git fetch` / `git push` use for `branch`; *explicit_ is false when it is only
   // the default ("origin", or the single configured remote).
   std::string RemoteFor(std::string_view branch, bool* explicit_) const;
@@ -51,7 +56,7 @@ class GitUpstreams {
   std::optional<std::string> BranchValue(std::string_view branch, const char* var) const;
 
   const GitConfig& config_;
-  std::function<bool(const std::string&)> ref_exists_;
+  RefExistsFn ref_exists_;
   std::vector<std::string> remotes_;  // configured remote names, in order of appearance
 };
 

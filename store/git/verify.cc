@@ -6,15 +6,13 @@
 #include <memory>
 #include <set>
 
-#include "store/merge_cursor.h"
 #include "store/git/refs/refname.h"
+#include "store/merge_cursor.h"
 
 namespace reftab {
 namespace {
 
 constexpr int kMaxSymrefReads = 5;  // git's SYMREF_MAXDEPTH: reads, the symref itself included
-
-bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 // git's test of a table's name: three hexadecimal numbers (as strtoull reads them) joined by
 // '-', then ".ref" or ".log".
@@ -106,7 +104,7 @@ class Checker {
   // git's symref checks in git's order (each stops the rest), then whether it resolves.
   Status CheckSymref(const View& v, const RefRecord& ref, const std::string& path) {
     const std::string& target = ref.target;
-    if (ref.refname == "HEAD" && !StartsWith(target, "refs/heads/")) {
+    if (ref.refname == "HEAD" && !target.starts_with("refs/heads/")) {
       Add(FindingSeverity::kError, path, "badHeadTarget",
           "HEAD points to non-branch '" + target + "'");
       return Status::Ok();
@@ -117,7 +115,7 @@ class Checker {
             "points to invalid refname '" + target + "'");
         return Status::Ok();
       }
-      if (!StartsWith(target, "refs/") && !StartsWith(target, "worktrees/")) {
+      if (!target.starts_with("refs/") && !target.starts_with("worktrees/")) {
         Add(FindingSeverity::kInfo, path, "symrefTargetIsNotARef",
             "points to non-ref target '" + target + "'");
         return Status::Ok();

@@ -21,12 +21,10 @@ namespace {
 
 constexpr int kMaxIncludeDepth = 10;  // git's MAX_INCLUDE_DEPTH
 
-bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
 // remote.<name>.url (a subsection is required).
 bool IsRemoteUrlKey(std::string_view key) {
   size_t last = key.rfind('.');
-  return StartsWith(key, "remote.") && last > 6 && key.substr(last) == ".url";
+  return key.starts_with("remote.") && last > 6 && key.substr(last) == ".url";
 }
 
 // access(2) as git's access_or_die uses it: a missing file is simply not read, other
@@ -271,7 +269,7 @@ class Loader {
       out_->Add(e);
     }
     if (e.key == "include.path") return IncludePath(e, rejected);
-    if (!StartsWith(e.key, "includeif.") || e.key.size() < 16 ||
+    if (!e.key.starts_with("includeif.") || e.key.size() < 16 ||
         e.key.compare(e.key.size() - 5, 5, ".path") != 0) {
       return Status::Ok();
     }
@@ -279,7 +277,7 @@ class Loader {
     REFTAB_ASSIGN_OR_RETURN(bool holds, ConditionHolds(e, cond, rejected));
     if (*rejected || !holds) return Status::Ok();
     const bool was_forbidding = forbid_urls_;
-    if (collecting_urls_ && StartsWith(cond, "hasconfig:remote.*.url:")) forbid_urls_ = true;
+    if (collecting_urls_ && cond.starts_with("hasconfig:remote.*.url:")) forbid_urls_ = true;
     Status s = IncludePath(e, rejected);
     forbid_urls_ = was_forbidding;
     return s;
@@ -287,7 +285,7 @@ class Loader {
 
   // "~/x" and "~user/x" as git expands them; nullopt when it cannot.
   std::optional<std::string> ExpandUser(const std::string& path, bool real_home) const {
-    if (StartsWith(path, "%(prefix)/")) return std::nullopt;
+    if (path.starts_with("%(prefix)/")) return std::nullopt;
     if (path.empty() || path[0] != '~') return path;
     size_t slash = path.find('/');
     std::string user = path.substr(1, slash == std::string::npos ? std::string::npos : slash - 1);
@@ -347,14 +345,14 @@ class Loader {
                                                {"worktree:", true, false},
                                                {"worktree/i:", true, true}};
     for (const PathCondition& pc : kPaths) {
-      if (!StartsWith(cond, pc.prefix)) continue;
+      if (!cond.starts_with(pc.prefix)) continue;
       std::optional<std::string> path;
       if (repo_) path = pc.worktree ? repo_->work_tree : std::optional(repo_->git_dir);
       if (!path || path->empty()) return false;
       return PathMatches(e, *path, cond.substr(std::strlen(pc.prefix)), pc.icase, rejected);
     }
-    if (StartsWith(cond, "onbranch:")) return OnBranch(cond.substr(9));
-    if (StartsWith(cond, "hasconfig:remote.*.url:")) return HasRemoteUrl(cond.substr(23));
+    if (cond.starts_with("onbranch:")) return OnBranch(cond.substr(9));
+    if (cond.starts_with("hasconfig:remote.*.url:")) return HasRemoteUrl(cond.substr(23));
     return false;  // unknown conditions are false, as in git
   }
 
@@ -365,7 +363,7 @@ class Loader {
                            bool icase, bool* rejected) {
     if (std::optional<std::string> x = ExpandUser(pattern, true)) pattern = *x;
     size_t prefix = 0;
-    if (StartsWith(pattern, "./")) {
+    if (pattern.starts_with("./")) {
       if (e.file.empty()) {
         *rejected = true;  // git: "relative config include conditionals must come from files"
         return false;
@@ -397,7 +395,7 @@ class Loader {
       REFTAB_ASSIGN_OR_RETURN(std::optional<std::string> target, repo_->head_target());
       head_ = target.value_or("");
     }
-    if (!StartsWith(*head_, "refs/heads/")) return false;
+    if (!head_->starts_with("refs/heads/")) return false;
     if (!pattern.empty() && pattern.back() == '/') pattern += "**";
     return WildMatchPath(pattern, std::string_view(*head_).substr(11));
   }

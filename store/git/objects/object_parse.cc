@@ -17,10 +17,6 @@ constexpr std::string_view kSignatureStarts[] = {
     "-----BEGIN SSH SIGNATURE-----",
 };
 
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
 // One header: its key, and its value with continuation lines unfolded.
 struct Header {
   std::string_view key;
@@ -180,7 +176,7 @@ GitMessageParts SplitMessage(std::string_view object_content) {
   size_t sig = msg.size();
   for (size_t line = 0; line < msg.size();) {
     for (std::string_view start : kSignatureStarts) {
-      if (StartsWith(msg.substr(line), start)) sig = line;
+      if (msg.substr(line).starts_with(start)) sig = line;
     }
     size_t nl = msg.find('\n', line);
     line = nl == std::string_view::npos ? msg.size() : nl + 1;

@@ -2,7 +2,6 @@
 
 #include <array>
 
-#include "store/git/refs/ref_store.h"
 #include "store/git/refs/refname.h"
 
 namespace reftab {
@@ -27,58 +26,28 @@ std::string Apply(const Rule& r, std::string_view name) {
   return full;
 }
 
-// The short name `refname` has under rule `r`, if the rule can produce it.
+// The short name `refname` has under rule `r`, if the rule can produce it (git's
+// match_parse_rule: never the empty name).
 bool Match(const Rule& r, std::string_view refname, std::string_view* short_name) {
-  if (refname.size() < r.prefix.size() + r.suffix.size()) return false;
-  if (refname.substr(0, r.prefix.size()) != r.prefix) return false;
-  if (refname.substr(refname.size() - r.suffix.size()) != r.suffix) return false;
+  if (refname.size() <= r.prefix.size() + r.suffix.size()) return false;
+  if (!refname.starts_with(r.prefix) || !refname.ends_with(r.suffix)) return false;
   *short_name = refname.substr(r.prefix.size(), refname.size() - r.prefix.size() - r.suffix.size());
   return true;
 }
 
-Status Exists(GitRefStore& store, const std::string& refname, bool* exists) {
-  GitResolution r;
-  REFTAB_RETURN_IF_ERROR(ResolveRefAsGit(store, refname, kResolveReading, &r));
-  *exists = r.resolved;
-  return Status::Ok();
-}
-
 }  // namespace
 
-Status ResolveRefAsGit(GitRefStore& store, std::string_view refname, unsigned flags,
-                       GitResolution* out) {
-  *out = GitResolution();
-  std::string name(refname);
-  for (int depth = 0; depth < GitRefStore::kMaxSymrefDepth; ++depth) {
-    // A name git would not accept is never looked up, here or at the end of a symref.
-    if (!IsValidRefname(name, kRefnameAllowOneLevel)) return Status::Ok();
-    RefRecord rec;
-    bool found = false;
-    REFTAB_RETURN_IF_ERROR(store.ReadRef(name, &rec, &found));
-    if (!found || rec.value_type != RefValueType::kSymref) {
-      out->resolved = found || !(flags & kResolveReading);
-      out->exists = found;
-      out->name = std::move(name);
-      if (found) out->id = rec.value;
-      if (found && rec.value_type == RefValueType::kVal2) out->peeled = rec.peeled;
-      return Status::Ok();
-    }
-    out->through_symref = true;
-    name = rec.target;
-    if (flags & kResolveNoRecurse) {
-      out->resolved = true;
-      out->name = std::move(name);
-      return Status::Ok();
-    }
-  }
-  return Status::Ok();  // too many levels: git does not resolve it either
+std::vector<std::string> ExpandRefname(std::string_view name) {
+  std::vector<std::string> out;
+  out.reserve(kRules.size());
+  for (const Rule& rule : kRules) out.push_back(Apply(rule, name));
+  return out;
 }
 
 Status DwimRef(GitRefStore& store, std::string_view name, bool all_rules, DwimResult* out) {
   *out = DwimResult();
-  for (const Rule& rule : kRules) {
-    std::string full = Apply(rule, name);
-    GitResolution r;
+  for (const std::string& full : ExpandRefname(name)) {
+    ResolvedRef r;
     REFTAB_RETURN_IF_ERROR(ResolveRefAsGit(store, full, kResolveReading, &r));
     if (r.resolved) {
       if (out->matches++ == 0) {
@@ -122,6 +91,7 @@ std::string AmbiguousRefnameWarning(std::string_view name) {
 
 Status ShortenRefname(GitRefStore& store, std::string_view refname, bool strict, std::string* out) {
   // The most specific rule first; the first rule (the name itself) always matches.
+  ResolvedRef found;
   for (size_t i = kRules.size() - 1; i > 0; --i) {
     std::string_view short_name;
     if (!Match(kRules[i], refname, &short_name)) continue;
@@ -130,7 +100,10 @@ Status ShortenRefname(GitRefStore& store, std::string_view refname, bool strict,
     bool ambiguous = false;
     for (size_t j = 0; j < to_check && !ambiguous; ++j) {
       if (j == i) continue;
-      REFTAB_RETURN_IF_ERROR(Exists(store, Apply(kRules[j], short_name), &ambiguous));
+      // RefExists, with one result reused: for-each-ref shortens every ref it lists.
+      REFTAB_RETURN_IF_ERROR(
+          ResolveRefAsGit(store, Apply(kRules[j], short_name), kResolveReading, &found));
+      ambiguous = found.resolved;
     }
     if (!ambiguous) {
       *out = std::string(short_name);

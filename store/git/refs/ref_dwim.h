@@ -15,30 +15,16 @@
 #include "format/record.h"
 #include "format/status.h"
 #include "format/visibility.h"
+#include "store/git/refs/ref_store.h"
 
 namespace reftab {
 REFTAB_PUBLIC_BEGIN
 
-class GitRefStore;
-
-// How git resolves a full name (refs_resolve_ref_unsafe): the name must be well formed (one
-// level allowed), as must every symref target on the way, and chains are at most
-// GitRefStore::kMaxSymrefDepth names long; otherwise nothing resolves.
-enum GitResolveFlags : unsigned {
-  kResolveDefault = 0,          // a missing ref at the end resolves, to its name (exists false)
-  kResolveReading = 1u << 0,    // the chain must end at an existing ref
-  kResolveNoRecurse = 1u << 1,  // stop at the first symref's target
-};
-struct GitResolution {
-  bool resolved = false;        // git's non-NULL answer
-  bool through_symref = false;  // a symref was met (git's REF_ISSYMREF), even if then NULL
-  bool exists = false;          // `name` holds an object id
-  std::string name;             // where the chain ended
-  ObjectId id{};
-  std::optional<ObjectId> peeled;  // the peeled id the final record stores, if any
-};
-Status ResolveRefAsGit(GitRefStore& store, std::string_view refname, unsigned flags,
-                       GitResolution* out);
+// git's rev-parse rules (refs.c's ref_rev_parse_rules), the one list every expansion and
+// shortening of ref names goes through: the full names `name` stands for, in the order git
+// tries them (NAME, refs/NAME, refs/tags/NAME, refs/heads/NAME, refs/remotes/NAME,
+// refs/remotes/NAME/HEAD). Nothing is looked up.
+std::vector<std::string> ExpandRefname(std::string_view name);
 
 struct DwimResult {
   int matches = 0;      // how many of git's rules found a ref; above 1 the name is ambiguous
@@ -74,7 +60,8 @@ std::string AmbiguousRefnameWarning(std::string_view name);
 
 // The shortest form of `refname` that DwimRef reads back as it (git's
 // shorten_unambiguous_ref): "refs/heads/main" -> "main" unless refs/main or refs/tags/main
-// exist. `strict`: no other rule may match at all. A name no rule shortens is returned whole.
+// exist (RefExists). `strict`: no other rule may match at all. A name no rule shortens (the
+// short name would be empty, or it is taken) is returned whole.
 Status ShortenRefname(GitRefStore& store, std::string_view refname, bool strict, std::string* out);
 
 REFTAB_PUBLIC_END

@@ -16,7 +16,7 @@ Status ResolveListed(GitRefStore& store, const RefRecord& rec, GitListedRef* out
   *ok = true;
   *symref = rec.value_type == RefValueType::kSymref;
   if (*symref) {
-    GitResolution r;
+    ResolvedRef r;
     REFTAB_RETURN_IF_ERROR(ResolveRefAsGit(store, rec.refname, kResolveReading, &r));
     *ok = r.resolved;
     out->id = r.id;

@@ -29,14 +29,32 @@ REFTAB_PUBLIC_BEGIN
 
 class GitRefTransaction;
 
+// How a name's symrefs are followed (git's resolve flags; see ResolveRefAsGit).
+enum GitResolveFlags : unsigned {
+  // git's rules (refs_resolve_ref_unsafe): the name must be well formed (one level allowed),
+  // as must every symref target on the way; otherwise nothing resolves. A missing ref at the
+  // end resolves, to its name (exists false).
+  kResolveDefault = 0,
+  kResolveReading = 1u << 0,    // the chain must end at an existing ref
+  kResolveNoRecurse = 1u << 1,  // stop at the first symref's target
+  // The names are not checked for form: the asked name is read as given and a symref target
+  // only has to be safe (IsSafeRefname). A symref to an unsafe name stops the walk at that
+  // symref, marked broken. What GitRefStore::Resolve does, for names taken from the store.
+  kResolveAllowBadName = 1u << 2,
+};
+
 // Where following a name's symrefs ends.
 struct ResolvedRef {
+  bool resolved = false;        // git's non-NULL answer (see GitResolveFlags)
+  bool through_symref = false;  // a symref was met (git's REF_ISSYMREF), even if then NULL
   std::string name;     // the last name reached: what an update through the first one changes
   bool exists = false;  // whether `name` holds an object id
   ObjectId id{};        // its id (zero when it does not exist)
   RefRecord record;     // its record when it exists (a peeled tag keeps its peeled id)
+  std::optional<ObjectId> peeled;  // the peeled id the final record stores, if any
   // The chain is longer than kMaxSymrefDepth names (git: too many levels of symbolic refs)
-  // or a symref points at a dangerous name; git treats such a ref as broken.
+  // or (kResolveAllowBadName) a symref points at a dangerous name; git treats such a ref as
+  // broken. Never resolved.
   bool broken = false;
   std::vector<std::string> symrefs;  // the symrefs passed through, starting with the asked name
 };
@@ -64,6 +82,10 @@ class GitRefStore {
   bool bare() const { return repo_ && repo_->bare(); }
   // The stack holding shared refs (the only one over a bare directory).
   Stack& main_stack() { return repo_ ? repo_->main_stack() : *stack_; }
+  // GitRepo::stacks(); over a bare directory, its one stack.
+  std::vector<Stack*> stacks() {
+    return repo_ ? repo_->stacks() : std::vector<Stack*>{stack_.get()};
+  }
   // The stack that stores `refname` (a linked worktree keeps its own refs apart).
   Stack& StackFor(std::string_view refname) { return repo_ ? repo_->StackFor(refname) : *stack_; }
   // Where git reads and writes `refname`, other worktrees' names included (GitRepo::Locate);
@@ -79,8 +101,9 @@ class GitRefStore {
   Status ReadRef(std::string_view refname, RefRecord* ref, bool* found);
   // Every live ref whose name starts with `prefix`, in name order; `fn` returns false to stop.
   Status ForEachRef(std::string_view prefix, const std::function<bool(const RefRecord&)>& fn);
-  // Follows `refname` through symrefs as git does. A missing ref ends the walk (exists
-  // false); see ResolvedRef::broken. Errors are I/O errors only.
+  // Follows `refname` through symrefs: ResolveRefAsGit(*this, refname, kResolveAllowBadName).
+  // A missing ref ends the walk (exists false); see ResolvedRef::broken. Errors are I/O
+  // errors only.
   Status Resolve(std::string_view refname, ResolvedRef* out);
 
   LogRefUpdates log_all_ref_updates() const;
@@ -101,6 +124,16 @@ class GitRefStore {
   std::unique_ptr<GitObjects> objects_;
   mutable std::optional<LogInfo> committer_;  // committer(): computed on first use
 };
+
+// The one symref walk every resolution goes through: follows `refname` in `store` at most
+// GitRefStore::kMaxSymrefDepth names deep, checking names as `flags` (GitResolveFlags) say.
+// Errors are I/O and corruption errors only; a name that does not resolve is `resolved`
+// false.
+Status ResolveRefAsGit(GitRefStore& store, std::string_view refname, unsigned flags,
+                       ResolvedRef* out);
+
+// git's refs_ref_exists: whether `refname` resolves (kResolveReading) to an existing ref.
+Status RefExists(GitRefStore& store, std::string_view refname, bool* exists);
 
 // Whether core.logAllRefUpdates lets `refname` get a reflog on its first update.
 bool LogsByDefault(LogRefUpdates mode, std::string_view refname);

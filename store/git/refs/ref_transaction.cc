@@ -5,9 +5,9 @@
 
 #include "store/git/identity.h"
 #include "store/git/refs/ref_store.h"
+#include "store/git/refs/refname.h"
 #include "store/log_entry.h"
 #include "store/progress.h"
-#include "store/git/refs/refname.h"
 #include "store/stack.h"
 
 namespace reftab {
@@ -457,20 +457,20 @@ Status GitRefTransaction::Commit() {
 
 namespace {
 
-// The reflog entry for an update, or nullopt when git writes none (a new symref target that
-// does not resolve to an object).
-std::optional<LogRecord> LogEntryFor(GitRefStore& store, const std::string& refname,
-                                     const RefValue& new_value, const ObjectId& old_id,
-                                     std::string message) {
+// The reflog entry for an update into *entry, or nullopt when git writes none (a new symref
+// target that does not resolve to an object). Errors: reading the target failed.
+Status LogEntryFor(GitRefStore& store, const std::string& refname, const RefValue& new_value,
+                   const ObjectId& old_id, std::string message, std::optional<LogRecord>* entry) {
+  *entry = std::nullopt;
   ObjectId new_id = IdOf(new_value);
   if (new_value.type == RefValueType::kSymref) {
     ResolvedRef target;
-    if (!store.Resolve(new_value.target, &target).ok() || !target.exists || target.broken) {
-      return std::nullopt;
-    }
+    REFTAB_RETURN_IF_ERROR(store.Resolve(new_value.target, &target));
+    if (!target.exists || target.broken) return Status::Ok();
     new_id = target.id;
   }
-  return UpdateLogEntry(refname, old_id, new_id, store.committer(), std::move(message));
+  *entry = UpdateLogEntry(refname, old_id, new_id, store.committer(), std::move(message));
+  return Status::Ok();
 }
 
 }  // namespace
@@ -542,10 +542,10 @@ Status GitRefTransaction::Write() {
     bool log = (u.flags & kGitRefForceCreateReflog) != 0;
     if (!log) REFTAB_RETURN_IF_ERROR(store_->ShouldWriteLog(u.refname, &log));
     if (log) {
-      if (auto entry =
-              LogEntryFor(*store_, u.refname, *u.new_value, u.current_id, std::move(u.message))) {
-        tx.AddLogRecord(std::move(*entry));
-      }
+      std::optional<LogRecord> entry;
+      REFTAB_RETURN_IF_ERROR(LogEntryFor(*store_, u.refname, *u.new_value, u.current_id,
+                                         std::move(u.message), &entry));
+      if (entry) tx.AddLogRecord(std::move(*entry));
     }
     if (u.log_only) return Status::Ok();
     tx.Update(std::move(u.refname), null_new ? RefValue::Absent() : std::move(*u.new_value),

@@ -4,6 +4,7 @@
 
 #include "store/git/date.h"
 #include "store/git/identity.h"
+#include "store/git/refs/ref_dwim.h"
 #include "store/git/refs/ref_transaction.h"
 #include "store/git/refs/refname.h"
 #include "store/git/wildmatch.h"
@@ -191,9 +192,7 @@ Status WriteReflogEntry(GitRefStore& store, std::string_view refname, const Obje
 Status DwimReflog(GitRefStore& store, std::string_view name, std::string* refname, int* found) {
   refname->clear();
   int count = 0;
-  const std::string n(name);
-  for (const std::string& path : {n, "refs/" + n, "refs/tags/" + n, "refs/heads/" + n,
-                                  "refs/remotes/" + n, "refs/remotes/" + n + "/HEAD"}) {
+  for (const std::string& path : ExpandRefname(name)) {
     bool ok = false;
     std::string target;
     REFTAB_RETURN_IF_ERROR(ResolvesToObject(store, path, &ok, &target));

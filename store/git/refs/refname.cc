@@ -23,14 +23,6 @@ constexpr bool IsForbiddenByte(unsigned char c) {
   }
 }
 
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 // The bytes CheckRefnameFormat must look at: '/' (a component ends), the forbidden ones,
 // '*', and the second bytes of ".." and "@{". Every other byte passes with one table load.
 constexpr std::array<bool, 256> kNeedsALook = [] {
@@ -138,7 +130,7 @@ std::optional<std::string> NormalizeRefname(std::string_view name, unsigned flag
 
 bool IsSafeRefname(std::string_view name) {
   if (name.find('\0') != std::string_view::npos) return false;
-  if (StartsWith(name, "refs/")) return IsCanonicalRelativePath(name.substr(5));
+  if (name.starts_with("refs/")) return IsCanonicalRelativePath(name.substr(5));
   if (name.empty()) return false;
   for (char c : name) {
     if (!((c >= 'A' && c <= 'Z') || c == '_')) return false;
@@ -157,7 +149,7 @@ bool IsPseudoRef(std::string_view name) { return name == "FETCH_HEAD" || name ==
 
 bool IsRootRef(std::string_view name) {
   if (!IsRootRefSyntax(name) || IsPseudoRef(name)) return false;
-  if (EndsWith(name, "_HEAD")) return true;
+  if (name.ends_with("_HEAD")) return true;
   for (std::string_view irregular : {"HEAD", "AUTO_MERGE", "BISECT_EXPECTED_REV",
                                      "NOTES_MERGE_PARTIAL", "NOTES_MERGE_REF", "MERGE_AUTOSTASH"}) {
     if (name == irregular) return true;

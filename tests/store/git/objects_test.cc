@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/testutil/fast_import.h"
 #include "tests/testutil/git_environment.h"
 #include "tests/testutil/process.h"
 #include "tests/testutil/store_util.h"
@@ -24,19 +25,10 @@ using testutil::TempDir;
 const auto* const kIsolated =
     ::testing::AddGlobalTestEnvironment(new testutil::IsolatedGitEnvironment);
 
-// fast-import's "data" command.
-std::string Data(const std::string& s) { return "data " + std::to_string(s.size()) + "\n" + s; }
+std::string Data(const std::string& s) { return testutil::FastImportData(s); }
 
-// A commit on `branch` with the given marks; `parents` by mark, the first one "from".
 std::string Commit(const std::string& branch, int mark, std::vector<int> parents, int time) {
-  std::string when = std::to_string(1700000000 + time) + " +0100";
-  std::string s = "commit refs/heads/" + branch + "\nmark :" + std::to_string(mark) +
-                  "\nauthor A <a@x> " + when + "\ncommitter C <c@x> " + when + "\n" +
-                  Data("commit " + std::to_string(mark) + "\n\nbody\n");
-  for (size_t i = 0; i < parents.size(); ++i) {
-    s += (i == 0 ? "from :" : "merge :") + std::to_string(parents[i]) + "\n";
-  }
-  return s + "M 100644 inline f\n" + Data("file of " + std::to_string(mark) + "\n") + "\n";
+  return testutil::FastImportCommit(branch, mark, std::move(parents), time);
 }
 
 ObjectId IdOf(const std::string& hex) {

@@ -1,11 +1,12 @@
-// Short names and listings as git reads them (store/git/refs/ref_dwim.h, store/git/refs/ref_list.h) and
-// the numbers of store/stack_stats.h, over a bare reftable directory (git's defaults, ids
-// taken on trust). tests/cli/git_compare_refs.sh compares the same rules with a real git.
+// Short names and listings as git reads them (store/git/refs/ref_dwim.h, store/git/refs/ref_list.h)
+// and the numbers of store/stack_stats.h, over a bare reftable directory (git's defaults, ids taken
+// on trust). tests/cli/git_compare_refs.sh compares the same rules with a real git.
 #include "store/git/refs/ref_dwim.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "store/git/refs/ref_list.h"
 #include "store/git/refs/ref_store.h"
@@ -112,8 +113,49 @@ TEST_F(DwimTest, ShortensUnlessAnEarlierRuleFindsARef) {
   EXPECT_EQ(Short("HEAD", false), "HEAD");
 }
 
+// The one list of git's rev-parse rules, in git's order (refs.c's ref_rev_parse_rules).
+TEST(ExpandRefnameTest, GitsRulesInGitsOrder) {
+  EXPECT_EQ(ExpandRefname("x"),
+            (std::vector<std::string>{"x", "refs/x", "refs/tags/x", "refs/heads/x",
+                                      "refs/remotes/x", "refs/remotes/x/HEAD"}));
+}
+
+// Shortening is expansion backwards: every shortened name reads back as the full one.
+TEST_F(DwimTest, ShortNamesReadBackAsTheFullName) {
+  for (const char* full :
+       {"refs/heads/x", "refs/tags/main", "refs/heads/main", "refs/remotes/origin/main"}) {
+    for (bool strict : {false, true}) {
+      std::string shortened = Short(full, strict);
+      EXPECT_EQ(Dwim(shortened, /*all=*/false).refname, full) << full << " -> " << shortened;
+    }
+  }
+  // git's match_parse_rule never gives the empty name.
+  EXPECT_EQ(Short("refs/", false), "refs/");
+}
+
+// GitRefStore::Resolve is ResolveRefAsGit without the form checks: a name git would not
+// accept is still read, and a symref to a dangerous name stops there, broken.
+TEST_F(DwimTest, ResolveTakesNamesFromTheStoreAsTheyAre) {
+  Transaction tx = store_->main_stack().NewTransaction();
+  tx.Update("refs/heads/bad..name", RefValue::Id(Id(5)));
+  tx.Update("refs/heads/to-bad", RefValue::Symref("refs/heads/bad..name"));
+  tx.Update("refs/heads/to-danger", RefValue::Symref("refs/../etc"));
+  ASSERT_TRUE(tx.Commit().ok());
+  ResolvedRef r;
+  ASSERT_TRUE(store_->Resolve("refs/heads/to-bad", &r).ok());
+  EXPECT_TRUE(r.exists && !r.broken);
+  EXPECT_EQ(r.id, Id(5));
+  ASSERT_TRUE(ResolveRefAsGit(*store_, "refs/heads/to-bad", kResolveReading, &r).ok());
+  EXPECT_FALSE(r.resolved) << "git's rules do not follow a malformed target";
+  ASSERT_TRUE(store_->Resolve("refs/heads/to-danger", &r).ok());
+  EXPECT_TRUE(r.broken);
+  EXPECT_FALSE(r.resolved);
+  EXPECT_EQ(r.name, "refs/heads/to-danger");
+  EXPECT_EQ(r.symrefs, std::vector<std::string>{"refs/heads/to-danger"});
+}
+
 TEST_F(DwimTest, ResolutionFlagsAsGits) {
-  GitResolution r;
+  ResolvedRef r;
   ASSERT_TRUE(ResolveRefAsGit(*store_, "refs/heads/dangling", kResolveDefault, &r).ok());
   EXPECT_TRUE(r.resolved);
   EXPECT_TRUE(r.through_symref);

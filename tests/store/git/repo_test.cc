@@ -257,6 +257,22 @@ TEST_F(WorktreeTest, MainWorktreeSeesItsOwnView) {
   EXPECT_EQ(ForEachRefTsv(*repo, 20), ReadExpected(Fixture("worktree/main"), "for-each-ref.tsv"));
 }
 
+// The stacks a repository's commands visit (compact, verify, stats, pack-refs): the main
+// stack, then a linked worktree's own; the main worktree has only the main one.
+TEST_F(WorktreeTest, StacksAreTheMainOneThenTheWorktreesOwn) {
+  auto linked = OpenRepo(wt_dir_);
+  ASSERT_TRUE(linked);
+  std::vector<Stack*> stacks = linked->stacks();
+  ASSERT_EQ(stacks.size(), 2u);
+  EXPECT_EQ(stacks[0], &linked->main_stack());
+  EXPECT_EQ(stacks[1], linked->worktree_stack());
+  EXPECT_EQ(stacks[1]->dir(), wt_dir_ + "/reftable");
+
+  auto main = OpenRepo(git_dir_);
+  ASSERT_TRUE(main);
+  EXPECT_EQ(main->stacks(), std::vector<Stack*>{&main->main_stack()});
+}
+
 TEST_F(WorktreeTest, WritesGoToTheRightStackWithItsOwnUpdateIndexes) {
   auto repo = OpenRepo(wt_dir_);
   ASSERT_TRUE(repo);
