@@ -144,4 +144,38 @@ done
 case_ "pack-refs --auto, compaction due, no lock" main "" "pack-refs --auto"
 T=$T0
 
+# core.lockfilePid (git 2.54): the holder of tables.list.lock writes tables.list~pid.lock
+# naming itself, and it goes with the lock. Each tool holds the lock in turn (an update-ref
+# --stdin transaction stopped after "prepare") while the other tries to write: git says
+# "cannot lock references", reftab the same followed by the holder the pid file names.
+pid_case() {
+  local holder=$1 d=$tmp/pid-$1 tool
+  [ -n "$filter" ] && [[ "core.lockfilePid" != *$filter* ]] && return 0
+  rm -rf "$d" && cp -a "$T" "$d"
+  echo "gitdir: $d/main/.git/worktrees/wt" >"$d/wt/.git"
+  tool=$git; [ "$holder" = reftab ] && tool=$reftab
+  coproc HOLD (cd "$d/main" && exec "$tool" -c core.lockfilePid=true update-ref --stdin 2>&1)
+  local hold_pid=$HOLD_PID line got=""
+  printf 'start\nupdate refs/heads/held %s\nprepare\n' "$C" >&"${HOLD[1]}"
+  while read -r -t 20 line <&"${HOLD[0]}"; do got+="$line;"; [ "$line" = "prepare: ok" ] && break; done
+  local pidfile=$d/main/.git/reftable/tables.list~pid.lock
+  verdict "core.lockfilePid: $holder writes the pid file while it holds the lock" \
+    "$([ "$(cat "$pidfile" 2>&1)" = "pid $hold_pid" ] || echo "got '$got', pid file: $(cat "$pidfile" 2>&1), holder $hold_pid")"
+  (cd "$d/main" && "$git" update-ref refs/heads/other "$C") >"$tmp/pg.out" 2>&1; local grc=$?
+  (cd "$d/main" && "$reftab" update-ref refs/heads/other "$C") >"$tmp/pr.out" 2>&1; local rrc=$?
+  verdict "core.lockfilePid: git and reftab fail alike while $holder holds the lock" \
+    "$([ "$grc" = "$rrc" ] && [ "$grc" != 0 ] || echo "exit git $grc, reftab $rrc")"
+  verdict "core.lockfilePid: reftab names $holder ($hold_pid) as the holder" \
+    "$(grep -qF "cannot lock references ($d/main/.git/reftable/tables.list.lock: Lock may be held by process $hold_pid; " "$tmp/pr.out" || cat "$tmp/pr.out")"
+  printf 'commit\n' >&"${HOLD[1]}"
+  exec {HOLD[1]}>&-
+  wait "$hold_pid"
+  verdict "core.lockfilePid: $holder leaves no lock and no pid file" \
+    "$(cd "$d/main/.git/reftable" && ls | grep '\.lock$')"
+  (cd "$d/main" && "$git" show-ref --verify refs/heads/held) >/dev/null 2>&1
+  verdict "core.lockfilePid: $holder's transaction committed" "$([ $? = 0 ] || echo missing)"
+}
+pid_case git
+pid_case reftab
+
 verdict_end

@@ -135,6 +135,12 @@ Status ResolveRefAsGit(GitRefStore& store, std::string_view refname, unsigned fl
 // git's refs_ref_exists: whether `refname` resolves (kResolveReading) to an existing ref.
 Status RefExists(GitRefStore& store, std::string_view refname, bool* exists);
 
+// The error for a write that found a stack's tables.list locked by another writer: kLockHeld
+// with git's words, "cannot lock references", followed by who holds the lock when its pid
+// file says (core.lockfilePid): "... (<dir>/tables.list.lock: Lock may be held by process N;
+// ...)".
+Status CannotLockReferences(GitRefStore& store);
+
 // Whether core.logAllRefUpdates lets `refname` get a reflog on its first update.
 bool LogsByDefault(LogRefUpdates mode, std::string_view refname);
 

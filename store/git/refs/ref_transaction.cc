@@ -417,7 +417,7 @@ Status GitRefTransaction::LockStacks() {
     if (!at.stack) return Status::IoError("reftable: transaction prepare: I/O error");
     Transaction& tx = txs_.try_emplace(at.stack, at.stack).first->second;
     Status s = tx.Lock();
-    if (s.code() == Code::kLockHeld) return Status::LockHeld("cannot lock references");
+    if (s.code() == Code::kLockHeld) return CannotLockReferences(*store_);
     REFTAB_RETURN_IF_ERROR(s);
   }
   return Status::Ok();
@@ -569,7 +569,7 @@ Status GitRefTransaction::Write() {
   std::vector<Transaction*> all;
   for (auto& [stack, tx] : txs) all.push_back(&tx);
   Status s = Transaction::CommitTogether(all);
-  if (s.code() == Code::kLockHeld) return Status::LockHeld("cannot lock references");
+  if (s.code() == Code::kLockHeld) return CannotLockReferences(*store_);
   return s;
 }
 

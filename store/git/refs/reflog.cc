@@ -185,7 +185,7 @@ Status WriteReflogEntry(GitRefStore& store, std::string_view refname, const Obje
   tx.AddLogRecord(UpdateLogEntry(std::string(refname), old_id, new_id, store.committer(),
                                  CleanReflogMessage(message, store.max_log_message())));
   Status s = tx.Commit();
-  if (s.code() == Code::kLockHeld) return Status::LockHeld("cannot lock references");
+  if (s.code() == Code::kLockHeld) return CannotLockReferences(store);
   return s;
 }
 
