@@ -34,14 +34,7 @@ int PackRefsCore(const GlobalOptions& g, const Args& args, std::string_view usag
                    FlagOption(0, "auto", "auto-pack refs as needed", &automatic),
                    ListOption("include", "references to include"),
                    ListOption("exclude", "references to exclude")};
-  GitOption progress;
-  progress.long_name = "progress";
-  progress.hidden = true;
-  progress.set = [&progress_flag](bool unset, std::optional<std::string_view>) {
-    progress_flag = unset ? ProgressFlag::kOff : ProgressFlag::kOn;
-    return std::string();
-  };
-  usage.options.push_back(std::move(progress));
+  usage.options.push_back(ProgressOption(&progress_flag));
   Args pos;
   if (auto exit = ParseGitOptions(args, usage, &pos)) return *exit;
   if (!pos.empty()) return GitUsageError(usage);

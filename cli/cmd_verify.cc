@@ -95,14 +95,7 @@ int RefsVerify(const GlobalOptions& g, const Args& args) {
   usage.lines = {"reftab refs verify [--strict] [--verbose]"};
   usage.options = {FlagOption(0, "verbose", "be verbose", &verbose),
                    FlagOption(0, "strict", "enable strict checking", &strict)};
-  GitOption progress;
-  progress.long_name = "progress";
-  progress.hidden = true;
-  progress.set = [&progress_flag](bool unset, std::optional<std::string_view>) {
-    progress_flag = unset ? ProgressFlag::kOff : ProgressFlag::kOn;
-    return std::string();
-  };
-  usage.options.push_back(std::move(progress));
+  usage.options.push_back(ProgressOption(&progress_flag));
   Args pos;
   if (auto exit = ParseGitOptions(args, usage, &pos)) return *exit;
   if (!pos.empty()) return GitUsageMessage("'git refs verify' takes no arguments");
