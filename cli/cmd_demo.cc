@@ -96,7 +96,7 @@ int CmdDemo(const GlobalOptions&, const Args& args) {
     } else if (args[i] == "--keep") {
       keep = true;
     } else {
-      return Usage("demo", "unknown argument " + args[i]);
+      return Usage("demo", UnknownArgument(args[i], {"--refs", "--dir"}));
     }
   }
   if (dir.empty()) {

@@ -61,7 +61,7 @@ int CmdDump(const GlobalOptions& g, const Args& args) {
     } else if (args[i] == "--blocks") {
       blocks = true;
     } else if (!args[i].empty() && args[i][0] == '-' && args[i] != "-") {
-      return Usage("dump", "unknown option " + args[i]);
+      return Usage("dump", UnknownArgument(args[i], {"--format"}));
     } else if (file.empty()) {
       file = args[i];
     } else {

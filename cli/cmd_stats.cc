@@ -119,10 +119,12 @@ int CmdStats(const GlobalOptions& g, const Args& args) {
   bool json = false;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string v;
-    if (TakeValue(args, &i, "--format", &v) && (v == "json" || v == "text")) {
+    if (TakeValue(args, &i, "--format", &v)) {
+      if (v != "json" && v != "text")
+        return Usage("stats", "unknown format '" + v + "' (text or json)");
       json = v == "json";
     } else {
-      return Usage("stats", "unknown argument " + args[i]);
+      return Usage("stats", UnknownArgument(args[i], {"--format"}));
     }
   }
   auto opened = OpenStore(g, GitRepoAccess::kReadOnly);

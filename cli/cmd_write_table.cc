@@ -121,7 +121,9 @@ int CmdWriteTable(const GlobalOptions&, const Args& args) {
     } else if (args[i] == "--unpadded") {
       opts.unpadded = true;
     } else if (!args[i].empty() && args[i][0] == '-') {
-      return Usage("write-table", "unknown option " + args[i]);
+      return Usage("write-table",
+                   UnknownArgument(args[i], {"--block-size", "--restart-interval", "--hash",
+                                             "--min-update-index", "--max-update-index"}));
     } else if (out_path.empty()) {
       out_path = args[i];
     } else {

@@ -13,7 +13,7 @@ namespace reftab::cli {
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitError = 1;
-inline constexpr int kExitUsage = 2;
+inline constexpr int kExitUsage = 129;  // git's status for a usage error, in every command
 // What git exits with where its reftable backend hands the library's lock error (-5) up as
 // the command's status unreported (pack-refs' clean, reflog expire and delete).
 inline constexpr int kExitGitLockHeld = 251;
@@ -64,8 +64,14 @@ int CmdRefsMigrate(const GlobalOptions& g, const Args& args);
 
 // Prints "reftab: <message>" to stderr and returns kExitError.
 int Fail(const Status& s);
-// Prints "reftab <cmd>: <message>" plus a usage hint to stderr and returns kExitUsage.
+// A usage error of one of reftab's own commands, worded as git's parse-options words its
+// own: "error: <message>" and the command's usage on stderr; returns kExitUsage.
 int Usage(const char* cmd, const std::string& message);
+// What git says of an argument no option matches: "unknown option `name'" for "--name",
+// "unknown switch `c'" for "-c"; of an extra operand, "too many arguments"; and "option
+// `name' requires a value" for one of `value_options` ("--name") given last, without one.
+std::string UnknownArgument(const std::string& arg,
+                            std::initializer_list<std::string_view> value_options = {});
 
 // git's die(), error() and warning(): "fatal: ", "error: " or "warning: " and `message` on
 // stderr, control characters shown as '?' as git's vreportf shows them, after flushing

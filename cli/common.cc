@@ -2,6 +2,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "cli/commands.h"
 
@@ -43,8 +45,30 @@ int Fail(const Status& s) {
 }
 
 int Usage(const char* cmd, const std::string& message) {
-  std::fprintf(stderr, "reftab %s: %s\n(see 'reftab --help')\n", cmd, message.c_str());
+  static constexpr std::pair<std::string_view, const char* const*> kUsages[] = {
+      {"compact", &kCompactUsage}, {"demo", &kDemoUsage},     {"dump", &kDumpUsage},
+      {"stats", &kStatsUsage},     {"verify", &kVerifyUsage}, {"write-table", &kWriteTableUsage},
+  };
+  GitReport("error: ", message);
+  for (const auto& [name, usage] : kUsages) {
+    if (name == cmd) std::fputs(*usage, stderr);
+  }
   return kExitUsage;
+}
+
+std::string UnknownArgument(const std::string& arg,
+                            std::initializer_list<std::string_view> value_options) {
+  for (std::string_view o : value_options) {
+    if (arg == o) return "option `" + arg.substr(2) + "' requires a value";
+  }
+  if (arg.starts_with("--")) {
+    return "unknown option `" +
+           arg.substr(2,
+                      arg.find('=') == std::string::npos ? std::string::npos : arg.find('=') - 2) +
+           "'";
+  }
+  if (arg.size() > 1 && arg[0] == '-') return "unknown switch `" + arg.substr(1, 1) + "'";
+  return "too many arguments";
 }
 
 bool TakeValue(const Args& args, size_t* i, const char* name, std::string* value) {

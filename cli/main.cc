@@ -202,7 +202,9 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   if (!g.stack_dir.empty() && !g.git_dir.empty()) {
-    return Usage("", "--stack and --git-dir cannot be combined");
+    std::fputs("error: --stack and --git-dir cannot be combined\n", stderr);
+    std::fputs(kUsageLine, stderr);
+    return kExitUsage;
   }
   const std::string& name = rest[i];
   Args args(rest.begin() + long(i) + 1, rest.end());

@@ -24,7 +24,16 @@ for c in $cmds; do
   done
   check "reftab.1 has an entry for $c" grep -q "^\.SS \"$(printf '%s' "$c" | sed 's/-/\\\\-/g')[ \"]" "$man_page"
 done
-"$reftab" help nosuch >/dev/null 2>&1; check "help of an unknown command exits 2" [ $? = 2 ]
+"$reftab" help nosuch >/dev/null 2>&1; check "help of an unknown command exits 129" [ $? = 129 ]
+# reftab's own commands word option errors as git's parse-options does, with exit 129.
+"$reftab" dump --bogus >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "dump --bogus exits 129" [ "$rc" = 129 ]
+check "dump --bogus says git's words" grep -qx "error: unknown option \`bogus'" "$tmp/err"
+check "dump --bogus shows dump's usage" grep -q '^usage: reftab dump' "$tmp/err"
+"$reftab" stats --format >/dev/null 2>"$tmp/err"
+check "an option missing its value is named" grep -qx "error: option \`format' requires a value" "$tmp/err"
+"$reftab" write-table -x >/dev/null 2>"$tmp/err"
+check "an unknown switch is named" grep -qx "error: unknown switch \`x'" "$tmp/err"
 "$reftab" help >"$tmp/out"; check "help alone prints the overview" grep -q '^usage: reftab' "$tmp/out"
 for c in $cmds; do
   check "the overview lists $c once" [ "$(grep -c "^   $c " "$tmp/out")" = 1 ]

@@ -229,7 +229,8 @@ TEST(GitVerifyCliTest, GitRepositoriesOnly) {
   EXPECT_EQ(stack.exit_code, 0) << stack.err;
   EXPECT_EQ(stack.err, "");
   testing::ProcessResult usage = testing::RunProcess({cli, "--git-dir", g, "verify", "--bogus"});
-  EXPECT_EQ(usage.exit_code, 2);
+  EXPECT_EQ(usage.exit_code, 129);
+  EXPECT_EQ(usage.err.substr(0, usage.err.find('\n')), "error: unknown option `bogus'");
 }
 
 // ---------------------------------------------------------------------------------------------
