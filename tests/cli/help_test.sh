@@ -65,6 +65,46 @@ if command -v man >/dev/null && man --help 2>&1 | grep -q -- --warnings; then
   check "the man page renders without warnings ($(head -2 "$tmp/warn"))" [ ! -s "$tmp/warn" ]
 fi
 
+# Every long option the usages list is in the man page: each command's (reftab help <cmd>)
+# and each subcommand's (the words after "reftab <cmd>" in its usage lines, <cmd> <sub> -h,
+# run on an empty --stack since reflog's need a ref store), --[no-]name read as --name; then
+# the options the usages leave out (reftab's own, and git's hidden ones).
+mkdir -p "$tmp/empty"
+for c in $cmds; do
+  "$reftab" help "$c" >"$tmp/usage.$c" 2>/dev/null
+  subs=$(sed -nE "s/^ *(usage|or): reftab $c \[?([a-z][a-z-]*)(\]| |\$).*/\2/p" "$tmp/usage.$c" |
+         sort -u)
+  for s in $subs; do
+    "$reftab" --stack "$tmp/empty" "$c" "$s" -h >"$tmp/usage.$c.$s" 2>/dev/null; rc=$?
+    check "$c $s -h exits 0" [ "$rc" = 0 ]
+    check "$c $s -h prints usage: reftab $c" grep -q "^usage: reftab $c" "$tmp/usage.$c.$s"
+  done
+done
+if command -v man >/dev/null; then
+  # Rendered once, lines joined, with the hyphenation at line ends undone (U+2010 in a UTF-8
+  # locale, '-' after a letter in an ASCII one; groff never breaks after an option's \-).
+  MANWIDTH=200 env -u MAN_KEEP_FORMATTING man -l "$man_page" 2>/dev/null | sed 's/.\x08//g' |
+    LC_ALL=C awk -v hy="$(printf '\342\200\220')" '
+      { sub(/^[ \t]+/, ""); n = length($0) }
+      substr($0, n - 2) == hy { printf "%s", substr($0, 1, n - 3); next }
+      /[a-z]-$/ { printf "%s", substr($0, 1, n - 1); next }
+      { printf "%s ", $0 }' >"$tmp/man.txt"
+  in_man() { grep -qE -- "(^|[^a-z0-9-])$1([^a-z0-9-]|\$)" "$tmp/man.txt"; }
+  check "the man page renders to text" [ -s "$tmp/man.txt" ]
+  for f in "$tmp"/usage.*; do
+    what=${f#"$tmp/usage."}; what=${what/./ }
+    while read -r opt; do
+      check "reftab.1 describes $what's $opt" in_man "$opt"
+    done < <(grep -oE -- '--(\[no-\])?[a-z0-9][a-z0-9-]*' "$f" | sed 's/^--\[no-\]/--/' | sort -u)
+  done
+  for opt in --progress --no-progress --skip-unmigratable --heads --pretty --oneline \
+             --abbrev-commit; do
+    check "reftab.1 describes $opt, which no usage lists" in_man "$opt"
+  done
+else
+  echo "man not found: not checking that the man page describes every option"
+fi
+
 # Completion, with this reftab first on PATH and a bare stack holding two refs.
 mkdir -p "$tmp/bin" "$tmp/stack"; ln -s "$reftab" "$tmp/bin/reftab"
 id=1111111111111111111111111111111111111111
