@@ -1,15 +1,23 @@
-// reftab rev-parse [--verify] [-q|--quiet] [--symbolic | --symbolic-full-name |
+// reftab rev-parse [--verify] [-q|--quiet] [--short[=N]] [--symbolic | --symbolic-full-name |
 //                  --abbrev-ref[=strict|loose]] NAME...
-// The part of git's rev-parse that refs answer: NAME is a full hex object id, "@", or a ref
-// name, short or full, resolved by git's rules (store/git/refs/ref_dwim.h) with git's warnings
-// ("refname 'x' is ambiguous.", "ignoring dangling symref ..."). No revision syntax (~, ^,
-// @{...}, abbreviated ids, ranges) and no paths. Output, messages and exit statuses as git's:
+// The part of git's rev-parse that refs and commits answer: NAME is a full hex object id,
+// "@", or a ref name, short or full, resolved by git's rules (store/git/refs/ref_dwim.h) with
+// git's warnings ("refname 'x' is ambiguous.", "ignoring dangling symref ..."), followed by
+// any of git's ~N, ^N, ^{}, ^{type} suffixes (store/git/refs/object_name.h). --short is
+// --verify printing the id abbreviated as git does (at least N digits, unique). No @{...},
+// abbreviated ids as input, ranges or paths. Output, messages and exit statuses as git's:
 // --verify needs exactly one name ("fatal: Needed a single revision", 128; 1 with -q).
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
 
 #include "cli/commands.h"
 #include "cli/git_options.h"
 #include "cli/stack_access.h"
+#include "store/git/objects/abbrev.h"
+#include "store/git/refs/object_name.h"
 #include "store/git/refs/ref_dwim.h"
 
 namespace reftab::cli {
@@ -22,16 +30,51 @@ struct RevParseOptions {
   bool quiet = false;
   Show show = Show::kId;
   bool abbrev_strict = false;
-  bool abbrev_default = false;  // strictness from core.warnAmbiguousRefs
+  bool abbrev_default = false;      // strictness from core.warnAmbiguousRefs
+  std::optional<int> short_length;  // --short[=N]: kAbbrevDefault or at least N digits
 };
+
+// --short=N as git's rev-parse reads N: strtoul (blanks and a sign first, then leading
+// digits; none is 0; saturating at ULONG_MAX) stored into an int, so values past INT_MAX wrap as
+// they do in git; below the minimum it is the minimum (unlike --abbrev elsewhere, 0 is not the
+// whole id), and the abbreviator makes anything beyond the id's length the whole id.
+int ShortLength(const std::string& n) {
+  const unsigned long v = std::strtoul(n.c_str(), nullptr, 10);
+  const int length = static_cast<int>(static_cast<uint32_t>(v));
+  return length < kMinimumAbbrev ? kMinimumAbbrev : length;
+}
 
 void Warn(const std::vector<std::string>& warnings) {
   for (const std::string& w : warnings) GitWarning(w);
 }
 
+// What one lookup of a name prints: its warnings (with -q only the dangling-symref ones,
+// unless a suffix follows the ref: git looks that base up without -q's quiet flag), then
+// its errors, which -q does not silence either.
+void Report(const ObjectNameResult& r, bool quiet, bool has_suffix) {
+  if (!quiet || has_suffix) {
+    Warn(r.warnings);
+  } else {
+    for (const std::string& w : r.warnings) {
+      if (w.starts_with("ignoring ")) GitWarning(w);
+    }
+  }
+  for (const std::string& e : r.errors) GitError(e);
+}
+
 // git's show_rev for a name that resolved.
 int ShowName(Store& store, const RevParseOptions& o, const std::string& name,
              const ObjectNameResult& r) {
+  if (o.show == Show::kId && o.short_length) {
+    std::string error;
+    Result<int> core_abbrev = ReadCoreAbbrev(store.config(), &error);
+    if (!core_abbrev.ok()) return GitConfigDie(core_abbrev.status(), error);
+    GitAbbreviator abbrev(store.objects(), store.hash_size(), *core_abbrev);
+    std::string hex;
+    Status s = abbrev.AbbreviateOrTrust(r.id, *o.short_length, &hex);
+    if (!s.ok()) return GitDie(s.message());
+    return std::printf("%s\n", hex.c_str()), 0;
+  }
   if (o.show == Show::kId) return std::printf("%s\n", HexId(r.id, store.hash_size()).c_str()), 0;
   if (o.show == Show::kSymbolic) return std::printf("%s\n", name.c_str()), 0;
   // The full name is looked up again, as git does, so its warnings come twice.
@@ -56,8 +99,8 @@ int NoSingleRevision(bool quiet) {
 }
 
 // Without --verify, a name that is not a revision would be a path; reftab knows no paths.
-int UnknownArgument(const std::string& arg, const std::vector<std::string>& warnings) {
-  Warn(warnings);  // git looks the name up once more before giving up
+int UnknownArgument(const std::string& arg, const ObjectNameResult& r) {
+  Report(r, false, true);  // git looks the name up once more before giving up
   std::printf("%s\n", arg.c_str());
   std::fflush(stdout);
   return GitDie("ambiguous argument '" + arg +
@@ -76,6 +119,13 @@ bool TakeFlag(const std::string& a, RevParseOptions* o) {
     o->show = Show::kSymbolic;
   } else if (a == "--symbolic-full-name") {
     o->show = Show::kFullName;
+  } else if (a == "--short" || a.starts_with("--short=")) {
+    // git: "--short" is "--verify" with the id abbreviated; a bad length is no option.
+    std::optional<int> n =
+        a == "--short" ? std::optional<int>(kAbbrevDefault) : ShortLength(a.substr(8));
+    if (!n) return false;
+    o->verify = true;
+    o->short_length = n;
   } else if (a == "--abbrev-ref" || a == "--abbrev-ref=loose" || a == "--abbrev-ref=strict") {
     // Plain --abbrev-ref is strict when core.warnAmbiguousRefs is on (git's default).
     o->show = Show::kAbbrevRef;
@@ -107,18 +157,12 @@ int CmdRevParse(const GlobalOptions& g, const Args& args) {
   std::vector<ObjectNameResult> found;
   for (const std::string& name : names) {
     ObjectNameResult r;
-    Status s = ResolveObjectName(store, name, &r);
+    Status s = ResolveRevision(store, name, &r);
     if (!s.ok()) return GitDie(s.message());
-    if (!o.quiet) {
-      Warn(r.warnings);
-    } else {
-      for (const std::string& w : r.warnings) {
-        if (w.starts_with("ignoring ")) GitWarning(w);
-      }
-    }
+    Report(r, o.quiet, name.find_first_of("~^") != std::string::npos);
     if (!r.found) {
       if (o.verify) return NoSingleRevision(o.quiet);
-      return UnknownArgument(name, r.warnings);
+      return UnknownArgument(name, r);
     }
     if (!o.verify) {
       ShowName(store, o, name, r);
@@ -135,9 +179,9 @@ int CmdRevParse(const GlobalOptions& g, const Args& args) {
 
 // `reftab help rev-parse` and `reftab rev-parse -h` (cli/commands.h).
 const char* const reftab::cli::kRevParseUsage =
-    "usage: reftab rev-parse [--verify] [-q | --quiet] [--symbolic | --symbolic-full-name |\n"
-    "                        --abbrev-ref[=strict|loose]] <name>...\n"
+    "usage: reftab rev-parse [--verify] [-q | --quiet] [--short[=<n>]] [--symbolic |\n"
+    "                        --symbolic-full-name | --abbrev-ref[=strict|loose]] <name>...\n"
     "\n"
-    "Names are ref names (short ones resolved by git's rules), @, or full hex ids; no\n"
-    "revision syntax (~, ^, @{...}, abbreviated ids, ranges).\n"
+    "Names are ref names (short ones resolved by git's rules), @, or full hex ids, followed\n"
+    "by git's ~<n>, ^<n>, ^{}, ^{<type>} suffixes; not yet @{...}, abbreviated ids, ranges.\n"
     "\n";

@@ -130,10 +130,7 @@ class Shower {
  public:
   // `core_abbrev`: ReadCoreAbbrev's value.
   Shower(Store& store, const ShowRefOptions& o, int core_abbrev)
-      : store_(store),
-        o_(o),
-        abbrev_(store.objects(), store.hash_size(), core_abbrev),
-        on_trust_(nullptr, store.hash_size(), core_abbrev) {}
+      : store_(store), o_(o), abbrev_(store.objects(), store.hash_size(), core_abbrev) {}
   Output& out() { return out_; }
 
   // git's show_one: dies on a ref whose object is missing; prints the ref (and, with -d, the
@@ -189,17 +186,12 @@ class Shower {
   // need no libgit2). Without a readable one (SHA-256 with libgit2 1.5) ids are taken on
   // trust, as in a small repository.
   Status Abbreviate(const ObjectId& id, std::string* hex) {
-    Status s = abbrev_.Abbreviate(id, o_.abbrev, hex);
-    if (!s.ok() && store_.objects() && !store_.objects()->available()) {
-      return on_trust_.Abbreviate(id, o_.abbrev, hex);
-    }
-    return s;
+    return abbrev_.AbbreviateOrTrust(id, o_.abbrev, hex);
   }
 
   Store& store_;
   const ShowRefOptions& o_;
   GitAbbreviator abbrev_;
-  GitAbbreviator on_trust_;
   Output out_;
 };
 

@@ -66,4 +66,11 @@ Status GitAbbreviator::Abbreviate(const ObjectId& id, int length, std::string* h
   return objects_->Abbreviate(id, len, hex);
 }
 
+Status GitAbbreviator::AbbreviateOrTrust(const ObjectId& id, int length, std::string* hex) {
+  Status s = Abbreviate(id, length, hex);
+  if (s.ok() || !objects_ || objects_->available()) return s;
+  GitAbbreviator on_trust(nullptr, hash_size_, core_abbrev_);
+  return on_trust.Abbreviate(id, length, hex);
+}
+
 }  // namespace reftab

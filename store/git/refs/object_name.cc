@@ -31,10 +31,38 @@ unsigned Count(std::string_view s, size_t* i) {
   return unsigned(std::strtoul(std::string(s.substr(start, *i - start)).c_str(), nullptr, 10));
 }
 
+// git's peel_to_type: follows tags, and a commit to its tree, until an object of type
+// `want`; anything else fails with git's error line in *errors. *ok false when there is none.
+Status PeelToType(GitObjects& objects, size_t hs, std::string_view name, GitObjectType want,
+                  ObjectId* id, std::vector<std::string>* errors, bool* ok) {
+  for (int depth = 0; depth < 64; ++depth) {
+    GitObjectType type = GitObjectType::kNone;
+    std::string content;
+    REFTAB_RETURN_IF_ERROR(objects.Read(*id, &type, &content));
+    if (type == GitObjectType::kNone) return *ok = false, Status::Ok();  // missing
+    if (type == want) return *ok = true, Status::Ok();
+    if (type == GitObjectType::kTag) {
+      GitTag tag;
+      REFTAB_RETURN_IF_ERROR(ParseTag(content, hs, &tag));
+      *id = tag.object;
+    } else if (type == GitObjectType::kCommit) {
+      GitCommit commit;
+      REFTAB_RETURN_IF_ERROR(ParseCommit(content, hs, &commit));
+      *id = commit.tree;
+    } else {
+      errors->push_back(std::string(name) + ": expected " + GitObjectTypeName(want) +
+                        " type, but the object dereferences to " + GitObjectTypeName(type) +
+                        " type");
+      return *ok = false, Status::Ok();
+    }
+  }
+  return *ok = false, Status::Ok();  // a chain of tags too long to be real
+}
+
 // Applies one suffix at suffix[*i] (just after its '~' or '^', `op`) to *id; advances *i.
 // *ok false when the result names no object.
 Status ApplySuffix(GitObjects& objects, size_t hs, char op, std::string_view suffix, size_t* i,
-                   ObjectId* id, bool* ok) {
+                   ObjectId* id, std::vector<std::string>* errors, bool* ok) {
   GitCommit commit;
   if (op == '^' && suffix.substr(*i, 1) == "{") {
     size_t close = suffix.find('}', *i);
@@ -43,11 +71,12 @@ Status ApplySuffix(GitObjects& objects, size_t hs, char op, std::string_view suf
     std::string_view what = suffix.substr(*i + 1, close - *i - 1);
     *i = close + 1;
     if (what.empty()) return objects.Peel(*id, id, ok);
-    *ok = what == "commit" || what == "tree";
+    if (what == "object") return objects.Has(*id, ok);
+    GitObjectType want = GitObjectTypeNamed(what);
+    *ok = want != GitObjectType::kNone;
     if (!*ok) return Status::Ok();
-    REFTAB_RETURN_IF_ERROR(PeelToCommit(objects, hs, id, &commit, ok));
-    if (*ok && what == "tree") *id = commit.tree;
-    return Status::Ok();
+    // git names the whole argument up to this suffix in its error line.
+    return PeelToType(objects, hs, suffix.substr(0, close + 1), want, id, errors, ok);
   }
   unsigned n = Count(suffix, i);
   if (op == '^' && n == 0) return PeelToCommit(objects, hs, id, &commit, ok);
@@ -80,7 +109,8 @@ Status ResolveRevision(GitRefStore& store, std::string_view name, ObjectNameResu
     char op = name[i++];
     ok = op == '~' || op == '^';  // "x^{}junk" names nothing
     if (ok)
-      REFTAB_RETURN_IF_ERROR(ApplySuffix(*objects, store.hash_size(), op, name, &i, &out->id, &ok));
+      REFTAB_RETURN_IF_ERROR(
+          ApplySuffix(*objects, store.hash_size(), op, name, &i, &out->id, &out->errors, &ok));
   }
   out->found = ok;
   return Status::Ok();

@@ -1,8 +1,9 @@
 // Public API: the object names for-each-ref's --points-at, --merged and --contains take, read
 // as git reads them: a name ResolveObjectName understands (a full hex id, "@", or a ref name
 // by git's rev-parse rules: "main", "v1.0", "origin/main"), optionally followed by git's
-// "~N", "^N", "^{}", "^{commit}" and "^{tree}" suffixes, applied left to right. Abbreviated
-// ids and the rest of git's revision syntax are not understood.
+// "~N", "^N", "^{}", "^{object}" and "^{<type>}" suffixes (commit, tree, blob, tag: peeled as
+// git peels, with git's error line when the chain ends in another type), applied left to
+// right. Abbreviated ids and the rest of git's revision syntax are not understood.
 #ifndef REFTAB_STORE_GIT_REFS_OBJECT_NAME_H_
 #define REFTAB_STORE_GIT_REFS_OBJECT_NAME_H_
 

@@ -49,6 +49,10 @@ struct ObjectNameResult {
   // git's warnings, in order, without "warning: ": dangling symrefs met on the way, then the
   // ambiguity warning when more than one rule matched (if core.warnAmbiguousRefs).
   std::vector<std::string> warnings;
+  // git's error lines, without "error: ", for a name that fails as git reports it
+  // (ResolveRevision's "x^{blob}: expected blob type, but the object dereferences to tree
+  // type"); printed, as git prints them, each time the name is looked up.
+  std::vector<std::string> errors;
 };
 Status ResolveObjectName(GitRefStore& store, std::string_view name, ObjectNameResult* out);
 
