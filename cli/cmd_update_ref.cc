@@ -25,6 +25,7 @@
 #include "cli/input.h"
 #include "cli/progress.h"
 #include "cli/stack_access.h"
+#include "store/git/refs/object_name.h"
 #include "store/git/refs/ref_dwim.h"
 #include "store/git/refs/ref_transaction.h"
 #include "store/git/refs/refname.h"
@@ -34,14 +35,16 @@ namespace {
 
 // A value on the command line or in --stdin: a full hex id, or a ref found by git's
 // rev-parse rules (X, refs/X, refs/tags/X, refs/heads/X, refs/remotes/X, refs/remotes/X/HEAD;
-// "@" is HEAD). The empty string is not a value here. Errors: reading the refs failed (a
-// value that names nothing is *found false).
+// "@" is HEAD), with git's ~N, ^N, ^{} and ^{type} suffixes (store/git/refs/object_name.h).
+// The empty string is not a value here. Errors: reading the refs or objects failed (a value
+// that names nothing is *found false).
 Status ParseOid(Store& store, const std::string& s, ObjectId* id, bool* found) {
   *found = false;
   if (s.empty()) return Status::Ok();
   ObjectNameResult r;
-  REFTAB_RETURN_IF_ERROR(ResolveObjectName(store, s, &r));
+  REFTAB_RETURN_IF_ERROR(ResolveRevision(store, s, &r));
   for (const std::string& w : r.warnings) GitWarning(w);
+  for (const std::string& e : r.errors) GitError(e);
   *id = r.id;
   *found = r.found;
   return Status::Ok();

@@ -297,6 +297,13 @@ done
 KNOWN["rev-parse --short two names (sha256)"]="reftab reads commits through libgit2 1.5, which has no SHA-256"
 ro "rev-parse --short two names" rev-parse --short HEAD main~1
 ro "rev-parse --short -q nope" rev-parse --short -q nope
+# update-ref takes the same revisions as values, new and old, on the command line and in --stdin.
+for value in "HEAD~1" "main^" "at1^{}" "at1^{commit}" "HEAD~99" "HEAD^{tree}" "at1^{blob}" "nope~1"; do
+  check "update-ref with [$value]" "$S1" /dev/null 1 update-ref -m "to $value" refs/heads/rv "$value"
+  check "update-ref -d with old [$value]" "$S1" /dev/null 1 update-ref -d refs/heads/main "$value"
+done
+printf 'create refs/heads/rv1 HEAD~1\nupdate refs/heads/main HEAD~2 HEAD\nverify refs/heads/x x~0\n' >"$tmp/stdin-rev"
+check "update-ref --stdin with revisions" "$S1" "$tmp/stdin-rev" 1 update-ref --stdin
 
 # ---------------------------------------------------------------- pack-refs / refs optimize / refs verify
 for cmd in "pack-refs" "refs optimize"; do
