@@ -13,8 +13,8 @@
 
 #include "format/record.h"
 #include "format/status.h"
-#include "store/git/refs/ref_store.h"
 #include "store/capi/reftab.h"
+#include "store/git/refs/ref_store.h"
 #include "store/stack.h"
 #include "store/table_reader.h"
 

@@ -11,8 +11,9 @@
 //     kFull, which make the tables a flush writes durable too);
 //   * when the memtable passes KvOptions::memtable_size (and on Flush()), it becomes one
 //     new table of the stack, through a stack transaction of blind writes (no read per
-//     key), and only then is the log replaced by an empty one: a crash at any point leaves either the old log (whose
-//     writes, replayed again, change nothing) or the new table and the empty log;
+//     key), and only then is the log replaced by an empty one: a crash at any point leaves either
+//     the old log (whose writes, replayed again, change nothing) or the new table and the empty
+//     log;
 //   * opening replays the log into the memtable and flushes it. A short or damaged record
 //     at the end of the log (a process killed while appending it) is dropped, with
 //     everything after it, and reported by log_recovery() (the file, the offset, the bytes

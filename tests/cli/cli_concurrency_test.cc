@@ -24,9 +24,9 @@
 #include <vector>
 
 #include "store/git/repo.h"
-#include "tests/testutil/stack_util.h"
 #include "tests/testutil/process.h"
 #include "tests/testutil/real_git.h"
+#include "tests/testutil/stack_util.h"
 #include "tests/testutil/store_util.h"
 
 namespace reftab {

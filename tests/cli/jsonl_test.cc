@@ -3,9 +3,9 @@
 // survive AppendRefJson/AppendLogJson followed by ParseJsonObject and *FromJson.
 #include "cli/jsonl.h"
 
-#include <string>
-
 #include <gtest/gtest.h>
+
+#include <string>
 
 #include "format/record.h"
 

@@ -1,15 +1,15 @@
 // Point lookups on every fixture table agree with a full scan of the same table: ReadRef
 // (index descent + in-block seek) finds every ref, and RefsFor finds every ref by its object
 // id, through the obj index where the table has one and by scanning otherwise.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
 
-#include <gtest/gtest.h>
-
-#include "tests/testutil/golden_util.h"
 #include "tests/testutil/fixtures.h"
+#include "tests/testutil/golden_util.h"
 #include "tests/testutil/random_refs.h"
 
 namespace reftab::golden {

@@ -1,13 +1,13 @@
 // Every git fixture stack: the merged view (newest table wins, tombstones included) prints
 // exactly what `test-tool dump-reftable -s` printed.
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
 
-#include <gtest/gtest.h>
-
 #include "store/stack.h"
-#include "tests/testutil/golden_util.h"
 #include "tests/testutil/fixtures.h"
+#include "tests/testutil/golden_util.h"
 
 namespace reftab::golden {
 namespace {

@@ -1,12 +1,12 @@
 // Every fixture table written by git or JGit: our reader prints exactly what git's
 // `test-tool dump-reftable` printed, and our writer reproduces git's tables byte for byte.
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
 
-#include <gtest/gtest.h>
-
-#include "tests/testutil/golden_util.h"
 #include "tests/testutil/fixtures.h"
+#include "tests/testutil/golden_util.h"
 
 namespace reftab::golden {
 namespace {
@@ -44,9 +44,7 @@ TEST_P(GitTableTest, RewritingReproducesGitsBytes) {
   EXPECT_EQ(difference.substr(0, difference.find('\n')), "") << GetParam().path;
 }
 
-std::string ParamName(const testing::TestParamInfo<FixtureTable>& info) {
-  return info.param.name;
-}
+std::string ParamName(const testing::TestParamInfo<FixtureTable>& info) { return info.param.name; }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, FixtureTableTest,
                          testing::ValuesIn(FixtureTablesOrPlaceholder()), ParamName);

@@ -29,9 +29,9 @@
 
 #include "store/git/repo.h"
 #include "store/stack.h"
-#include "tests/testutil/stack_util.h"
 #include "tests/testutil/process.h"
 #include "tests/testutil/real_git.h"
+#include "tests/testutil/stack_util.h"
 #include "tests/testutil/store_util.h"
 
 namespace reftab {

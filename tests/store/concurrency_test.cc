@@ -8,12 +8,11 @@
 // writer, the branch set is exactly {0 .. counter}: prefix-closed and in step with the
 // counter. At the end every update must have landed. Outcomes only, never timing.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <atomic>
 #include <cstdint>
@@ -322,11 +321,12 @@ TEST(ConcurrencyTest, ConcurrentWritersAllLandAndReadersSeeConsistentSnapshots) 
   EXPECT_EQ(snap->max_update_index(), uint64_t(kWriters * kTransactions));
   EXPECT_TRUE(testutil::StrayFiles(testutil::CaptureStack(dir)).empty())
       << "no locks, temporary files or unlisted tables remain";
-  std::printf("concurrency: %d writer processes x %d transactions = %d updates landed; "
-              "compactor (ok, lock-held) = (%s); reader process checked %s snapshots, reader "
-              "threads %d; final stack has %zu tables\n",
-              kWriters, kTransactions, total, compactions.c_str(), reader_checks.c_str(),
-              thread_checks.load(), stack->names().size());
+  std::printf(
+      "concurrency: %d writer processes x %d transactions = %d updates landed; "
+      "compactor (ok, lock-held) = (%s); reader process checked %s snapshots, reader "
+      "threads %d; final stack has %zu tables\n",
+      kWriters, kTransactions, total, compactions.c_str(), reader_checks.c_str(),
+      thread_checks.load(), stack->names().size());
 }
 
 }  // namespace

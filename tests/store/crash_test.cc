@@ -9,11 +9,10 @@
 //   * after removing the stale *.lock and temporary files the killed writer left behind and
 //     running Clean(), the next child writes again, and Clean() left only tables that are
 //     listed or newer than the stack.
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -79,7 +78,8 @@ Status CreatePair(Stack& s, uint64_t k) {
   return tx.Commit();
 }
 
-[[noreturn]] void ChildMain(const std::string& dir, uint64_t start, uint64_t seed, bool sync, int fd) {
+[[noreturn]] void ChildMain(const std::string& dir, uint64_t start, uint64_t seed, bool sync,
+                            int fd) {
   std::mt19937_64 rng(seed);
   auto opened = Stack::Open(dir, CrashOptions(sync));
   if (!opened.ok()) {
@@ -100,7 +100,8 @@ Status CreatePair(Stack& s, uint64_t k) {
       if (!it.Seek(std::string("refs/pairs/a")).ok()) _exit(41);
       RefRecord rec;
       std::vector<uint64_t> candidates;
-      while (candidates.size() < 64 && it.Next(&rec) && testutil::StartsWith(rec.refname, "refs/pairs/a")) {
+      while (candidates.size() < 64 && it.Next(&rec) &&
+             testutil::StartsWith(rec.refname, "refs/pairs/a")) {
         candidates.push_back(DecodeId(rec.value));
       }
       if (candidates.empty()) continue;
@@ -261,7 +262,8 @@ TEST(CrashTest, KilledWritersNeverLoseAcknowledgedOrHalfApplyTransactions) {
       if (in_doubt && *in_doubt == k) continue;
       ASSERT_TRUE(a_side.count(k)) << "acknowledged pair " << k << " is missing";
     }
-    for (uint64_t k : must_not_exist) ASSERT_FALSE(a_side.count(k)) << "deleted pair " << k << " is back";
+    for (uint64_t k : must_not_exist)
+      ASSERT_FALSE(a_side.count(k)) << "deleted pair " << k << " is back";
     // The in-flight transaction either happened or not; from now on the stack is the truth.
     if (in_doubt && !a_side.count(*in_doubt)) must_not_exist.insert(*in_doubt);
     must_exist = a_side;
@@ -312,11 +314,12 @@ TEST(CrashTest, KilledWritersNeverLoseAcknowledgedOrHalfApplyTransactions) {
   EXPECT_TRUE(testutil::StrayFiles(final_state).empty());
   EXPECT_EQ(final_state.names.size(), 1u);
 
-  std::printf("crash: %d runs, %d SIGKILLs (%d early exits); acknowledged %zu pair creations, "
-              "%zu pair deletions, %zu compactions; kills left tables.list.lock %zu times, table "
-              "locks %zu, temp files %zu, unlisted tables %zu; final stack %zu live pairs\n",
-              runs, kills, died_early, acked_creates, acked_deletes, acked_compactions,
-              left_list_lock, left_table_locks, left_temp, left_unlisted, must_exist.size());
+  std::printf(
+      "crash: %d runs, %d SIGKILLs (%d early exits); acknowledged %zu pair creations, "
+      "%zu pair deletions, %zu compactions; kills left tables.list.lock %zu times, table "
+      "locks %zu, temp files %zu, unlisted tables %zu; final stack %zu live pairs\n",
+      runs, kills, died_early, acked_creates, acked_deletes, acked_compactions, left_list_lock,
+      left_table_locks, left_temp, left_unlisted, must_exist.size());
   EXPECT_EQ(kills, kKills);
   EXPECT_GT(acked_creates, size_t(kKills / 2));
 }

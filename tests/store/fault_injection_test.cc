@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "store/stack.h"
-#include "tests/testutil/stack_util.h"
 #include "tests/testutil/fault_fs.h"
 #include "tests/testutil/fixtures.h"
+#include "tests/testutil/stack_util.h"
 #include "tests/testutil/store_util.h"
 
 namespace reftab {

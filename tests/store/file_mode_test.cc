@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "store/stack.h"
-#include "tests/testutil/stack_util.h"
 #include "tests/testutil/fault_fs.h"
+#include "tests/testutil/stack_util.h"
 #include "tests/testutil/store_util.h"
 
 namespace reftab {

@@ -27,9 +27,9 @@
 
 #include "store/stack.h"
 #include "store/temp_table.h"
-#include "tests/testutil/stack_util.h"
 #include "tests/testutil/fault_fs.h"
 #include "tests/testutil/real_git.h"
+#include "tests/testutil/stack_util.h"
 #include "tests/testutil/store_util.h"
 
 namespace reftab {

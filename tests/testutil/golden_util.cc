@@ -1,10 +1,10 @@
 #include "tests/testutil/golden_util.h"
 
+#include <gtest/gtest.h>
+
 #include <cctype>
 #include <filesystem>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "cli/git_format.h"
 #include "store/block_dump.h"
@@ -15,9 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string FileName(const std::string& path) {
-  return fs::path(path).filename().string();
-}
+std::string FileName(const std::string& path) { return fs::path(path).filename().string(); }
 
 // "<fixture>/reftable/<table>.ref" -> "<fixture>" relative to the git fixtures folder.
 std::string FixtureOf(const std::string& git_dir, const std::string& table_path) {

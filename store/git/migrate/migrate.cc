@@ -17,8 +17,8 @@
 #include "store/file.h"
 #include "store/git/config/config_edit.h"
 #include "store/git/migrate/migrate_internal.h"
-#include "store/lock_file.h"
 #include "store/git/refs/refname.h"
+#include "store/lock_file.h"
 
 namespace reftab {
 namespace {

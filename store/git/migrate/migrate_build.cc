@@ -13,11 +13,11 @@
 #include "store/git/migrate/files_backend_write.h"
 #include "store/git/migrate/migrate_internal.h"
 #include "store/git/refs/reflog.h"
+#include "store/git/refs/refname.h"
 #include "store/git/repo.h"
 #include "store/merge_cursor.h"
 #include "store/progress.h"
 #include "store/random_seed.h"
-#include "store/git/refs/refname.h"
 #include "store/table_writer.h"
 
 namespace reftab::migrate {

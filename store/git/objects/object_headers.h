@@ -1,5 +1,5 @@
-// Internal (not installed): the fast path of store/git/objects/objects.h for the two questions every
-// ref write and listing asks — does this object exist, of which type, and what does an
+// Internal (not installed): the fast path of store/git/objects/objects.h for the two questions
+// every ref write and listing asks — does this object exist, of which type, and what does an
 // annotated tag peel to. It reads loose objects' headers and version-2 pack indexes of
 // $GIT_COMMON_DIR/objects and its alternates itself, both hash formats, inflating no more of
 // an object than its header (or a tag's first lines).

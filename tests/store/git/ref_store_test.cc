@@ -1,5 +1,5 @@
-// The git ref store (store/git/refs/ref_store.h, store/git/refs/ref_transaction.h) through its library
-// API, over bare reftable directories and a small git directory: git's name refusals, D/F
+// The git ref store (store/git/refs/ref_store.h, store/git/refs/ref_transaction.h) through its
+// library API, over bare reftable directories and a small git directory: git's name refusals, D/F
 // conflicts in the stack and in the transaction, one update per ref, symref splitting and
 // no-deref, HEAD's reflog when its branch moves, the reflog settings. The same rules are
 // compared with a real git, through the CLI, in tests/cli/git_compare_test.sh.

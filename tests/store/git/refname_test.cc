@@ -1,5 +1,5 @@
-// git's ref-name rules (store/git/refs/refname.h) over a table of names, one column per flag set; and,
-// when a reftable-capable git is available, the same table checked by `git check-ref-format`.
+// git's ref-name rules (store/git/refs/refname.h) over a table of names, one column per flag set;
+// and, when a reftable-capable git is available, the same table checked by `git check-ref-format`.
 #include "store/git/refs/refname.h"
 
 #include <gtest/gtest.h>
