@@ -17,7 +17,7 @@ int CmdCompact(const GlobalOptions& g, const Args& args) {
       automatic = true;
     } else if (TakeProgressFlag(a, &progress_flag)) {
     } else {
-      return Usage("compact", UnknownArgument(a));
+      return Usage(kCompactUsage, UnknownArgument(a));
     }
   }
   auto opened = OpenStore(g);

@@ -90,13 +90,13 @@ int CmdDemo(const GlobalOptions&, const Args& args) {
     std::string v;
     if (TakeValue(args, &i, "--refs", &v)) {
       if (!ParseUint(v, &n) || n < 10 || n > 50000000)
-        return Usage("demo", "--refs takes 10..50000000");
+        return Usage(kDemoUsage, "--refs takes 10..50000000");
     } else if (TakeValue(args, &i, "--dir", &v)) {
       dir = v;
     } else if (args[i] == "--keep") {
       keep = true;
     } else {
-      return Usage("demo", UnknownArgument(args[i], {"--refs", "--dir"}));
+      return Usage(kDemoUsage, UnknownArgument(args[i], {"--refs", "--dir"}));
     }
   }
   if (dir.empty()) {

@@ -56,23 +56,23 @@ int CmdDump(const GlobalOptions& g, const Args& args) {
       } else if (v == "jsonl") {
         format = DumpFormat::kJsonl;
       } else {
-        return Usage("dump", "unknown format '" + v + "' (git or jsonl)");
+        return Usage(kDumpUsage, "unknown format '" + v + "' (git or jsonl)");
       }
     } else if (args[i] == "--blocks") {
       blocks = true;
     } else if (!args[i].empty() && args[i][0] == '-' && args[i] != "-") {
-      return Usage("dump", UnknownArgument(args[i], {"--format"}));
+      return Usage(kDumpUsage, UnknownArgument(args[i], {"--format"}));
     } else if (file.empty()) {
       file = args[i];
     } else {
-      return Usage("dump", "more than one file given");
+      return Usage(kDumpUsage, "more than one file given");
     }
   }
-  if (blocks && format != DumpFormat::kGit) return Usage("dump", "--blocks needs --format=git");
+  if (blocks && format != DumpFormat::kGit) return Usage(kDumpUsage, "--blocks needs --format=git");
   Output out;
   Status s;
   if (file.empty()) {
-    if (blocks) return Usage("dump", "--blocks needs a table file");
+    if (blocks) return Usage(kDumpUsage, "--blocks needs a table file");
     auto stack = OpenSelectedStack(g);
     if (!stack.ok()) return Fail(stack.status());
     s = DumpStack(**stack, format == DumpFormat::kGit, &out);

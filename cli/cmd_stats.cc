@@ -121,10 +121,10 @@ int CmdStats(const GlobalOptions& g, const Args& args) {
     std::string v;
     if (TakeValue(args, &i, "--format", &v)) {
       if (v != "json" && v != "text")
-        return Usage("stats", "unknown format '" + v + "' (text or json)");
+        return Usage(kStatsUsage, "unknown format '" + v + "' (text or json)");
       json = v == "json";
     } else {
-      return Usage("stats", UnknownArgument(args[i], {"--format"}));
+      return Usage(kStatsUsage, UnknownArgument(args[i], {"--format"}));
     }
   }
   auto opened = OpenStore(g, GitRepoAccess::kReadOnly);

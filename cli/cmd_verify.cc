@@ -44,7 +44,7 @@ int CmdVerify(const GlobalOptions& g, const Args& args) {
       strict = true;
     } else if (TakeProgressFlag(a, &progress_flag)) {
     } else if (!a.empty() && a[0] == '-') {
-      return Usage("verify", UnknownArgument(a));
+      return Usage(kVerifyUsage, UnknownArgument(a));
     } else {
       files.push_back(a);
     }

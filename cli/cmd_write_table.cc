@@ -97,16 +97,16 @@ int CmdWriteTable(const GlobalOptions&, const Args& args) {
     std::string v;
     uint64_t n;
     if (TakeValue(args, &i, "--block-size", &v)) {
-      if (!ParseUint(v, &n)) return Usage("write-table", "--block-size takes a number");
+      if (!ParseUint(v, &n)) return Usage(kWriteTableUsage, "--block-size takes a number");
       block_size = n;
     } else if (TakeValue(args, &i, "--restart-interval", &v)) {
-      if (!ParseUint(v, &n)) return Usage("write-table", "--restart-interval takes a number");
+      if (!ParseUint(v, &n)) return Usage(kWriteTableUsage, "--restart-interval takes a number");
       restart_interval = n;
     } else if (TakeValue(args, &i, "--min-update-index", &v)) {
-      if (!ParseUint(v, &n)) return Usage("write-table", "--min-update-index takes a number");
+      if (!ParseUint(v, &n)) return Usage(kWriteTableUsage, "--min-update-index takes a number");
       min_ui = n;
     } else if (TakeValue(args, &i, "--max-update-index", &v)) {
-      if (!ParseUint(v, &n)) return Usage("write-table", "--max-update-index takes a number");
+      if (!ParseUint(v, &n)) return Usage(kWriteTableUsage, "--max-update-index takes a number");
       max_ui = n;
     } else if (TakeValue(args, &i, "--hash", &v)) {
       if (v == "sha1") {
@@ -114,23 +114,23 @@ int CmdWriteTable(const GlobalOptions&, const Args& args) {
       } else if (v == "sha256") {
         hash = HashId::kSha256;
       } else {
-        return Usage("write-table", "--hash takes sha1 or sha256");
+        return Usage(kWriteTableUsage, "--hash takes sha1 or sha256");
       }
     } else if (args[i] == "--no-index-objects") {
       opts.index_objects = false;
     } else if (args[i] == "--unpadded") {
       opts.unpadded = true;
     } else if (!args[i].empty() && args[i][0] == '-') {
-      return Usage("write-table",
+      return Usage(kWriteTableUsage,
                    UnknownArgument(args[i], {"--block-size", "--restart-interval", "--hash",
                                              "--min-update-index", "--max-update-index"}));
     } else if (out_path.empty()) {
       out_path = args[i];
     } else {
-      return Usage("write-table", "more than one output file given");
+      return Usage(kWriteTableUsage, "more than one output file given");
     }
   }
-  if (out_path.empty()) return Usage("write-table", "missing OUT.ref");
+  if (out_path.empty()) return Usage(kWriteTableUsage, "missing OUT.ref");
 
   Input input;
   std::ios::sync_with_stdio(false);
@@ -144,12 +144,12 @@ int CmdWriteTable(const GlobalOptions&, const Args& args) {
   opts.block_size = uint32_t(
       block_size.value_or(input.have_header ? input.header.block_size : kDefaultBlockSize));
   if (block_size && *block_size > kMaxBlockSize)
-    return Usage("write-table", "--block-size too large");
+    return Usage(kWriteTableUsage, "--block-size too large");
   if (restart_interval && *restart_interval > kMaxRestarts) {
-    return Usage("write-table", "--restart-interval too large");
+    return Usage(kWriteTableUsage, "--restart-interval too large");
   }
   opts.restart_interval = uint32_t(restart_interval.value_or(kDefaultRestartInterval));
-  if (Status v = ValidateWriteOptions(opts); !v.ok()) return Usage("write-table", v.message());
+  if (Status v = ValidateWriteOptions(opts); !v.ok()) return Usage(kWriteTableUsage, v.message());
 
   // Without a header or flags, the limits span the records' update indexes.
   uint64_t lo = UINT64_MAX, hi = 0;

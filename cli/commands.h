@@ -65,8 +65,9 @@ int CmdRefsMigrate(const GlobalOptions& g, const Args& args);
 // Prints "reftab: <message>" to stderr and returns kExitError.
 int Fail(const Status& s);
 // A usage error of one of reftab's own commands, worded as git's parse-options words its
-// own: "error: <message>" and the command's usage on stderr; returns kExitUsage.
-int Usage(const char* cmd, const std::string& message);
+// own: "error: <message>" and the command's usage (its k*Usage text) on stderr; returns
+// kExitUsage.
+int Usage(const char* usage, const std::string& message);
 // What git says of an argument no option matches: "unknown option `name'" for "--name",
 // "unknown switch `c'" for "-c"; of an extra operand, "too many arguments"; and "option
 // `name' requires a value" for one of `value_options` ("--name") given last, without one.

@@ -3,7 +3,6 @@
 #include <cstring>
 #include <string>
 #include <string_view>
-#include <utility>
 
 #include "cli/commands.h"
 
@@ -44,15 +43,9 @@ int Fail(const Status& s) {
   return kExitError;
 }
 
-int Usage(const char* cmd, const std::string& message) {
-  static constexpr std::pair<std::string_view, const char* const*> kUsages[] = {
-      {"compact", &kCompactUsage}, {"demo", &kDemoUsage},     {"dump", &kDumpUsage},
-      {"stats", &kStatsUsage},     {"verify", &kVerifyUsage}, {"write-table", &kWriteTableUsage},
-  };
+int Usage(const char* usage, const std::string& message) {
   GitReport("error: ", message);
-  for (const auto& [name, usage] : kUsages) {
-    if (name == cmd) std::fputs(*usage, stderr);
-  }
+  std::fputs(usage, stderr);
   return kExitUsage;
 }
 
@@ -62,10 +55,7 @@ std::string UnknownArgument(const std::string& arg,
     if (arg == o) return "option `" + arg.substr(2) + "' requires a value";
   }
   if (arg.starts_with("--")) {
-    return "unknown option `" +
-           arg.substr(2,
-                      arg.find('=') == std::string::npos ? std::string::npos : arg.find('=') - 2) +
-           "'";
+    return "unknown option `" + arg.substr(2, arg.find('=') - 2) + "'";  // npos - 2: the rest
   }
   if (arg.size() > 1 && arg[0] == '-') return "unknown switch `" + arg.substr(1, 1) + "'";
   return "too many arguments";

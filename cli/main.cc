@@ -133,6 +133,12 @@ int Help(const reftab::cli::Args& rest, size_t i) {
   return c->run(reftab::cli::GlobalOptions{}, {"-h"});
 }
 
+// A global option used wrongly: `line` and the usage line on stderr, git's status 129.
+int GlobalUsageError(const std::string& line) {
+  std::fprintf(stderr, "%s\n%s", line.c_str(), kUsageLine);
+  return reftab::cli::kExitUsage;
+}
+
 // A command that does not exist: git's words and status, with git's suggestions.
 int UnknownCommand(const std::string& name) {
   std::fprintf(stderr, "reftab: '%s' is not a reftab command. See 'reftab --help'.\n",
@@ -158,13 +164,13 @@ int main(int argc, char** argv) {
   size_t i = 0;
   for (; i < rest.size(); ++i) {
     std::string v;
+    const bool last = i + 1 >= rest.size();
+    if (last && (rest[i] == "-C" || rest[i] == "--stack" || rest[i] == "--git-dir")) {
+      return GlobalUsageError("no directory given for '" + rest[i] + "' option");
+    }
+    if (last && rest[i] == "-c") return GlobalUsageError("-c expects a configuration string");
     if (rest[i] == "-C") {
       // git's -C <path>: work as if started in <path> (several accumulate; "" is no change).
-      if (i + 1 >= rest.size()) {
-        std::fputs("no directory given for '-C' option\n", stderr);
-        std::fputs(kUsageLine, stderr);
-        return 129;  // git's status for a usage error
-      }
       const std::string& dir = rest[++i];
       if (!dir.empty() && chdir(dir.c_str()) != 0) {
         return GitDie("cannot change to '" + dir + "': " + std::strerror(errno));
@@ -172,18 +178,9 @@ int main(int argc, char** argv) {
     } else if (rest[i] == "-c") {
       // git's -c name=value: the setting for this command (and the git it may run), passed
       // as git passes it, through GIT_CONFIG_PARAMETERS.
-      if (i + 1 >= rest.size()) {
-        std::fputs("-c expects a configuration string\n", stderr);
-        std::fputs(kUsageLine, stderr);
-        return 129;
-      }
       const char* old = std::getenv("GIT_CONFIG_PARAMETERS");
       setenv("GIT_CONFIG_PARAMETERS", reftab::AddConfigParameter(old ? old : "", rest[++i]).c_str(),
              1);
-    } else if ((rest[i] == "--stack" || rest[i] == "--git-dir") && i + 1 >= rest.size()) {
-      std::fprintf(stderr, "no directory given for '%s' option\n", rest[i].c_str());
-      std::fputs(kUsageLine, stderr);
-      return 129;
     } else if (TakeValue(rest, &i, "--stack", &v)) {
       g.stack_dir = v;
     } else if (TakeValue(rest, &i, "--git-dir", &v)) {
@@ -202,9 +199,7 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   if (!g.stack_dir.empty() && !g.git_dir.empty()) {
-    std::fputs("error: --stack and --git-dir cannot be combined\n", stderr);
-    std::fputs(kUsageLine, stderr);
-    return kExitUsage;
+    return GlobalUsageError("error: --stack and --git-dir cannot be combined");
   }
   const std::string& name = rest[i];
   Args args(rest.begin() + long(i) + 1, rest.end());
