@@ -257,6 +257,11 @@ WriteOptions Stack::TableWriteOptions(uint32_t min_block_size) const {
   return w;
 }
 
+std::string Stack::ListLockHolder() const {
+  std::string holder = LockHolderText(fs_, list_path_);
+  return holder.empty() ? holder : list_path_ + ".lock: " + holder;
+}
+
 Result<std::unique_ptr<LockFile>> Stack::LockList() {
   return LockFile::Acquire(fs_, ListPath(), options_.lock_timeout_ms, options_.file_mode,
                            options_.lock_pid_files);

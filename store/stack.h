@@ -195,6 +195,11 @@ class Stack {
   //    that already replaced the table can hold it, and it no longer needs it.
   // The lock of a listed table is never removed: a running compaction may hold it.
   Status Clean();
+
+  // Who holds tables.list.lock, as its pid file says (core.lockfilePid, store/lock_file.h):
+  // "<dir>/tables.list.lock: Lock may be held by process N; ..." (or that the process is
+  // gone), or "" when there is no readable pid file.
+  std::string ListLockHolder() const;
   // How long a temporary table must go unmodified before Clean() may remove it. A live
   // writer modifies its file at every block; after the last one it only syncs, closes and
   // waits for tables.list.lock (reftable.lockTimeout, 100 ms by default) before renaming it.

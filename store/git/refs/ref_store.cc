@@ -5,7 +5,6 @@
 #include "store/git/identity.h"
 #include "store/git/refs/ref_transaction.h"
 #include "store/git/refs/refname.h"
-#include "store/lock_file.h"
 #include "store/merge_cursor.h"
 #include "store/snapshot_access.h"
 
@@ -204,13 +203,8 @@ GitRefTransaction GitRefStore::NewTransaction() { return GitRefTransaction(this)
 
 Status CannotLockReferences(GitRefStore& store) {
   for (Stack* stack : store.stacks()) {
-    if (!stack) continue;
-    FileSystem* fs = stack->options().fs ? stack->options().fs : PosixFileSystem();
-    std::string holder = LockHolderText(fs, (stack->dir() + "/tables.list"));
-    if (!holder.empty()) {
-      return Status::LockHeld("cannot lock references (" + (stack->dir() + "/tables.list") +
-                              ".lock: " + holder + ")");
-    }
+    std::string holder = stack ? stack->ListLockHolder() : "";
+    if (!holder.empty()) return Status::LockHeld("cannot lock references (" + holder + ")");
   }
   return Status::LockHeld("cannot lock references");
 }
