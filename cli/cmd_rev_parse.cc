@@ -120,12 +120,9 @@ bool TakeFlag(const std::string& a, RevParseOptions* o) {
   } else if (a == "--symbolic-full-name") {
     o->show = Show::kFullName;
   } else if (a == "--short" || a.starts_with("--short=")) {
-    // git: "--short" is "--verify" with the id abbreviated; a bad length is no option.
-    std::optional<int> n =
-        a == "--short" ? std::optional<int>(kAbbrevDefault) : ShortLength(a.substr(8));
-    if (!n) return false;
+    // git: "--short" is "--verify" with the id abbreviated.
     o->verify = true;
-    o->short_length = n;
+    o->short_length = a == "--short" ? kAbbrevDefault : ShortLength(a.substr(8));
   } else if (a == "--abbrev-ref" || a == "--abbrev-ref=loose" || a == "--abbrev-ref=strict") {
     // Plain --abbrev-ref is strict when core.warnAmbiguousRefs is on (git's default).
     o->show = Show::kAbbrevRef;
