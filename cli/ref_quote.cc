@@ -1,23 +1,11 @@
 #include "cli/ref_quote.h"
 
+#include "store/git/quote.h"
+
 namespace reftab::cli {
 namespace {
 
 std::string_view UpToNul(std::string_view s) { return s.substr(0, s.find('\0')); }
-
-// 'it'\''s' and '\!' (history expansion), as git's sq_quote_buf.
-void Shell(std::string_view s, std::string* out) {
-  out->push_back('\'');
-  for (char c : UpToNul(s)) {
-    if (c == '\'' || c == '!') {
-      out->append("'\\").push_back(c);
-      out->push_back('\'');
-    } else {
-      out->push_back(c);
-    }
-  }
-  out->push_back('\'');
-}
 
 void Perl(std::string_view s, std::string* out) {
   out->push_back('\'');
@@ -71,7 +59,7 @@ void Tcl(std::string_view s, std::string* out) {
 void AppendQuoted(QuoteStyle style, std::string_view value, std::string* out) {
   switch (style) {
     case QuoteStyle::kNone: out->append(value); break;
-    case QuoteStyle::kShell: Shell(value, out); break;
+    case QuoteStyle::kShell: AppendShellQuoted(UpToNul(value), out); break;
     case QuoteStyle::kPerl: Perl(value, out); break;
     case QuoteStyle::kPython: Python(value, out); break;
     case QuoteStyle::kTcl: Tcl(value, out); break;

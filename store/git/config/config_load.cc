@@ -14,6 +14,7 @@
 #include "store/file.h"
 #include "store/git/config/config.h"
 #include "store/git/config/config_internal.h"
+#include "store/git/quote.h"
 #include "store/git/wildmatch.h"
 
 namespace reftab {
@@ -455,33 +456,14 @@ Result<GitConfig> LoadGitConfigFile(const std::string& file, ConfigScope scope,
   return cfg;
 }
 
-namespace {
-
-// Shell single quotes as git writes them into GIT_CONFIG_PARAMETERS: ' and ! leave the quotes
-// (as '\'' and '\!'), which is what the reader above undoes.
-void AppendSingleQuoted(std::string* out, std::string_view text) {
-  out->push_back('\'');
-  for (char c : text) {
-    if (c == '\'' || c == '!') {
-      out->append("'\\");
-      out->push_back(c);
-      out->push_back('\'');
-    } else {
-      out->push_back(c);
-    }
-  }
-  out->push_back('\'');
-}
-
-}  // namespace
-
 std::string AddConfigParameter(std::string_view existing, std::string_view text) {
   std::string out(existing);
   if (!out.empty()) out.push_back(' ');
   size_t eq = text.find('=');
-  AppendSingleQuoted(&out, text.substr(0, eq));
+  // Quoted as git quotes them, which is what CommandLineParameters above undoes.
+  AppendShellQuoted(text.substr(0, eq), &out);
   out.push_back('=');
-  if (eq != std::string_view::npos) AppendSingleQuoted(&out, text.substr(eq + 1));
+  if (eq != std::string_view::npos) AppendShellQuoted(text.substr(eq + 1), &out);
   return out;
 }
 
