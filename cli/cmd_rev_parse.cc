@@ -99,7 +99,7 @@ int NoSingleRevision(bool quiet) {
 }
 
 // Without --verify, a name that is not a revision would be a path; reftab knows no paths.
-int UnknownArgument(const std::string& arg, const ObjectNameResult& r) {
+int NotARevision(const std::string& arg, const ObjectNameResult& r) {
   Report(r, false, true);  // git looks the name up once more before giving up
   std::printf("%s\n", arg.c_str());
   std::fflush(stdout);
@@ -159,7 +159,7 @@ int CmdRevParse(const GlobalOptions& g, const Args& args) {
     Report(r, o.quiet, name.find_first_of("~^") != std::string::npos);
     if (!r.found) {
       if (o.verify) return NoSingleRevision(o.quiet);
-      return UnknownArgument(name, r);
+      return NotARevision(name, r);
     }
     if (!o.verify) {
       ShowName(store, o, name, r);

@@ -7,7 +7,7 @@ namespace reftab::cli {
 namespace {
 
 constexpr int kSwap = 0, kSubstitute = 2, kInsert = 1, kDelete = 3;
-// Scores (distance + 1, a prefix 0) below this are worth suggesting: git's empirical floor.
+// Scores (distance + 1) below this are worth suggesting: git's empirical floor.
 constexpr int kSimilarityFloor = 7;
 
 }  // namespace
