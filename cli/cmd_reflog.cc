@@ -83,7 +83,6 @@ constexpr const char kExpireUsage[] =
     "                          limits processing to reflogs from the current worktree only\n"
     "\n";
 
-constexpr int kExitGitUsage = 129;
 constexpr int kExitGitError = 255;  // a git command returning error()'s -1
 
 int Error(const std::string& message) {
@@ -99,7 +98,7 @@ int UnknownOption(const std::string& arg, const char* usage) {
     std::fprintf(stderr, "error: unknown switch `%c'\n", arg.size() > 1 ? arg[1] : '-');
   }
   std::fputs(usage, stderr);
-  return kExitGitUsage;
+  return kExitUsage;
 }
 
 // In a git repository a lock another writer holds fails a reflog change as git's does: no
@@ -149,7 +148,7 @@ int ReflogExists(Store& store, const Args& args) {
   }
   if (refs.empty()) {
     std::fputs(kExistsUsage, stderr);
-    return kExitGitUsage;
+    return kExitUsage;
   }
   if (!IsValidRefname(refs[0], kRefnameAllowOneLevel)) {
     return GitDie("invalid ref format: " + refs[0]);
@@ -362,7 +361,7 @@ int ParseDrop(const Args& args, DropOptions* o) {
   }
   if (o->all && !o->refs.empty()) {
     std::fputs("usage: references specified along with --all\n", stderr);
-    return kExitGitUsage;
+    return kExitUsage;
   }
   return -1;
 }
@@ -429,7 +428,7 @@ int ReflogWrite(Store& store, const Args& args) {
   }
   if (pos.size() != 4) {
     std::fputs(kWriteUsage, stderr);
-    return kExitGitUsage;
+    return kExitUsage;
   }
   const std::string& ref = pos[0];
   if (!IsRootRef(ref) && !IsValidRefname(ref)) return GitDie("invalid reference name: " + ref);

@@ -10,8 +10,6 @@
 namespace reftab::cli {
 namespace {
 
-constexpr int kExitGitUsage = 129;
-
 // Resolves an object name as git's get_oid does (ResolveRevision), printing its warnings.
 // -1 when it names an object (*found, *id) or nothing (!*found); else, when reading failed,
 // the exit status after git's "fatal: <cause>".
@@ -33,7 +31,7 @@ int ResolvePointsAt(GitRefStore& store, const ForEachRefOptions& o,
     if (int rc = ResolveName(store, p, &id, &found); rc >= 0) return rc;
     if (!found) {
       std::fprintf(stderr, "error: malformed object name '%s'\n", p.c_str());
-      return kExitGitUsage;
+      return kExitUsage;
     }
     points_at->push_back(id);
   }
@@ -50,7 +48,7 @@ int ResolveReachCommit(GitRefStore& store, const std::string& option, const std:
   if (!found) {
     if (merged) return GitDie("malformed object name " + name);
     std::fprintf(stderr, "error: malformed object name %s\n", name.c_str());
-    return kExitGitUsage;
+    return kExitUsage;
   }
   bool is_commit = false;
   Status s = CommitOf(store, option.c_str(), named, commit, &is_commit);
@@ -67,7 +65,7 @@ int ResolveReachCommit(GitRefStore& store, const std::string& option, const std:
   } else {
     std::fprintf(stderr, "error: no such commit %s\n", name.c_str());
   }
-  return kExitGitUsage;
+  return kExitUsage;
 }
 
 int ResolveReach(GitRefStore& store, const ForEachRefOptions& o, Reach* reach) {

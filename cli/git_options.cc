@@ -10,7 +10,6 @@
 namespace reftab::cli {
 namespace {
 
-constexpr int kGitUsageExit = 129;
 constexpr size_t kOptionsWidth = 26;  // where git's option help column starts
 
 // git names an option in messages as "switch `q'", "option `verify'" or "option `no-tags'".
@@ -29,15 +28,16 @@ struct Parser {
   std::optional<int> Set(const GitOption& o, bool unset, std::optional<std::string_view> v) {
     std::string err = o.set(unset, v);
     if (err.empty()) return std::nullopt;
-    return GitError(err), kGitUsageExit;
+    return GitError(err), kExitUsage;
   }
 
   std::optional<int> Value(const GitOption& o, bool is_short, bool unset,
                            std::optional<std::string_view> attached) {
-    if (unset && attached) return GitError(OptName(o, is_short, unset) + " takes no value"), 129;
+    if (unset && attached)
+      return GitError(OptName(o, is_short, unset) + " takes no value"), kExitUsage;
     if (o.arg == GitOption::Arg::kNone || unset) {
       if (attached && !is_short) {
-        return GitError(OptName(o, is_short, unset) + " takes no value"), kGitUsageExit;
+        return GitError(OptName(o, is_short, unset) + " takes no value"), kExitUsage;
       }
       return Set(o, unset, std::nullopt);
     }
@@ -46,7 +46,7 @@ struct Parser {
       return Set(o, false, std::nullopt);
     }
     if (i + 1 >= args.size()) {
-      return GitError(OptName(o, is_short, false) + " requires a value"), kGitUsageExit;
+      return GitError(OptName(o, is_short, false) + " requires a value"), kExitUsage;
     }
     return Set(o, false, std::string_view(args[++i]));
   }
@@ -86,7 +86,7 @@ struct Parser {
   }
   static int TypoError(const std::string& arg) {
     GitError("did you mean `--" + arg + "` (with two dashes)?");
-    return kGitUsageExit;
+    return kExitUsage;
   }
 
   // A long option, matched as git's parse_long_opt does: exact names first, else a unique
@@ -323,12 +323,12 @@ void PrintGitUsage(const GitUsage& usage, FILE* out) {
 
 int GitUsageError(const GitUsage& usage) {
   PrintGitUsage(usage, stderr);
-  return kGitUsageExit;
+  return kExitUsage;
 }
 
 int GitUsageMessage(std::string_view message) {
   std::fprintf(stderr, "usage: %.*s\n", int(message.size()), message.data());
-  return kGitUsageExit;
+  return kExitUsage;
 }
 
 int GitConfigDie(const Status& status, std::string_view error) {

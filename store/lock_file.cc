@@ -46,7 +46,7 @@ std::optional<LockHolder> ReadLockHolder(FileSystem* fs, const std::string& path
   if (!text.ok() || text->size() > 64) return std::nullopt;
   std::string s = *text;
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\t')) s.pop_back();
-  if (s.rfind("pid ", 0) != 0 || s.size() == 4) return std::nullopt;
+  if (!s.starts_with("pid ") || s.size() == 4) return std::nullopt;
   char* end = nullptr;
   errno = 0;
   unsigned long long pid = std::strtoull(s.c_str() + 4, &end, 10);
