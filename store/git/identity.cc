@@ -188,8 +188,12 @@ std::string AccountEmail() {
 
 LogInfo CommitterIdentity(const GitConfig* config) {
   LogInfo info;
-  info.name = Configured("GIT_COMMITTER_NAME", config, "name").value_or(AccountName());
-  info.email = Configured("GIT_COMMITTER_EMAIL", config, "email").value_or(AccountEmail());
+  // The account fallbacks ask the system (getpwuid, a resolver lookup for the host's
+  // domain: milliseconds, more with a slow DNS), so they run only when nothing is configured.
+  auto name = Configured("GIT_COMMITTER_NAME", config, "name");
+  info.name = name ? std::move(*name) : AccountName();
+  auto email = Configured("GIT_COMMITTER_EMAIL", config, "email");
+  info.email = email ? std::move(*email) : AccountEmail();
   const char* date = std::getenv("GIT_COMMITTER_DATE");
   if (!date || !(ParseRawDate(date, &info.time, &info.tz_offset) ||
                  ParseIsoDate(date, &info.time, &info.tz_offset) ||

@@ -10,7 +10,8 @@
 //     on the machine's load (git's own writers miss it too on a loaded machine), so a run
 //     that failed *only* because the lock stayed held is retried, and the test asserts that
 //     every update lands, that no run failed for any other reason (a timed-out run changed
-//     nothing: its retry succeeds), and prints how many first attempts landed.
+//     nothing: its retry succeeds), and prints how many first attempts landed. With git's
+//     writers beside reftab's, reftab's first-attempt misses must not clearly exceed git's.
 // Skipped when $REFTAB_CLI is not set; the git writers are skipped without a git.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -34,6 +35,7 @@ namespace {
 
 constexpr int kRounds = 25;
 constexpr int kMaxAttempts = 100;  // per run, when lock timeouts are retried
+constexpr int kMissSlack = 8;      // chance's share when reftab's misses are compared with git's
 
 struct WriterSetup {
   std::string cli;
@@ -238,6 +240,14 @@ TEST_P(CliConcurrencyTest, EveryUpdateLands) {
       "a lock timeout; all %d transactions landed\n",
       v.name, v.writers, kRounds, timeout.c_str(), runs - git_runs - o.first_try_failures[0],
       runs - git_runs, git_runs - o.first_try_failures[1], git_runs, o.retries, runs);
+  // git's and reftab's writers ran side by side on the same repository, so they met the same
+  // load: reftab's must not give up more often. The counts move from run to run (a burst of
+  // load, the scheduler), so the bound leaves room for chance and catches only a writer
+  // that misses clearly more often, such as one holding the lock several times as long.
+  if (v.half_git) {
+    EXPECT_LE(o.first_try_failures[0], 2 * o.first_try_failures[1] + kMissSlack)
+        << "reftab's writers gave up on the lock far more often than git's under the same load";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Writers, CliConcurrencyTest,

@@ -427,6 +427,9 @@ Status GitRefTransaction::Prepare() {
   if (state_ != State::kOpen) return Status::InvalidArgument("transaction is not open");
   state_ = State::kClosed;  // a failed prepare closes it, as in git
   REFTAB_RETURN_IF_ERROR(RejectDuplicates());
+  // Who writes the reflog entries is worked out before the locks: with no identity
+  // configured it costs a resolver lookup, which other writers must not wait for.
+  (void)store_->committer();
   REFTAB_RETURN_IF_ERROR(LockStacks());
   RefRecord head;
   bool head_found = false;
