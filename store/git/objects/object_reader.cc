@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "store/file.h"
+#include "store/git/objects/alternates.h"
 #include "store/git/objects/loose.h"
 #include "store/git/objects/pack.h"
 
@@ -27,20 +27,7 @@ size_t CommonNibbles(const ObjectId& a, const ObjectId& b, size_t hs) {
 }  // namespace
 
 GitObjectReader::GitObjectReader(std::string objects_dir, size_t hash_size)
-    : hash_size_(hash_size) {
-  dirs_.push_back(objects_dir);
-  auto alternates = PosixFileSystem()->ReadFile(objects_dir + "/info/alternates");
-  if (!alternates.ok()) return;
-  size_t pos = 0;
-  while (pos < alternates->size()) {
-    size_t nl = alternates->find('\n', pos);
-    if (nl == std::string::npos) nl = alternates->size();
-    std::string line = alternates->substr(pos, nl - pos);
-    pos = nl + 1;
-    if (line.empty() || line[0] == '#') continue;
-    dirs_.push_back(line[0] == '/' ? line : objects_dir + "/" + line);
-  }
-}
+    : dirs_(ObjectDirectories(objects_dir)), hash_size_(hash_size) {}
 
 GitObjectReader::~GitObjectReader() = default;
 

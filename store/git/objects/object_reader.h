@@ -26,7 +26,7 @@ class GitPack;
 class GitObjectReader {
  public:
   // `objects_dir` is $GIT_COMMON_DIR/objects; `hash_size` 20 or 32. Alternates are read
-  // here, packs on first use.
+  // here (alternates.h), packs on first use.
   GitObjectReader(std::string objects_dir, size_t hash_size);
   ~GitObjectReader();
   GitObjectReader(const GitObjectReader&) = delete;

@@ -123,7 +123,10 @@ bool GitPack::Position(const ObjectId& id, uint32_t* pos) const {
   };
   for (int probes = 0; hi - lo > 8 && probes < 8; ++probes) {
     const uint64_t a = head(lo), b = head(hi - 1);
-    if (key < a || key > b) return false;
+    if (key < a || key > b) {
+      *pos = key < a ? lo : hi;  // where `id` would go: CommonHexPrefix's neighbours
+      return false;
+    }
     if (a == b) break;
     // (key - a) / (b - a) of the way from lo to hi - 1, in 64-bit arithmetic: both
     // differences lose their low bits until the span fits in 32.

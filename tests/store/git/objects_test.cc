@@ -281,6 +281,15 @@ TEST_P(GitObjectsTest, AbbreviatesAsGit) {
     EXPECT_EQ(got, hex);
     ASSERT_TRUE(db.Abbreviate(IdOf(hex), 0, &got).ok());  // 0: the whole id, as in git
     EXPECT_EQ(got, hex);
+    // Missing ids at either end of a fan-out bucket, abbreviated as git's rev-parse --short
+    // abbreviates a whole hex id it does not check.
+    for (const char* first : {"00", "3a", "7f", "c4", "ff"}) {
+      for (char fill : {'0', 'f'}) {
+        const std::string missing = first + std::string(HexLen() - 2, fill);
+        ASSERT_TRUE(db.Abbreviate(IdOf(missing), 4, &got).ok());
+        EXPECT_EQ(got + "\n", Git({"rev-parse", "--short=4", missing})) << missing;
+      }
+    }
   }
 }
 
