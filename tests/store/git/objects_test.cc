@@ -323,7 +323,7 @@ TEST_P(GitObjectsTest, DefaultAbbrevLengthAsGit) {
 }
 
 // A pack big enough that its fan-out buckets hold dozens of ids, where the index lookup
-// interpolates (store/git/objects/object_headers.cc): every object is found, and ids one bit away
+// interpolates (store/git/objects/pack.cc): every object is found, and ids one bit away
 // from a present one (first, middle and last byte) are not.
 TEST_P(GitObjectsTest, FindsEveryObjectOfABigPackAndNoNeighbour) {
   std::string s;
