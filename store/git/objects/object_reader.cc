@@ -134,7 +134,7 @@ Status GitObjectReader::Read(const ObjectId& id, GitObjectType* type, std::strin
   std::string loose;
   bool found = false;
   REFTAB_RETURN_IF_ERROR(Locate(id, &pack, &offset, &loose, &found));
-  if (pack) return pack->Read(offset, type, content);
+  if (pack) return pack->Read(offset, &bases_, type, content);
   if (!found) return Status::Ok();
   uint64_t size = 0;
   return ReadLooseObject(loose, type, &size, content, &found);

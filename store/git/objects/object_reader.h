@@ -17,6 +17,7 @@
 
 #include "format/record.h"
 #include "format/status.h"
+#include "store/git/objects/delta_base_cache.h"
 #include "store/git/objects/objects.h"
 
 namespace reftab {
@@ -60,6 +61,9 @@ class GitObjectReader {
   size_t hash_size_;
   bool packs_loaded_ = false;
   std::vector<std::unique_ptr<GitPack>> packs_;
+  // A third of git's default core.deltaBaseCacheLimit: what is read here is mostly commits,
+  // tags and small trees.
+  DeltaBaseCache bases_{32 << 20};
   // Loose ids by (database, first byte), listed on first need for abbreviations.
   std::map<std::pair<size_t, uint8_t>, std::vector<ObjectId>> loose_lists_;
   ObjectId last_id_{};  // TypeOf's last answer (kNone: none kept)

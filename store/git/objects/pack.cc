@@ -19,8 +19,7 @@ namespace {
 constexpr size_t kFanout = 256 * 4;
 constexpr size_t kIdxHeader = 8;    // "\377tOc", version 2
 constexpr size_t kPackHeader = 12;  // "PACK", version, object count
-constexpr size_t kCacheBytes = 32 << 20;
-constexpr size_t kDeltaHead = 32;  // enough of a delta for its two sizes
+constexpr size_t kDeltaHead = 32;   // enough of a delta for its two sizes
 
 uint32_t Be32(const uint8_t* p) { return be::Load32(p); }
 
@@ -272,14 +271,15 @@ Status GitPack::Size(uint64_t offset, GitObjectType* type, uint64_t* size) const
   return Type(offset, type);
 }
 
-Status GitPack::Read(uint64_t offset, GitObjectType* type, std::string* content) {
+Status GitPack::Read(uint64_t offset, DeltaBaseCache* cache, GitObjectType* type,
+                     std::string* content) {
   // Walk down to a whole object or a cached base, then apply the deltas back up.
   std::vector<uint64_t> chain;
   std::string base;
   uint64_t base_at = offset;
   for (uint64_t at = offset;;) {
     base_at = at;
-    if (const BaseCache::Item* hit = cache_.Get(at)) {
+    if (const DeltaBaseCache::Item* hit = cache->Get(this, at)) {
       *type = hit->type;
       base = hit->data;
       break;
@@ -300,7 +300,7 @@ Status GitPack::Read(uint64_t offset, GitObjectType* type, std::string* content)
   for (size_t i = chain.size(); i-- > 0;) {
     const uint64_t at = chain[i];
     // The object below this delta is a base; keep it for the next read of its family.
-    cache_.Put(i + 1 < chain.size() ? chain[i + 1] : base_at, *type, base);
+    cache->Put(this, i + 1 < chain.size() ? chain[i + 1] : base_at, *type, base);
     Entry e;
     REFTAB_RETURN_IF_ERROR(ParseEntry(at, &e));
     Status s = InflateExactly(pack_.data + e.data, end_ - e.data, e.size, &delta);
@@ -310,26 +310,6 @@ Status GitPack::Read(uint64_t offset, GitObjectType* type, std::string* content)
   }
   *content = std::move(base);
   return Status::Ok();
-}
-
-const GitPack::BaseCache::Item* GitPack::BaseCache::Get(uint64_t offset) {
-  auto it = items.find(offset);
-  if (it == items.end()) return nullptr;
-  lru.splice(lru.begin(), lru, it->second.lru);
-  return &it->second;
-}
-
-void GitPack::BaseCache::Put(uint64_t offset, GitObjectType type, const std::string& data) {
-  if (data.size() > kCacheBytes / 4 || items.count(offset)) return;
-  lru.push_front(offset);
-  items.emplace(offset, Item{type, data, lru.begin()});
-  bytes += data.size();
-  while (bytes > kCacheBytes && !lru.empty()) {
-    auto it = items.find(lru.back());
-    bytes -= it->second.data.size();
-    items.erase(it);
-    lru.pop_back();
-  }
 }
 
 }  // namespace reftab

@@ -11,12 +11,12 @@
 #define REFTAB_STORE_GIT_OBJECTS_PACK_H_
 
 #include <cstdint>
-#include <list>
 #include <string>
-#include <unordered_map>
+#include <vector>
 
 #include "format/record.h"
 #include "format/status.h"
+#include "store/git/objects/delta_base_cache.h"
 #include "store/git/objects/objects.h"
 
 namespace reftab {
@@ -48,9 +48,9 @@ class GitPack {
   Status Type(uint64_t offset, GitObjectType* type) const;
   // Its type and content size; of a delta only the start is inflated.
   Status Size(uint64_t offset, GitObjectType* type, uint64_t* size) const;
-  // Its type and content, deltas applied. Bases met on the way are kept in a bounded
-  // cache, as the next object read is often a delta of the same base.
-  Status Read(uint64_t offset, GitObjectType* type, std::string* content);
+  // Its type and content, deltas applied. Bases met on the way are looked up in and added
+  // to `cache`.
+  Status Read(uint64_t offset, DeltaBaseCache* cache, GitObjectType* type, std::string* content);
 
  private:
   struct Mapped {
@@ -65,20 +65,6 @@ class GitPack {
     uint64_t data = 0;
     uint64_t base = 0;
   };
-  // Recently used delta bases by offset, at most kCacheBytes in all.
-  struct BaseCache {
-    struct Item {
-      GitObjectType type;
-      std::string data;
-      std::list<uint64_t>::iterator lru;
-    };
-    std::unordered_map<uint64_t, Item> items;
-    std::list<uint64_t> lru;  // most recent first
-    size_t bytes = 0;
-    const Item* Get(uint64_t offset);
-    void Put(uint64_t offset, GitObjectType type, const std::string& data);
-  };
-
   Status Map(const std::string& path, Mapped* m);
   bool Position(const ObjectId& id, uint32_t* pos) const;
   Status ParseEntry(uint64_t offset, Entry* e) const;
@@ -93,7 +79,6 @@ class GitPack {
   uint32_t count_ = 0;
   uint64_t end_ = 0;        // where entries end: the pack's trailing checksum
   size_t big_offsets_ = 0;  // entries of the index's 8-byte offset table
-  BaseCache cache_;
 };
 
 }  // namespace reftab
