@@ -183,8 +183,8 @@ class Shower {
   }
 
   // The database is asked only when a prefix must be made unique (whole ids, the default,
-  // need no libgit2). Without a readable one (SHA-256 with libgit2 1.5) ids are taken on
-  // trust, as in a small repository.
+  // need none). Without a readable one (no objects directory) ids are taken on trust, as in
+  // a small repository.
   Status Abbreviate(const ObjectId& id, std::string* hex) {
     return abbrev_.AbbreviateOrTrust(id, o_.abbrev, hex);
   }

@@ -1,5 +1,5 @@
 // The object database calls for-each-ref makes, in one place: the atoms go through these so
-// that "objects are unavailable" (no libgit2, SHA-256) is reported the same way everywhere,
+// that "objects are unavailable" (no objects directory) is reported the same way everywhere,
 // naming the atom that needed them.
 #ifndef REFTAB_CLI_REF_OBJECTS_H_
 #define REFTAB_CLI_REF_OBJECTS_H_

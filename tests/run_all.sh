@@ -29,7 +29,6 @@ step() {
 
 PACKAGES=(meson ninja-build g++ lld clang-14 libclang-rt-14-dev pkg-config zlib1g-dev libxxhash-dev
           libgtest-dev libgmock-dev hyperfine valgrind python3 libjgit-java)
-PACKAGES+=(libgit2-dev)  # store/git/objects: libgit2's headers, loaded with dlopen at run time
 PACKAGES+=(libleveldb-dev librocksdb-dev)  # the KV benchmark's peers (perf/kv_bench.cc)
 PACKAGES+=(make xz-utils ccache)  # building the real git; ccache makes a rerun's builds short
 install_packages() {

@@ -78,18 +78,27 @@ g config remote.other.url /elsewhere
 g config remote.other.fetch '+refs/heads/*:refs/remotes/other/*'
 g config remote.other.push 'refs/heads/*:refs/heads/pushed/*'
 
-# A SHA-256 repository (libgit2 1.5 reads no SHA-256 objects: object atoms differ there).
+# A SHA-256 repository: a merge, a branch with an upstream, annotated and lightweight tags.
 S=$tmp/sha256
 "$git" init -q -b main --ref-format=reftable --object-format=sha256 "$S" || exit 1
 at 1700001000; "$git" -C "$S" commit -q --allow-empty -m "sha256 commit"
 "$git" -C "$S" branch side
+at 1700001100; "$git" -C "$S" commit -q --allow-empty -m "sha256 second" -m "with a body"
+at 1700001200; "$git" -C "$S" checkout -q side
+echo f >"$S/f"; "$git" -C "$S" add f
+at 1700001300; "$git" -C "$S" commit -q -m "sha256 on side"
+"$git" -C "$S" checkout -q main
+at 1700001400; "$git" -C "$S" merge -q --no-ff -m "sha256 merge" side
+"$git" -C "$S" branch -q older main~1
+"$git" -C "$S" config branch.older.remote .
+"$git" -C "$S" config branch.older.merge refs/heads/main
+"$git" -C "$S" tag light HEAD~1
 "$git" -C "$S" tag -a -m "sha256 tag" t256
 "$git" -C "$S" symbolic-ref refs/heads/link refs/heads/side
 
 KNOWN["--format=%(describe) refs/tags"]="%(describe) is not supported"
 KNOWN["--format=%(trailers) refs/heads"]="%(trailers) is not supported"
 KNOWN["--format=%(objectsize:disk) refs/heads/main"]="%(objectsize:disk) is not supported"
-KNOWN["sha256: --include-root-refs"]="libgit2 1.5 reads no SHA-256 objects (%(objecttype))"
 
 DIR=$R
 STDIN=
@@ -460,8 +469,7 @@ for f in '%(refname)' '%(objectname) %(refname)' '%(symref) %(refname:short)' \
          '%(HEAD)%(refname:lstrip=-1)' '%(if)%(symref)%(then)%(symref)%(end)'; do
   fer --format="$f"
 done
-# The whole id needs no object database (libgit2 1.5 reads no SHA-256 objects).
-for v in off 64; do
+for v in off 64 4 12; do
   with_config core.abbrev "$v"
   fer --format='%(objectname:short)'
 done
@@ -469,5 +477,18 @@ unset GIT_CONFIG_COUNT GIT_CONFIG_KEY_0 GIT_CONFIG_VALUE_0
 PREFIX='sha256: '
 fer --include-root-refs
 fer --sort=-refname --format='%(refname)'
+# Object atoms read the SHA-256 database as the SHA-1 one.
+fer
+fer --format='%(objectname:short) %(objectname:short=5) %(objecttype) %(objectsize) %(refname)'
+fer --format='%(subject)|%(body)|%(contents:subject)' refs/heads
+fer --sort=-committerdate --format='%(refname) %(committerdate:iso)'
+fer --sort=objectsize --sort=-taggerdate --format='%(refname) %(taggername)'
+fer --format='%(tree) %(parent) %(numparent) %(authorname) %(authordate:unix)' refs/heads
+fer --format='%(*objectname) %(*objecttype) %(*subject) %(tag) %(object) %(type)' refs/tags
+fer --format='%(refname:short) %(upstream:short) %(upstream:track) %(upstream:trackshort)' refs/heads
+fer --merged=side --format='%(refname)'
+fer --no-merged=older --format='%(refname)'
+fer --contains=older --format='%(refname)'
+fer --points-at=main --format='%(refname)'
 
 verdict_end

@@ -426,4 +426,34 @@ wrw wt2 expire --all --verbose --expire=all
 wrw wt2 drop --all
 W=$W2
 
+# A SHA-256 repository: reflog show reads its commits (subjects, dates, abbreviated ids) as
+# in a SHA-1 one, and expire finds what is unreachable.
+S=$tmp/sha256
+"$git" init -q -b main --ref-format=reftable --object-format=sha256 "$S" || exit 1
+for i in 1 2 3 4 5; do
+  at $((t + i * 3600)); "$git" -C "$S" commit -q --allow-empty -m "sha256 commit $i"
+done
+at $((t + 6 * 3600)); "$git" -C "$S" checkout -q -b side HEAD~2
+at $((t + 7 * 3600)); "$git" -C "$S" commit -q --allow-empty -m "on side"
+at $((t + 8 * 3600)); "$git" -C "$S" checkout -q main
+at $((t + 9 * 3600)); "$git" -C "$S" reset -q --hard HEAD~1
+unset GIT_COMMITTER_DATE GIT_AUTHOR_DATE
+ro256() {
+  local desc="sha256: $*"
+  if [ -n "$filter" ] && [[ $desc != *$filter* ]]; then return; fi
+  rm -rf "$tmp/g" "$tmp/r"; cp -a "$S" "$tmp/g"; cp -a "$S" "$tmp/r"
+  run_both "$tmp/g/.git" "$tmp/r/.git" "$@"
+  gs=$(state "$tmp/g/.git"); rs=$(state "$tmp/r/.git" | sed "s#$tmp/r/#$tmp/g/#g")
+  [ "$gs" = "$rs" ] ||
+    why+=" state: $(diff <(echo "$gs") <(echo "$rs") | grep '^[<>]' | head -8 | tr '\n' ' ')"
+  verdict "$desc" "$why"
+}
+ro256 show
+ro256 show side
+ro256 show --format='%h %s|%an|%ad|%T|%P' -n 4
+ro256 show --date=iso --format='%gd %gs' main
+ro256 show "main@{2}"
+ro256 expire --dry-run --verbose --expire=never --expire-unreachable=all main
+ro256 expire --verbose --expire=never --expire-unreachable=all --all
+
 verdict_end

@@ -58,9 +58,9 @@ class GitAbbreviator {
   // The id in hex, abbreviated to `length` (kAbbrevDefault, kAbbrevFull, or a minimum).
   // Errors are the database's: unavailable (IoError with its reason()) or unreadable.
   Status Abbreviate(const ObjectId& id, int length, std::string* hex);
-  // As Abbreviate, but when the database cannot be read (libgit2 missing, or SHA-256 with
-  // libgit2 1.5) the id is cut to the length on trust, as for a store without a database:
-  // what git prints as long as that prefix is unique, which a small repository's is.
+  // As Abbreviate, but when the database cannot be read (no objects directory) the id is cut to the
+  // length on trust, as for a store without a database: what git prints as long as that prefix is
+  // unique, which a small repository's is.
   Status AbbreviateOrTrust(const ObjectId& id, int length, std::string* hex);
 
  private:

@@ -1,6 +1,5 @@
-// GitObjects' walks over commit parents: ancestry and ahead/behind counts. libgit2's graph
-// functions need a git_repository (which would read refs); with only the object database we
-// walk the parents ourselves, through the commit parser.
+// GitObjects' walks over commit parents: ancestry and ahead/behind counts, through the commit
+// parser.
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>

@@ -1,8 +1,6 @@
 #include "store/git/objects/object_count.h"
 
 #include <dirent.h>
-#include <limits.h>
-#include <stdlib.h>
 
 #include <algorithm>
 #include <cstring>
@@ -12,11 +10,10 @@
 
 #include "store/file.h"
 #include "store/git/objects/abbrev.h"
+#include "store/git/objects/alternates.h"
 
 namespace reftab {
 namespace {
-
-constexpr int kMaxAlternateDepth = 5;  // git ignores alternates nested deeper
 
 uint32_t Be32(std::string_view s, size_t at) {
   auto b = [&](size_t i) { return uint32_t(uint8_t(s[at + i])); };
@@ -93,45 +90,14 @@ Status CountPackDir(const std::string& objects_dir, uint64_t* total) {
   return Status::Ok();
 }
 
-// The alternates `objects_dir` names, resolved (relative ones against it); comments and
-// blank lines skipped.
-std::vector<std::string> Alternates(const std::string& objects_dir) {
-  std::vector<std::string> out;
-  auto text = PosixFileSystem()->ReadFile(objects_dir + "/info/alternates");
-  if (!text.ok()) return out;
-  size_t pos = 0;
-  while (pos < text->size()) {
-    size_t nl = std::min(text->find('\n', pos), text->size());
-    std::string line = text->substr(pos, nl - pos);
-    pos = nl + 1;
-    if (line.empty() || line[0] == '#') continue;
-    out.push_back(line[0] == '/' ? line : objects_dir + "/" + line);
-  }
-  return out;
-}
-
-std::string RealPath(const std::string& path) {
-  char buf[PATH_MAX];
-  return realpath(path.c_str(), buf) ? std::string(buf) : std::string();
-}
-
-Status CountTree(const std::string& dir, int depth, std::set<std::string>* seen, uint64_t* total) {
-  std::string real = RealPath(dir);
-  if (real.empty() || !seen->insert(real).second) return Status::Ok();
-  REFTAB_RETURN_IF_ERROR(CountPackDir(real, total));
-  if (depth >= kMaxAlternateDepth) return Status::Ok();
-  for (const std::string& alt : Alternates(real)) {
-    REFTAB_RETURN_IF_ERROR(CountTree(alt, depth + 1, seen, total));
-  }
-  return Status::Ok();
-}
-
 }  // namespace
 
 Status ApproximateObjectCount(const std::string& objects_dir, uint64_t* count) {
   *count = 0;
-  std::set<std::string> seen;
-  return CountTree(objects_dir, 0, &seen, count);
+  for (const std::string& dir : ObjectDirectories(objects_dir)) {
+    REFTAB_RETURN_IF_ERROR(CountPackDir(dir, count));
+  }
+  return Status::Ok();
 }
 
 size_t AbbrevLengthForCount(uint64_t count, size_t hex_len) {

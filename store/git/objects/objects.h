@@ -1,19 +1,8 @@
 // Public API: git's object database, read-only — whether an object exists, its type, size and
 // content, what an annotated tag peels to, abbreviated names, and how two commits relate —
-// read through libgit2's object database (git_odb_open on $GIT_COMMON_DIR/objects: loose
-// objects, packs, multi-pack indexes and alternates). No object is written, and no ref is read
-// through libgit2 (it need not understand reftable).
-//
-// Existence, type and peeling (TypeOf, Peel) — what every ref write and listing asks — are
-// answered by a small reader of loose object headers and pack indexes of our own, for both
-// hash formats and without libgit2: loading libgit2 costs more than a whole git command
-// (below). Everything else goes through libgit2, loaded lazily: this library does not link
-// it. When the build found libgit2's headers (Meson feature `libgit2`, default auto), the
-// first call that needs it dlopen()s libgit2's shared library and resolves the few functions
-// it uses; that costs about 6 ms of CPU on Debian 12 (most of it libgit2's TLS start-up).
-// available() is false, and reason() says why in one line, when the build has no libgit2
-// support, when the library cannot be loaded at run time, when the database cannot be
-// opened, and for SHA-256 repositories: libgit2 1.5 (Debian 12) has no SHA-256 object format.
+// for both hash formats (SHA-1 and SHA-256): loose objects, version-2 packs, and the
+// databases objects/info/alternates names, read by our own code (object_reader.h; objects.cc
+// says why not libgit2). No object is written.
 //
 // Not thread-safe: one GitObjects per thread.
 #ifndef REFTAB_STORE_GIT_OBJECTS_OBJECTS_H_
@@ -33,7 +22,7 @@ namespace reftab {
 
 // Not installed, and kept out of the exports below: declared before REFTAB_PUBLIC_BEGIN
 // because a class takes its visibility from its first declaration.
-class GitObjectHeaders;  // store/git/objects/object_headers.h, not installed
+class GitObjectReader;  // store/git/objects/object_reader.h, not installed
 
 REFTAB_PUBLIC_BEGIN
 
@@ -53,18 +42,17 @@ class GitObjects {
   GitObjects(const GitObjects&) = delete;
   GitObjects& operator=(const GitObjects&) = delete;
 
-  // Whether libgit2's lookups (Size, Read, Abbreviate, IsAncestor, AheadBehind) work; loads
-  // libgit2 and opens the database on first use. When false, reason() says why and those
-  // fail with an IoError saying so. TypeOf and Peel do not need it.
+  // Whether the database can be read: its directory exists (checked once). When false,
+  // reason() says why, and Size, Read, Abbreviate, IsAncestor and AheadBehind fail with an
+  // IoError saying so; TypeOf, Has and Peel find no object there.
   bool available();
   // One line, without a trailing newline; empty while available.
   const std::string& reason();
 
   // The object's type, or kNone when the database does not have it. Errors: I/O and
-  // corrupt objects. Works without libgit2, for both hash formats.
+  // corrupt objects (the message names the file, and in a pack the offset).
   Status TypeOf(const ObjectId& id, GitObjectType* type);
-  // Whether the database has the object (its type unread: cheaper than TypeOf). Works
-  // without libgit2, for both hash formats.
+  // Whether the database has the object (its type unread: cheaper than TypeOf).
   Status Has(const ObjectId& id, bool* found);
   // Type and size of the content (what `git cat-file -s` prints) without inflating all of
   // it where the storage allows; kNone and 0 when missing.
@@ -78,13 +66,12 @@ class GitObjects {
 
   // git's abbreviation of `id`: its first hex digits, at least `min_len` and as many more
   // as make it name no other object in the database. As in git, 0 means the whole id; 1 to 3
-  // act as 4 (git's callers raise them to its minimum, and libgit2 looks up no shorter
-  // prefix). An id the database lacks is abbreviated so that it names no object at all.
+  // act as 4 (git's callers raise them to its minimum). An id the database lacks is abbreviated so
+  // that it names no object at all.
   Status Abbreviate(const ObjectId& id, size_t min_len, std::string* hex);
   // git's automatic core.abbrev: half the bits of the approximate object count (objects in
   // packs and multi-pack indexes, alternates included; loose objects are not counted), in
   // hex digits rounded up, and at least 7. Callers honour a configured core.abbrev first.
-  // Reads the pack indexes itself: works without libgit2 too.
   Status DefaultAbbrevLength(size_t* len);
 
   // Whether `ancestor` is reachable from `descendant` over commit parents (a commit is its
@@ -95,8 +82,8 @@ class GitObjects {
   Status AheadBehind(const ObjectId& a, const ObjectId& b, size_t* ahead, size_t* behind);
 
  private:
-  struct Lib;  // libgit2's functions, its odb handle, and the loaded library
-  GitObjectHeaders& headers();
+  GitObjectReader& reader();
+  // Checks once that the database's directory exists; reason_ says why not.
   Status Load();
   Status Unavailable() const;
   // A commit's parents and committer date; a commit the database lacks (a shallow
@@ -105,9 +92,8 @@ class GitObjects {
 
   std::string objects_dir_;
   size_t hash_size_;
-  bool tried_ = false;  // Load() ran (successfully or not)
-  std::unique_ptr<Lib> lib_;
-  std::unique_ptr<GitObjectHeaders> headers_;  // created on first TypeOf/Peel
+  bool tried_ = false;                       // Load() ran (successfully or not)
+  std::unique_ptr<GitObjectReader> reader_;  // created on first use
   std::string reason_;
 };
 

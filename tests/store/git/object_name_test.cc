@@ -1,7 +1,7 @@
 // ResolveRevision (store/git/refs/object_name.h) against git's own answers: a scratch git
 // repository (any git: the files backend) writes a history into the object database of a
 // reftable repository that holds the same refs, and `git rev-parse` says what each name is.
-// Skipped with a message when there is no git, or libgit2 cannot be loaded.
+// Skipped with a message when there is no git.
 #include "store/git/refs/object_name.h"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,8 @@
-// store/git/objects/objects.h on repositories made by git (any version: objects have not changed):
-// loose and packed objects, annotated and nested tags, missing objects, abbreviations and
-// commit walks, each checked against what git itself says. Skipped with a message when there
-// is no git, or libgit2 cannot be loaded (the build has none, or the library is missing).
+// store/git/objects/objects.h on repositories made by the real git, SHA-1 and SHA-256 (each
+// test runs for both): loose objects, packs with offset and reference deltas, annotated and
+// nested tags, merges, missing objects, abbreviations and commit walks, each checked against
+// what git itself says. Skipped (or failed under REFTAB_REQUIRE_GIT) without a git that makes
+// reftable repositories.
 #include "store/git/objects/objects.h"
 
 #include <gtest/gtest.h>
@@ -31,26 +32,34 @@ std::string Commit(const std::string& branch, int mark, std::vector<int> parents
   return testutil::FastImportCommit(branch, mark, std::move(parents), time);
 }
 
-ObjectId IdOf(const std::string& hex) {
-  ObjectId id{};
-  EXPECT_TRUE(ParseHexId(hex, 20, &id)) << hex;
-  return id;
-}
-
-class GitObjectsTest : public ::testing::Test {
+// The parameter is the hash size: 20 (SHA-1) or 32 (SHA-256).
+class GitObjectsTest : public ::testing::TestWithParam<size_t> {
  protected:
   void SetUp() override {
-    if (testing::RunProcess({"git", "--version"}).exit_code != 0) GTEST_SKIP() << "no git on PATH";
+    std::string why;
+    auto git = testing::FindReftableGit(&why);
+    if (!git) REFTAB_SKIP_WITHOUT_GIT(why);
+    git_ = *git;
+    hs_ = GetParam();
     repo_ = tmp_.Subdir("repo.git");
-    Git({"init", "-q", "--bare", repo_});
+    Git({"init", "-q", "--bare", "--ref-format=reftable",
+         std::string("--object-format=") + (hs_ == 32 ? "sha256" : "sha1"), repo_});
     objects_ = repo_ + "/objects";
-    GitObjects probe(objects_, 20);
-    if (!probe.available()) GTEST_SKIP() << "objects unavailable: " << probe.reason();
+    GitObjects probe(objects_, hs_);
+    ASSERT_TRUE(probe.available()) << probe.reason();
   }
+
+  ObjectId IdOf(const std::string& hex) const {
+    ObjectId id{};
+    EXPECT_TRUE(ParseHexId(hex, hs_, &id)) << hex;
+    return id;
+  }
+  std::string Hex(const ObjectId& id) const { return HexId(id, hs_); }
+  size_t HexLen() const { return 2 * hs_; }
 
   // Runs git in the repository; its standard output (fails the test on a non-zero exit).
   std::string Git(std::vector<std::string> args, const std::string& input = "") {
-    args.insert(args.begin(), "git");
+    args.insert(args.begin(), git_);
     testing::ProcessOptions opts;
     opts.cwd = repo_.empty() ? tmp_.path() : repo_;
     opts.input = input;
@@ -64,7 +73,7 @@ class GitObjectsTest : public ::testing::Test {
     EXPECT_EQ(r.exit_code, 0) << args[1] << ": " << r.err;
     return r.out;
   }
-  std::string Rev(const std::string& rev) { return Git({"rev-parse", rev}).substr(0, 40); }
+  std::string Rev(const std::string& rev) { return Git({"rev-parse", rev}).substr(0, HexLen()); }
 
   // main: 1-2-3-4, side: 2-5-6, merge 7 = 4+6 on main; tags: v1 (annotated, on 3), v1-outer
   // (a tag of v1), vblob (on a blob); a tag claiming the wrong type; a tag of a missing object.
@@ -79,10 +88,10 @@ class GitObjectsTest : public ::testing::Test {
     Git({"tag", "-a", "-m", "of a blob", "vblob", "main:f"});
     liar_ = Git({"hash-object", "-w", "--literally", "-t", "tag", "--stdin"},
                 "object " + Rev("main") + "\ntype tree\ntag liar\n\nwrong type\n")
-                .substr(0, 40);
+                .substr(0, HexLen());
     dangling_ = Git({"hash-object", "-w", "--literally", "-t", "tag", "--stdin"},
-                    "object 1234567890123456789012345678901234567890\ntype commit\ntag d\n\nx\n")
-                    .substr(0, 40);
+                    "object " + std::string(HexLen(), '1') + "\ntype commit\ntag d\n\nx\n")
+                    .substr(0, HexLen());
   }
   // Every object into one pack, or every object loose (also those no ref reaches).
   void Pack() {
@@ -96,6 +105,13 @@ class GitObjectsTest : public ::testing::Test {
     std::filesystem::create_directory(objects_ + "/pack");
     Git({"unpack-objects", "-q"}, pack);
     ASSERT_EQ(std::filesystem::is_empty(objects_ + "/pack"), true);
+  }
+  // The first pack index of the database.
+  std::string PackIndex() {
+    for (const auto& e : std::filesystem::directory_iterator(objects_ + "/pack")) {
+      if (e.path().extension() == ".idx") return e.path().string();
+    }
+    return "";
   }
   std::string ObjectList() {
     return Git({"cat-file", "--batch-all-objects", "--batch-check=%(objectname)"});
@@ -120,8 +136,8 @@ class GitObjectsTest : public ::testing::Test {
   void ExpectSameObjectsAsGit() {
     auto all = AllObjects();
     ASSERT_GT(all.size(), 20u);
-    GitObjects db(objects_, 20);
-    GitObjects fresh(objects_, 20);  // Has first, before any TypeOf has kept an answer
+    GitObjects db(objects_, hs_);
+    GitObjects fresh(objects_, hs_);  // Has first, before any TypeOf has kept an answer
     for (const auto& [hex, object] : all) {
       GitObjectType type = GitObjectType::kNone;
       uint64_t size = 0;
@@ -139,48 +155,49 @@ class GitObjectsTest : public ::testing::Test {
   }
 
   void ExpectPeeling() {
-    GitObjects db(objects_, 20);
+    GitObjects db(objects_, hs_);
     ObjectId peeled{};
     bool ok = false;
     for (const char* tag : {"v1", "v1-outer"}) {
       ASSERT_TRUE(db.Peel(IdOf(Rev(tag)), &peeled, &ok).ok());
       EXPECT_TRUE(ok) << tag;
-      EXPECT_EQ(HexId(peeled, 20), Rev(std::string(tag) + "^{}")) << tag;
+      EXPECT_EQ(Hex(peeled), Rev(std::string(tag) + "^{}")) << tag;
     }
     ASSERT_TRUE(db.Peel(IdOf(Rev("vblob")), &peeled, &ok).ok());
     EXPECT_TRUE(ok);
-    EXPECT_EQ(HexId(peeled, 20), Rev("main:f"));
+    EXPECT_EQ(Hex(peeled), Rev("main:f"));
     ASSERT_TRUE(db.Peel(IdOf(Rev("main")), &peeled, &ok).ok());  // not a tag: itself
     EXPECT_TRUE(ok);
-    EXPECT_EQ(HexId(peeled, 20), Rev("main"));
-    for (const std::string& bad : {liar_, dangling_, std::string(40, 'e')}) {
+    EXPECT_EQ(Hex(peeled), Rev("main"));
+    for (const std::string& bad : {liar_, dangling_, std::string(HexLen(), 'e')}) {
       ASSERT_TRUE(db.Peel(IdOf(bad), &peeled, &ok).ok());
       EXPECT_FALSE(ok) << bad;
     }
   }
 
   TempDir tmp_{"git-objects"};
-  std::string repo_, objects_, liar_, dangling_;
+  std::string git_, repo_, objects_, liar_, dangling_;
+  size_t hs_ = 20;
 };
 
-TEST_F(GitObjectsTest, ReadsLooseObjectsAsGitDoes) {
+TEST_P(GitObjectsTest, ReadsLooseObjectsAsGitDoes) {
   MakeHistory();
   Unpack();
   ExpectSameObjectsAsGit();
   ExpectPeeling();
 }
 
-TEST_F(GitObjectsTest, ReadsPackedObjectsAsGitDoes) {
+TEST_P(GitObjectsTest, ReadsPackedObjectsAsGitDoes) {
   MakeHistory();
   Pack();
   ExpectSameObjectsAsGit();
   ExpectPeeling();
 }
 
-TEST_F(GitObjectsTest, MissingObjects) {
+TEST_P(GitObjectsTest, MissingObjects) {
   MakeHistory();
-  GitObjects db(objects_, 20);
-  ObjectId missing = IdOf(std::string(40, 'e'));
+  GitObjects db(objects_, hs_);
+  ObjectId missing = IdOf(std::string(HexLen(), 'e'));
   GitObjectType type = GitObjectType::kCommit;
   uint64_t size = 7;
   std::string content = "x";
@@ -193,7 +210,7 @@ TEST_F(GitObjectsTest, MissingObjects) {
   EXPECT_EQ(content, "");
   for (bool packed : {false, true}) {
     if (packed) Pack();
-    GitObjects fresh(objects_, 20);
+    GitObjects fresh(objects_, hs_);
     bool found = true;
     ASSERT_TRUE(fresh.Has(missing, &found).ok());
     EXPECT_FALSE(found) << (packed ? "packed" : "loose");
@@ -203,10 +220,10 @@ TEST_F(GitObjectsTest, MissingObjects) {
   }
 }
 
-TEST_F(GitObjectsTest, AncestryAndAheadBehindAsGit) {
+TEST_P(GitObjectsTest, AncestryAndAheadBehindAsGit) {
   MakeHistory();
   Pack();
-  GitObjects db(objects_, 20);
+  GitObjects db(objects_, hs_);
   std::vector<std::string> commits;
   for (const char* rev : {"main", "main~1", "main~2", "main~3", "main~4", "side", "side~1"}) {
     commits.push_back(Rev(rev));
@@ -218,7 +235,7 @@ TEST_F(GitObjectsTest, AncestryAndAheadBehindAsGit) {
       bool is = false;
       ASSERT_TRUE(db.IsAncestor(IdOf(a), IdOf(b), &is).ok());
       int git_is =
-          testing::RunProcess({"git", "merge-base", "--is-ancestor", a, b}, in_repo).exit_code;
+          testing::RunProcess({git_, "merge-base", "--is-ancestor", a, b}, in_repo).exit_code;
       EXPECT_EQ(is, git_is == 0) << a << " " << b;
       size_t ahead = 0, behind = 0;
       ASSERT_TRUE(db.AheadBehind(IdOf(a), IdOf(b), &ahead, &behind).ok());
@@ -233,7 +250,7 @@ TEST_F(GitObjectsTest, AncestryAndAheadBehindAsGit) {
 }
 
 // Abbreviations against git's, on enough blobs that four hex digits often collide.
-TEST_F(GitObjectsTest, AbbreviatesAsGit) {
+TEST_P(GitObjectsTest, AbbreviatesAsGit) {
   std::string s = "commit refs/heads/main\ncommitter C <c@x> 1700000000 +0000\n" + Data("m\n");
   for (int i = 0; i < 3000; ++i) {
     s += "M 100644 inline f" + std::to_string(i) + "\n" + Data(std::to_string(i) + "\n") + "\n";
@@ -241,13 +258,13 @@ TEST_F(GitObjectsTest, AbbreviatesAsGit) {
   Git({"fast-import", "--quiet"}, s + "\n");
   for (bool loose : {false, true}) {  // fast-import writes a pack
     if (loose) Unpack();
-    GitObjects db(objects_, 20);
+    GitObjects db(objects_, hs_);
     std::istringstream full(Git({"ls-tree", "main"})),
         short4(Git({"ls-tree", "--abbrev=4", "main"}));
     std::string a, b;
     size_t longer = 0;
     while (std::getline(full, a) && std::getline(short4, b)) {
-      std::string hex = a.substr(12, 40), want = b.substr(12, b.find('\t') - 12);
+      std::string hex = a.substr(12, HexLen()), want = b.substr(12, b.find('\t') - 12);
       std::string got;
       ASSERT_TRUE(db.Abbreviate(IdOf(hex), 4, &got).ok());
       EXPECT_EQ(got, want) << hex;
@@ -256,20 +273,29 @@ TEST_F(GitObjectsTest, AbbreviatesAsGit) {
     EXPECT_GT(longer, 10u);  // the test does meet collisions
     // An id the database lacks is made long enough to name nothing: one nibble off an
     // existing one needs every digit.
-    std::string hex = full.str().substr(12, 40), got;
-    hex[39] = hex[39] == '0' ? '1' : '0';
+    std::string hex = full.str().substr(12, HexLen()), got;
+    hex.back() = hex.back() == '0' ? '1' : '0';
     ASSERT_TRUE(db.Abbreviate(IdOf(hex), 4, &got).ok());
     EXPECT_EQ(got, hex);
     ASSERT_TRUE(db.Abbreviate(IdOf(hex), 50, &got).ok());
     EXPECT_EQ(got, hex);
     ASSERT_TRUE(db.Abbreviate(IdOf(hex), 0, &got).ok());  // 0: the whole id, as in git
     EXPECT_EQ(got, hex);
+    // Missing ids at either end of a fan-out bucket, abbreviated as git's rev-parse --short
+    // abbreviates a whole hex id it does not check.
+    for (const char* first : {"00", "3a", "7f", "c4", "ff"}) {
+      for (char fill : {'0', 'f'}) {
+        const std::string missing = first + std::string(HexLen() - 2, fill);
+        ASSERT_TRUE(db.Abbreviate(IdOf(missing), 4, &got).ok());
+        EXPECT_EQ(got + "\n", Git({"rev-parse", "--short=4", missing})) << missing;
+      }
+    }
   }
 }
 
 // git's automatic abbreviation grows with the packed object count (loose ones do not count).
-TEST_F(GitObjectsTest, DefaultAbbrevLengthAsGit) {
-  GitObjects db(objects_, 20);
+TEST_P(GitObjectsTest, DefaultAbbrevLengthAsGit) {
+  GitObjects db(objects_, hs_);
   size_t len = 0;
   ASSERT_TRUE(db.DefaultAbbrevLength(&len).ok());
   EXPECT_EQ(len, 7u);
@@ -288,7 +314,7 @@ TEST_F(GitObjectsTest, DefaultAbbrevLengthAsGit) {
   std::string borrower = tmp_.Subdir("borrower");
   tmp_.Subdir("borrower/info");
   testutil::WriteFileOrDie(borrower + "/info/alternates", "# comment\n../repo.git/objects\n");
-  GitObjects other(borrower, 20);
+  GitObjects other(borrower, hs_);
   ASSERT_TRUE(other.DefaultAbbrevLength(&len).ok());
   EXPECT_EQ(len, 8u);
   GitObjectType type = GitObjectType::kNone;
@@ -297,21 +323,21 @@ TEST_F(GitObjectsTest, DefaultAbbrevLengthAsGit) {
 }
 
 // A pack big enough that its fan-out buckets hold dozens of ids, where the index lookup
-// interpolates (store/git/objects/object_headers.cc): every object is found, and ids one bit away
+// interpolates (store/git/objects/pack.cc): every object is found, and ids one bit away
 // from a present one (first, middle and last byte) are not.
-TEST_F(GitObjectsTest, FindsEveryObjectOfABigPackAndNoNeighbour) {
+TEST_P(GitObjectsTest, FindsEveryObjectOfABigPackAndNoNeighbour) {
   std::string s;
   for (int i = 0; i < 17000; ++i) s += "blob\n" + Data("blob " + std::to_string(i) + "\n") + "\n";
   Git({"fast-import", "--quiet"}, s);  // one pack of 17000 blobs
   std::istringstream ids(ObjectList());
-  GitObjects db(objects_, 20);
+  GitObjects db(objects_, hs_);
   size_t count = 0;
   for (std::string hex; std::getline(ids, hex);) {
     ObjectId id = IdOf(hex);
     GitObjectType type = GitObjectType::kNone;
     ASSERT_TRUE(db.TypeOf(id, &type).ok());
     ASSERT_EQ(type, GitObjectType::kBlob) << hex;
-    for (size_t byte : {size_t(1), size_t(9), size_t(19)}) {
+    for (size_t byte : {size_t(1), size_t(9), hs_ - 1}) {
       ObjectId near = id;
       near[byte] ^= 1;
       ASSERT_TRUE(db.TypeOf(near, &type).ok());
@@ -325,31 +351,60 @@ TEST_F(GitObjectsTest, FindsEveryObjectOfABigPackAndNoNeighbour) {
   EXPECT_EQ(count, 17000u);
 }
 
-TEST(GitObjectsUnavailableTest, SaysWhyInOneLine) {
-  TempDir tmp("git-objects");
-  std::string objects = tmp.Subdir("objects");
-  GitObjects sha256(objects, 32);
-  EXPECT_FALSE(sha256.available());
-  EXPECT_EQ(sha256.reason().find('\n'), std::string::npos);
-  // What needs libgit2 fails with the reason; existence and types do not need it.
+// A history whose file grows by a line per commit, packed the ways git packs: `repack -adf`
+// (offset deltas, chains as deep as git makes them) and pack-objects --no-delta-base-offset
+// (reference deltas). Every object reads as git reads it, and git did write deltas.
+TEST_P(GitObjectsTest, ReadsDeltasAsGitDoes) {
+  std::string s, file;
+  for (int i = 1; i <= 40; ++i) {
+    for (int line = 0; line < 20; ++line) file += "line " + std::to_string(i * 100 + line) + "\n";
+    const std::string mark = std::to_string(i);
+    s += "commit refs/heads/grow\nmark :" + mark + "\n";
+    s += "committer C <c@x> " + std::to_string(1700000000 + i) + " +0000\n";
+    s += Data("c" + mark + "\n");
+    if (i > 1) s += "from :" + std::to_string(i - 1) + "\n";
+    s += "M 100644 inline f\n" + Data(file) + "\n";
+  }
+  Git({"fast-import", "--quiet"}, s);
+  Git({"tag", "-a", "-m", "annotated", "vgrow", "grow~3"});
+  MakeHistory();  // merges and tags on other branches
+  Git({"repack", "-adfq", "--depth=50", "--window=50"});
+  std::string verify = Git({"verify-pack", "-v", PackIndex()});
+  EXPECT_NE(verify.find("chain length = 2"), std::string::npos) << verify;
+  ExpectSameObjectsAsGit();
+  ExpectPeeling();
+  // Reference deltas name their base by id.
+  std::string pack =
+      Git({"pack-objects", "-q", "--stdout", "--no-delta-base-offset"}, ObjectList());
+  std::filesystem::remove_all(objects_ + "/pack");
+  std::filesystem::create_directory(objects_ + "/pack");
+  Git({"index-pack", "--stdin", "objects/pack/pack-refdelta.pack"}, pack);
+  EXPECT_NE(Git({"verify-pack", "-v", PackIndex()}).find("chain length = 2"), std::string::npos);
+  ExpectSameObjectsAsGit();
+  ExpectPeeling();
+}
+
+// A missing objects directory: what needs the database fails saying why, in one line;
+// existence and types find nothing.
+TEST_P(GitObjectsTest, SaysWhyAMissingDatabaseIsUnavailable) {
+  GitObjects missing(tmp_.path() + "/no-such-dir", hs_);
+  EXPECT_FALSE(missing.available());
+  EXPECT_NE(missing.reason().find("no-such-dir"), std::string::npos) << missing.reason();
+  EXPECT_EQ(missing.reason().find('\n'), std::string::npos);
   GitObjectType type = GitObjectType::kCommit;
   std::string content;
-  Status s = sha256.Read(ObjectId{}, &type, &content);
+  Status s = missing.Read(ObjectId{}, &type, &content);
   EXPECT_EQ(s.code(), Code::kIoError);
-  EXPECT_EQ(s.message(), sha256.reason());
+  EXPECT_EQ(s.message(), missing.reason());
   type = GitObjectType::kCommit;
-  ASSERT_TRUE(sha256.TypeOf(ObjectId{}, &type).ok());
+  ASSERT_TRUE(missing.TypeOf(ObjectId{}, &type).ok());
   EXPECT_EQ(type, GitObjectType::kNone);
-#ifdef REFTAB_HAVE_LIBGIT2
-  EXPECT_NE(sha256.reason().find("SHA-256"), std::string::npos) << sha256.reason();
-  GitObjects missing(tmp.path() + "/no-such-dir", 20);
-  if (missing.available()) GTEST_SKIP() << "libgit2 opens a missing directory";
-  EXPECT_NE(missing.reason().find("no-such-dir"), std::string::npos) << missing.reason();
-#else
-  EXPECT_EQ(sha256.reason(), "reftab was built without libgit2");
-  EXPECT_FALSE(GitObjects(objects, 20).available());
-#endif
 }
+
+INSTANTIATE_TEST_SUITE_P(HashFormats, GitObjectsTest, ::testing::Values(size_t(20), size_t(32)),
+                         [](const ::testing::TestParamInfo<size_t>& info) {
+                           return info.param == 20 ? std::string("sha1") : std::string("sha256");
+                         });
 
 }  // namespace
 }  // namespace reftab

@@ -348,8 +348,8 @@ TEST(GitRefStoreTest, ChecksObjectsInARepository) {
   EXPECT_TRUE(Get(s, "refs/tags/t").Equals(RefValue::Peeled(*tag, *commit), 20));
 }
 
-// Existence and types need no libgit2 (store/git/objects/object_headers.h): a SHA-256 repository,
-// which libgit2 1.5 cannot read, still refuses ids that name no object, as git does.
+// Existence and types are checked in SHA-256 repositories too (store/git/objects/object_reader.h):
+// ids that name no object are refused, as git does.
 TEST(GitRefStoreTest, ChecksObjectsOfSha256Repositories) {
   TempDir tmp("git-ref-store");
   auto store = OpenRepo(tmp, "[extensions]\n\tobjectformat = sha256\n");
