@@ -645,6 +645,7 @@ Status Stack::StageTransaction(Transaction* tx, StagedCommit* out) {
 }
 
 Status Stack::ApplyStaged(Transaction* tx, StagedCommit staged) {
+  last_auto_compaction_ = Status::Ok();             // this commit's, not an earlier one's
   if (staged.records.empty()) return Status::Ok();  // nothing changes: no table
   Status s = WriteTransactionTable(staged.lock.get(), staged.records, staged.next);
   if (!staged.lock->committed()) return s;

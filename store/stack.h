@@ -207,8 +207,8 @@ class Stack {
   // (no list names a temporary file); the age only keeps that from happening to a writer
   // that is merely slow, suspended or waiting long for the lock.
   static constexpr int64_t kStaleTempTableAgeSeconds = 15 * 60;
-  // The outcome of the last auto-compaction run after a commit (its errors never fail the
-  // commit itself).
+  // The outcome of the auto-compaction the last commit ran (Ok if it ran none). Its errors
+  // never fail the commit itself: a caller that wants them reported (git does) asks here.
   const Status& last_auto_compaction() const { return last_auto_compaction_; }
 
  private:
