@@ -264,7 +264,7 @@ std::string Stack::ListLockHolder() const {
 
 Result<std::unique_ptr<LockFile>> Stack::LockList() {
   return LockFile::Acquire(fs_, ListPath(), options_.lock_timeout_ms, options_.file_mode,
-                           options_.lock_pid_files);
+                           options_.lock_pid_files, options_.warn);
 }
 
 Status Stack::WriteTempTable(uint64_t min, uint64_t max,

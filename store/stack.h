@@ -61,6 +61,8 @@ struct StackOptions {
   // git 2.54's core.lockfilePid: every lock this stack takes (tables.list's, a compaction's
   // table locks) comes with a pid file naming this process (store/lock_file.h).
   bool lock_pid_files = false;
+  // Told of what fails nothing but git warns of: a pid file that could not be written.
+  WarningSink warn;
   // Geometric auto-compaction after every committed transaction (git's default), and its
   // factor (reftable.geometricFactor; 0 means 2).
   bool auto_compact = true;

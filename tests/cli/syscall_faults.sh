@@ -9,8 +9,8 @@
 #     does not name, and no lock or temporary file;
 #   - a next git write and a next reftab write succeed (no lock left behind);
 #   - the command failed naming the file whose call failed, or (only where the command is
-#     done: the state is the one after) succeeded with a warning naming it, as git's
-#     `refs migrate` warns when it cannot tidy up.
+#     done: the state is the one after) succeeded with a warning naming it, as git warns
+#     when `refs migrate` cannot tidy up or a lock's pid file cannot be written.
 #
 # Usage: syscall_faults.sh REFTAB PRELOAD [FILTER]. REFTAB must be dynamically linked (a
 # static binary has no loader to preload with); FILTER selects commands by name. Needs a
@@ -114,6 +114,10 @@ add_case() { cases+=("$*"); }
 printf 'create refs/heads/n1 %s\nupdate refs/heads/b1 %s\ndelete refs/heads/b2\ncreate refs/tags/n2 %s\ndelete refs/tags/light\nupdate refs/heads/main %s %s\n' \
   "$C3" "$C3" "$C1" "$C1" "$C3" >"$tmp/update.in"
 add_case update-ref reftable update.in update-ref -m batch --stdin
+# With core.lockfilePid every lock comes with a pid file: one that cannot be written is
+# only warned of, as git does.
+add_case update-ref-lockfilepid reftable update.in -c core.lockfilePid=true update-ref -m batch \
+  --stdin
 add_case symbolic-ref reftable - symbolic-ref -m switch HEAD refs/heads/b1
 add_case reflog-delete reftable - reflog delete 'main@{1}'
 add_case each:reflog-expire reftable - reflog expire --expire=all --all
@@ -250,5 +254,22 @@ for c in "${cases[@]}"; do
     "(exit 0 with a warning: $n_warned)"
   unset by_class
 done
+# git and reftab alike when the first write, the pid file's, fails: the same warning, then
+# the update as usual.
+if [ -z "$filter" ] || [[ update-ref-lockfilepid == *$filter* ]]; then
+  for tool in git reftab; do
+    exe=$git
+    [ "$tool" = reftab ] && exe=$reftab
+    w=$tmp/cmp
+    rm -rf "$w" && cp -a "$tmp/pristine-reftable" "$w"
+    LD_PRELOAD=$preload REFTAB_SYSFAULT_DIR=$w REFTAB_SYSFAULT_FAIL=1 \
+      "$exe" -C "$w" -c core.lockfilePid=true update-ref refs/heads/q HEAD >"$tmp/$tool.out" 2>&1
+    echo "exit $?, q: $("$git" -C "$w" rev-parse -q --verify refs/heads/q)" >>"$tmp/$tool.out"
+  done
+  why=$(diff "$tmp/git.out" "$tmp/reftab.out")
+  tap "$([ -z "$why" ] && echo ok || echo fail)" \
+    "update-ref-lockfilepid: git and reftab alike when the pid file cannot be written" "$why"
+fi
+
 echo "1..$n_tap"
 [ "$n_failed" = 0 ]
