@@ -254,6 +254,45 @@ for c in "${cases[@]}"; do
     "(exit 0 with a warning: $n_warned)"
   unset by_class
 done
+# Each command, git's and reftab's, with its first call failing: the same exit status, where
+# that call writes the same file for both (tables alike whatever their names). The messages
+# differ on purpose: git's say "I/O error" (or nothing: reflog expire), reftab's name the file.
+first_file() {  # first_file LOG: the file of the failed call, its random parts folded
+  local line
+  read -r line <"$1"
+  line=${line#* * * "$w"/}
+  line=${line%% *}
+  sed -e 's/ref_migration\.[^/]*/ref_migration.X/' -e 's#/0x[0-9a-fx-]*\(\.temp\.[^/]*\|\.ref\)$#/TABLE#' <<<"$line"
+}
+for c in "${cases[@]}"; do
+  read -r -a words <<<"$c"
+  name=${words[0]} format=${words[1]} in=${words[2]}
+  args=("${words[@]:3}")
+  [ -n "$filter" ] && [[ $name != *$filter* ]] && continue
+  input=/dev/null
+  [ "$in" != - ] && input=$tmp/$in
+  got= files=
+  for exe in "$git" "$reftab"; do
+    w=$tmp/cmp
+    rm -rf "$w" && cp -a "$tmp/pristine-$format" "$w"
+    : >"$tmp/first.log"
+    LD_PRELOAD=$preload REFTAB_SYSFAULT_DIR=$w REFTAB_SYSFAULT_FAIL=1 \
+      REFTAB_SYSFAULT_LOG=$tmp/first.log "$exe" -C "$w" "${args[@]}" <"$input" >/dev/null 2>&1
+    got+=" $?"
+    files+=" $(first_file "$tmp/first.log")"
+  done
+  read -r git_rc reftab_rc <<<"$got"
+  read -r git_file reftab_file <<<"$files"
+  desc="$name: git and reftab exit alike when the first write fails ($git_rc)"
+  if [ "$git_file" != "$reftab_file" ]; then
+    n_tap=$((n_tap + 1))
+    echo "ok $n_tap - $desc # SKIP the first call is git's on $git_file, reftab's on $reftab_file"
+    continue
+  fi
+  tap "$([ "$git_rc" = "$reftab_rc" ] && echo ok || echo fail)" "$desc" \
+    "git exits $git_rc, reftab $reftab_rc"
+done
+
 # git and reftab alike when the first write, the pid file's, fails: the same warning, then
 # the update as usual.
 if [ -z "$filter" ] || [[ update-ref-lockfilepid == *$filter* ]]; then
