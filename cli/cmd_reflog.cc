@@ -1,6 +1,7 @@
 // reftab reflog [show|list|exists|write|delete|drop|expire] ...: git's `git reflog`, with git's
 // output, messages and exit codes: 128 after "fatal: ...", 129 for usage errors, 255 when a
-// subcommand reports "error: ..." (git returns -1 there), 1 from `exists` for a missing reflog.
+// subcommand reports "error: ..." (git returns -1 there), 1 from `exists` for a missing reflog,
+// 251 and 254 where git's reftable library's lock and I/O errors become the status.
 // Which entries, selectors and expiry decisions: store/git/refs/reflog.h; printing:
 // cli/reflog_format.h.
 #include <cstdio>
@@ -107,16 +108,22 @@ bool IsGitLockHeld(Store& store, const Status& s) {
   return s.code() == Code::kLockHeld && store.repo() != nullptr;
 }
 
-// git's status for one reflog expiry or drop, to be or-ed into the command's.
+// git's status for one reflog expiry, deletion or drop, to be or-ed into the command's: its
+// reftable library's lock or I/O error, or error()'s -1.
 int ChangeStatus(Store& store, const Status& s) {
   if (s.ok()) return 0;
   if (IsGitLockHeld(store, s)) return kExitGitLockHeld;
-  return Error(s.message());
+  const int status = Error(s.message());
+  return s.code() == Code::kIoError && store.repo() != nullptr ? kExitGitIoError : status;
 }
 
-// Statuses or-ed as git's are (-1 | -5 is -1): 0, 128 or 251 alone stand, else 255.
+// Statuses or-ed as git's are (-1 | -5 is -1, -2 | -5 is -1): 0, 128, 251 or 254 alone
+// stand, else 255.
 int GitOrStatus(int status) {
-  if (status == 0 || status == kExitGitFatal || status == kExitGitLockHeld) return status;
+  if (status == 0 || status == kExitGitFatal || status == kExitGitLockHeld ||
+      status == kExitGitIoError) {
+    return status;
+  }
   return kExitGitError;
 }
 
@@ -207,9 +214,7 @@ int DeleteOne(Store& store, const std::string& rev, const PruneOptions& o, Outpu
   PruneOptions po = o;
   po.verbose_says_would = true;
   s = ExpireReflog(store, ref, o.flags, {}, Verbose(po, PruneNthOldest(kth), out));
-  if (IsGitLockHeld(store, s)) return kExitGitLockHeld;
-  if (!s.ok()) return Error(s.message());
-  return 0;
+  return ChangeStatus(store, s);
 }
 
 int ReflogDelete(Store& store, const Args& args) {

@@ -17,6 +17,9 @@ inline constexpr int kExitUsage = 129;  // git's status for a usage error, in ev
 // What git exits with where its reftable backend hands the library's lock error (-5) up as
 // the command's status unreported (pack-refs' clean, reflog expire and delete).
 inline constexpr int kExitGitLockHeld = 251;
+// The same for the library's I/O error (-2): a write of reflog expire, delete or drop that
+// the file system refused. git says nothing then; reftab names the file, with git's status.
+inline constexpr int kExitGitIoError = 254;
 // What a git command exits with after die()'s "fatal: ..." (GitDie).
 inline constexpr int kExitGitFatal = 128;
 

@@ -22,6 +22,7 @@ StackOptions CliStackOptions() {
   if (env && (std::string(env) == "false" || std::string(env) == "0")) opts.auto_compact = false;
   // Messages are normalized by the commands themselves, the way git's reflog code does.
   opts.write_options.exact_log_message = true;
+  opts.warn = [](const std::string& message) { GitWarning(message); };
   return opts;
 }
 

@@ -24,7 +24,7 @@ Result<std::unique_ptr<TableReader>> OpenTableFile(const std::string& path);
 using Store = GitRefStore;
 
 // Stack options the CLI uses: git's defaults, with auto-compaction off when
-// GIT_TEST_REFTABLE_AUTOCOMPACTION=false (as git).
+// GIT_TEST_REFTABLE_AUTOCOMPACTION=false (as git), and the stack's warnings printed as git's.
 StackOptions CliStackOptions();
 
 // --stack DIR, --git-dir GITDIR, or the repository found upwards from the current directory.

@@ -27,8 +27,8 @@ namespace {
 // Table locks held during a compaction; removed on every exit path.
 class TableLocks {
  public:
-  TableLocks(FileSystem* fs, std::optional<uint32_t> mode, bool pid_files)
-      : fs_(fs), mode_(mode), pid_files_(pid_files) {}
+  TableLocks(FileSystem* fs, std::optional<uint32_t> mode, bool pid_files, const WarningSink& warn)
+      : fs_(fs), mode_(mode), pid_files_(pid_files), warn_(warn) {}
   ~TableLocks() {
     for (const std::string& p : pid_paths_) (void)fs_->Remove(p);
     for (const std::string& p : paths_) (void)fs_->Remove(p);
@@ -43,7 +43,7 @@ class TableLocks {
     (void)(*f)->Close();  // keep the file, not the descriptor
     paths_.push_back(path + ".lock");
     if (mode_) REFTAB_RETURN_IF_ERROR(fs_->Chmod(path + ".lock", *mode_));
-    if (pid_files_ && WriteLockPidFile(fs_, path, mode_))
+    if (pid_files_ && WriteLockPidFile(fs_, path, mode_, warn_))
       pid_paths_.push_back(LockPidFilePath(path));
     return Status::Ok();
   }
@@ -52,6 +52,7 @@ class TableLocks {
   FileSystem* fs_;
   std::optional<uint32_t> mode_;
   bool pid_files_;
+  const WarningSink& warn_;  // the stack's options'
   std::vector<std::string> paths_;
   std::vector<std::string> pid_paths_;
 };
@@ -171,8 +172,9 @@ Status WriteMerged(TableWriter& w, const std::vector<const TableReader*>& tables
 
 // The range being compacted, and the locks held on it.
 struct Stack::CompactionPlan {
-  CompactionPlan(FileSystem* fs, std::optional<uint32_t> mode, bool pid_files)
-      : table_locks(fs, mode, pid_files) {}
+  CompactionPlan(FileSystem* fs, std::optional<uint32_t> mode, bool pid_files,
+                 const WarningSink& warn)
+      : table_locks(fs, mode, pid_files, warn) {}
   std::unique_ptr<LockFile> list_lock;   // held in steps 1 and 4 only
   TableLocks table_locks;                // held throughout
   std::vector<std::string> range;        // names of the merged tables, oldest first
@@ -293,7 +295,7 @@ Status Stack::DropMerged(const CompactionPlan& plan) {
 
 Status Stack::CompactSegment(size_t first, size_t last, bool best_effort,
                              const CompactionOptions& options) {
-  CompactionPlan plan(fs_, options_.file_mode, options_.lock_pid_files);
+  CompactionPlan plan(fs_, options_.file_mode, options_.lock_pid_files, options_.warn);
   REFTAB_RETURN_IF_ERROR(LockRange(first, last, best_effort, &plan));
   plan.list_lock.reset();  // step 2: let other writers append while we merge
   std::unique_ptr<TempTable> table;

@@ -29,7 +29,8 @@ LockFile::~LockFile() { Rollback(); }
 
 std::string LockPidFilePath(const std::string& path) { return path + "~pid.lock"; }
 
-bool WriteLockPidFile(FileSystem* fs, const std::string& path, std::optional<uint32_t> mode) {
+bool WriteLockPidFile(FileSystem* fs, const std::string& path, std::optional<uint32_t> mode,
+                      const WarningSink& warn) {
   const std::string pid_path = LockPidFilePath(path);
   auto file = fs->Create(pid_path, /*exclusive=*/true);
   if (!file.ok()) return false;
@@ -37,8 +38,17 @@ bool WriteLockPidFile(FileSystem* fs, const std::string& path, std::optional<uin
   Status c = (*file)->Close();
   if (s.ok()) s = c;
   if (s.ok() && mode) s = fs->Chmod(pid_path, *mode);
-  if (!s.ok()) (void)fs->Remove(pid_path);
-  return s.ok();
+  if (s.ok()) return true;
+  (void)fs->Remove(pid_path);
+  if (warn) {
+    // The file system's messages end with the system's reason ("<path>: write: <why>"),
+    // which is all git's sentence adds to the path.
+    const std::string& m = s.message();
+    const size_t colon = m.rfind(": ");
+    warn("could not write lock pid file '" + pid_path +
+         "': " + (colon == std::string::npos ? m : m.substr(colon + 2)));
+  }
+  return false;
 }
 
 std::optional<LockHolder> ReadLockHolder(FileSystem* fs, const std::string& path) {
@@ -81,7 +91,8 @@ Status LockHeldError(FileSystem* fs, const std::string& path, const std::string&
 
 Result<std::unique_ptr<LockFile>> LockFile::Acquire(FileSystem* fs, const std::string& path,
                                                     int64_t timeout_ms,
-                                                    std::optional<uint32_t> mode, bool pid_file) {
+                                                    std::optional<uint32_t> mode, bool pid_file,
+                                                    const WarningSink& warn) {
   std::minstd_rand rng(RandomSeed());
   // git's backoff: attempt n sleeps n^2 ms (capped at 1000), give or take 25%. The budget
   // is spent by the sleeps only, never by the time the attempts themselves take.
@@ -95,7 +106,7 @@ Result<std::unique_ptr<LockFile>> LockFile::Acquire(FileSystem* fs, const std::s
       std::unique_ptr<LockFile> lock(new LockFile(fs, path, std::move(*file)));
       // Without the lock file's mode right, the committed file would have the wrong one.
       if (mode) REFTAB_RETURN_IF_ERROR(fs->Chmod(lock->lock_path_, *mode));
-      if (pid_file) lock->has_pid_file_ = WriteLockPidFile(fs, path, mode);
+      if (pid_file) lock->has_pid_file_ = WriteLockPidFile(fs, path, mode, warn);
       return lock;
     }
     if (file.status().code() != Code::kLockHeld) return file.status();

@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <random>
@@ -27,6 +28,10 @@
 
 namespace reftab {
 REFTAB_PUBLIC_BEGIN
+
+// Where a problem that fails nothing goes, for a caller that prints it as git prints its
+// warnings (a lock's pid file that was created but could not be written). Empty: dropped.
+using WarningSink = std::function<void(const std::string& message)>;
 
 // How hard a write tries to survive power loss.
 enum class Durability : uint8_t {
@@ -45,11 +50,13 @@ class LockFile {
   // machine, where each attempt and each wake-up is late, does not shorten the wait: a
   // writer makes as many attempts as git's would. kLockHeld if the lock stays held. With
   // `mode`, the lock file (so the file it replaces on commit) gets those permission bits.
-  // With `pid_file`, also writes the pid file (as git, silently without one if it cannot).
+  // With `pid_file`, also writes the pid file; without one if it cannot (as git), telling
+  // `warn` when it could create the file but not write it (WriteLockPidFile).
   static Result<std::unique_ptr<LockFile>> Acquire(FileSystem* fs, const std::string& path,
                                                    int64_t timeout_ms,
                                                    std::optional<uint32_t> mode = std::nullopt,
-                                                   bool pid_file = false);
+                                                   bool pid_file = false,
+                                                   const WarningSink& warn = {});
   ~LockFile();  // rolls back unless committed
   LockFile(const LockFile&) = delete;
   LockFile& operator=(const LockFile&) = delete;
@@ -86,8 +93,12 @@ Status LockHeldError(FileSystem* fs, const std::string& path, const std::string&
 
 // The pid file of the lock on `path`: path + "~pid.lock".
 std::string LockPidFilePath(const std::string& path);
-// Creates the pid file of the lock on `path` for this process; false if it could not.
-bool WriteLockPidFile(FileSystem* fs, const std::string& path, std::optional<uint32_t> mode);
+// Creates the pid file of the lock on `path` for this process; false if it could not. As
+// git, a file that cannot be created (one exists) is skipped silently, while one created but
+// not written is removed and `warn` told, in git's words: "could not write lock pid file
+// '<pid file>': <why>".
+bool WriteLockPidFile(FileSystem* fs, const std::string& path, std::optional<uint32_t> mode,
+                      const WarningSink& warn = {});
 
 // Who holds the lock on `path`, as its pid file says: nullopt without a readable pid file.
 struct LockHolder {

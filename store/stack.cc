@@ -264,7 +264,7 @@ std::string Stack::ListLockHolder() const {
 
 Result<std::unique_ptr<LockFile>> Stack::LockList() {
   return LockFile::Acquire(fs_, ListPath(), options_.lock_timeout_ms, options_.file_mode,
-                           options_.lock_pid_files);
+                           options_.lock_pid_files, options_.warn);
 }
 
 Status Stack::WriteTempTable(uint64_t min, uint64_t max,
@@ -645,6 +645,7 @@ Status Stack::StageTransaction(Transaction* tx, StagedCommit* out) {
 }
 
 Status Stack::ApplyStaged(Transaction* tx, StagedCommit staged) {
+  last_auto_compaction_ = Status::Ok();             // this commit's, not an earlier one's
   if (staged.records.empty()) return Status::Ok();  // nothing changes: no table
   Status s = WriteTransactionTable(staged.lock.get(), staged.records, staged.next);
   if (!staged.lock->committed()) return s;

@@ -61,6 +61,8 @@ struct StackOptions {
   // git 2.54's core.lockfilePid: every lock this stack takes (tables.list's, a compaction's
   // table locks) comes with a pid file naming this process (store/lock_file.h).
   bool lock_pid_files = false;
+  // Told of what fails nothing but git warns of: a pid file that could not be written.
+  WarningSink warn;
   // Geometric auto-compaction after every committed transaction (git's default), and its
   // factor (reftable.geometricFactor; 0 means 2).
   bool auto_compact = true;
@@ -207,8 +209,8 @@ class Stack {
   // (no list names a temporary file); the age only keeps that from happening to a writer
   // that is merely slow, suspended or waiting long for the lock.
   static constexpr int64_t kStaleTempTableAgeSeconds = 15 * 60;
-  // The outcome of the last auto-compaction run after a commit (its errors never fail the
-  // commit itself).
+  // The outcome of the auto-compaction the last commit ran (Ok if it ran none). Its errors
+  // never fail the commit itself: a caller that wants them reported (git does) asks here.
   const Status& last_auto_compaction() const { return last_auto_compaction_; }
 
  private:

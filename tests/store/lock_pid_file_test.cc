@@ -6,10 +6,12 @@
 #include <unistd.h>
 
 #include <string>
+#include <vector>
 
 #include "store/file.h"
 #include "store/lock_file.h"
 #include "store/stack.h"
+#include "tests/testutil/fault_fs.h"
 #include "tests/testutil/stack_util.h"
 #include "tests/testutil/store_util.h"
 
@@ -50,6 +52,31 @@ TEST(LockPidFileTest, ComesAndGoesWithTheLock) {
     EXPECT_FALSE(Exists(path + ".lock"));
     EXPECT_FALSE(Exists(path + "~pid.lock")) << (commit ? "after commit" : "after rollback");
   }
+}
+
+// As git: a pid file that exists already is skipped silently; one created but not written
+// is removed, with git's warning; the lock is taken either way.
+TEST(LockPidFileTest, APidFileNotWrittenIsWarnedOf) {
+  TempDir tmp("lockpid");
+  const std::string path = tmp.path() + "/tables.list";
+  testutil::FaultInjectingFileSystem fs;
+  std::vector<std::string> warnings;
+  const WarningSink warn = [&](const std::string& m) { warnings.push_back(m); };
+  fs.FailNth(testutil::FsOp::kAppend, 1);
+  {
+    auto lock = LockFile::Acquire(&fs, path, 0, std::nullopt, /*pid_file=*/true, warn);
+    ASSERT_TRUE(lock.ok()) << lock.status().ToString();
+    EXPECT_FALSE(Exists(path + "~pid.lock"));
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_EQ(warnings[0].rfind("could not write lock pid file '" + path + "~pid.lock': ", 0), 0u)
+        << warnings[0];
+  }
+  fs.Reset();
+  warnings.clear();
+  WriteFileOrDie(path + "~pid.lock", "pid 1\n");
+  auto lock = LockFile::Acquire(&fs, path, 0, std::nullopt, /*pid_file=*/true, warn);
+  ASSERT_TRUE(lock.ok()) << lock.status().ToString();
+  EXPECT_TRUE(warnings.empty());
 }
 
 TEST(LockPidFileTest, NoPidFileUnlessAsked) {

@@ -201,6 +201,17 @@ size_t GitRefStore::max_log_message() const {
 
 GitRefTransaction GitRefStore::NewTransaction() { return GitRefTransaction(this); }
 
+Status WithAutoCompaction(Status committed, const std::vector<Stack*>& stacks) {
+  if (!committed.ok()) return committed;
+  for (const Stack* stack : stacks) {
+    const Status& compacted = stack->last_auto_compaction();
+    if (!compacted.ok()) {
+      return compacted.WithContext("the update is in, but the auto-compaction after it failed");
+    }
+  }
+  return committed;
+}
+
 Status CannotLockReferences(GitRefStore& store) {
   for (Stack* stack : store.stacks()) {
     std::string holder = stack ? stack->ListLockHolder() : "";

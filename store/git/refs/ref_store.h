@@ -141,6 +141,12 @@ Status RefExists(GitRefStore& store, std::string_view refname, bool* exists);
 // ...)".
 Status CannotLockReferences(GitRefStore& store);
 
+// git's outcome of a write: `committed` (the outcome of committing it on `stacks`) if that
+// failed, else the first error of the auto-compaction the commit ran on one of `stacks`.
+// git fails a write whose auto-compaction failed (an I/O error; losing a race with another
+// writer is no error), though the write itself is in: the message says so.
+Status WithAutoCompaction(Status committed, const std::vector<Stack*>& stacks);
+
 // Whether core.logAllRefUpdates lets `refname` get a reflog on its first update.
 bool LogsByDefault(LogRefUpdates mode, std::string_view refname);
 

@@ -573,7 +573,9 @@ Status GitRefTransaction::Write() {
   for (auto& [stack, tx] : txs) all.push_back(&tx);
   Status s = Transaction::CommitTogether(all);
   if (s.code() == Code::kLockHeld) return CannotLockReferences(*store_);
-  return s;
+  std::vector<Stack*> stacks;
+  for (auto& [stack, tx] : txs) stacks.push_back(stack);
+  return WithAutoCompaction(std::move(s), stacks);
 }
 
 }  // namespace reftab

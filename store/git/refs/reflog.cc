@@ -174,7 +174,7 @@ Status DropReflog(GitRefStore& store, std::string_view refname) {
     }
     return Status::Ok();
   });
-  return tx.Commit();
+  return WithAutoCompaction(tx.Commit(), {at.stack});
 }
 
 Status WriteReflogEntry(GitRefStore& store, std::string_view refname, const ObjectId& old_id,
@@ -184,7 +184,7 @@ Status WriteReflogEntry(GitRefStore& store, std::string_view refname, const Obje
   Transaction tx = at.stack->NewTransaction();
   tx.AddLogRecord(UpdateLogEntry(std::string(refname), old_id, new_id, store.committer(),
                                  CleanReflogMessage(message, store.max_log_message())));
-  Status s = tx.Commit();
+  Status s = WithAutoCompaction(tx.Commit(), {at.stack});
   if (s.code() == Code::kLockHeld) return CannotLockReferences(store);
   return s;
 }
@@ -376,7 +376,7 @@ Status ExpireReflog(GitRefStore& store, std::string_view refname, const ReflogEx
   tx.DecideUnderLock([&](const Snapshot& locked, Transaction* locked_tx) {
     return DecideExpiry(store, locked, key, flags, prepare, prune, locked_tx);
   });
-  return tx.Commit();
+  return WithAutoCompaction(tx.Commit(), {at.stack});
 }
 
 }  // namespace reftab

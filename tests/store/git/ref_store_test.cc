@@ -14,6 +14,8 @@
 
 #include "store/git/objects/objects.h"
 #include "store/git/refs/ref_transaction.h"
+#include "store/git/refs/reflog.h"
+#include "tests/testutil/fault_fs.h"
 #include "tests/testutil/git_store_util.h"
 #include "tests/testutil/process.h"
 #include "tests/testutil/store_util.h"
@@ -362,6 +364,44 @@ TEST(GitRefStoreTest, ChecksObjectsOfSha256Repositories) {
   ObjectId a = testutil::TestId(7, 32);
   EXPECT_EQ(tx.Create("refs/heads/a", RefValue::Id(a), 0).message(),
             "trying to write ref 'refs/heads/a' with nonexistent object " + HexId(a, 32));
+}
+
+// git fails a write whose auto-compaction afterwards failed with an I/O error (its reftable
+// library returns that error from the commit), though the write itself is in; reftab's
+// stack keeps the two apart and the git layer reports both. Before, the failure went
+// unreported: the command succeeded on a disk that had just refused a write.
+TEST(GitRefStoreTest, AFailedAutoCompactionFailsTheWriteThatIsIn) {
+  TempDir tmp("git-ref-store");
+  testutil::FaultInjectingFileSystem fs;
+  StackOptions o = Options();
+  o.fs = &fs;
+  auto opened = GitRefStore::OpenStack(tmp.Subdir("stack"), o);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  GitRefStore& store = **opened;
+  ASSERT_TRUE(Set(store, "refs/heads/a", RefValue::Id(Id(1))).ok());
+  // The next commit renames its table (1) and tables.list (2), then compacts the two tables
+  // into one, whose rename (3) fails.
+  fs.Reset();
+  fs.FailNth(testutil::FsOp::kRename, 3);
+  Status s = Set(store, "refs/heads/b", RefValue::Id(Id(2)));
+  ASSERT_TRUE(fs.fault_fired()) << "no auto-compaction ran";
+  EXPECT_EQ(s.code(), Code::kIoError) << s.ToString();
+  EXPECT_NE(s.message().find("the update is in, but the auto-compaction after it failed"),
+            std::string::npos)
+      << s.message();
+  EXPECT_TRUE(Get(store, "refs/heads/b").Equals(RefValue::Id(Id(2)), 20));
+
+  // The same for a reflog written alone. The failure is reported by the commit that ran
+  // the compaction only: not by a later one that writes nothing (no reflog to drop), nor
+  // by one whose compaction succeeds.
+  fs.Reset();
+  fs.FailNth(testutil::FsOp::kRename, 3);
+  s = WriteReflogEntry(store, "refs/heads/a", Id(1), Id(3), "moved");
+  ASSERT_TRUE(fs.fault_fired()) << "no auto-compaction ran";
+  EXPECT_EQ(s.code(), Code::kIoError) << s.ToString();
+  fs.Reset();
+  EXPECT_TRUE(DropReflog(store, "refs/heads/none").ok());
+  EXPECT_TRUE(Set(store, "refs/heads/c", RefValue::Id(Id(3))).ok());
 }
 
 }  // namespace
