@@ -1,6 +1,7 @@
 #include "store/kv/kv_store.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -305,6 +306,46 @@ Status KvStore::Close() {
   if (b.thread.joinable()) b.thread.join();
   std::lock_guard<std::mutex> lock(b.mu);
   return b.error;
+}
+
+namespace {
+
+// Whether `name`, in a store's folder, is one of the files a store makes.
+bool IsStoreFile(std::string_view name) {
+  return name == kKvLockName || name.starts_with(kKvLogName) || name.starts_with("tables.list") ||
+         name.ends_with(".ref") || name.ends_with(".ref.lock") ||
+         name.find(".temp.") != std::string_view::npos;
+}
+
+}  // namespace
+
+Status KvStore::Destroy(const std::string& dir, const KvOptions& options) {
+  FileSystem* fs = options.fs ? options.fs : PosixFileSystem();
+  REFTAB_ASSIGN_OR_RETURN(std::vector<std::string> names, fs->ListDir(dir));  // kNotFound
+  REFTAB_ASSIGN_OR_RETURN(std::unique_ptr<FileLock> lock, LockKvWriter(fs, dir));
+  auto listed = fs->Stat(KvPath(dir, "tables.list.lock"));
+  if (listed.ok()) {
+    return Status::LockHeld(KvPath(dir, "tables.list.lock") +
+                            ": exists: a compaction may be running (remove it if the process "
+                            "that made it is gone); the store was not destroyed");
+  }
+  REFTAB_ASSIGN_OR_RETURN(names, fs->ListDir(dir));  // with the lock held
+  // tables.list first: from then on the folder is an empty stack, whatever is left.
+  std::partition(names.begin(), names.end(),
+                 [](const std::string& n) { return n == "tables.list"; });
+  for (const std::string& name : names) {
+    if (!IsStoreFile(name) || name == kKvLockName) continue;
+    Status s = fs->Remove(KvPath(dir, name));
+    if (!s.ok() && s.code() != Code::kNotFound) return s;
+  }
+  // The lock goes last, still held; then the folder, if nothing else is in it.
+  Status s = fs->Remove(KvPath(dir, kKvLockName));
+  if (!s.ok() && s.code() != Code::kNotFound) return s;
+  lock.reset();
+  if (options.fs == nullptr && ::rmdir(dir.c_str()) != 0 && errno != ENOTEMPTY && errno != EEXIST) {
+    return Status::IoError(dir + ": cannot remove directory: " + std::strerror(errno));
+  }
+  return Status::Ok();
 }
 
 Result<std::unique_ptr<KvStore>> KvStore::Open(const std::string& dir, const KvOptions& options) {
@@ -676,6 +717,41 @@ Status KvStore::Get(std::string_view key, std::string* value, bool* found) {
   if (!mine.owns_lock()) return KvSnapshot(std::move(tables)).Get(key, value, found);
   if (!current_ || current_->snap_ != tables) current_.emplace(std::move(tables));
   return current_->Get(key, value, found);
+}
+
+Status KvStore::MultiGet(const std::vector<std::string_view>& keys,
+                         std::vector<std::string>* values, std::vector<bool>* found) {
+  values->resize(keys.size());
+  found->assign(keys.size(), false);
+  std::vector<size_t> in_tables;  // the keys the memtables do not decide
+  std::shared_ptr<const Snapshot> tables;
+  if (bg_) {
+    Bg& b = *bg_;
+    std::lock_guard<std::mutex> lock(b.mu);
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (keys[i].empty()) continue;
+      KvMemLookup in_mem = b.mem->Get(keys[i], &(*values)[i]);
+      if (in_mem == KvMemLookup::kAbsent && b.imm) {
+        in_mem = LookupKvMemLayers(*b.imm, keys[i], &(*values)[i]);
+      }
+      if (in_mem == KvMemLookup::kValue) (*found)[i] = true;
+      if (in_mem == KvMemLookup::kAbsent) in_tables.push_back(i);
+    }
+    tables = b.tables;
+  } else {
+    REFTAB_RETURN_IF_ERROR(MaybeRefresh());
+    tables = Tables();
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (!keys[i].empty()) in_tables.push_back(i);
+    }
+  }
+  KvSnapshot snap(std::move(tables));
+  for (size_t i : in_tables) {
+    bool here = false;
+    REFTAB_RETURN_IF_ERROR(snap.Get(keys[i], &(*values)[i], &here));
+    (*found)[i] = here;
+  }
+  return Status::Ok();
 }
 
 Result<KvSnapshot> KvStore::GetSnapshot() {

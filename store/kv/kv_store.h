@@ -176,6 +176,14 @@ struct KvIteratorOptions {
 // Forward iteration in key order over one snapshot; tombstones are never returned. Records
 // are copied into buffers the iterator reuses, so it allocates nothing per entry once they
 // have grown; key() and value() stay valid until the next Seek/Next.
+// There is no reverse iteration (Prev, SeekToLast, SeekForPrev), for a reason of the format:
+// a reftable block's records are prefix-compressed against the one before, so they decode
+// forward only, from a restart point; the engine's table and merge cursors
+// (store/merge_cursor.h: a tournament tree that replays recorded merge orders) are built on
+// that. Going back needs a block cursor that decodes a restart interval forward into a
+// buffer and walks it backwards (LevelDB's does), a merge of those in the other direction,
+// and the memtable cursor's mirror: not done yet. A descending scan of a range, meanwhile:
+// read it forward into a buffer.
 class KvIterator {
  public:
   KvIterator(KvIterator&&) noexcept;
@@ -258,6 +266,13 @@ struct KvProperties {
 
 class KvStore {
  public:
+  // Removes the store in `dir`: its tables, tables.list, its logs and kv.lock, then the
+  // folder if nothing else is left in it (other files stay). Refuses with kLockHeld while a
+  // writer has it open (kv.lock, as Open) or while tables.list.lock exists (a compaction
+  // may be running in another process; one a killed process left must be removed first).
+  // Read-only stores open on it keep reading what they had mapped. kNotFound if `dir`
+  // does not exist. Only with the operating system's files when options.fs is null.
+  static Status Destroy(const std::string& dir, const KvOptions& options = {});
   // Opens the store in `dir` (see the top of this file): a writer takes kv.lock (kLockHeld
   // if another writer has it), replays kv.log.flushing and kv.log, flushes what they held,
   // and starts its background thread.
@@ -295,6 +310,11 @@ class KvStore {
   // read-only store first picks up new tables: one stat of tables.list when nothing
   // changed; see KvOptions::refresh_on_read).
   Status Get(std::string_view key, std::string* value, bool* found);
+  // Get of every key of `keys` in one state (no write lands between two of them): resizes
+  // *values and *found to keys.size(); (*values)[i] is set when (*found)[i]. The empty key
+  // is not found. On error, the contents of both are unspecified.
+  Status MultiGet(const std::vector<std::string_view>& keys, std::vector<std::string>* values,
+                  std::vector<bool>* found);
   // The latest state, as above, fixed.
   Result<KvSnapshot> GetSnapshot();
   // An iterator over GetSnapshot().

@@ -427,6 +427,99 @@ TEST(KvLogTest, TheMemtableFlushesAtItsSizeAndEverythingSurvivesReopen) {
   for (const auto& [k, v] : all) EXPECT_EQ(v, value) << k;
 }
 
+TEST(KvStoreTest, MultiGetReadsTheMemtablesAndTablesInOneState) {
+  TempDir dir("kv");
+  auto kv = OpenOrDie(dir.path());
+  ASSERT_TRUE(kv->Put("in-table", "t").ok());
+  ASSERT_TRUE(kv->Put("deleted", "gone").ok());
+  ASSERT_TRUE(kv->Flush().ok());
+  ASSERT_TRUE(kv->Put("in-memtable", "m").ok());
+  ASSERT_TRUE(kv->Delete("deleted").ok());
+  std::vector<std::string_view> keys = {"in-table",    "",       "deleted",
+                                        "in-memtable", "absent", "in-table"};
+  std::vector<std::string> values;
+  std::vector<bool> found;
+  ASSERT_TRUE(kv->MultiGet(keys, &values, &found).ok());
+  EXPECT_EQ(found, (std::vector<bool>{true, false, false, true, false, true}));
+  EXPECT_EQ(values[0], "t");
+  EXPECT_EQ(values[3], "m");
+  EXPECT_EQ(values[5], "t");
+  ASSERT_TRUE(kv->MultiGet({}, &values, &found).ok());
+  EXPECT_TRUE(values.empty() && found.empty());
+  KvOptions ro = TestOptions();
+  ro.read_only = true;
+  auto reader = OpenOrDie(dir.path(), ro);
+  ASSERT_TRUE(reader->MultiGet(keys, &values, &found).ok());
+  EXPECT_EQ(found, (std::vector<bool>{true, false, true, false, false, true}));  // flushed only
+}
+
+TEST(KvStoreTest, PropertiesCountTablesMemtableAndBytesWritten) {
+  TempDir dir("kv");
+  KvOptions o = TestOptions();
+  o.auto_compact = false;
+  auto kv = OpenOrDie(dir.path(), o);
+  KvProperties p = kv->Properties();
+  EXPECT_TRUE(p.table_sizes.empty());
+  EXPECT_EQ(p.write_amplification(), 0);
+  const std::string value(100, 'v');
+  for (int t = 0; t < 3; ++t) {
+    for (int i = 0; i < 10; ++i) ASSERT_TRUE(kv->Put(Key(uint64_t(t * 10 + i)), value).ok());
+    ASSERT_TRUE(kv->Flush().ok());
+  }
+  ASSERT_TRUE(kv->Put("k", "v").ok());
+  p = kv->Properties();
+  ASSERT_EQ(p.table_sizes.size(), 3u);
+  EXPECT_EQ(p.table_bytes, p.table_sizes[0] + p.table_sizes[1] + p.table_sizes[2]);
+  EXPECT_EQ(p.table_bytes_written, p.table_bytes);
+  EXPECT_EQ(p.memtable_bytes, 1u + 1u + 64u);
+  EXPECT_EQ(p.immutable_memtable_bytes, 0u);
+  EXPECT_EQ(p.flushes, 3u);
+  EXPECT_EQ(p.user_bytes_written, 30u * (3 + 100) - 10u + 2u);  // k0..k9: one digit less
+  EXPECT_EQ(p.log_writes, 31u);
+  EXPECT_EQ(p.log_syncs, 0u);
+  EXPECT_GT(p.log_bytes_written, p.user_bytes_written);
+  EXPECT_GT(p.write_amplification(), 2.0);  // the log, then the tables
+  // Three equal tables are not geometric: auto-compaction would merge them.
+  EXPECT_GE(p.pending_compaction_tables, 2u);
+  EXPECT_GT(p.pending_compaction_bytes, 0u);
+  ASSERT_TRUE(kv->CompactAll().ok());
+  p = kv->Properties();
+  EXPECT_EQ(p.table_sizes.size(), 1u);
+  EXPECT_EQ(p.pending_compaction_tables, 0u);
+  EXPECT_EQ(p.pending_compaction_bytes, 0u);
+}
+
+TEST(KvStoreTest, DestroyRemovesTheStoreButNotWhileAWriterHasItOpen) {
+  TempDir parent("kv");
+  const std::string dir = parent.path() + "/store";
+  auto kv = OpenOrDie(dir);
+  ASSERT_TRUE(kv->Put("a", "1").ok());
+  ASSERT_TRUE(kv->Flush().ok());
+  ASSERT_TRUE(kv->Put("b", "2").ok());  // in kv.log only
+  Status held = KvStore::Destroy(dir);
+  EXPECT_EQ(held.code(), Code::kLockHeld) << held.ToString();
+  EXPECT_NE(held.message().find("kv.lock"), std::string::npos) << held.message();
+  EXPECT_EQ(GetOr(*kv, "a"), "1");
+  kv.reset();
+  // A leftover tables.list.lock (a compaction elsewhere, or a killed one): refused too.
+  WriteFileOrDie(dir + "/tables.list.lock", "");
+  held = KvStore::Destroy(dir);
+  EXPECT_EQ(held.code(), Code::kLockHeld) << held.ToString();
+  ASSERT_EQ(std::remove((dir + "/tables.list.lock").c_str()), 0);
+  ASSERT_TRUE(KvStore::Destroy(dir).ok());
+  EXPECT_NE(access(dir.c_str(), F_OK), 0);  // the folder went too
+  EXPECT_EQ(KvStore::Destroy(dir).code(), Code::kNotFound);
+  // A folder holding other files keeps them (and stays); the store is gone.
+  kv = OpenOrDie(dir);
+  ASSERT_TRUE(kv->Put("a", "1").ok());
+  kv.reset();
+  WriteFileOrDie(dir + "/notes.txt", "mine");
+  ASSERT_TRUE(KvStore::Destroy(dir).ok());
+  EXPECT_EQ(ReadFileOrDie(dir + "/notes.txt"), "mine");
+  kv = OpenOrDie(dir);
+  EXPECT_EQ(GetOr(*kv, "a"), "<missing>");
+}
+
 TEST(KvStoreTest, IteratorBoundsAndPrefix) {
   TempDir dir("kv");
   auto kv = OpenOrDie(dir.path());
@@ -492,10 +585,25 @@ void RunModel(uint32_t seed, const KvOptions& options) {
     }
     ASSERT_TRUE(kv->Write(b).ok()) << "step " << step;
     model = std::move(next);
+    std::vector<std::string> probe;
     for (int r = 0; r < 5; ++r) {
       std::string k = random_key();
       auto m = model.find(k);
       ASSERT_EQ(GetOr(*kv, k), m == model.end() ? "<missing>" : m->second) << "step " << step;
+      probe.push_back(k);
+    }
+    {  // the same keys at once
+      std::vector<std::string_view> keys(probe.begin(), probe.end());
+      std::vector<std::string> values;
+      std::vector<bool> found;
+      ASSERT_TRUE(kv->MultiGet(keys, &values, &found).ok());
+      for (size_t i = 0; i < keys.size(); ++i) {
+        auto m = model.find(probe[i]);
+        ASSERT_EQ(found[i], m != model.end()) << "step " << step;
+        if (found[i]) {
+          ASSERT_EQ(values[i], m->second) << "step " << step;
+        }
+      }
     }
     switch (rng() % 20) {
       case 0: ASSERT_EQ(Contents(*kv), model) << "step " << step; break;
