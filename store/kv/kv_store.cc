@@ -201,8 +201,11 @@ Status CheckEntry(std::string_view key, size_t value_size) {
 Status CommitLayers(Stack* stack, std::shared_ptr<const KvMemLayers> layers, bool* wrote_table) {
   *wrote_table = false;
   if (layers->empty()) return Status::Ok();
+  size_t entries = 0;  // at least as many as the cursor gives (layers may share keys)
+  for (const auto& layer : *layers) entries += layer->size();
   KvMemCursor entry(std::move(layers));
   Transaction tx = stack->NewTransaction();
+  tx.Reserve(entries, 0);
   // The memtable's entries are writes the store acknowledged: no need to read each key to
   // drop the few that change nothing (a tombstone for a missing key costs a record until a
   // full compaction drops it).
