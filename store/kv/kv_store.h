@@ -247,7 +247,7 @@ struct KvProperties {
   size_t pending_compaction_tables = 0;   // the tables auto-compaction would merge now
   uint64_t pending_compaction_bytes = 0;  // their bytes
   // Since open: bytes of keys and values the writes carried; bytes appended to the logs;
-  // bytes of the tables flushes and compactions wrote (the table written at open included).
+  // bytes of the tables flushes and compactions wrote (not the one Open writes from the logs).
   uint64_t user_bytes_written = 0;
   uint64_t log_bytes_written = 0;
   uint64_t table_bytes_written = 0;
