@@ -526,7 +526,9 @@ Status KvStore::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force)
   for (;;) {
     if (!b.error.ok()) return b.error;
     if (b.stop) return Status::InvalidArgument(stack_->dir() + ": the store is closed");
-    const bool compaction_behind = options_.auto_compact && b.pending_tables >= kKvSlowdownTables;
+    // Only while the thread has a compaction to run: one it lost to another process's
+    // lock is not retried before the next flush, and waiting for it would never end.
+    const bool compaction_behind = b.compaction_due && b.pending_tables >= kKvSlowdownTables;
     if (allow_delay && compaction_behind) {
       // Once per write: spreads the wait over many writes instead of one long stop.
       allow_delay = false;
@@ -538,7 +540,7 @@ Status KvStore::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force)
     }
     if (!force && b.mem->bytes() < options_.memtable_size) return Status::Ok();
     if (force && b.mem->empty()) return Status::Ok();
-    if (b.imm || (options_.auto_compact && b.pending_tables >= kKvStopTables)) {
+    if (b.imm || (b.compaction_due && b.pending_tables >= kKvStopTables)) {
       ++b.counters.write_stops;
       b.state_cv.wait(lock);  // the thread notifies after every job
       continue;

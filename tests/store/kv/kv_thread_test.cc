@@ -145,6 +145,61 @@ TEST(KvBackgroundTest, AWriterWaitsForAnUnfinishedFlushAndReadsSeeTheImmutableMe
   EXPECT_TRUE(kv->Close().ok());
 }
 
+// Tables pile up while the thread cannot compact (the test holds the compaction's table in a
+// hook): writes are delayed (the slowdown at kKvSlowdownTables) and, once the memtable is
+// full, wait; they go on when the compaction is let through.
+TEST(KvBackgroundTest, WritesSlowDownAndStopWhileCompactionIsBehind) {
+  TempDir dir("kvbg");
+  KvOptions o = Fast();
+  o.auto_compact = false;
+  {
+    auto kv = OpenOrDie(dir.path(), o);
+    for (int t = 0; t < int(kKvStopTables); ++t) {
+      ASSERT_TRUE(kv->Put(Name("t", t, 0), "v").ok());
+      ASSERT_TRUE(kv->Flush().ok());
+    }
+    ASSERT_EQ(kv->Properties().table_sizes.size(), kKvStopTables);
+  }
+  FaultInjectingFileSystem fs;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool hold = true;
+  fs.set_hook([&](FsOp op, const std::string& path) {
+    if (op != FsOp::kCreate || path.find(".temp.") == std::string::npos) return;
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return !hold; });
+  });
+  o.auto_compact = true;
+  o.fs = &fs;
+  o.memtable_size = 2048;
+  auto kv = OpenOrDie(dir.path(), o);
+  ASSERT_TRUE(kv);
+  EXPECT_GE(kv->Properties().pending_compaction_tables, kKvStopTables);
+  std::atomic<int> done{0};
+  std::thread writer([&] {
+    for (int i = 0; i < 100; ++i) {
+      EXPECT_TRUE(kv->Put(Name("w", 0, i), std::string(100, 'w')).ok());
+      ++done;
+    }
+  });
+  for (int t = 0; t < 6000 && kv->Properties().write_stops == 0; ++t) usleep(10 * 1000);
+  const KvProperties p = kv->Properties();
+  EXPECT_GE(p.write_slowdowns, 1u);
+  EXPECT_GE(p.write_stops, 1u);
+  EXPECT_LT(done.load(), 100);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    hold = false;
+  }
+  cv.notify_all();
+  writer.join();
+  ASSERT_TRUE(kv->Flush().ok());
+  EXPECT_LT(kv->Properties().table_sizes.size(), kKvSlowdownTables);
+  for (int i = 0; i < 100; ++i) ASSERT_EQ(GetOr(*kv, Name("w", 0, i)), std::string(100, 'w'));
+  for (int t = 0; t < int(kKvStopTables); ++t) ASSERT_EQ(GetOr(*kv, Name("t", t, 0)), "v");
+  EXPECT_TRUE(kv->Close().ok());
+}
+
 // The flush's table cannot be created: Flush, the next write and Close report it; every
 // write acknowledged before is there after reopening.
 TEST(KvBackgroundTest, AnErrorOfTheBackgroundThreadFailsLaterWritesAndClose) {
