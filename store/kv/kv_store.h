@@ -18,27 +18,29 @@
 //     no table holds: open replays kv.log.flushing, then kv.log (a log whose writes a table
 //     already holds changes nothing when replayed again);
 //   * tables are merged geometrically as they accumulate (auto-compaction), on the same
-//     background thread, after the flushes waiting for it.
+//     background thread, after the flushes waiting for it;
+//   * opening replays the logs (kv.log.flushing, then kv.log) into the memtable and flushes
+//     it. A short or damaged record at the end of a log (a process killed while appending
+//     it) is dropped, with everything after it, and reported by log_recovery() (the file,
+//     the offset, the bytes dropped); with KvOptions::paranoid_checks, Open fails instead.
+//     A damaged record is never read as data: each carries an XXH3 checksum of its length
+//     and contents (the format: store/kv/kv_log_format.h in the source tree).
 // When writers wait (the rule, as LevelDB's): there is at most one immutable memtable, so
 // a write that fills the memtable while the previous one is still being flushed waits for
 // that flush. With auto-compaction, while kKvSlowdownTables or more tables wait to be
 // merged (the segment the geometric rule would merge; flushes go first, so tables pile up
 // when writes outpace the thread), each write is delayed once by 1 ms, which leaves the
-// thread time to compact; at kKvStopTables the writes wait for the compaction. Errors of the
-// background thread (other than losing a lock race to another process's compaction, which
-// the next flush retries) are kept: every later write, Flush() and Close() returns them;
-// reopen the store. The thread ends at Close() (or destruction), after the job it is
-// doing: an immutable memtable it did not flush stays in kv.log.flushing for the next open.
-//   * opening replays the log into the memtable and flushes it. A short or damaged record
-//     at the end of the log (a process killed while appending it) is dropped, with
-//     everything after it, and reported by log_recovery() (the file, the offset, the bytes
-//     dropped); with KvOptions::paranoid_checks, Open fails instead. A damaged record is
-//     never read as data: each carries an XXH3 checksum of its length and contents
-//     (the format: store/kv/kv_log_format.h in the source tree).
+// thread time to compact; at kKvStopTables a write that fills the memtable waits for the
+// compaction. Both only while the thread has that compaction to run (one lost to another
+// process's lock waits for the next flush). Errors of the background thread (other than
+// losing a lock race to another process's compaction) are kept: every later write,
+// Flush() and Close() returns them; reopen the store. The thread ends at Close() (or
+// destruction), after the job it is doing: an immutable memtable it did not flush stays in
+// kv.log.flushing for the next open.
 // The files of the folder: tables.list, *.ref (the stack, store/stack.h), kv.log (the log),
-// kv.log.flushing (the log of the memtable being flushed), kv.log.new (a log being made; removed at
-// open), kv.lock (the writer lock, below), and while a flush or compaction changes the list,
-// tables.list.lock with its pid file tables.list~pid.lock.
+// kv.log.flushing (the log of the memtable being flushed), kv.log.new (a log being made;
+// removed at open), kv.lock (the writer lock, below), and while a flush or compaction
+// changes the list, tables.list.lock with its pid file tables.list~pid.lock.
 //
 // Processes: one writing process at a time. A store opened for writing holds an advisory
 // lock on kv.lock (released when the process ends, however it ends); a second writer, in
