@@ -24,12 +24,12 @@
 //   readmissing   --reads Gets of absent keys that sort among the present ones (a present
 //                 key with "." appended, as db_bench's)
 //   readseq       one forward scan over all entries
+//   readreverse   one backward scan over all entries (SeekToLast, then Prev)
 //   seekrandom    --seeks Seeks to random present keys, each followed by 10 Nexts
 // Then, per engine alone, in a fresh process of this program: fillrandom and overwrite on a
 // fresh store, closed, for the write amplification (bytes the process passed to write(2)
 // while the store was open, /proc/self/io wchar, over the bytes of keys and values written)
 // and the peak memory growth (VmHWM at the end less the RSS before opening).
-// No readreverse: reftab has no reverse iteration (store/kv/kv_store.h says why).
 // Every engine with its default durability: nothing synced per write unless the phase says
 // so (LevelDB and RocksDB WriteOptions::sync, reftab KvWriteOptions::sync; the log is on in
 // all three), the tables they write made durable as each engine does by default (reftab:
@@ -105,6 +105,7 @@ class Engine {
   // whether another process changed tables.list (one stat()).
   virtual bool GetLatest(const std::string& key, std::string* value) = 0;
   virtual uint64_t Scan() = 0;                                       // entries seen
+  virtual uint64_t ScanReverse() = 0;                                // entries seen
   virtual uint64_t SeekNext(const std::string& key, int nexts) = 0;  // entries seen
 };
 
@@ -153,6 +154,14 @@ class ReftabEngine : public Engine {
     Check(it.SeekToFirst());
     uint64_t n = 0;
     for (; it.Valid(); it.Next()) n += it.value().size() == kValueSize;
+    Check(it.status());
+    return n;
+  }
+  uint64_t ScanReverse() override {
+    reftab::KvIterator it = snap_->NewIterator();
+    Check(it.SeekToLast());
+    uint64_t n = 0;
+    for (; it.Valid(); it.Prev()) n += it.value().size() == kValueSize;
     Check(it.status());
     return n;
   }
@@ -226,6 +235,13 @@ class LevelDbEngine : public Engine {
     std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(ro_));
     uint64_t n = 0;
     for (it->SeekToFirst(); it->Valid(); it->Next()) n += it->value().size() == kValueSize;
+    Check(it->status());
+    return n;
+  }
+  uint64_t ScanReverse() override {
+    std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(ro_));
+    uint64_t n = 0;
+    for (it->SeekToLast(); it->Valid(); it->Prev()) n += it->value().size() == kValueSize;
     Check(it->status());
     return n;
   }
@@ -311,6 +327,13 @@ class RocksDbEngine : public Engine {
     std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro_));
     uint64_t n = 0;
     for (it->SeekToFirst(); it->Valid(); it->Next()) n += it->value().size() == kValueSize;
+    Check(it->status());
+    return n;
+  }
+  uint64_t ScanReverse() override {
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro_));
+    uint64_t n = 0;
+    for (it->SeekToLast(); it->Valid(); it->Prev()) n += it->value().size() == kValueSize;
     Check(it->status());
     return n;
   }
@@ -438,6 +461,7 @@ using Keys = std::vector<std::string>;
   return absent;
 }
 [[gnu::noinline]] uint64_t ReadSeqPhase(Engine& e) { return e.Scan(); }
+[[gnu::noinline]] uint64_t ReadReversePhase(Engine& e) { return e.ScanReverse(); }
 [[gnu::noinline]] uint64_t SeekRandomPhase(Engine& e, const Keys& keys) {
   uint64_t seen = 0;
   for (const std::string& k : keys) seen += e.SeekNext(k, 10) > 0;
@@ -574,6 +598,7 @@ void Bench::RunOnce(int run) {
   Timed(run, "readlatest", cfg.reads, [&](Engine& e) { return ReadLatestPhase(e, present); });
   Timed(run, "readmissing", cfg.reads, [&](Engine& e) { return ReadMissingPhase(e, missing); });
   Timed(run, "readseq", n, [&](Engine& e) { return ReadSeqPhase(e); });
+  Timed(run, "readreverse", n, [&](Engine& e) { return ReadReversePhase(e); });
   std::vector<std::string> seeks(present.begin(),
                                  present.begin() + long(std::min(cfg.seeks, cfg.reads)));
   Timed(run, "seekrandom", seeks.size(), [&](Engine& e) { return SeekRandomPhase(e, seeks); });

@@ -28,7 +28,8 @@ struct reftab_kv_snapshot {
 
 struct reftab_kv_iter {
   reftab::KvIterator it;
-  bool pending;  // positioned on an entry Next has not returned yet
+  bool pending;       // positioned on an entry Next has not returned yet
+  bool pending_prev;  // positioned on an entry Prev has not returned yet
 };
 
 namespace reftab::capi {
@@ -343,7 +344,7 @@ reftab_code reftab_kv_iter_new(const reftab_kv_snapshot* snap, const reftab_kv_r
       o.lower_bound = reftab::capi::Bound(range->lower, range->lower_len);
       o.upper_bound = reftab::capi::Bound(range->upper, range->upper_len);
     }
-    auto* it = new reftab_kv_iter{snap->snap.NewIterator(o), true};
+    auto* it = new reftab_kv_iter{snap->snap.NewIterator(o), true, false};
     reftab::Status s = it->it.SeekToFirst();
     if (!s.ok()) {
       delete it;
@@ -361,7 +362,48 @@ reftab_code reftab_kv_iter_seek(reftab_kv_iter* it, const void* key, size_t key_
     std::string_view k;
     REFTAB_C_BYTES(err, key, key_len, &k);
     it->pending = true;
+    it->pending_prev = false;
     return Report(err, it->it.Seek(k));
+  });
+}
+
+reftab_code reftab_kv_iter_seek_for_prev(reftab_kv_iter* it, const void* key, size_t key_len,
+                                         reftab_error** err) {
+  return Guard(err, [&] {
+    REFTAB_C_REQUIRE(err, it);
+    std::string_view k;
+    REFTAB_C_BYTES(err, key, key_len, &k);
+    it->pending = false;
+    it->pending_prev = true;
+    return Report(err, it->it.SeekForPrev(k));
+  });
+}
+
+reftab_code reftab_kv_iter_seek_last(reftab_kv_iter* it, reftab_error** err) {
+  return Guard(err, [&] {
+    REFTAB_C_REQUIRE(err, it);
+    it->pending = false;
+    it->pending_prev = true;
+    return Report(err, it->it.SeekToLast());
+  });
+}
+
+reftab_code reftab_kv_iter_prev(reftab_kv_iter* it, reftab_kv_entry* out, int* has,
+                                reftab_error** err) {
+  return Guard(err, [&] {
+    REFTAB_C_REQUIRE(err, it);
+    REFTAB_C_REQUIRE(err, out);
+    REFTAB_C_REQUIRE(err, has);
+    if (!it->pending_prev) it->it.Prev();
+    it->pending = it->pending_prev = false;
+    *has = it->it.Valid();
+    if (!*has) {
+      *out = reftab_kv_entry{};
+      return Report(err, it->it.status());
+    }
+    std::string_view k = it->it.key(), v = it->it.value();
+    *out = reftab_kv_entry{k.data(), k.size(), v.data(), v.size()};
+    return REFTAB_OK;
   });
 }
 
@@ -372,7 +414,7 @@ reftab_code reftab_kv_iter_next(reftab_kv_iter* it, reftab_kv_entry* out, int* h
     REFTAB_C_REQUIRE(err, out);
     REFTAB_C_REQUIRE(err, has);
     if (!it->pending) it->it.Next();
-    it->pending = false;
+    it->pending = it->pending_prev = false;
     *has = it->it.Valid();
     if (!*has) {
       *out = reftab_kv_entry{};

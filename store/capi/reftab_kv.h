@@ -33,7 +33,7 @@ extern "C" {
 typedef struct reftab_kv reftab_kv;                   /* an open store */
 typedef struct reftab_kv_batch reftab_kv_batch;       /* puts and deletes applied together */
 typedef struct reftab_kv_snapshot reftab_kv_snapshot; /* a fixed state of a store */
-typedef struct reftab_kv_iter reftab_kv_iter;         /* forward iteration over a snapshot */
+typedef struct reftab_kv_iter reftab_kv_iter;         /* iteration over a snapshot */
 
 /* Flags for reftab_kv_open, combined with '|'. */
 enum {
@@ -204,6 +204,16 @@ REFTAB_C_EXPORT reftab_code reftab_kv_iter_seek(reftab_kv_iter* it, const void* 
                                                 reftab_error** err);
 /* Fills `out` with the next entry and sets *has = 1, or *has = 0 at the end. */
 REFTAB_C_EXPORT reftab_code reftab_kv_iter_next(reftab_kv_iter* it, reftab_kv_entry* out, int* has,
+                                                reftab_error** err);
+/* Backwards (store/kv/kv_store.h says how: forward scans of windows below the position).
+ * reftab_kv_iter_seek_last positions after the last key within the range,
+ * reftab_kv_iter_seek_for_prev after the last key <= `key`; reftab_kv_iter_prev then fills
+ * `out` with that entry, and each later call with the entry before the one returned last
+ * (by prev or next), or sets *has = 0 at the start. After either end, seek again. */
+REFTAB_C_EXPORT reftab_code reftab_kv_iter_seek_last(reftab_kv_iter* it, reftab_error** err);
+REFTAB_C_EXPORT reftab_code reftab_kv_iter_seek_for_prev(reftab_kv_iter* it, const void* key,
+                                                         size_t key_len, reftab_error** err);
+REFTAB_C_EXPORT reftab_code reftab_kv_iter_prev(reftab_kv_iter* it, reftab_kv_entry* out, int* has,
                                                 reftab_error** err);
 REFTAB_C_EXPORT void reftab_kv_iter_free(reftab_kv_iter* it);
 

@@ -45,6 +45,11 @@ struct KvIterator::Impl {
   std::optional<KvMemCursor> mem;  // when the snapshot has a memtable
   RefRecord table_rec;             // the tables' next entry, when table_valid
   bool table_valid = false;
+  // Backwards: the entries before the current one, nearest last; `reversed` while the
+  // iterator was last moved backwards (the forward cursors are then elsewhere).
+  std::deque<std::pair<std::string, std::string>> before;
+  bool reversed = false;
+  bool before_complete = false;  // `before` holds every entry below the current one
 };
 
 KvIterator::KvIterator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {
@@ -67,6 +72,8 @@ Status KvIterator::SeekToFirst() { return Seek(std::string_view()); }
 
 Status KvIterator::Seek(std::string_view key) {
   Impl& m = *impl_;
+  m.reversed = false;
+  m.before.clear();
   const KvIteratorOptions& o = m.options;
   std::string_view from = key;
   if (o.lower_bound && std::string_view(*o.lower_bound) > from) from = *o.lower_bound;
@@ -80,7 +87,104 @@ Status KvIterator::Seek(std::string_view key) {
 }
 
 void KvIterator::Next() {
-  if (valid_) Settle();
+  if (!valid_) return;
+  if (impl_->reversed) {  // the forward cursors are elsewhere: seek past the current key
+    const std::string at(key());
+    if (!Seek(at).ok() || !valid_) return;
+    if (key() == at) Settle();
+    return;
+  }
+  Settle();
+}
+
+namespace {
+
+// The smallest key above every key that starts with `prefix`, or nullopt if there is none
+// ("ab" -> "ac", "a\xff" -> "b", "\xff" -> none).
+std::optional<std::string> PrefixEnd(std::string prefix) {
+  while (!prefix.empty() && uint8_t(prefix.back()) == 0xff) prefix.pop_back();
+  if (prefix.empty()) return std::nullopt;
+  prefix.back() = char(uint8_t(prefix.back()) + 1);
+  return prefix;
+}
+
+}  // namespace
+
+Status KvIterator::SeekToLast() { return FindBefore(std::nullopt, false); }
+
+Status KvIterator::SeekForPrev(std::string_view key) {
+  return FindBefore(std::string(key), /*inclusive=*/true);
+}
+
+void KvIterator::Prev() {
+  if (!valid_) return;
+  Impl& m = *impl_;
+  if (m.reversed && !m.before.empty()) return TakeFromBack();
+  if (m.reversed && m.before_complete) {
+    valid_ = false;
+    return;
+  }
+  Status s = FindBefore(std::string(key()), /*inclusive=*/false);
+  (void)s;  // in status()
+}
+
+void KvIterator::TakeFromBack() {
+  Impl& m = *impl_;
+  auto& [k, v] = m.before.back();
+  rec_.refname.swap(k);
+  rec_.value_type = RefValueType::kSymref;
+  rec_.target.swap(v);
+  m.before.pop_back();
+  valid_ = true;
+}
+
+Status KvIterator::FindBefore(const std::optional<std::string>& below, bool inclusive) {
+  Impl& m = *impl_;
+  const KvIteratorOptions& o = m.options;
+  // The limit: `below`, the upper bound and the end of the prefix, whichever is lowest.
+  std::optional<std::string> limit = below;
+  if (inclusive && limit) limit->push_back('\0');  // <= key is < key + "\0"
+  auto lower_limit = [&limit](const std::optional<std::string>& other) {
+    if (other && (!limit || *other < *limit)) limit = other;
+  };
+  lower_limit(o.upper_bound);
+  if (!o.prefix.empty()) lower_limit(PrefixEnd(o.prefix));
+  std::string floor = o.prefix;  // no key below it is visited
+  if (o.lower_bound && *o.lower_bound > floor) floor = *o.lower_bound;
+  // Windows [from, limit): `from` is the limit cut one byte shorter each time; with no
+  // limit, a first byte from 0xff down.
+  std::vector<std::string> starts;
+  if (limit) {
+    for (size_t l = limit->size(); l-- > 0;) starts.push_back(limit->substr(0, l));
+  } else {
+    for (int c = 0xff; c >= 0; --c) starts.emplace_back(1, char(c));
+  }
+  for (size_t i = 0; i < starts.size(); ++i) {
+    std::string from = starts[i] < floor ? floor : starts[i];
+    m.before.clear();
+    REFTAB_RETURN_IF_ERROR(Seek(from));
+    bool truncated = false;
+    for (; valid_ && (!limit || key() < std::string_view(*limit)); Next()) {
+      if (m.before.size() == kKvReverseBuffer) {
+        m.before.pop_front();
+        truncated = true;
+      }
+      m.before.emplace_back(std::string(key()), std::string(value()));
+    }
+    REFTAB_RETURN_IF_ERROR(status());
+    valid_ = false;
+    m.reversed = true;
+    // Complete when nothing below `from` can be visited: it is the floor or the empty key.
+    m.before_complete = !truncated && (from == floor || from.empty());
+    if (!m.before.empty()) {
+      TakeFromBack();
+      return Status::Ok();
+    }
+    if (from == floor || from.empty()) break;  // nothing below it is visible
+  }
+  m.before.clear();
+  m.before_complete = true;
+  return Status::Ok();
 }
 
 void KvIterator::Settle() {
@@ -151,8 +255,8 @@ Status KvSnapshot::Get(std::string_view key, std::string* value, bool* found) co
 KvIterator KvSnapshot::NewIterator(const KvIteratorOptions& options) const {
   RefMergeCursor merge(snap_->readers());
   merge.set_merge_order(SnapshotAccess::RefOrder(*snap_));
-  auto impl = std::unique_ptr<KvIterator::Impl>(
-      new KvIterator::Impl{snap_, std::move(merge), options, std::nullopt, RefRecord(), false});
+  auto impl = std::unique_ptr<KvIterator::Impl>(new KvIterator::Impl{
+      snap_, std::move(merge), options, std::nullopt, RefRecord(), false, {}, false, false});
   if (mem_) impl->mem.emplace(mem_->layers);
   return KvIterator(std::move(impl));
 }

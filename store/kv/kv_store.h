@@ -176,17 +176,22 @@ struct KvIteratorOptions {
   std::string prefix;                      // only keys that start with it
 };
 
-// Forward iteration in key order over one snapshot; tombstones are never returned. Records
+// Iteration in key order over one snapshot, forwards and backwards; tombstones are never
+// returned. Records
 // are copied into buffers the iterator reuses, so it allocates nothing per entry once they
-// have grown; key() and value() stay valid until the next Seek/Next.
-// There is no reverse iteration (Prev, SeekToLast, SeekForPrev), for a reason of the format:
-// a reftable block's records are prefix-compressed against the one before, so they decode
-// forward only, from a restart point; the engine's table and merge cursors
-// (store/merge_cursor.h: a tournament tree that replays recorded merge orders) are built on
-// that. Going back needs a block cursor that decodes a restart interval forward into a
-// buffer and walks it backwards (LevelDB's does), a merge of those in the other direction,
-// and the memtable cursor's mirror: not done yet. A descending scan of a range, meanwhile:
-// read it forward into a buffer.
+// have grown; key() and value() stay valid until the next Seek/Next/Prev.
+// Backwards (SeekToLast, SeekForPrev, Prev): reftable blocks are prefix-compressed against
+// the record before, so they decode forward only, and so do the engine's table and merge
+// cursors. Going back is therefore built on forward scans: the entries before a key K are
+// found by scanning windows [P, K) forward, P being K cut one byte shorter at a time (keys
+// below K either have K's first l bytes and a smaller next byte, or are a prefix of K), and
+// the last kKvReverseBuffer entries of the first non-empty window are kept, so that the
+// next Prevs cost nothing. A window costs one Seek per byte tried plus a forward scan of
+// its entries: about that of a forward step per entry when keys share prefixes evenly, but
+// a window over many entries (e.g. the one key above a million that share no prefix with
+// it) is scanned again every kKvReverseBuffer Prevs. Bounds and prefix apply as forwards.
+inline constexpr size_t kKvReverseBuffer = 1024;
+
 class KvIterator {
  public:
   KvIterator(KvIterator&&) noexcept;
@@ -197,9 +202,15 @@ class KvIterator {
   Status SeekToFirst();
   // Positions at the first key >= `key` within the bounds.
   Status Seek(std::string_view key);
+  // Positions at the last key within the bounds.
+  Status SeekToLast();
+  // Positions at the last key <= `key` within the bounds.
+  Status SeekForPrev(std::string_view key);
   bool Valid() const { return valid_; }
   // Moves to the next key; Valid() turns false at the end or on error (see status()).
   void Next();
+  // Moves to the previous key; Valid() turns false before the first or on error.
+  void Prev();
   std::string_view key() const { return rec_.refname; }
   std::string_view value() const;
   const Status& status() const;
@@ -209,6 +220,9 @@ class KvIterator {
   struct Impl;
   explicit KvIterator(std::unique_ptr<Impl> impl);
   void Settle();  // reads the next record into rec_, applying the bounds
+  // Positions at the last key < `below` (inclusive: <=), nullopt: no limit but the bounds.
+  Status FindBefore(const std::optional<std::string>& below, bool inclusive);
+  void TakeFromBack();  // positions at the reverse buffer's last entry, removing it
 
   std::unique_ptr<Impl> impl_;
   RefRecord rec_;

@@ -2,7 +2,7 @@
  * (empty, NULs, 1 MiB), batches, a snapshot that keeps its state while the store changes,
  * iteration with prefix, bounds and seek, compaction, reopening, and the error paths (empty
  * key, NULL arguments, oversized entry), open options, multi-get, properties, close and
- * destroy. Plain C11.
+ * destroy, backwards iteration. Plain C11.
  * Usage: kv_capi_test (makes and removes its own temporary folder). */
 #define _POSIX_C_SOURCE 200809L
 #include <reftab_kv.h>
@@ -50,6 +50,25 @@ static size_t keys_of(reftab_kv_iter* it, char* out, size_t size) {
     reftab_kv_entry e;
     int has = 0;
     OK(reftab_kv_iter_next(it, &e, &has, &err));
+    if (!has) break;
+    if (used + e.key_len + 2 < size) {
+      memcpy(out + used, e.key, e.key_len);
+      used += e.key_len;
+      out[used++] = ',';
+      out[used] = '\0';
+    }
+  }
+  return used;
+}
+
+/* The same backwards, from where a seek_last or seek_for_prev left it. */
+static size_t keys_back(reftab_kv_iter* it, char* out, size_t size) {
+  size_t used = 0;
+  out[0] = '\0';
+  for (;;) {
+    reftab_kv_entry e;
+    int has = 0;
+    OK(reftab_kv_iter_prev(it, &e, &has, &err));
     if (!has) break;
     if (used + e.key_len + 2 < size) {
       memcpy(out + used, e.key, e.key_len);
@@ -144,12 +163,32 @@ int main(void) {
   OK(reftab_kv_iter_seek(it, "abd", 3, &err));
   n = keys_of(it, got, sizeof got);
   CHECK(SAME(got, n, "ac,b,k\0y,"));
+  OK(reftab_kv_iter_seek_last(it, &err));
+  n = keys_back(it, got, sizeof got);
+  CHECK(SAME(got, n, "k\0y,b,ac,abc,ab,a,"));
+  OK(reftab_kv_iter_seek_for_prev(it, "abd", 3, &err));
+  n = keys_back(it, got, sizeof got);
+  CHECK(SAME(got, n, "abc,ab,a,"));
+  { /* next after prev: the entry after the one prev returned */
+    reftab_kv_entry e;
+    int has = 0;
+    OK(reftab_kv_iter_seek_for_prev(it, "ac", 2, &err));
+    OK(reftab_kv_iter_prev(it, &e, &has, &err));
+    CHECK(has == 1 && e.key_len == 2 && memcmp(e.key, "ac", 2) == 0);
+    OK(reftab_kv_iter_prev(it, &e, &has, &err));
+    CHECK(has == 1 && e.key_len == 3 && memcmp(e.key, "abc", 3) == 0);
+    OK(reftab_kv_iter_next(it, &e, &has, &err));
+    CHECK(has == 1 && e.key_len == 2 && memcmp(e.key, "ac", 2) == 0);
+  }
   reftab_kv_iter_free(it);
   reftab_kv_range range = {"ab", 2, NULL, 0, NULL, 0};
   OK(reftab_kv_iter_new(now, &range, &it, &err));
   reftab_kv_snapshot_free(now); /* the iterator keeps its own state */
   n = keys_of(it, got, sizeof got);
   CHECK(SAME(got, n, "ab,abc,"));
+  OK(reftab_kv_iter_seek_last(it, &err));
+  n = keys_back(it, got, sizeof got);
+  CHECK(SAME(got, n, "abc,ab,"));
   reftab_kv_iter_free(it);
   reftab_kv_range bounds = {NULL, 0, "ab", 2, "b", 1};
   OK(reftab_kv_iter_new(before, &bounds, &it, &err));

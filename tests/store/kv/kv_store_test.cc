@@ -520,6 +520,57 @@ TEST(KvStoreTest, DestroyRemovesTheStoreButNotWhileAWriterHasItOpen) {
   EXPECT_EQ(GetOr(*kv, "a"), "<missing>");
 }
 
+TEST(KvStoreTest, BackwardsWithinBoundsAndPrefix) {
+  TempDir dir("kv");
+  auto kv = OpenOrDie(dir.path());
+  for (const char* k : {"a", "ab", "abc", "ac", "b", "ba"}) ASSERT_TRUE(kv->Put(k, k).ok());
+  ASSERT_TRUE(kv->Flush().ok());
+  ASSERT_TRUE(kv->Delete("ac").ok());  // in the memtable: hides the table's
+  ASSERT_TRUE(kv->Put(std::string("a\xff", 2), "high byte").ok());
+  auto back = [&](const KvIteratorOptions& o, const std::optional<std::string>& from) {
+    auto it = kv->NewIterator(o);
+    EXPECT_TRUE(it.ok());
+    EXPECT_TRUE((from ? it->SeekForPrev(*from) : it->SeekToLast()).ok());
+    std::string out;
+    for (; it->Valid(); it->Prev()) out += std::string(it->key()) + ",";
+    EXPECT_TRUE(it->status().ok());
+    return out;
+  };
+  KvIteratorOptions none;
+  EXPECT_EQ(back(none, std::nullopt), "ba,b,a\xff,abc,ab,a,");
+  EXPECT_EQ(back(none, "abz"), "abc,ab,a,");
+  EXPECT_EQ(back(none, "ac"), "abc,ab,a,");  // deleted: the one before
+  EXPECT_EQ(back(none, "a"), "a,");
+  EXPECT_EQ(back(none, std::string("\0", 1)), "");
+  KvIteratorOptions prefix;
+  prefix.prefix = "ab";
+  EXPECT_EQ(back(prefix, std::nullopt), "abc,ab,");
+  EXPECT_EQ(back(prefix, "abb"), "ab,");
+  KvIteratorOptions range;
+  range.lower_bound = "ab";
+  range.upper_bound = "b";
+  EXPECT_EQ(back(range, std::nullopt), "a\xff,abc,ab,");
+  EXPECT_EQ(back(range, "zzz"), "a\xff,abc,ab,");
+  EXPECT_EQ(back(range, "aa"), "");
+  // More entries than the reverse buffer holds, sharing no prefix with the last key.
+  auto m_key = [](int i) {
+    std::string k = std::to_string(i);
+    k.insert(k.begin(), 'm');
+    return k;
+  };
+  for (int i = 0; i < 3000; ++i) ASSERT_TRUE(kv->Put(m_key(100000 + i), "v").ok());
+  ASSERT_TRUE(kv->Put("z", "v").ok());
+  auto it = kv->NewIterator();
+  ASSERT_TRUE(it.ok());
+  ASSERT_TRUE(it->SeekForPrev("z").ok());
+  int n = 0;
+  for (it->Prev(); it->Valid() && it->key()[0] == 'm'; it->Prev()) {
+    ASSERT_EQ(it->key(), m_key(102999 - n));
+    ++n;
+  }
+  EXPECT_EQ(n, 3000);
+}
+
 TEST(KvStoreTest, IteratorBoundsAndPrefix) {
   TempDir dir("kv");
   auto kv = OpenOrDie(dir.path());
@@ -626,6 +677,44 @@ void RunModel(uint32_t seed, const KvOptions& options) {
         ASSERT_TRUE(s.ok());
         snap.emplace(std::move(*s));
         snap_model = model;
+        break;
+      }
+      case 6: {  // backwards: all of it, and a SeekForPrev then a step each way
+        auto it = kv->NewIterator();
+        ASSERT_TRUE(it.ok());
+        ASSERT_TRUE(it->SeekToLast().ok());
+        auto m = model.rbegin();
+        for (; it->Valid(); it->Prev(), ++m) {
+          ASSERT_NE(m, model.rend()) << "step " << step;
+          ASSERT_EQ(it->key(), m->first) << "step " << step;
+          ASSERT_EQ(it->value(), m->second) << "step " << step;
+        }
+        ASSERT_TRUE(it->status().ok());
+        ASSERT_EQ(m, model.rend()) << "step " << step;
+        const std::string k = random_key();
+        ASSERT_TRUE(it->SeekForPrev(k).ok());
+        auto at = model.upper_bound(k);  // the first key > k; the one before is <= k
+        if (at == model.begin()) {
+          ASSERT_FALSE(it->Valid()) << "step " << step;
+          break;
+        }
+        --at;
+        ASSERT_TRUE(it->Valid()) << "step " << step;
+        ASSERT_EQ(it->key(), at->first) << "step " << step;
+        it->Next();
+        auto next = std::next(at);
+        ASSERT_EQ(it->Valid(), next != model.end()) << "step " << step;
+        if (it->Valid()) {
+          ASSERT_EQ(it->key(), next->first) << "step " << step;
+        }
+        it->Prev();
+        ASSERT_TRUE(it->Valid()) << "step " << step;
+        ASSERT_EQ(it->key(), at->first) << "step " << step;
+        it->Prev();
+        ASSERT_EQ(it->Valid(), at != model.begin()) << "step " << step;
+        if (it->Valid()) {
+          ASSERT_EQ(it->key(), std::prev(at)->first) << "step " << step;
+        }
         break;
       }
       case 3: {  // a seek within a prefix, against the model
