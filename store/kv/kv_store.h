@@ -209,7 +209,8 @@ class KvIterator {
   bool Valid() const { return valid_; }
   // Moves to the next key; Valid() turns false at the end or on error (see status()).
   void Next();
-  // Moves to the previous key; Valid() turns false before the first or on error.
+  // Moves to the previous key; Valid() turns false before the first or on error. Like
+  // Next(), nothing when !Valid() (past either end: seek again).
   void Prev();
   std::string_view key() const { return rec_.refname; }
   std::string_view value() const;

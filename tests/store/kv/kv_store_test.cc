@@ -707,7 +707,11 @@ void RunModel(uint32_t seed, const KvOptions& options) {
         if (it->Valid()) {
           ASSERT_EQ(it->key(), next->first) << "step " << step;
         }
-        it->Prev();
+        if (it->Valid()) {
+          it->Prev();
+        } else {  // past the end: Prev has nothing to step back from (as LevelDB's)
+          ASSERT_TRUE(it->SeekForPrev(k).ok());
+        }
         ASSERT_TRUE(it->Valid()) << "step " << step;
         ASSERT_EQ(it->key(), at->first) << "step " << step;
         it->Prev();
