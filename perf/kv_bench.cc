@@ -10,6 +10,9 @@
 //   fillseq       N keys in ascending order, one put per write      (fresh store)
 //   fillbatch     N keys in ascending order, batches of 1,000        (fresh store)
 //   fillsync      --syncs keys (1,000), one synced put per write     (fresh store)
+//   fill4         N keys in ascending order, one put per write, from 4 threads at once,
+//                 each writing every fourth key                      (fresh store)
+//   fill4sync     --syncs keys the same way, each put synced: group commit shares fsyncs
 //   deleterandom  N deletes of random keys, one per write            (the fillseq store)
 //   fillrandom    N keys in a random permutation, one put per write  (fresh store; kept)
 //   overwrite     N puts of random present keys, one per write       (the fillrandom store)
@@ -21,13 +24,18 @@
 //   readmissing   --reads Gets of absent keys that sort among the present ones (a present
 //                 key with "." appended, as db_bench's)
 //   readseq       one forward scan over all entries
+//   readreverse   one backward scan over all entries (SeekToLast, then Prev)
 //   seekrandom    --seeks Seeks to random present keys, each followed by 10 Nexts
+// Then, per engine alone, in a fresh process of this program: fillrandom and overwrite on a
+// fresh store, closed, for the write amplification (bytes the process passed to write(2)
+// while the store was open, /proc/self/io wchar, over the bytes of keys and values written)
+// and the peak memory growth (VmHWM at the end less the RSS before opening).
 // Every engine with its default durability: nothing synced per write unless the phase says
 // so (LevelDB and RocksDB WriteOptions::sync, reftab KvWriteOptions::sync; the log is on in
 // all three), the tables they write made durable as each engine does by default (reftab:
 // Durability::kGit). Both LSM stores get a 10-bit Bloom filter per key, a 256 MiB block
 // cache and no compression (reftab stores values uncompressed too; it builds its own
-// filters); otherwise their defaults. Everything runs on one thread.
+// filters); otherwise their defaults. Everything but fill4 and fill4sync runs on one thread.
 // Output: per run and phase a line "run R phase ENGINE ops/s", then a markdown table of the
 // medians over the runs with the ratios first engine/other (above 1: the first, reftab by
 // default, is faster).
@@ -42,6 +50,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "store/kv/kv_store.h"
@@ -96,6 +105,7 @@ class Engine {
   // whether another process changed tables.list (one stat()).
   virtual bool GetLatest(const std::string& key, std::string* value) = 0;
   virtual uint64_t Scan() = 0;                                       // entries seen
+  virtual uint64_t ScanReverse() = 0;                                // entries seen
   virtual uint64_t SeekNext(const std::string& key, int nexts) = 0;  // entries seen
 };
 
@@ -144,6 +154,14 @@ class ReftabEngine : public Engine {
     Check(it.SeekToFirst());
     uint64_t n = 0;
     for (; it.Valid(); it.Next()) n += it.value().size() == kValueSize;
+    Check(it.status());
+    return n;
+  }
+  uint64_t ScanReverse() override {
+    reftab::KvIterator it = snap_->NewIterator();
+    Check(it.SeekToLast());
+    uint64_t n = 0;
+    for (; it.Valid(); it.Prev()) n += it.value().size() == kValueSize;
     Check(it.status());
     return n;
   }
@@ -217,6 +235,13 @@ class LevelDbEngine : public Engine {
     std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(ro_));
     uint64_t n = 0;
     for (it->SeekToFirst(); it->Valid(); it->Next()) n += it->value().size() == kValueSize;
+    Check(it->status());
+    return n;
+  }
+  uint64_t ScanReverse() override {
+    std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(ro_));
+    uint64_t n = 0;
+    for (it->SeekToLast(); it->Valid(); it->Prev()) n += it->value().size() == kValueSize;
     Check(it->status());
     return n;
   }
@@ -305,6 +330,13 @@ class RocksDbEngine : public Engine {
     Check(it->status());
     return n;
   }
+  uint64_t ScanReverse() override {
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro_));
+    uint64_t n = 0;
+    for (it->SeekToLast(); it->Valid(); it->Prev()) n += it->value().size() == kValueSize;
+    Check(it->status());
+    return n;
+  }
   uint64_t SeekNext(const std::string& key, int nexts) override {
     if (!it_) it_.reset(db_->NewIterator(ro_));
     uint64_t n = 0;
@@ -338,6 +370,7 @@ struct Config {
   int runs = 3;
   std::string dir = "/tmp/reftab-kv-bench";
   std::string engines = "reftab,leveldb,rocksdb";
+  int measure_writes = 0;  // > 0: only Bench::MeasureWrites of that run (internal)
 };
 
 // Incompressible value bytes: value i is a 100-byte window of one random buffer.
@@ -361,6 +394,38 @@ double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).coun
 void FillOneByOne(Engine& e, const std::vector<uint64_t>& order, const Values& values,
                   bool sync = false) {
   for (uint64_t i : order) e.Put(KeyOf(i), values.Of(i), sync);
+}
+
+// One put per write from `threads` threads, thread t writing order[t], order[t + threads], ...
+void FillThreads(Engine& e, const std::vector<uint64_t>& order, const Values& values, bool sync,
+                 int threads) {
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      for (size_t i = size_t(t); i < order.size(); i += size_t(threads)) {
+        e.Put(KeyOf(order[i]), values.Of(order[i]), sync);
+      }
+    });
+  }
+  for (auto& th : pool) th.join();
+}
+
+// A field of /proc/self/io or /proc/self/status ("wchar:", "VmHWM:", "VmRSS:"): its first
+// number (kB for the memory ones), 0 if absent.
+uint64_t ProcField(const char* file, const char* field) {
+  FILE* f = std::fopen(file, "r");
+  if (f == nullptr) return 0;
+  char line[256];
+  uint64_t v = 0;
+  const size_t n = std::strlen(field);
+  while (std::fgets(line, sizeof line, f)) {
+    if (std::strncmp(line, field, n) == 0) {
+      v = std::strtoull(line + n, nullptr, 10);
+      break;
+    }
+  }
+  std::fclose(f);
+  return v;
 }
 
 void Fill(Engine& e, const std::vector<uint64_t>& order, const Values& values) {
@@ -396,6 +461,7 @@ using Keys = std::vector<std::string>;
   return absent;
 }
 [[gnu::noinline]] uint64_t ReadSeqPhase(Engine& e) { return e.Scan(); }
+[[gnu::noinline]] uint64_t ReadReversePhase(Engine& e) { return e.ScanReverse(); }
 [[gnu::noinline]] uint64_t SeekRandomPhase(Engine& e, const Keys& keys) {
   uint64_t seen = 0;
   for (const std::string& k : keys) seen += e.SeekNext(k, 10) > 0;
@@ -410,6 +476,8 @@ struct Bench {
   Values values;
   std::vector<std::unique_ptr<Engine>> engines;
   std::map<std::string, std::map<std::string, std::vector<double>>> results;  // phase, engine
+  // Per engine: write amplification and peak memory growth (MiB), one value per run.
+  std::map<std::string, std::vector<double>> write_amp, peak_mib;
   std::vector<std::string> phase_order;
 
   void Record(int run, const std::string& phase, const Engine& e, uint64_t ops, double secs) {
@@ -441,7 +509,9 @@ struct Bench {
     return cfg.dir + "/" + e.name() + "-" + what;
   }
 
+  std::string self;  // this program, for the per-engine measurements
   void RunOnce(int run);
+  void MeasureWrites(int run);
   void Report() const;
 };
 
@@ -463,7 +533,9 @@ void Bench::RunOnce(int run) {
   std::vector<uint64_t> sync_keys(seq.begin(), seq.begin() + long(std::min(cfg.syncs, n)));
 
   for (auto& e : engines) {
-    for (const char* what : {"seq", "batch", "sync", "random"}) RemoveDir(DirOf(*e, what));
+    for (const char* what : {"seq", "batch", "sync", "random", "threads", "threads-sync", "wamp"}) {
+      RemoveDir(DirOf(*e, what));
+    }
   }
   Timed(run, "fillseq", n, [&](Engine& e) {
     e.Open(DirOf(e, "seq"));
@@ -482,6 +554,19 @@ void Bench::RunOnce(int run) {
     FillOneByOne(e, sync_keys, values, /*sync=*/true);
     e.Close();
     return sync_keys.size();
+  });
+  std::vector<uint64_t> seq_sync(sync_keys);
+  Timed(run, "fill4", n, [&](Engine& e) {
+    e.Open(DirOf(e, "threads"));
+    FillThreads(e, seq, values, /*sync=*/false, 4);
+    e.Close();
+    return n;
+  });
+  Timed(run, "fill4sync", seq_sync.size(), [&](Engine& e) {
+    e.Open(DirOf(e, "threads-sync"));
+    FillThreads(e, seq_sync, values, /*sync=*/true, 4);
+    e.Close();
+    return seq_sync.size();
   });
   Timed(run, "deleterandom", n, [&](Engine& e) {
     e.Open(DirOf(e, "seq"));
@@ -513,10 +598,51 @@ void Bench::RunOnce(int run) {
   Timed(run, "readlatest", cfg.reads, [&](Engine& e) { return ReadLatestPhase(e, present); });
   Timed(run, "readmissing", cfg.reads, [&](Engine& e) { return ReadMissingPhase(e, missing); });
   Timed(run, "readseq", n, [&](Engine& e) { return ReadSeqPhase(e); });
+  Timed(run, "readreverse", n, [&](Engine& e) { return ReadReversePhase(e); });
   std::vector<std::string> seeks(present.begin(),
                                  present.begin() + long(std::min(cfg.seeks, cfg.reads)));
   Timed(run, "seekrandom", seeks.size(), [&](Engine& e) { return SeekRandomPhase(e, seeks); });
   for (auto& e : engines) e->Close();
+  // Each engine alone, in a fresh process of this program (so that no other engine's memory
+  // or background thread counts): what it writes for fillrandom + overwrite, and its memory.
+  for (auto& e : engines) {
+    std::string cmd = "'" + self + "' --num " + std::to_string(n) + " --dir '" + DirOf(*e, "wamp") +
+                      "' --engines " + e->name() + " --measure-writes " + std::to_string(run);
+    FILE* child = popen(cmd.c_str(), "r");
+    if (child == nullptr) Die("cannot run " + cmd);
+    double amp = 0, mib = 0;
+    const int got = std::fscanf(child, "%lf %lf", &amp, &mib);
+    if (pclose(child) != 0 || got != 2) Die("no figures from " + cmd);
+    std::printf("run %d %-12s %-8s write amplification %.2f, peak memory +%.1f MiB\n", run,
+                "fill+overwrite", e->name(), amp, mib);
+    write_amp[e->name()].push_back(amp);
+    peak_mib[e->name()].push_back(mib);
+  }
+}
+
+// --measure-writes RUN: fillrandom and overwrite of --num keys by the one engine of
+// --engines in --dir (the same keys and values as that run's phases); prints "AMP MIB": the
+// bytes passed to write(2) over the bytes of keys and values, and the peak RSS growth.
+void Bench::MeasureWrites(int run) {
+  const uint64_t n = cfg.num;
+  std::vector<uint64_t> perm(n);
+  for (uint64_t i = 0; i < n; ++i) perm[i] = i;
+  std::mt19937_64 rng(1000 + uint64_t(run));
+  std::shuffle(perm.begin(), perm.end(), rng);
+  std::vector<uint64_t> randoms(n);
+  for (uint64_t& r : randoms) r = rng() % n;
+  Engine& e = *engines[0];
+  const uint64_t rss_kb = ProcField("/proc/self/status", "VmRSS:");
+  const uint64_t written = ProcField("/proc/self/io", "wchar:");
+  e.Open(cfg.dir);
+  FillOneByOne(e, perm, values);
+  for (uint64_t r : randoms) e.Put(KeyOf(r), values.Of(r + 1), false);
+  e.Close();
+  const uint64_t wrote = ProcField("/proc/self/io", "wchar:") - written;
+  const uint64_t hwm_kb = ProcField("/proc/self/status", "VmHWM:");
+  const double user_bytes = double(2 * n * (KeyOf(0).size() + kValueSize));
+  std::printf("%.3f %.1f\n", double(wrote) / user_bytes,
+              hwm_kb > rss_kb ? double(hwm_kb - rss_kb) / 1024 : 0.0);
 }
 
 double Median(std::vector<double> v) {
@@ -548,6 +674,14 @@ void Bench::Report() const {
       std::printf(" %.2f |", ours / Median(by_engine.at(engines[i]->name())));
     }
     std::printf("\n");
+  }
+  std::printf(
+      "\nfillrandom + overwrite on a fresh store, each engine alone (median): bytes passed to "
+      "write(2) / bytes of keys and values, and peak RSS growth:\n\n| engine | write "
+      "amplification | peak memory (MiB) |\n|---|---:|---:|\n");
+  for (const auto& e : engines) {
+    std::printf("| %s | %.2f | %.1f |\n", e->name(), Median(write_amp.at(e->name())),
+                Median(peak_mib.at(e->name())));
   }
 }
 
@@ -583,6 +717,8 @@ Config ParseArgs(int argc, char** argv) {
       c.dir = v;
     } else if (a == "--engines") {
       c.engines = v;
+    } else if (a == "--measure-writes") {
+      c.measure_writes = std::atoi(v.c_str());
     } else {
       Die("unknown option " + a);
     }
@@ -605,6 +741,13 @@ int main(int argc, char** argv) {
     from = to + 1;
   }
   if (b.engines.empty()) Die("no engine to run");
+  if (b.cfg.measure_writes > 0) {
+    RemoveDir(b.cfg.dir);
+    b.MeasureWrites(b.cfg.measure_writes);
+    RemoveDir(b.cfg.dir);
+    return 0;
+  }
+  b.self = argv[0];
   RemoveDir(b.cfg.dir);
   if (std::system(("mkdir -p '" + b.cfg.dir + "'").c_str()) != 0) Die("cannot create --dir");
   for (int run = 1; run <= b.cfg.runs; ++run) b.RunOnce(run);

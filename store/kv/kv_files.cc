@@ -6,19 +6,15 @@
 
 namespace reftab {
 
-namespace {
-
-std::string PathIn(const std::string& dir, std::string_view name) {
+std::string KvPath(const std::string& dir, std::string_view name) {
   std::string p = dir;
   p.push_back('/');
   p.append(name);
   return p;
 }
 
-}  // namespace
-
 Result<std::unique_ptr<FileLock>> LockKvWriter(FileSystem* fs, const std::string& dir) {
-  const std::string path = PathIn(dir, kKvLockName);
+  const std::string path = KvPath(dir, kKvLockName);
   {
     auto created = fs->Create(path, /*exclusive=*/true);
     if (created.ok()) {
@@ -47,13 +43,13 @@ Result<std::unique_ptr<FileLock>> LockKvWriter(FileSystem* fs, const std::string
 
 Status KvLogWriter::CreateFresh(FileSystem* fs, const std::string& dir, bool sync,
                                 std::unique_ptr<KvLogWriter>* out) {
-  const std::string tmp = PathIn(dir, kKvNewLogName);
+  const std::string tmp = KvPath(dir, kKvNewLogName);
   Status gone = fs->Remove(tmp);  // a killed process's; usually absent
   (void)gone;
   REFTAB_ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file, fs->Create(tmp, /*exclusive=*/true));
   Status s = file->Append(kKvLogMagic);
   if (s.ok() && sync) s = file->Sync();
-  if (s.ok()) s = fs->Rename(tmp, PathIn(dir, kKvLogName));
+  if (s.ok()) s = fs->Rename(tmp, KvPath(dir, kKvLogName));
   if (!s.ok()) {
     Status closed = file->Close();
     (void)closed;
@@ -65,10 +61,17 @@ Status KvLogWriter::CreateFresh(FileSystem* fs, const std::string& dir, bool syn
   return sync ? fs->SyncDir(dir) : Status::Ok();
 }
 
-Status ReplayKvLog(FileSystem* fs, const std::string& dir,
+Status RotateKvLog(FileSystem* fs, const std::string& dir, bool sync,
+                   std::unique_ptr<KvLogWriter>* out) {
+  REFTAB_RETURN_IF_ERROR(fs->Rename(KvPath(dir, kKvLogName), KvPath(dir, kKvFlushingLogName)));
+  if (sync) REFTAB_RETURN_IF_ERROR(fs->SyncDir(dir));
+  return KvLogWriter::CreateFresh(fs, dir, sync, out);
+}
+
+Status ReplayKvLog(FileSystem* fs, const std::string& dir, std::string_view name,
                    const std::function<Status(std::string_view payload)>& apply, Status* damage) {
   *damage = Status::Ok();
-  const std::string path = PathIn(dir, kKvLogName);
+  const std::string path = KvPath(dir, name);
   auto bytes = fs->ReadFile(path);
   if (!bytes.ok()) return bytes.status().code() == Code::kNotFound ? Status::Ok() : bytes.status();
   KvLogReader reader(*bytes);

@@ -8,6 +8,11 @@
 //                different files.
 //   kv.log       the write-ahead log (store/kv/kv_log_format.h): the writes since the last
 //                flush. Replaced, never truncated, by renaming kv.log.new over it.
+//   kv.log.flushing  the log of the immutable memtable a background flush is writing into a
+//                table: kv.log renamed when the memtable filled up. Removed once the table
+//                is listed. Open replays it before kv.log (it holds the older writes). At
+//                most one exists: a writer waits for the flush before it renames kv.log
+//                again (which would replace it atomically anyway).
 //   kv.log.new   a fresh log being made; one left by a killed process is removed at open.
 #ifndef REFTAB_STORE_KV_KV_FILES_H_
 #define REFTAB_STORE_KV_KV_FILES_H_
@@ -25,6 +30,10 @@ namespace reftab {
 inline constexpr std::string_view kKvLockName = "kv.lock";
 inline constexpr std::string_view kKvLogName = "kv.log";
 inline constexpr std::string_view kKvNewLogName = "kv.log.new";
+inline constexpr std::string_view kKvFlushingLogName = "kv.log.flushing";
+
+// dir + "/" + name.
+std::string KvPath(const std::string& dir, std::string_view name);
 
 // Takes the writer lock of the store in `dir` without waiting. kLockHeld names the lock
 // file and the pid written in it.
@@ -50,11 +59,20 @@ class KvLogWriter {
   std::unique_ptr<WritableFile> file_;
 };
 
-// Reads dir/kv.log (none: nothing to do) and calls `apply` with each intact record's
+// Moves kv.log aside as kv.log.flushing (replacing one already flushed) and puts a fresh
+// kv.log in its place (CreateFresh). With `sync`, the folder is synced between the two
+// renames, so that a machine crash cannot keep the second without the first (which would
+// lose the old log). On error, *out says whether the fresh log is in place (the old one is
+// then kv.log.flushing): if not, and the first rename succeeded, kv.log is missing until
+// the next open replays kv.log.flushing.
+Status RotateKvLog(FileSystem* fs, const std::string& dir, bool sync,
+                   std::unique_ptr<KvLogWriter>* out);
+
+// Reads dir/`name` (none: nothing to do) and calls `apply` with each intact record's
 // payload, oldest first. A short or damaged record ends the replay: *damage is then
 // kCorruption naming the file, the offset and the bytes dropped, else Ok. The returned
 // status is for failures to read, or from `apply`.
-Status ReplayKvLog(FileSystem* fs, const std::string& dir,
+Status ReplayKvLog(FileSystem* fs, const std::string& dir, std::string_view name,
                    const std::function<Status(std::string_view payload)>& apply, Status* damage);
 
 }  // namespace reftab

@@ -1,11 +1,17 @@
 #include "store/kv/kv_store.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <thread>
 
+#include "store/compaction_policy.h"
 #include "store/kv/kv_files.h"
 #include "store/kv/kv_log_format.h"
 #include "store/kv/kv_memtable.h"
@@ -39,6 +45,11 @@ struct KvIterator::Impl {
   std::optional<KvMemCursor> mem;  // when the snapshot has a memtable
   RefRecord table_rec;             // the tables' next entry, when table_valid
   bool table_valid = false;
+  // Backwards: the entries before the current one, nearest last; `reversed` while the
+  // iterator was last moved backwards (the forward cursors are then elsewhere).
+  std::deque<std::pair<std::string, std::string>> before;
+  bool reversed = false;
+  bool before_complete = false;  // `before` holds every entry below the current one
 };
 
 KvIterator::KvIterator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {
@@ -61,6 +72,8 @@ Status KvIterator::SeekToFirst() { return Seek(std::string_view()); }
 
 Status KvIterator::Seek(std::string_view key) {
   Impl& m = *impl_;
+  m.reversed = false;
+  m.before.clear();
   const KvIteratorOptions& o = m.options;
   std::string_view from = key;
   if (o.lower_bound && std::string_view(*o.lower_bound) > from) from = *o.lower_bound;
@@ -74,7 +87,104 @@ Status KvIterator::Seek(std::string_view key) {
 }
 
 void KvIterator::Next() {
-  if (valid_) Settle();
+  if (!valid_) return;
+  if (impl_->reversed) {  // the forward cursors are elsewhere: seek past the current key
+    const std::string at(key());
+    if (!Seek(at).ok() || !valid_) return;
+    if (key() == at) Settle();
+    return;
+  }
+  Settle();
+}
+
+namespace {
+
+// The smallest key above every key that starts with `prefix`, or nullopt if there is none
+// ("ab" -> "ac", "a\xff" -> "b", "\xff" -> none).
+std::optional<std::string> PrefixEnd(std::string prefix) {
+  while (!prefix.empty() && uint8_t(prefix.back()) == 0xff) prefix.pop_back();
+  if (prefix.empty()) return std::nullopt;
+  prefix.back() = char(uint8_t(prefix.back()) + 1);
+  return prefix;
+}
+
+}  // namespace
+
+Status KvIterator::SeekToLast() { return FindBefore(std::nullopt, false); }
+
+Status KvIterator::SeekForPrev(std::string_view key) {
+  return FindBefore(std::string(key), /*inclusive=*/true);
+}
+
+void KvIterator::Prev() {
+  if (!valid_) return;
+  Impl& m = *impl_;
+  if (m.reversed && !m.before.empty()) return TakeFromBack();
+  if (m.reversed && m.before_complete) {
+    valid_ = false;
+    return;
+  }
+  Status s = FindBefore(std::string(key()), /*inclusive=*/false);
+  (void)s;  // in status()
+}
+
+void KvIterator::TakeFromBack() {
+  Impl& m = *impl_;
+  auto& [k, v] = m.before.back();
+  rec_.refname.swap(k);
+  rec_.value_type = RefValueType::kSymref;
+  rec_.target.swap(v);
+  m.before.pop_back();
+  valid_ = true;
+}
+
+Status KvIterator::FindBefore(const std::optional<std::string>& below, bool inclusive) {
+  Impl& m = *impl_;
+  const KvIteratorOptions& o = m.options;
+  // The limit: `below`, the upper bound and the end of the prefix, whichever is lowest.
+  std::optional<std::string> limit = below;
+  if (inclusive && limit) limit->push_back('\0');  // <= key is < key + "\0"
+  auto lower_limit = [&limit](const std::optional<std::string>& other) {
+    if (other && (!limit || *other < *limit)) limit = other;
+  };
+  lower_limit(o.upper_bound);
+  if (!o.prefix.empty()) lower_limit(PrefixEnd(o.prefix));
+  std::string floor = o.prefix;  // no key below it is visited
+  if (o.lower_bound && *o.lower_bound > floor) floor = *o.lower_bound;
+  // Windows [from, limit): `from` is the limit cut one byte shorter each time; with no
+  // limit, a first byte from 0xff down.
+  std::vector<std::string> starts;
+  if (limit) {
+    for (size_t l = limit->size(); l-- > 0;) starts.push_back(limit->substr(0, l));
+  } else {
+    for (int c = 0xff; c >= 0; --c) starts.emplace_back(1, char(c));
+  }
+  for (size_t i = 0; i < starts.size(); ++i) {
+    std::string from = starts[i] < floor ? floor : starts[i];
+    m.before.clear();
+    REFTAB_RETURN_IF_ERROR(Seek(from));
+    bool truncated = false;
+    for (; valid_ && (!limit || key() < std::string_view(*limit)); Next()) {
+      if (m.before.size() == kKvReverseBuffer) {
+        m.before.pop_front();
+        truncated = true;
+      }
+      m.before.emplace_back(std::string(key()), std::string(value()));
+    }
+    REFTAB_RETURN_IF_ERROR(status());
+    valid_ = false;
+    m.reversed = true;
+    // Complete when nothing below `from` can be visited: it is the floor or the empty key.
+    m.before_complete = !truncated && (from == floor || from.empty());
+    if (!m.before.empty()) {
+      TakeFromBack();
+      return Status::Ok();
+    }
+    if (from == floor || from.empty()) break;  // nothing below it is visible
+  }
+  m.before.clear();
+  m.before_complete = true;
+  return Status::Ok();
 }
 
 void KvIterator::Settle() {
@@ -145,8 +255,8 @@ Status KvSnapshot::Get(std::string_view key, std::string* value, bool* found) co
 KvIterator KvSnapshot::NewIterator(const KvIteratorOptions& options) const {
   RefMergeCursor merge(snap_->readers());
   merge.set_merge_order(SnapshotAccess::RefOrder(*snap_));
-  auto impl = std::unique_ptr<KvIterator::Impl>(
-      new KvIterator::Impl{snap_, std::move(merge), options, std::nullopt, RefRecord(), false});
+  auto impl = std::unique_ptr<KvIterator::Impl>(new KvIterator::Impl{
+      snap_, std::move(merge), options, std::nullopt, RefRecord(), false, {}, false, false});
   if (mem_) impl->mem.emplace(mem_->layers);
   return KvIterator(std::move(impl));
 }
@@ -165,7 +275,9 @@ StackOptions StackOptionsFor(const KvOptions& o) {
   s.fs = o.fs;
   s.durability = o.durability;
   s.lock_timeout_ms = o.lock_timeout_ms;
-  s.auto_compact = o.auto_compact;
+  // The store's background thread compacts, after the flushes waiting for it: a commit
+  // must not compact too (it would delay the flush's table becoming visible).
+  s.auto_compact = false;
   s.fit_block_size = true;
   // A writer killed during a flush leaves tables.list.lock behind (git's protocol has no
   // stale locks); its pid file lets the error say that its holder no longer runs.
@@ -189,6 +301,50 @@ Status CheckEntry(std::string_view key, size_t value_size) {
   return Status::Ok();
 }
 
+// Frozen memtable layers as one transaction (one table; nothing if they are empty).
+Status CommitLayers(Stack* stack, std::shared_ptr<const KvMemLayers> layers, bool* wrote_table) {
+  *wrote_table = false;
+  if (layers->empty()) return Status::Ok();
+  size_t entries = 0;  // at least as many as the cursor gives (layers may share keys)
+  for (const auto& layer : *layers) entries += layer->size();
+  KvMemCursor entry(std::move(layers));
+  Transaction tx = stack->NewTransaction();
+  tx.Reserve(entries, 0);
+  // The memtable's entries are writes the store acknowledged: no need to read each key to
+  // drop the few that change nothing (a tombstone for a missing key costs a record until a
+  // full compaction drops it).
+  tx.set_blind_writes(true);
+  for (entry.Seek(std::string_view()); entry.Valid(); entry.Next()) {
+    if (entry.value()) {
+      tx.Update(entry.key(), RefValue::Symref(*entry.value()));
+    } else {
+      tx.Delete(entry.key());
+    }
+  }
+  REFTAB_RETURN_IF_ERROR(tx.Commit());
+  *wrote_table = tx.committed_update_index() != 0;
+  return Status::Ok();
+}
+
+// The tables geometric auto-compaction would merge now, and their bytes.
+void PendingCompaction(const Snapshot& snap, size_t* tables, uint64_t* bytes) {
+  std::vector<uint64_t> sizes;
+  for (const auto& t : snap.tables()) {
+    sizes.push_back(PolicySize(t->file_size(), VersionForHash(snap.hash_id())));
+  }
+  *tables = 0;
+  *bytes = 0;
+  std::optional<Segment> seg = SuggestCompaction(sizes, 0);
+  if (!seg) return;
+  *tables = seg->end - seg->start;
+  for (size_t i = seg->start; i < seg->end; ++i) *bytes += snap.tables()[i]->file_size();
+}
+
+// A group of queued records is at most this long (a small first record takes less
+// company, so that its latency stays small), as LevelDB's.
+constexpr size_t kMaxGroupBytes = 1 << 20;
+constexpr size_t kSmallRecordBytes = 128 << 10;
+
 }  // namespace
 
 struct KvStore::OpView {
@@ -196,11 +352,108 @@ struct KvStore::OpView {
   std::optional<std::string_view> value;  // nullopt: delete
 };
 
+// A write waiting in the queue; it lives on its thread's stack until `done`.
+struct KvStore::Writer {
+  const OpView* ops = nullptr;
+  size_t n = 0;        // 0: a Flush's turn, which makes the memtable immutable
+  std::string record;  // its log record
+  bool sync = false;
+  bool done = false;  // written by the head of the queue, with `status`
+  Status status;
+};
+
+// A writer's state. `mu` guards every field but `thread`, and `log` while a queue head
+// writes to it outside `mu` (only the head of the queue touches it).
+struct KvStore::Bg {
+  std::mutex mu;
+  std::condition_variable work_cv;   // to the thread: a job, or stop
+  std::condition_variable state_cv;  // a job done, the queue moved
+  std::unique_ptr<KvLogWriter> log;
+  std::unique_ptr<KvMemtable> mem = std::make_unique<KvMemtable>();
+  uint64_t batches = 0;                    // write batches in `mem`
+  std::shared_ptr<const KvMemLayers> imm;  // the immutable memtable, or null
+  uint64_t imm_batches = 0;
+  size_t imm_bytes = 0;
+  uint64_t rotations = 0;                  // memtables made immutable
+  uint64_t flushed = 0;                    // of them, written into tables
+  std::shared_ptr<const Snapshot> tables;  // the stack's state, as the thread left it
+  size_t pending_tables = 0;               // that auto-compaction would merge
+  uint64_t pending_bytes = 0;
+  bool compaction_due = false;  // a job for the thread
+  bool busy = false;            // the thread runs a job
+  bool stop = false;
+  Status error;  // the first error of the thread or of the log: every later write fails
+  std::deque<Writer*> writers;  // the queue; its head writes for a group
+  std::string group;            // the head's records, concatenated
+  std::thread thread;
+  KvProperties counters;  // the fields counted as the store goes (see Properties())
+};
+
 KvStore::KvStore(std::unique_ptr<Stack> stack, const KvOptions& options)
     : stack_(std::move(stack)), options_(options) {
   if (options_.fs == nullptr) options_.fs = PosixFileSystem();
 }
-KvStore::~KvStore() = default;
+
+KvStore::~KvStore() {
+  Status s = Close();
+  (void)s;  // the caller who wants it calls Close()
+}
+
+Status KvStore::Close() {
+  if (closed_) return Status::Ok();
+  closed_ = true;
+  if (!bg_) return Status::Ok();
+  Bg& b = *bg_;
+  {
+    std::lock_guard<std::mutex> lock(b.mu);
+    b.stop = true;
+  }
+  b.work_cv.notify_all();
+  b.state_cv.notify_all();
+  if (b.thread.joinable()) b.thread.join();
+  std::lock_guard<std::mutex> lock(b.mu);
+  return b.error;
+}
+
+namespace {
+
+// Whether `name`, in a store's folder, is one of the files a store makes.
+bool IsStoreFile(std::string_view name) {
+  return name == kKvLockName || name.starts_with(kKvLogName) || name.starts_with("tables.list") ||
+         name.ends_with(".ref") || name.ends_with(".ref.lock") ||
+         name.find(".temp.") != std::string_view::npos;
+}
+
+}  // namespace
+
+Status KvStore::Destroy(const std::string& dir, const KvOptions& options) {
+  FileSystem* fs = options.fs ? options.fs : PosixFileSystem();
+  REFTAB_ASSIGN_OR_RETURN(std::vector<std::string> names, fs->ListDir(dir));  // kNotFound
+  REFTAB_ASSIGN_OR_RETURN(std::unique_ptr<FileLock> lock, LockKvWriter(fs, dir));
+  auto listed = fs->Stat(KvPath(dir, "tables.list.lock"));
+  if (listed.ok()) {
+    return Status::LockHeld(KvPath(dir, "tables.list.lock") +
+                            ": exists: a compaction may be running (remove it if the process "
+                            "that made it is gone); the store was not destroyed");
+  }
+  REFTAB_ASSIGN_OR_RETURN(names, fs->ListDir(dir));  // with the lock held
+  // tables.list first: from then on the folder is an empty stack, whatever is left.
+  std::partition(names.begin(), names.end(),
+                 [](const std::string& n) { return n == "tables.list"; });
+  for (const std::string& name : names) {
+    if (!IsStoreFile(name) || name == kKvLockName) continue;
+    Status s = fs->Remove(KvPath(dir, name));
+    if (!s.ok() && s.code() != Code::kNotFound) return s;
+  }
+  // The lock goes last, still held; then the folder, if nothing else is in it.
+  Status s = fs->Remove(KvPath(dir, kKvLockName));
+  if (!s.ok() && s.code() != Code::kNotFound) return s;
+  lock.reset();
+  if (options.fs == nullptr && ::rmdir(dir.c_str()) != 0 && errno != ENOTEMPTY && errno != EEXIST) {
+    return Status::IoError(dir + ": cannot remove directory: " + std::strerror(errno));
+  }
+  return Status::Ok();
+}
 
 Result<std::unique_ptr<KvStore>> KvStore::Open(const std::string& dir, const KvOptions& options) {
   if (options.create_if_missing && options.fs == nullptr) REFTAB_RETURN_IF_ERROR(MakeDir(dir));
@@ -214,43 +467,49 @@ Result<std::unique_ptr<KvStore>> KvStore::Open(const std::string& dir, const KvO
   auto kv = std::unique_ptr<KvStore>(new KvStore(std::move(stack), options));
   if (!options.read_only) {
     kv->lock_ = std::move(lock);
-    kv->mem_ = std::make_unique<KvMemtable>();
+    kv->bg_ = std::make_unique<Bg>();
     REFTAB_RETURN_IF_ERROR(kv->Recover());
+    Bg& b = *kv->bg_;
+    std::unique_lock<std::mutex> guard(b.mu);
+    kv->UpdateTables(guard, kv->stack_->snapshot());
+    b.thread = std::thread([p = kv.get()] { p->BackgroundLoop(); });
   }
   return kv;
 }
 
-// Replays the log into the memtable, moves it into a table, and starts an empty log: from
-// then on, appends never follow a torn record.
+// Replays the logs into the memtable, oldest first, moves it into a table, and starts an
+// empty log: from then on, appends never follow a torn record.
 Status KvStore::Recover() {
-  Status damage;
-  REFTAB_RETURN_IF_ERROR(ReplayKvLog(
-      options_.fs, stack_->dir(), [this](std::string_view p) { return ApplyLogRecord(p); },
-      &damage));
-  if (!damage.ok()) {
-    if (options_.paranoid_checks) return damage;
-    log_recovery_ = damage;
-  }
-  REFTAB_RETURN_IF_ERROR(MoveMemtableToTable());
-  batches_since_table_ = 0;  // sequence() starts from the tables at open
-  return Status::Ok();
-}
-
-Status KvStore::ApplyLogRecord(std::string_view payload) {
-  REFTAB_RETURN_IF_ERROR(DecodeKvLogBatch(payload, [this](const KvLogOp& op) {
-    if (op.value) {
-      mem_->Put(op.key, *op.value);
-    } else {
-      mem_->Delete(op.key);
+  Bg& b = *bg_;
+  for (std::string_view name : {kKvFlushingLogName, kKvLogName}) {
+    Status damage;
+    REFTAB_RETURN_IF_ERROR(ReplayKvLog(
+        options_.fs, stack_->dir(), name,
+        [&b](std::string_view payload) {
+          return DecodeKvLogBatch(payload, [&b](const KvLogOp& op) {
+            if (op.value) {
+              b.mem->Put(op.key, *op.value);
+            } else {
+              b.mem->Delete(op.key);
+            }
+          });
+        },
+        &damage));
+    if (!damage.ok()) {
+      if (options_.paranoid_checks) return damage;
+      if (log_recovery_.ok()) log_recovery_ = damage;
     }
-  }));
-  ++batches_since_table_;
-  return Status::Ok();
-}
-
-Status KvStore::CheckWritable() const {
-  if (!mem_) return Status::InvalidArgument(stack_->dir() + ": the store is open read-only");
-  return broken_;
+  }
+  bool wrote_table = false;
+  REFTAB_RETURN_IF_ERROR(CommitLayers(stack_.get(), b.mem->Freeze(), &wrote_table));
+  b.mem = std::make_unique<KvMemtable>();
+  const bool sync = options_.durability != Durability::kNone;
+  if (sync) REFTAB_RETURN_IF_ERROR(options_.fs->SyncDir(stack_->dir()));
+  // kv.log.flushing goes before kv.log is replaced: left beside the new log, its older
+  // writes would be replayed over the newer ones of the old kv.log that the table holds.
+  Status gone = options_.fs->Remove(KvPath(stack_->dir(), kKvFlushingLogName));
+  if (!gone.ok() && gone.code() != Code::kNotFound) return gone;
+  return KvLogWriter::CreateFresh(options_.fs, stack_->dir(), sync, &b.log);
 }
 
 Status KvStore::Put(std::string_view key, std::string_view value, const KvWriteOptions& options) {
@@ -273,16 +532,18 @@ Status KvStore::Write(const KvWriteBatch& batch, const KvWriteOptions& options) 
   return WriteOps(ops.data(), ops.size(), options);
 }
 
-// The log record first (synced if asked), then the memtable: what a reader sees is always
-// in the log.
 Status KvStore::WriteOps(const OpView* ops, size_t n, const KvWriteOptions& options) {
-  REFTAB_RETURN_IF_ERROR(CheckWritable());
+  if (!bg_) return Status::InvalidArgument(stack_->dir() + ": the store is open read-only");
   for (size_t i = 0; i < n; ++i) {
     REFTAB_RETURN_IF_ERROR(CheckEntry(ops[i].key, ops[i].value ? ops[i].value->size() : 0));
   }
   if (n == 0) return Status::Ok();
-  record_.clear();
-  KvLogRecordBuilder record(&record_);
+  Writer w;
+  w.ops = ops;
+  w.n = n;
+  w.sync = options.sync;
+  // Built before queueing: threads encode their records in parallel.
+  KvLogRecordBuilder record(&w.record);
   for (size_t i = 0; i < n; ++i) {
     if (ops[i].value) {
       record.Put(ops[i].key, *ops[i].value);
@@ -291,107 +552,336 @@ Status KvStore::WriteOps(const OpView* ops, size_t n, const KvWriteOptions& opti
     }
   }
   REFTAB_RETURN_IF_ERROR(record.Finish());
-  // A failed append may have left part of a record, after which nothing appended could be
-  // read back: the store takes no more writes.
-  Status s = log_->Append(record_);
-  if (s.ok() && options.sync) s = log_->Sync();
-  if (!s.ok()) {
-    broken_ = s;
-    return s;
-  }
-  for (size_t i = 0; i < n; ++i) {
-    if (ops[i].value) {
-      mem_->Put(ops[i].key, *ops[i].value);
+  return WriteQueued(&w);
+}
+
+// The queue (group commit): the head makes room, appends its record and those of the
+// writers behind it with one write(2) (and one fsync if it syncs), outside the lock so that
+// more writers can queue meanwhile, then applies them all to the memtable in queue order:
+// what a reader sees is always in the log.
+Status KvStore::WriteQueued(Writer* w) {
+  Bg& b = *bg_;
+  std::unique_lock<std::mutex> lock(b.mu);
+  b.writers.push_back(w);
+  b.state_cv.wait(lock, [&] { return w->done || b.writers.front() == w; });
+  if (w->done) return w->status;
+  Status s = MakeRoomForWrite(lock, /*force=*/w->n == 0);
+  Writer* last = w;
+  if (s.ok() && w->n != 0) {
+    std::string_view records = w->record;
+    size_t size = w->record.size();
+    const size_t limit = size <= kSmallRecordBytes ? size + kSmallRecordBytes : kMaxGroupBytes;
+    for (auto it = b.writers.begin() + 1; it != b.writers.end(); ++it) {
+      Writer* next = *it;
+      // A synced write must not ride with an unsynced head; a Flush waits for its turn.
+      if (next->n == 0 || (next->sync && !w->sync) || size + next->record.size() > limit) break;
+      if (last == w) b.group.assign(w->record);
+      b.group.append(next->record);
+      size += next->record.size();
+      last = next;
+    }
+    if (last != w) records = b.group;
+    lock.unlock();
+    // A failed append may have left part of a record, after which nothing appended could
+    // be read back: the store takes no more writes.
+    s = b.log->Append(records);
+    if (s.ok() && w->sync) s = b.log->Sync();
+    lock.lock();
+    ++b.counters.log_writes;
+    if (w->sync) ++b.counters.log_syncs;
+    if (!s.ok()) {
+      if (b.error.ok()) b.error = s;
     } else {
-      mem_->Delete(ops[i].key);
+      b.counters.log_bytes_written += records.size();
+      for (auto it = b.writers.begin();; ++it) {
+        const Writer& x = **it;
+        for (size_t i = 0; i < x.n; ++i) {
+          const OpView& op = x.ops[i];
+          b.counters.user_bytes_written += op.key.size() + (op.value ? op.value->size() : 0);
+          if (op.value) {
+            b.mem->Put(op.key, *op.value);
+          } else {
+            b.mem->Delete(op.key);
+          }
+        }
+        ++b.batches;
+        if (*it == last) break;
+      }
     }
   }
-  ++batches_since_table_;
-  if (mem_->bytes() >= options_.memtable_size) return Flush();
-  return Status::Ok();
-}
-
-// The memtable's entries as one transaction (one table; nothing if they change nothing).
-Status KvStore::CommitMemtable(bool* wrote_table) {
-  *wrote_table = false;
-  if (mem_->empty()) return Status::Ok();
-  KvMemCursor entry(mem_->Freeze());
-  Transaction tx = stack_->NewTransaction();
-  // The memtable's entries are writes the store acknowledged: no need to read each key to
-  // drop the few that change nothing (a tombstone for a missing key costs a record until a
-  // full compaction drops it).
-  tx.set_blind_writes(true);
-  for (entry.Seek(std::string_view()); entry.Valid(); entry.Next()) {
-    if (entry.value()) {
-      tx.Update(entry.key(), RefValue::Symref(*entry.value()));
-    } else {
-      tx.Delete(entry.key());
+  for (;;) {
+    Writer* x = b.writers.front();
+    b.writers.pop_front();
+    if (x != w) {
+      x->status = s;
+      x->done = true;
     }
+    if (x == last) break;
   }
-  REFTAB_RETURN_IF_ERROR(tx.Commit());
-  *wrote_table = tx.committed_update_index() != 0;
-  return Status::Ok();
-}
-
-Status KvStore::Flush() {
-  REFTAB_RETURN_IF_ERROR(CheckWritable());
-  if (mem_->empty()) return Status::Ok();
-  return MoveMemtableToTable();
-}
-
-// The order makes a crash at any point safe: the table is listed (and, unless kNone, the
-// listing durable) before the log that holds the same writes is replaced. A crash before
-// the replacement leaves the old log, whose replay at open changes nothing the table does
-// not already hold.
-Status KvStore::MoveMemtableToTable() {
-  bool wrote_table = false;
-  REFTAB_RETURN_IF_ERROR(CommitMemtable(&wrote_table));
-  mem_->Clear();  // the table holds it now; the log too, until it is replaced
-  if (wrote_table) batches_since_table_ = 0;  // else sequence() must not go back
-  const bool sync = options_.durability != Durability::kNone;
-  if (sync) REFTAB_RETURN_IF_ERROR(options_.fs->SyncDir(stack_->dir()));
-  // If the new log is not made, the old one stays in use: appending to it is still right,
-  // as its replay at open would only repeat what the table holds before the newer records.
-  // If it is in place but the folder's sync failed, its name may not survive a machine
-  // crash, nor then the synced writes it would take: the store takes no more writes.
-  std::unique_ptr<KvLogWriter> fresh;
-  Status s = KvLogWriter::CreateFresh(options_.fs, stack_->dir(), sync, &fresh);
-  if (fresh) {
-    log_ = std::move(fresh);
-    if (!s.ok()) broken_ = s;
-  }
+  b.state_cv.notify_all();
   return s;
 }
 
-Status KvStore::MaybeRefresh() {
-  return mem_ == nullptr && options_.refresh_on_read ? Refresh() : Status::Ok();
+// Called by the head of the queue. Makes the memtable immutable when it is full (or when
+// `force`, unless it is empty), after the rule at the top of kv_store.h.
+Status KvStore::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force) {
+  Bg& b = *bg_;
+  bool allow_delay = !force;
+  for (;;) {
+    if (!b.error.ok()) return b.error;
+    if (b.stop) return Status::InvalidArgument(stack_->dir() + ": the store is closed");
+    // Only while the thread has a compaction to run: one it lost to another process's
+    // lock is not retried before the next flush, and waiting for it would never end.
+    const bool compaction_behind = b.compaction_due && b.pending_tables >= kKvSlowdownTables;
+    if (allow_delay && compaction_behind) {
+      // Once per write: spreads the wait over many writes instead of one long stop.
+      allow_delay = false;
+      lock.unlock();
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      lock.lock();
+      ++b.counters.write_slowdowns;
+      continue;
+    }
+    if (!force && b.mem->bytes() < options_.memtable_size) return Status::Ok();
+    if (force && b.mem->empty()) return Status::Ok();
+    if (b.imm || (b.compaction_due && b.pending_tables >= kKvStopTables)) {
+      ++b.counters.write_stops;
+      b.state_cv.wait(lock);  // the thread notifies after every job
+      continue;
+    }
+    // A failure leaves the logs in a state only the next open sorts out (kv.log may be
+    // missing until then): the store takes no more writes.
+    const bool sync = options_.durability != Durability::kNone;
+    std::unique_ptr<KvLogWriter> fresh;
+    Status s = RotateKvLog(options_.fs, stack_->dir(), sync, &fresh);
+    if (!s.ok()) {
+      b.error = s;
+      return s;
+    }
+    b.log = std::move(fresh);
+    b.imm_bytes = b.mem->bytes();
+    b.imm = b.mem->Freeze();
+    b.imm_batches = b.batches;
+    b.mem = std::make_unique<KvMemtable>();
+    b.batches = 0;
+    ++b.rotations;
+    force = false;
+    b.work_cv.notify_one();
+  }
 }
 
-Status KvStore::Refresh() { return stack_->ReloadIfChanged(); }
+void KvStore::BackgroundLoop() {
+  Bg& b = *bg_;
+  std::unique_lock<std::mutex> lock(b.mu);
+  for (;;) {
+    b.work_cv.wait(lock, [&] { return b.stop || (b.error.ok() && (b.imm || b.compaction_due)); });
+    if (b.stop) return;
+    b.busy = true;
+    // Flushes first: a writer may be waiting for the immutable memtable to go.
+    Status s = b.imm ? FlushImmutable(lock) : CompactDue(lock);
+    b.busy = false;
+    if (!s.ok() && b.error.ok()) b.error = s;
+    b.state_cv.notify_all();
+  }
+}
+
+// The order makes a crash at any point safe: the table is listed (and, unless kNone, the
+// listing durable) before kv.log.flushing, which holds the same writes, is removed.
+Status KvStore::FlushImmutable(std::unique_lock<std::mutex>& lock) {
+  Bg& b = *bg_;
+  std::shared_ptr<const KvMemLayers> imm = b.imm;
+  lock.unlock();
+  bool wrote_table = false;
+  Status s;
+  std::shared_ptr<const Snapshot> after;
+  {
+    std::lock_guard<std::mutex> stack_lock(stack_mu_);
+    s = CommitLayers(stack_.get(), imm, &wrote_table);
+    if (s.ok() && options_.durability != Durability::kNone) {
+      s = options_.fs->SyncDir(stack_->dir());
+    }
+    // Left behind (a failed removal), the log is harmless: replayed before kv.log, it
+    // repeats what the table holds, and the next rotation replaces it.
+    if (s.ok()) {
+      Status gone = options_.fs->Remove(KvPath(stack_->dir(), kKvFlushingLogName));
+      (void)gone;
+    }
+    after = stack_->snapshot();
+  }
+  lock.lock();
+  if (!s.ok()) return s;
+  UpdateTables(lock, std::move(after));
+  b.imm.reset();
+  if (!wrote_table) b.batches += b.imm_batches;  // else sequence() would go back
+  b.imm_batches = 0;
+  b.imm_bytes = 0;
+  ++b.flushed;
+  ++b.counters.flushes;
+  return Status::Ok();
+}
+
+Status KvStore::CompactDue(std::unique_lock<std::mutex>& lock) {
+  Bg& b = *bg_;
+  const size_t before = b.tables->tables().size();
+  lock.unlock();
+  Status s;
+  std::shared_ptr<const Snapshot> after;
+  {
+    std::lock_guard<std::mutex> stack_lock(stack_mu_);
+    s = stack_->CompactIfDue();
+    after = stack_->snapshot();
+  }
+  lock.lock();
+  const bool lost_race = s.code() == Code::kLockHeld || s.code() == Code::kOutdated;
+  if (!s.ok() && !lost_race) return s;
+  ++b.counters.compactions;
+  UpdateTables(lock, std::move(after));
+  // Losing to another process's compaction, or merging nothing: try again after the next
+  // flush rather than spin.
+  if (lost_race || b.tables->tables().size() >= before) b.compaction_due = false;
+  return Status::Ok();
+}
+
+// Installs the stack's new state: counts the bytes of its new tables, and what
+// auto-compaction has to do.
+void KvStore::UpdateTables(std::unique_lock<std::mutex>& lock,
+                           std::shared_ptr<const Snapshot> after) {
+  (void)lock;
+  Bg& b = *bg_;
+  if (b.tables) {
+    const auto& old = b.tables->tables();
+    for (const auto& t : after->tables()) {
+      if (std::find(old.begin(), old.end(), t) == old.end()) {
+        b.counters.table_bytes_written += t->file_size();
+      }
+    }
+  }
+  b.tables = std::move(after);
+  PendingCompaction(*b.tables, &b.pending_tables, &b.pending_bytes);
+  b.compaction_due = options_.auto_compact && b.pending_tables != 0;
+  if (b.compaction_due) b.work_cv.notify_one();
+}
+
+Status KvStore::Flush() {
+  if (!bg_) return Status::InvalidArgument(stack_->dir() + ": the store is open read-only");
+  Writer w;  // n == 0: its turn makes the memtable immutable
+  REFTAB_RETURN_IF_ERROR(WriteQueued(&w));
+  Bg& b = *bg_;
+  std::unique_lock<std::mutex> lock(b.mu);
+  const uint64_t rotation = b.rotations;
+  b.state_cv.wait(lock, [&] {
+    return !b.error.ok() || b.stop || (b.flushed >= rotation && !b.busy && !b.compaction_due);
+  });
+  return b.error;
+}
+
+Status KvStore::MaybeRefresh() {
+  return !bg_ && options_.refresh_on_read ? Refresh() : Status::Ok();
+}
+
+Status KvStore::Refresh() {
+  std::shared_ptr<const Snapshot> after;
+  {
+    std::lock_guard<std::mutex> stack_lock(stack_mu_);
+    REFTAB_RETURN_IF_ERROR(stack_->ReloadIfChanged());
+    after = stack_->snapshot();
+  }
+  if (bg_) {
+    std::unique_lock<std::mutex> lock(bg_->mu);
+    UpdateTables(lock, std::move(after));
+  }
+  return Status::Ok();
+}
+
+std::shared_ptr<const Snapshot> KvStore::Tables() {
+  if (bg_) {
+    std::lock_guard<std::mutex> lock(bg_->mu);
+    return bg_->tables;
+  }
+  std::lock_guard<std::mutex> stack_lock(stack_mu_);
+  return stack_->snapshot();
+}
 
 Status KvStore::Get(std::string_view key, std::string* value, bool* found) {
   *found = false;
-  if (mem_ && !key.empty()) {
-    switch (mem_->Get(key, value)) {
+  if (key.empty()) return Status::Ok();
+  std::shared_ptr<const Snapshot> tables;
+  if (bg_) {
+    Bg& b = *bg_;
+    std::lock_guard<std::mutex> lock(b.mu);
+    KvMemLookup in_mem = b.mem->Get(key, value);
+    if (in_mem == KvMemLookup::kAbsent && b.imm) in_mem = LookupKvMemLayers(*b.imm, key, value);
+    switch (in_mem) {
       case KvMemLookup::kValue: *found = true; return Status::Ok();
       case KvMemLookup::kDeleted: return Status::Ok();
       case KvMemLookup::kAbsent: break;
     }
+    tables = b.tables;
+  } else {
+    REFTAB_RETURN_IF_ERROR(MaybeRefresh());
+    tables = Tables();
   }
-  REFTAB_RETURN_IF_ERROR(MaybeRefresh());
-  std::shared_ptr<const Snapshot> now = stack_->snapshot();
-  if (!current_ || current_->snap_ != now) current_.emplace(std::move(now));
+  // One thread at a time reuses the cached snapshot's buffers; the others make their own.
+  std::unique_lock<std::mutex> mine(get_mu_, std::try_to_lock);
+  if (!mine.owns_lock()) return KvSnapshot(std::move(tables)).Get(key, value, found);
+  if (!current_ || current_->snap_ != tables) current_.emplace(std::move(tables));
   return current_->Get(key, value, found);
 }
 
-Result<KvSnapshot> KvStore::GetSnapshot() {
-  REFTAB_RETURN_IF_ERROR(MaybeRefresh());
-  std::shared_ptr<const KvSnapshot::Mem> mem;
-  if (mem_ && (!mem_->empty() || batches_since_table_ != 0)) {
-    mem = std::make_shared<const KvSnapshot::Mem>(
-        KvSnapshot::Mem{mem_->Freeze(), batches_since_table_});
+Status KvStore::MultiGet(const std::vector<std::string_view>& keys,
+                         std::vector<std::string>* values, std::vector<bool>* found) {
+  values->resize(keys.size());
+  found->assign(keys.size(), false);
+  std::vector<size_t> in_tables;  // the keys the memtables do not decide
+  std::shared_ptr<const Snapshot> tables;
+  if (bg_) {
+    Bg& b = *bg_;
+    std::lock_guard<std::mutex> lock(b.mu);
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (keys[i].empty()) continue;
+      KvMemLookup in_mem = b.mem->Get(keys[i], &(*values)[i]);
+      if (in_mem == KvMemLookup::kAbsent && b.imm) {
+        in_mem = LookupKvMemLayers(*b.imm, keys[i], &(*values)[i]);
+      }
+      if (in_mem == KvMemLookup::kValue) (*found)[i] = true;
+      if (in_mem == KvMemLookup::kAbsent) in_tables.push_back(i);
+    }
+    tables = b.tables;
+  } else {
+    REFTAB_RETURN_IF_ERROR(MaybeRefresh());
+    tables = Tables();
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (!keys[i].empty()) in_tables.push_back(i);
+    }
   }
-  return KvSnapshot(stack_->snapshot(), std::move(mem));
+  KvSnapshot snap(std::move(tables));
+  for (size_t i : in_tables) {
+    bool here = false;
+    REFTAB_RETURN_IF_ERROR(snap.Get(keys[i], &(*values)[i], &here));
+    (*found)[i] = here;
+  }
+  return Status::Ok();
+}
+
+Result<KvSnapshot> KvStore::GetSnapshot() {
+  if (!bg_) {
+    REFTAB_RETURN_IF_ERROR(MaybeRefresh());
+    return KvSnapshot(Tables());
+  }
+  Bg& b = *bg_;
+  std::lock_guard<std::mutex> lock(b.mu);
+  std::shared_ptr<const KvSnapshot::Mem> mem;
+  const uint64_t batches = b.batches + b.imm_batches;
+  if (b.imm || !b.mem->empty() || batches != 0) {
+    std::shared_ptr<const KvMemLayers> layers = b.mem->Freeze();
+    if (b.imm) {  // older than the memtable's layers
+      auto all = std::make_shared<KvMemLayers>(*b.imm);
+      all->insert(all->end(), layers->begin(), layers->end());
+      layers = std::move(all);
+    }
+    mem = std::make_shared<const KvSnapshot::Mem>(KvSnapshot::Mem{std::move(layers), batches});
+  }
+  return KvSnapshot(b.tables, std::move(mem));
 }
 
 Result<KvIterator> KvStore::NewIterator(const KvIteratorOptions& options) {
@@ -399,9 +889,43 @@ Result<KvIterator> KvStore::NewIterator(const KvIteratorOptions& options) {
   return snap.NewIterator(options);
 }
 
+KvProperties KvStore::Properties() {
+  KvProperties p;
+  std::shared_ptr<const Snapshot> tables;
+  if (bg_) {
+    Bg& b = *bg_;
+    std::lock_guard<std::mutex> lock(b.mu);
+    p = b.counters;
+    p.memtable_bytes = b.mem->bytes();
+    p.immutable_memtable_bytes = b.imm_bytes;
+    p.pending_compaction_tables = b.pending_tables;
+    p.pending_compaction_bytes = b.pending_bytes;
+    tables = b.tables;
+  } else {
+    tables = Tables();
+    PendingCompaction(*tables, &p.pending_compaction_tables, &p.pending_compaction_bytes);
+  }
+  for (const auto& t : tables->tables()) {
+    p.table_sizes.push_back(t->file_size());
+    p.table_bytes += t->file_size();
+  }
+  return p;
+}
+
 Status KvStore::CompactAll() {
-  if (mem_) REFTAB_RETURN_IF_ERROR(Flush());
-  return stack_->CompactAll();
+  if (bg_) REFTAB_RETURN_IF_ERROR(Flush());
+  Status s;
+  std::shared_ptr<const Snapshot> after;
+  {
+    std::lock_guard<std::mutex> stack_lock(stack_mu_);
+    s = stack_->CompactAll();
+    after = stack_->snapshot();
+  }
+  if (bg_) {
+    std::unique_lock<std::mutex> lock(bg_->mu);
+    UpdateTables(lock, std::move(after));
+  }
+  return s;
 }
 
 }  // namespace reftab

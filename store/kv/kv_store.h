@@ -9,22 +9,38 @@
 //     nothing acknowledged); with KvWriteOptions::sync, once the record is fsynced (a
 //     machine crash loses nothing acknowledged either, given KvOptions::durability kGit or
 //     kFull, which make the tables a flush writes durable too);
-//   * when the memtable passes KvOptions::memtable_size (and on Flush()), it becomes one
-//     new table of the stack, through a stack transaction of blind writes (no read per
-//     key), and only then is the log replaced by an empty one: a crash at any point leaves either
-//     the old log (whose writes, replayed again, change nothing) or the new table and the empty
-//     log;
-//   * opening replays the log into the memtable and flushes it. A short or damaged record
-//     at the end of the log (a process killed while appending it) is dropped, with
-//     everything after it, and reported by log_recovery() (the file, the offset, the bytes
-//     dropped); with KvOptions::paranoid_checks, Open fails instead. A damaged record is
-//     never read as data: each carries an XXH3 checksum of its length and contents
-//     (the format: store/kv/kv_log_format.h in the source tree);
-//   * tables are merged geometrically as they accumulate (auto-compaction).
+//   * when the memtable passes KvOptions::memtable_size (and on Flush()), it becomes
+//     immutable: kv.log is renamed kv.log.flushing, a fresh kv.log takes the next writes
+//     and a new memtable, and a background thread writes the immutable memtable into one
+//     new table of the stack (a stack transaction of blind writes: no read per key), lists
+//     it, and only then removes kv.log.flushing. Reads consult the memtable, then the
+//     immutable one, then the tables. A crash at any point leaves the logs of every write
+//     no table holds: open replays kv.log.flushing, then kv.log (a log whose writes a table
+//     already holds changes nothing when replayed again);
+//   * tables are merged geometrically as they accumulate (auto-compaction), on the same
+//     background thread, after the flushes waiting for it;
+//   * opening replays the logs (kv.log.flushing, then kv.log) into the memtable and flushes
+//     it. A short or damaged record at the end of a log (a process killed while appending
+//     it) is dropped, with everything after it, and reported by log_recovery() (the file,
+//     the offset, the bytes dropped); with KvOptions::paranoid_checks, Open fails instead.
+//     A damaged record is never read as data: each carries an XXH3 checksum of its length
+//     and contents (the format: store/kv/kv_log_format.h in the source tree).
+// When writers wait (the rule, as LevelDB's): there is at most one immutable memtable, so
+// a write that fills the memtable while the previous one is still being flushed waits for
+// that flush. With auto-compaction, while kKvSlowdownTables or more tables wait to be
+// merged (the segment the geometric rule would merge; flushes go first, so tables pile up
+// when writes outpace the thread), each write is delayed once by 1 ms, which leaves the
+// thread time to compact; at kKvStopTables a write that fills the memtable waits for the
+// compaction. Both only while the thread has that compaction to run (one lost to another
+// process's lock waits for the next flush). Errors of the background thread (other than
+// losing a lock race to another process's compaction) are kept: every later write,
+// Flush() and Close() returns them; reopen the store. The thread ends at Close() (or
+// destruction), after the job it is doing: an immutable memtable it did not flush stays in
+// kv.log.flushing for the next open.
 // The files of the folder: tables.list, *.ref (the stack, store/stack.h), kv.log (the log),
-// kv.log.new (a log being made; removed at open), kv.lock (the writer lock, below), and
-// while a flush or compaction changes the list, tables.list.lock with its pid file
-// tables.list~pid.lock.
+// kv.log.flushing (the log of the memtable being flushed), kv.log.new (a log being made;
+// removed at open), kv.lock (the writer lock, below), and while a flush or compaction
+// changes the list, tables.list.lock with its pid file tables.list~pid.lock.
 //
 // Processes: one writing process at a time. A store opened for writing holds an advisory
 // lock on kv.lock (released when the process ends, however it ends); a second writer, in
@@ -34,7 +50,8 @@
 // the same time: they read the tables, so they see every flushed write (Refresh() or
 // refresh_on_read picks up new tables), never what is only in the writer's log and
 // memtable. A writer's Flush() makes its writes visible to them. A store closed without a
-// flush keeps its writes in kv.log; the next writer's Open moves them into a table.
+// flush keeps its writes in kv.log (and kv.log.flushing); the next writer's Open moves them
+// into a table.
 //
 // Encoding (every table is a valid reftable that `reftab dump`, `reftab verify` and git's
 // reader open):
@@ -52,14 +69,17 @@
 // reflogs. Why not object ids (value types 1, 2): they hold 20 or 32 bytes only.
 // The empty key is not allowed (reftable keys are never empty).
 //
-// Objects: a KvStore is used by one thread at a time (like a Stack); a KvSnapshot and a
-// KvIterator too, but they may outlive the store, and copies of a KvSnapshot (which share
-// its tables and its frozen copy of the memtable) may go to other threads.
+// Threads: a KvStore's methods may be called from any number of threads at once (writes
+// are serialised in a queue; see Write() for group commit), except that Close() and
+// destruction must follow every other call. A KvSnapshot and a KvIterator are used by one
+// thread at a time, but they may outlive the store, and copies of a KvSnapshot (which
+// share its tables and its frozen copy of the memtables) may go to other threads.
 #ifndef REFTAB_STORE_KV_KV_STORE_H_
 #define REFTAB_STORE_KV_KV_STORE_H_
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -86,6 +106,11 @@ class KvLogWriter;
 // kMaxBlockSize bytes, with room for its header, the file header and a restart entry.
 inline constexpr size_t kMaxEntryBytes = kMaxBlockSize - 256;
 
+// Writers slow down (1 ms once per write) while this many tables wait for auto-compaction,
+// and stop until compaction catches up at kKvStopTables (see the top of this file).
+inline constexpr size_t kKvSlowdownTables = 8;
+inline constexpr size_t kKvStopTables = 12;
+
 struct KvOptions {
   FileSystem* fs = nullptr;  // nullptr: the operating system's
   // Create the directory if it does not exist (only with the operating system's files).
@@ -99,9 +124,10 @@ struct KvOptions {
   // folder after every rename too. The log's records are synced per write
   // (KvWriteOptions::sync).
   Durability durability = Durability::kGit;
-  // The memtable's size, in bytes of keys and values (plus 64 per entry), past which a
-  // write flushes it into a new table. Memory use is about this much, plus what snapshots
-  // keep of older memtables.
+  // The memtable's size, in bytes of keys and values (plus 64 per entry), past which the
+  // next write makes it immutable, for the background thread to flush into a new table.
+  // Memory use is up to twice this (with the immutable one), plus what snapshots keep of
+  // older memtables.
   size_t memtable_size = 4 << 20;
   // A damaged record in the log fails Open with kCorruption instead of being dropped and
   // reported by log_recovery().
@@ -110,7 +136,7 @@ struct KvOptions {
   // tables.list.lock (negative: forever).
   int64_t lock_timeout_ms = 10000;
   uint32_t block_size = kDefaultBlockSize;  // for tables whose records fit (see above)
-  bool auto_compact = true;                 // geometric compaction after every flush
+  bool auto_compact = true;  // geometric compaction after flushes, on the background thread
   // Read-only stores: true: Get, GetSnapshot and NewIterator first look for new tables
   // (one stat() of tables.list; a reload only when it changed). false: they read the
   // state of the last Refresh(). A writer's reads never look (only it adds tables; others'
@@ -150,9 +176,22 @@ struct KvIteratorOptions {
   std::string prefix;                      // only keys that start with it
 };
 
-// Forward iteration in key order over one snapshot; tombstones are never returned. Records
+// Iteration in key order over one snapshot, forwards and backwards; tombstones are never
+// returned. Records
 // are copied into buffers the iterator reuses, so it allocates nothing per entry once they
-// have grown; key() and value() stay valid until the next Seek/Next.
+// have grown; key() and value() stay valid until the next Seek/Next/Prev.
+// Backwards (SeekToLast, SeekForPrev, Prev): reftable blocks are prefix-compressed against
+// the record before, so they decode forward only, and so do the engine's table and merge
+// cursors. Going back is therefore built on forward scans: the entries before a key K are
+// found by scanning windows [P, K) forward, P being K cut one byte shorter at a time (keys
+// below K either have K's first l bytes and a smaller next byte, or are a prefix of K), and
+// the last kKvReverseBuffer entries of the first non-empty window are kept, so that the
+// next Prevs cost nothing. A window costs one Seek per byte tried plus a forward scan of
+// its entries: about that of a forward step per entry when keys share prefixes evenly, but
+// a window over many entries (e.g. the one key above a million that share no prefix with
+// it) is scanned again every kKvReverseBuffer Prevs. Bounds and prefix apply as forwards.
+inline constexpr size_t kKvReverseBuffer = 1024;
+
 class KvIterator {
  public:
   KvIterator(KvIterator&&) noexcept;
@@ -163,9 +202,16 @@ class KvIterator {
   Status SeekToFirst();
   // Positions at the first key >= `key` within the bounds.
   Status Seek(std::string_view key);
+  // Positions at the last key within the bounds.
+  Status SeekToLast();
+  // Positions at the last key <= `key` within the bounds.
+  Status SeekForPrev(std::string_view key);
   bool Valid() const { return valid_; }
   // Moves to the next key; Valid() turns false at the end or on error (see status()).
   void Next();
+  // Moves to the previous key; Valid() turns false before the first or on error. Like
+  // Next(), nothing when !Valid() (past either end: seek again).
+  void Prev();
   std::string_view key() const { return rec_.refname; }
   std::string_view value() const;
   const Status& status() const;
@@ -175,6 +221,9 @@ class KvIterator {
   struct Impl;
   explicit KvIterator(std::unique_ptr<Impl> impl);
   void Settle();  // reads the next record into rec_, applying the bounds
+  // Positions at the last key < `below` (inclusive: <=), nullopt: no limit but the bounds.
+  Status FindBefore(const std::optional<std::string>& below, bool inclusive);
+  void TakeFromBack();  // positions at the reverse buffer's last entry, removing it
 
   std::unique_ptr<Impl> impl_;
   RefRecord rec_;
@@ -206,32 +255,84 @@ class KvSnapshot {
   mutable RefRecord scratch_;       // Get's record: its name buffer is kept from call to call
 };
 
+// What a store holds and has done since it was opened (KvStore::Properties()).
+struct KvProperties {
+  std::vector<uint64_t> table_sizes;  // the tables' file sizes, oldest first
+  uint64_t table_bytes = 0;           // their sum
+  uint64_t memtable_bytes = 0;        // the memtable's size (as KvOptions::memtable_size counts)
+  uint64_t immutable_memtable_bytes = 0;  // the one being flushed; 0 if none
+  size_t pending_compaction_tables = 0;   // the tables auto-compaction would merge now
+  uint64_t pending_compaction_bytes = 0;  // their bytes
+  // Since open: bytes of keys and values the writes carried; bytes appended to the logs;
+  // bytes of the tables flushes and compactions wrote (not the one Open writes from the logs).
+  uint64_t user_bytes_written = 0;
+  uint64_t log_bytes_written = 0;
+  uint64_t table_bytes_written = 0;
+  uint64_t log_writes = 0;  // write(2)s of log records: fewer than writes under group commit
+  uint64_t log_syncs = 0;
+  uint64_t flushes = 0;          // memtables written into tables by the background thread
+  uint64_t compactions = 0;      // auto-compactions it ran
+  uint64_t write_slowdowns = 0;  // writes delayed by 1 ms (see the top of this file)
+  uint64_t write_stops = 0;      // waits of a write for the background thread
+  // (log + table bytes written) / user bytes; 0 before the first write.
+  double write_amplification() const {
+    return user_bytes_written == 0
+               ? 0
+               : double(log_bytes_written + table_bytes_written) / double(user_bytes_written);
+  }
+};
+
 class KvStore {
  public:
+  // Removes the store in `dir`: its tables, tables.list, its logs and kv.lock, then the
+  // folder if nothing else is left in it (other files stay). Refuses with kLockHeld while a
+  // writer has it open (kv.lock, as Open) or while tables.list.lock exists (a compaction
+  // may be running in another process; one a killed process left must be removed first).
+  // Read-only stores open on it keep reading what they had mapped. kNotFound if `dir`
+  // does not exist. Only with the operating system's files when options.fs is null.
+  static Status Destroy(const std::string& dir, const KvOptions& options = {});
   // Opens the store in `dir` (see the top of this file): a writer takes kv.lock (kLockHeld
-  // if another writer has it), replays kv.log and flushes what it held.
+  // if another writer has it), replays kv.log.flushing and kv.log, flushes what they held,
+  // and starts its background thread.
   static Result<std::unique_ptr<KvStore>> Open(const std::string& dir, const KvOptions& options);
-  // Does not flush: the log keeps the writes for the next Open.
+  // Close(), ignoring its status.
   ~KvStore();
+  // Stops the background thread once its current job is done (joined: no thread outlives
+  // the store) and returns the error it met, if any (Ok for a read-only store). Does not
+  // flush: the logs keep the writes for the next Open. Every later call but the
+  // destructor is an error (kInvalidArgument for writes). Called once, after every other
+  // call on the store returned.
+  Status Close();
 
   Status Put(std::string_view key, std::string_view value, const KvWriteOptions& options = {});
   Status Delete(std::string_view key, const KvWriteOptions& options = {});
   // Applies the whole batch atomically: one log record (nothing for an empty batch).
   // kInvalidArgument for an empty key or a read-only store, kTooLarge for an entry over
   // kMaxEntryBytes. An error writing or syncing the log fails this write and every later
-  // one (the log's end is then unknown; reopen the store), as does a failed sync of the
-  // folder after a new log was put in place. An error from the flush that the write set
-  // off is returned too, but the write itself is done (it is in the log); the next write
-  // tries the flush again.
+  // one (the log's end is then unknown; reopen the store), as do an error putting a fresh
+  // log in place and an error of the background thread (see the top of this file).
+  // Group commit: writes of several threads queue up; the first in the queue appends the
+  // records of those behind it (up to 1 MiB, and synced ones only behind a synced one)
+  // with one write(2) and at most one fsync, then wakes them. Each thread's writes are
+  // applied in the order it made them; a write returns once its record is written (and
+  // synced, with `options.sync`) and applied, so a later read of any thread sees it.
   Status Write(const KvWriteBatch& batch, const KvWriteOptions& options = {});
-  // Writes the memtable into a new table now and replaces the log by an empty one: from
-  // then on, read-only stores of other processes see the writes. Nothing if it is empty.
+  // Makes the memtable immutable now (waiting for an earlier one's flush) and waits until
+  // the background thread has written it into a table and is idle (the compaction that
+  // follows done too): from then on, read-only stores of other processes see the writes.
+  // Returns the background thread's error, if any. While other threads write, it may wait
+  // for their flushes too.
   Status Flush();
 
-  // Reads the latest state: the memtable, then the tables (a read-only store first picks
-  // up new tables: one stat of tables.list when nothing changed; see
-  // KvOptions::refresh_on_read).
+  // Reads the latest state: the memtable, the immutable memtable, then the tables (a
+  // read-only store first picks up new tables: one stat of tables.list when nothing
+  // changed; see KvOptions::refresh_on_read).
   Status Get(std::string_view key, std::string* value, bool* found);
+  // Get of every key of `keys` in one state (no write lands between two of them): resizes
+  // *values and *found to keys.size(); (*values)[i] is set when (*found)[i]. The empty key
+  // is not found. On error, the contents of both are unspecified.
+  Status MultiGet(const std::vector<std::string_view>& keys, std::vector<std::string>* values,
+                  std::vector<bool>* found);
   // The latest state, as above, fixed.
   Result<KvSnapshot> GetSnapshot();
   // An iterator over GetSnapshot().
@@ -240,36 +341,43 @@ class KvStore {
   // Picks up new tables now.
   Status Refresh();
 
-  // Flushes the memtable (if writable) and merges all tables into one (tombstones dropped).
+  // Flushes the memtables (if writable) and merges all tables into one (tombstones dropped).
   Status CompactAll();
-  // What Open found wrong in the log: Ok, or kCorruption naming kv.log, the offset of the
+  // What Open found wrong in the logs: Ok, or kCorruption naming the log, the offset of the
   // first record not read and the bytes dropped from there to the end.
   const Status& log_recovery() const { return log_recovery_; }
-  // The stack underneath, for inspection (table names, compaction outcome).
+  // The current numbers (a read-only store: its tables only, the counters stay 0).
+  KvProperties Properties();
+  // The stack underneath, for inspection (table names, compaction outcome). A writer's
+  // background thread changes it: only while it is idle (after Flush() or CompactAll(),
+  // with no write since).
   Stack* stack() { return stack_.get(); }
 
  private:
+  struct Writer;  // a queued write (kv_store.cc)
+  struct Bg;      // a writer's memtables, log, write queue and background thread
+  struct OpView;  // one operation of a write, as views (kv_store.cc)
   KvStore(std::unique_ptr<Stack> stack, const KvOptions& options);
   Status MaybeRefresh();
   Status Recover();
-  Status ApplyLogRecord(std::string_view payload);
-  Status CheckWritable() const;
-  struct OpView;  // one operation of a write, as views (kv_store.cc)
   Status WriteOps(const OpView* ops, size_t n, const KvWriteOptions& options);
-  Status CommitMemtable(bool* wrote_table);
-  Status MoveMemtableToTable();
+  Status WriteQueued(Writer* w);
+  Status MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force);
+  void BackgroundLoop();
+  Status FlushImmutable(std::unique_lock<std::mutex>& lock);
+  Status CompactDue(std::unique_lock<std::mutex>& lock);
+  void UpdateTables(std::unique_lock<std::mutex>& lock, std::shared_ptr<const Snapshot> after);
+  std::shared_ptr<const Snapshot> Tables();
 
   std::unique_ptr<Stack> stack_;
   KvOptions options_;
-  // A writer's: the lock on kv.lock, the log and the memtable; all null when read-only.
-  std::unique_ptr<FileLock> lock_;
-  std::unique_ptr<KvLogWriter> log_;
-  std::unique_ptr<KvMemtable> mem_;
-  Status broken_;        // a failed log write or sync: every later write fails with it
-  Status log_recovery_;  // see log_recovery()
-  std::string record_;   // the log record being built (its buffer kept from write to write)
-  uint64_t batches_since_table_ = 0;   // see KvSnapshot::sequence()
-  std::optional<KvSnapshot> current_;  // Get's view of the stack's current snapshot
+  std::unique_ptr<FileLock> lock_;     // a writer's lock on kv.lock
+  std::unique_ptr<Bg> bg_;             // null when read-only
+  std::mutex stack_mu_;                // held by whoever uses stack_
+  Status log_recovery_;                // see log_recovery()
+  std::mutex get_mu_;                  // held by a Get using current_ (try_lock: else a local one)
+  std::optional<KvSnapshot> current_;  // Get's view of the current tables
+  bool closed_ = false;
 };
 
 REFTAB_PUBLIC_END

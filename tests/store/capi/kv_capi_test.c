@@ -1,7 +1,8 @@
 /* The key/value store's C API (reftab_kv.h): puts, deletes and gets of binary keys and values
  * (empty, NULs, 1 MiB), batches, a snapshot that keeps its state while the store changes,
  * iteration with prefix, bounds and seek, compaction, reopening, and the error paths (empty
- * key, NULL arguments, oversized entry). Plain C11.
+ * key, NULL arguments, oversized entry), open options, multi-get, properties, close and
+ * destroy, backwards iteration. Plain C11.
  * Usage: kv_capi_test (makes and removes its own temporary folder). */
 #define _POSIX_C_SOURCE 200809L
 #include <reftab_kv.h>
@@ -49,6 +50,25 @@ static size_t keys_of(reftab_kv_iter* it, char* out, size_t size) {
     reftab_kv_entry e;
     int has = 0;
     OK(reftab_kv_iter_next(it, &e, &has, &err));
+    if (!has) break;
+    if (used + e.key_len + 2 < size) {
+      memcpy(out + used, e.key, e.key_len);
+      used += e.key_len;
+      out[used++] = ',';
+      out[used] = '\0';
+    }
+  }
+  return used;
+}
+
+/* The same backwards, from where a seek_last or seek_for_prev left it. */
+static size_t keys_back(reftab_kv_iter* it, char* out, size_t size) {
+  size_t used = 0;
+  out[0] = '\0';
+  for (;;) {
+    reftab_kv_entry e;
+    int has = 0;
+    OK(reftab_kv_iter_prev(it, &e, &has, &err));
     if (!has) break;
     if (used + e.key_len + 2 < size) {
       memcpy(out + used, e.key, e.key_len);
@@ -143,12 +163,32 @@ int main(void) {
   OK(reftab_kv_iter_seek(it, "abd", 3, &err));
   n = keys_of(it, got, sizeof got);
   CHECK(SAME(got, n, "ac,b,k\0y,"));
+  OK(reftab_kv_iter_seek_last(it, &err));
+  n = keys_back(it, got, sizeof got);
+  CHECK(SAME(got, n, "k\0y,b,ac,abc,ab,a,"));
+  OK(reftab_kv_iter_seek_for_prev(it, "abd", 3, &err));
+  n = keys_back(it, got, sizeof got);
+  CHECK(SAME(got, n, "abc,ab,a,"));
+  { /* next after prev: the entry after the one prev returned */
+    reftab_kv_entry e;
+    int has = 0;
+    OK(reftab_kv_iter_seek_for_prev(it, "ac", 2, &err));
+    OK(reftab_kv_iter_prev(it, &e, &has, &err));
+    CHECK(has == 1 && e.key_len == 2 && memcmp(e.key, "ac", 2) == 0);
+    OK(reftab_kv_iter_prev(it, &e, &has, &err));
+    CHECK(has == 1 && e.key_len == 3 && memcmp(e.key, "abc", 3) == 0);
+    OK(reftab_kv_iter_next(it, &e, &has, &err));
+    CHECK(has == 1 && e.key_len == 2 && memcmp(e.key, "ac", 2) == 0);
+  }
   reftab_kv_iter_free(it);
   reftab_kv_range range = {"ab", 2, NULL, 0, NULL, 0};
   OK(reftab_kv_iter_new(now, &range, &it, &err));
   reftab_kv_snapshot_free(now); /* the iterator keeps its own state */
   n = keys_of(it, got, sizeof got);
   CHECK(SAME(got, n, "ab,abc,"));
+  OK(reftab_kv_iter_seek_last(it, &err));
+  n = keys_back(it, got, sizeof got);
+  CHECK(SAME(got, n, "abc,ab,"));
   reftab_kv_iter_free(it);
   reftab_kv_range bounds = {NULL, 0, "ab", 2, "b", 1};
   OK(reftab_kv_iter_new(before, &bounds, &it, &err));
@@ -181,6 +221,58 @@ int main(void) {
   expect_value(kv, "abc", 3, "last wins", 9);
   expect_value(kv, nul_key, sizeof nul_key, nul_value, sizeof nul_value);
   reftab_kv_free(kv);
+
+  /* Options from C: a small memtable and block size, no table fsyncs, no auto-compaction;
+   * multi-get, the properties, close and destroy. */
+  {
+    char opts_dir[300];
+    snprintf(opts_dir, sizeof opts_dir, "%s/opts", root);
+    reftab_kv_options o;
+    memset(&o, 0, sizeof o);
+    o.flags = REFTAB_KV_NO_AUTO_COMPACT;
+    o.memtable_size = 4096;
+    o.block_size = 1024;
+    o.durability = REFTAB_KV_DURABILITY_NONE;
+    reftab_kv_options bad = o;
+    bad.block_size = 100;
+    FAILS(REFTAB_INVALID_ARGUMENT, reftab_kv_open_opts(opts_dir, &bad, &kv, &err));
+    bad = o;
+    bad.durability = 9;
+    FAILS(REFTAB_INVALID_ARGUMENT, reftab_kv_open_opts(opts_dir, &bad, &kv, &err));
+    OK(reftab_kv_open_opts(opts_dir, &o, &kv, &err));
+    char key[16], value[100];
+    memset(value, 'v', sizeof value);
+    for (int i = 0; i < 200; i++) {
+      snprintf(key, sizeof key, "key%03d", i);
+      OK(reftab_kv_put(kv, key, strlen(key), value, sizeof value, &err));
+    }
+    OK(reftab_kv_flush(kv, &err));
+    OK(reftab_kv_delete(kv, "key000", 6, &err));
+    reftab_kv_properties p;
+    OK(reftab_kv_get_properties(kv, &p, &err));
+    CHECK(p.tables >= 5); /* 200 entries of ~170 accounted bytes, a flush per 4 KiB */
+    CHECK(p.flushes == p.tables);
+    CHECK(p.table_sizes != NULL && p.table_sizes[0] > 0);
+    CHECK(p.memtable_bytes == 6 + 64);
+    CHECK(p.user_bytes_written == 200 * (6 + 100) + 6);
+    CHECK(p.write_amplification > 1.0);
+    CHECK(p.log_writes == 201 && p.log_syncs == 0);
+    const void* keys[3] = {"key001", "key000", "nope"};
+    size_t key_lens[3] = {6, 6, 4};
+    const void* values[3];
+    size_t value_lens[3];
+    int found[3];
+    OK(reftab_kv_multi_get(kv, 3, keys, key_lens, values, value_lens, found, &err));
+    CHECK(found[0] == 1 && value_lens[0] == 100 && memcmp(values[0], value, 100) == 0);
+    CHECK(found[1] == 0 && found[2] == 0);
+    OK(reftab_kv_multi_get(kv, 0, NULL, NULL, NULL, NULL, NULL, &err));
+    FAILS(REFTAB_LOCK_HELD, reftab_kv_destroy(opts_dir, &err));
+    OK(reftab_kv_close(kv, &err));
+    kv = NULL;
+    OK(reftab_kv_destroy(opts_dir, &err));
+    CHECK(access(opts_dir, F_OK) != 0);
+    FAILS(REFTAB_NOT_FOUND, reftab_kv_destroy(opts_dir, &err));
+  }
   reftab_kv_free(NULL);
   reftab_kv_batch_free(NULL);
   reftab_kv_snapshot_free(NULL);

@@ -63,6 +63,16 @@ std::map<std::string, std::string> Contents(KvStore& kv, const KvIteratorOptions
   return out;
 }
 
+// Waits (up to a minute, polling) until the background thread has no immutable memtable
+// left to flush; false if it still has one.
+bool WaitForFlushes(KvStore& kv) {
+  for (int i = 0; i < 6000; ++i) {
+    if (kv.Properties().immutable_memtable_bytes == 0) return true;
+    usleep(10 * 1000);
+  }
+  return false;
+}
+
 // "k" + the number (built without operator+, which trips g++ 12's -Wrestrict).
 std::string Key(uint64_t n) {
   std::string k = std::to_string(n);
@@ -399,8 +409,10 @@ TEST(KvLogTest, TheMemtableFlushesAtItsSizeAndEverythingSurvivesReopen) {
   {
     auto kv = OpenOrDie(dir.path(), o);
     for (int i = 0; i < 1000; ++i) ASSERT_TRUE(kv->Put(Key(uint64_t(i)), value).ok());
-    // 1000 entries of about 170 accounted bytes: a flush every ~96 puts.
+    // 1000 entries of about 170 accounted bytes: a flush every ~96 puts, in the background.
+    ASSERT_TRUE(WaitForFlushes(*kv));
     EXPECT_EQ(kv->stack()->names().size(), 1000u * (4 + 100 + 64) / o.memtable_size);
+    EXPECT_EQ(kv->Properties().flushes, 1000u * (4 + 100 + 64) / o.memtable_size);
     KvOptions ro = o;
     ro.read_only = true;
     auto reader = OpenOrDie(dir.path(), ro);
@@ -413,6 +425,150 @@ TEST(KvLogTest, TheMemtableFlushesAtItsSizeAndEverythingSurvivesReopen) {
   auto all = Contents(*kv);
   EXPECT_EQ(all.size(), 1000u);
   for (const auto& [k, v] : all) EXPECT_EQ(v, value) << k;
+}
+
+TEST(KvStoreTest, MultiGetReadsTheMemtablesAndTablesInOneState) {
+  TempDir dir("kv");
+  auto kv = OpenOrDie(dir.path());
+  ASSERT_TRUE(kv->Put("in-table", "t").ok());
+  ASSERT_TRUE(kv->Put("deleted", "gone").ok());
+  ASSERT_TRUE(kv->Flush().ok());
+  ASSERT_TRUE(kv->Put("in-memtable", "m").ok());
+  ASSERT_TRUE(kv->Delete("deleted").ok());
+  std::vector<std::string_view> keys = {"in-table",    "",       "deleted",
+                                        "in-memtable", "absent", "in-table"};
+  std::vector<std::string> values;
+  std::vector<bool> found;
+  ASSERT_TRUE(kv->MultiGet(keys, &values, &found).ok());
+  EXPECT_EQ(found, (std::vector<bool>{true, false, false, true, false, true}));
+  EXPECT_EQ(values[0], "t");
+  EXPECT_EQ(values[3], "m");
+  EXPECT_EQ(values[5], "t");
+  ASSERT_TRUE(kv->MultiGet({}, &values, &found).ok());
+  EXPECT_TRUE(values.empty() && found.empty());
+  KvOptions ro = TestOptions();
+  ro.read_only = true;
+  auto reader = OpenOrDie(dir.path(), ro);
+  ASSERT_TRUE(reader->MultiGet(keys, &values, &found).ok());
+  EXPECT_EQ(found, (std::vector<bool>{true, false, true, false, false, true}));  // flushed only
+}
+
+TEST(KvStoreTest, PropertiesCountTablesMemtableAndBytesWritten) {
+  TempDir dir("kv");
+  KvOptions o = TestOptions();
+  o.auto_compact = false;
+  auto kv = OpenOrDie(dir.path(), o);
+  KvProperties p = kv->Properties();
+  EXPECT_TRUE(p.table_sizes.empty());
+  EXPECT_EQ(p.write_amplification(), 0);
+  const std::string value(100, 'v');
+  for (int t = 0; t < 3; ++t) {
+    for (int i = 0; i < 10; ++i) ASSERT_TRUE(kv->Put(Key(uint64_t(t * 10 + i)), value).ok());
+    ASSERT_TRUE(kv->Flush().ok());
+  }
+  ASSERT_TRUE(kv->Put("k", "v").ok());
+  p = kv->Properties();
+  ASSERT_EQ(p.table_sizes.size(), 3u);
+  EXPECT_EQ(p.table_bytes, p.table_sizes[0] + p.table_sizes[1] + p.table_sizes[2]);
+  EXPECT_EQ(p.table_bytes_written, p.table_bytes);
+  EXPECT_EQ(p.memtable_bytes, 1u + 1u + 64u);
+  EXPECT_EQ(p.immutable_memtable_bytes, 0u);
+  EXPECT_EQ(p.flushes, 3u);
+  EXPECT_EQ(p.user_bytes_written, 30u * (3 + 100) - 10u + 2u);  // k0..k9: one digit less
+  EXPECT_EQ(p.log_writes, 31u);
+  EXPECT_EQ(p.log_syncs, 0u);
+  EXPECT_GT(p.log_bytes_written, p.user_bytes_written);
+  EXPECT_GT(p.write_amplification(), 2.0);  // the log, then the tables
+  // Three equal tables are not geometric: auto-compaction would merge them.
+  EXPECT_GE(p.pending_compaction_tables, 2u);
+  EXPECT_GT(p.pending_compaction_bytes, 0u);
+  ASSERT_TRUE(kv->CompactAll().ok());
+  p = kv->Properties();
+  EXPECT_EQ(p.table_sizes.size(), 1u);
+  EXPECT_EQ(p.pending_compaction_tables, 0u);
+  EXPECT_EQ(p.pending_compaction_bytes, 0u);
+}
+
+TEST(KvStoreTest, DestroyRemovesTheStoreButNotWhileAWriterHasItOpen) {
+  TempDir parent("kv");
+  const std::string dir = parent.path() + "/store";
+  auto kv = OpenOrDie(dir);
+  ASSERT_TRUE(kv->Put("a", "1").ok());
+  ASSERT_TRUE(kv->Flush().ok());
+  ASSERT_TRUE(kv->Put("b", "2").ok());  // in kv.log only
+  Status held = KvStore::Destroy(dir);
+  EXPECT_EQ(held.code(), Code::kLockHeld) << held.ToString();
+  EXPECT_NE(held.message().find("kv.lock"), std::string::npos) << held.message();
+  EXPECT_EQ(GetOr(*kv, "a"), "1");
+  kv.reset();
+  // A leftover tables.list.lock (a compaction elsewhere, or a killed one): refused too.
+  WriteFileOrDie(dir + "/tables.list.lock", "");
+  held = KvStore::Destroy(dir);
+  EXPECT_EQ(held.code(), Code::kLockHeld) << held.ToString();
+  ASSERT_EQ(std::remove((dir + "/tables.list.lock").c_str()), 0);
+  ASSERT_TRUE(KvStore::Destroy(dir).ok());
+  EXPECT_NE(access(dir.c_str(), F_OK), 0);  // the folder went too
+  EXPECT_EQ(KvStore::Destroy(dir).code(), Code::kNotFound);
+  // A folder holding other files keeps them (and stays); the store is gone.
+  kv = OpenOrDie(dir);
+  ASSERT_TRUE(kv->Put("a", "1").ok());
+  kv.reset();
+  WriteFileOrDie(dir + "/notes.txt", "mine");
+  ASSERT_TRUE(KvStore::Destroy(dir).ok());
+  EXPECT_EQ(ReadFileOrDie(dir + "/notes.txt"), "mine");
+  kv = OpenOrDie(dir);
+  EXPECT_EQ(GetOr(*kv, "a"), "<missing>");
+}
+
+TEST(KvStoreTest, BackwardsWithinBoundsAndPrefix) {
+  TempDir dir("kv");
+  auto kv = OpenOrDie(dir.path());
+  for (const char* k : {"a", "ab", "abc", "ac", "b", "ba"}) ASSERT_TRUE(kv->Put(k, k).ok());
+  ASSERT_TRUE(kv->Flush().ok());
+  ASSERT_TRUE(kv->Delete("ac").ok());  // in the memtable: hides the table's
+  ASSERT_TRUE(kv->Put(std::string("a\xff", 2), "high byte").ok());
+  auto back = [&](const KvIteratorOptions& o, const std::optional<std::string>& from) {
+    auto it = kv->NewIterator(o);
+    EXPECT_TRUE(it.ok());
+    EXPECT_TRUE((from ? it->SeekForPrev(*from) : it->SeekToLast()).ok());
+    std::string out;
+    for (; it->Valid(); it->Prev()) out += std::string(it->key()) + ",";
+    EXPECT_TRUE(it->status().ok());
+    return out;
+  };
+  KvIteratorOptions none;
+  EXPECT_EQ(back(none, std::nullopt), "ba,b,a\xff,abc,ab,a,");
+  EXPECT_EQ(back(none, "abz"), "abc,ab,a,");
+  EXPECT_EQ(back(none, "ac"), "abc,ab,a,");  // deleted: the one before
+  EXPECT_EQ(back(none, "a"), "a,");
+  EXPECT_EQ(back(none, std::string("\0", 1)), "");
+  KvIteratorOptions prefix;
+  prefix.prefix = "ab";
+  EXPECT_EQ(back(prefix, std::nullopt), "abc,ab,");
+  EXPECT_EQ(back(prefix, "abb"), "ab,");
+  KvIteratorOptions range;
+  range.lower_bound = "ab";
+  range.upper_bound = "b";
+  EXPECT_EQ(back(range, std::nullopt), "a\xff,abc,ab,");
+  EXPECT_EQ(back(range, "zzz"), "a\xff,abc,ab,");
+  EXPECT_EQ(back(range, "aa"), "");
+  // More entries than the reverse buffer holds, sharing no prefix with the last key.
+  auto m_key = [](int i) {
+    std::string k = std::to_string(i);
+    k.insert(k.begin(), 'm');
+    return k;
+  };
+  for (int i = 0; i < 3000; ++i) ASSERT_TRUE(kv->Put(m_key(100000 + i), "v").ok());
+  ASSERT_TRUE(kv->Put("z", "v").ok());
+  auto it = kv->NewIterator();
+  ASSERT_TRUE(it.ok());
+  ASSERT_TRUE(it->SeekForPrev("z").ok());
+  int n = 0;
+  for (it->Prev(); it->Valid() && it->key()[0] == 'm'; it->Prev()) {
+    ASSERT_EQ(it->key(), m_key(102999 - n));
+    ++n;
+  }
+  EXPECT_EQ(n, 3000);
 }
 
 TEST(KvStoreTest, IteratorBoundsAndPrefix) {
@@ -480,10 +636,25 @@ void RunModel(uint32_t seed, const KvOptions& options) {
     }
     ASSERT_TRUE(kv->Write(b).ok()) << "step " << step;
     model = std::move(next);
+    std::vector<std::string> probe;
     for (int r = 0; r < 5; ++r) {
       std::string k = random_key();
       auto m = model.find(k);
       ASSERT_EQ(GetOr(*kv, k), m == model.end() ? "<missing>" : m->second) << "step " << step;
+      probe.push_back(k);
+    }
+    {  // the same keys at once
+      std::vector<std::string_view> keys(probe.begin(), probe.end());
+      std::vector<std::string> values;
+      std::vector<bool> found;
+      ASSERT_TRUE(kv->MultiGet(keys, &values, &found).ok());
+      for (size_t i = 0; i < keys.size(); ++i) {
+        auto m = model.find(probe[i]);
+        ASSERT_EQ(found[i], m != model.end()) << "step " << step;
+        if (found[i]) {
+          ASSERT_EQ(values[i], m->second) << "step " << step;
+        }
+      }
     }
     switch (rng() % 20) {
       case 0: ASSERT_EQ(Contents(*kv), model) << "step " << step; break;
@@ -508,6 +679,48 @@ void RunModel(uint32_t seed, const KvOptions& options) {
         snap_model = model;
         break;
       }
+      case 6: {  // backwards: all of it, and a SeekForPrev then a step each way
+        auto it = kv->NewIterator();
+        ASSERT_TRUE(it.ok());
+        ASSERT_TRUE(it->SeekToLast().ok());
+        auto m = model.rbegin();
+        for (; it->Valid(); it->Prev(), ++m) {
+          ASSERT_NE(m, model.rend()) << "step " << step;
+          ASSERT_EQ(it->key(), m->first) << "step " << step;
+          ASSERT_EQ(it->value(), m->second) << "step " << step;
+        }
+        ASSERT_TRUE(it->status().ok());
+        ASSERT_EQ(m, model.rend()) << "step " << step;
+        const std::string k = random_key();
+        ASSERT_TRUE(it->SeekForPrev(k).ok());
+        auto at = model.upper_bound(k);  // the first key > k; the one before is <= k
+        if (at == model.begin()) {
+          ASSERT_FALSE(it->Valid()) << "step " << step;
+          break;
+        }
+        --at;
+        ASSERT_TRUE(it->Valid()) << "step " << step;
+        ASSERT_EQ(it->key(), at->first) << "step " << step;
+        it->Next();
+        auto next = std::next(at);
+        ASSERT_EQ(it->Valid(), next != model.end()) << "step " << step;
+        if (it->Valid()) {
+          ASSERT_EQ(it->key(), next->first) << "step " << step;
+        }
+        if (it->Valid()) {
+          it->Prev();
+        } else {  // past the end: Prev has nothing to step back from (as LevelDB's)
+          ASSERT_TRUE(it->SeekForPrev(k).ok());
+        }
+        ASSERT_TRUE(it->Valid()) << "step " << step;
+        ASSERT_EQ(it->key(), at->first) << "step " << step;
+        it->Prev();
+        ASSERT_EQ(it->Valid(), at != model.begin()) << "step " << step;
+        if (it->Valid()) {
+          ASSERT_EQ(it->key(), std::prev(at)->first) << "step " << step;
+        }
+        break;
+      }
       case 3: {  // a seek within a prefix, against the model
         KvIteratorOptions o;
         o.prefix = "k1";
@@ -522,7 +735,7 @@ void RunModel(uint32_t seed, const KvOptions& options) {
     }
   }
   ASSERT_EQ(Contents(*kv), model);
-  EXPECT_TRUE(kv->stack()->last_auto_compaction().ok());
+  EXPECT_TRUE(kv->Close().ok());
 }
 
 TEST(KvStoreModelTest, Seed1) { RunModel(1, TestOptions()); }

@@ -1,0 +1,294 @@
+// The key/value store's threads (store/kv/kv_store.h): the background flush and compaction
+// (the logs it leaves at every step replayed in order, a writer waiting for an unfinished
+// flush, its errors reported on the next write and at Close), and group commit (threads
+// writing at once, synced or not: every write present after reopen, each thread's writes
+// seen in its order by concurrent snapshots). Waits are bounded; nothing depends on timing.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "store/kv/kv_store.h"
+#include "tests/testutil/fault_fs.h"
+#include "tests/testutil/store_util.h"
+
+namespace reftab {
+namespace {
+
+using testutil::FaultInjectingFileSystem;
+using testutil::FsOp;
+using testutil::TempDir;
+
+KvOptions Fast() {
+  KvOptions o;
+  o.durability = Durability::kNone;
+  return o;
+}
+
+std::unique_ptr<KvStore> OpenOrDie(const std::string& dir, const KvOptions& o = Fast()) {
+  auto kv = KvStore::Open(dir, o);
+  EXPECT_TRUE(kv.ok()) << kv.status().ToString();
+  return kv.ok() ? std::move(*kv) : nullptr;
+}
+
+std::string GetOr(KvStore& kv, std::string_view key) {
+  std::string v;
+  bool found = false;
+  Status s = kv.Get(key, &v, &found);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return found ? v : "<missing>";
+}
+
+std::string ReadBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+void WriteBytes(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << bytes;
+}
+
+// The log a store leaves holding `puts` (key, value pairs), written in that order.
+std::string LogOf(const std::vector<std::pair<std::string, std::string>>& puts) {
+  TempDir dir("kvlog");
+  auto kv = OpenOrDie(dir.path());
+  for (const auto& [k, v] : puts) EXPECT_TRUE(kv->Put(k, v).ok());
+  kv.reset();  // closed without a flush: the writes are in kv.log only
+  return ReadBytes(dir.path() + "/kv.log");
+}
+
+std::string Name(const char* prefix, int t, int i) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%s%d/%05d", prefix, t, i);
+  return buf;
+}
+
+// A crash during a background flush leaves kv.log.flushing (the older writes) beside
+// kv.log (the newer): open replays them in that order, and removes the first.
+TEST(KvBackgroundTest, OpenReplaysTheFlushingLogBeforeTheLog) {
+  const std::string older = LogOf({{"a", "old"}, {"b", "only in the older log"}});
+  const std::string newer = LogOf({{"a", "new"}, {"c", "only in the newer log"}});
+  TempDir dir("kvbg");
+  WriteBytes(dir.path() + "/kv.log.flushing", older);
+  WriteBytes(dir.path() + "/kv.log", newer);
+  {
+    auto kv = OpenOrDie(dir.path());
+    ASSERT_TRUE(kv->log_recovery().ok()) << kv->log_recovery().ToString();
+    EXPECT_EQ(GetOr(*kv, "a"), "new");
+    EXPECT_EQ(GetOr(*kv, "b"), "only in the older log");
+    EXPECT_EQ(GetOr(*kv, "c"), "only in the newer log");
+    EXPECT_EQ(access((dir.path() + "/kv.log.flushing").c_str(), F_OK), -1);
+  }
+  // The same with only kv.log.flushing (a crash between the two renames of a rotation).
+  TempDir alone("kvbg");
+  WriteBytes(alone.path() + "/kv.log.flushing", older);
+  auto kv = OpenOrDie(alone.path());
+  EXPECT_EQ(GetOr(*kv, "a"), "old");
+  EXPECT_EQ(ReadBytes(alone.path() + "/kv.log"), "RTKVLOG1");
+}
+
+// A flush the test holds up (its table's creation blocks in a file system hook): reads see
+// the immutable memtable meanwhile, and a writer that fills the next memtable waits for it.
+TEST(KvBackgroundTest, AWriterWaitsForAnUnfinishedFlushAndReadsSeeTheImmutableMemtable) {
+  TempDir dir("kvbg");
+  FaultInjectingFileSystem fs;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool hold = true;
+  std::atomic<int> held{0};
+  fs.set_hook([&](FsOp op, const std::string& path) {
+    if (op != FsOp::kCreate || path.find(".temp.") == std::string::npos) return;
+    std::unique_lock<std::mutex> lock(mu);
+    ++held;
+    cv.wait(lock, [&] { return !hold; });
+  });
+  KvOptions o = Fast();
+  o.fs = &fs;
+  o.memtable_size = 4096;
+  o.auto_compact = false;
+  auto kv = OpenOrDie(dir.path(), o);
+  ASSERT_TRUE(kv);
+  const std::string value(100, 'v');
+  int i = 0;
+  // Fills the memtable, then one more write makes it immutable and wakes the thread.
+  while (kv->Properties().immutable_memtable_bytes == 0) {
+    ASSERT_TRUE(kv->Put(Name("k", 0, i++), value).ok());
+  }
+  EXPECT_EQ(GetOr(*kv, Name("k", 0, 0)), value);  // from the immutable memtable
+  std::thread writer([&] {
+    for (int j = 0; j < 200; ++j) EXPECT_TRUE(kv->Put(Name("w", 0, j), value).ok());
+  });
+  for (int t = 0; t < 6000 && kv->Properties().write_stops == 0; ++t) usleep(10 * 1000);
+  EXPECT_GE(kv->Properties().write_stops, 1u);
+  EXPECT_EQ(kv->Properties().flushes, 0u);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    hold = false;
+  }
+  cv.notify_all();
+  writer.join();
+  ASSERT_TRUE(kv->Flush().ok());
+  EXPECT_GE(held.load(), 1);
+  EXPECT_GE(kv->Properties().flushes, 2u);
+  for (int j = 0; j < i; ++j) ASSERT_EQ(GetOr(*kv, Name("k", 0, j)), value);
+  for (int j = 0; j < 200; ++j) ASSERT_EQ(GetOr(*kv, Name("w", 0, j)), value);
+  EXPECT_TRUE(kv->Close().ok());
+}
+
+// Tables pile up while the thread cannot compact (the test holds the compaction's table in a
+// hook): writes are delayed (the slowdown at kKvSlowdownTables) and, once the memtable is
+// full, wait; they go on when the compaction is let through.
+TEST(KvBackgroundTest, WritesSlowDownAndStopWhileCompactionIsBehind) {
+  TempDir dir("kvbg");
+  KvOptions o = Fast();
+  o.auto_compact = false;
+  {
+    auto kv = OpenOrDie(dir.path(), o);
+    for (int t = 0; t < int(kKvStopTables); ++t) {
+      ASSERT_TRUE(kv->Put(Name("t", t, 0), "v").ok());
+      ASSERT_TRUE(kv->Flush().ok());
+    }
+    ASSERT_EQ(kv->Properties().table_sizes.size(), kKvStopTables);
+  }
+  FaultInjectingFileSystem fs;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool hold = true;
+  fs.set_hook([&](FsOp op, const std::string& path) {
+    if (op != FsOp::kCreate || path.find(".temp.") == std::string::npos) return;
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return !hold; });
+  });
+  o.auto_compact = true;
+  o.fs = &fs;
+  o.memtable_size = 2048;
+  auto kv = OpenOrDie(dir.path(), o);
+  ASSERT_TRUE(kv);
+  EXPECT_GE(kv->Properties().pending_compaction_tables, kKvStopTables);
+  std::atomic<int> done{0};
+  std::thread writer([&] {
+    for (int i = 0; i < 100; ++i) {
+      EXPECT_TRUE(kv->Put(Name("w", 0, i), std::string(100, 'w')).ok());
+      ++done;
+    }
+  });
+  for (int t = 0; t < 6000 && kv->Properties().write_stops == 0; ++t) usleep(10 * 1000);
+  const KvProperties p = kv->Properties();
+  EXPECT_GE(p.write_slowdowns, 1u);
+  EXPECT_GE(p.write_stops, 1u);
+  EXPECT_LT(done.load(), 100);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    hold = false;
+  }
+  cv.notify_all();
+  writer.join();
+  ASSERT_TRUE(kv->Flush().ok());
+  EXPECT_LT(kv->Properties().table_sizes.size(), kKvSlowdownTables);
+  for (int i = 0; i < 100; ++i) ASSERT_EQ(GetOr(*kv, Name("w", 0, i)), std::string(100, 'w'));
+  for (int t = 0; t < int(kKvStopTables); ++t) ASSERT_EQ(GetOr(*kv, Name("t", t, 0)), "v");
+  EXPECT_TRUE(kv->Close().ok());
+}
+
+// The flush's table cannot be created: Flush, the next write and Close report it; every
+// write acknowledged before is there after reopening.
+TEST(KvBackgroundTest, AnErrorOfTheBackgroundThreadFailsLaterWritesAndClose) {
+  TempDir dir("kvbg");
+  FaultInjectingFileSystem fs;
+  KvOptions o = Fast();
+  o.fs = &fs;
+  auto kv = OpenOrDie(dir.path(), o);
+  ASSERT_TRUE(kv);
+  for (int i = 0; i < 50; ++i) ASSERT_TRUE(kv->Put(Name("k", 0, i), "v").ok());
+  // The flush creates kv.log.new (the rotation, in this thread), then the table (in the
+  // background thread).
+  fs.FailNth(FsOp::kCreate, fs.count(FsOp::kCreate) + 2);
+  Status flush = kv->Flush();
+  EXPECT_EQ(flush.code(), Code::kIoError) << flush.ToString();
+  Status put = kv->Put("after", "v");
+  EXPECT_EQ(put.code(), Code::kIoError) << put.ToString();
+  EXPECT_EQ(kv->Close().code(), Code::kIoError);
+  kv.reset();
+  auto again = OpenOrDie(dir.path());
+  for (int i = 0; i < 50; ++i) ASSERT_EQ(GetOr(*again, Name("k", 0, i)), "v");
+  EXPECT_EQ(GetOr(*again, "after"), "<missing>");
+}
+
+// Threads write at once (group commit) while a reader takes snapshots: each thread's keys
+// appear in the order it wrote them (a snapshot holding a thread's key i holds its keys
+// before i), each thread reads its own writes, and all of them survive reopening. Small
+// memtables keep the background thread flushing and compacting meanwhile.
+void RunWriters(bool sync) {
+  constexpr int kThreads = 4;
+  constexpr int kPuts = 300;
+  TempDir dir("kvthreads");
+  KvOptions o = Fast();
+  o.memtable_size = 8192;
+  auto kv = OpenOrDie(dir.path(), o);
+  ASSERT_TRUE(kv);
+  std::atomic<int> finished{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPuts; ++i) {
+        KvWriteBatch b;  // the key and the thread's last number, atomically
+        b.Put(Name("t", t, i), std::to_string(i));
+        b.Put(Name("last", t, 0), std::to_string(i));
+        EXPECT_TRUE(kv->Write(b, KvWriteOptions{.sync = sync}).ok());
+        EXPECT_EQ(GetOr(*kv, Name("t", t, i)), std::to_string(i));
+      }
+      ++finished;
+    });
+  }
+  int checks = 0;
+  while (finished.load() < kThreads && checks < 2000) {
+    ++checks;
+    auto snap = kv->GetSnapshot();
+    ASSERT_TRUE(snap.ok());
+    for (int t = 0; t < kThreads; ++t) {
+      std::string last;
+      bool found = false;
+      ASSERT_TRUE(snap->Get(Name("last", t, 0), &last, &found).ok());
+      if (!found) continue;
+      // Every key up to the thread's last one is there: none skipped, none reordered.
+      const int n = std::stoi(last);
+      for (int i = n; i >= 0; i -= 37) {
+        std::string v;
+        ASSERT_TRUE(snap->Get(Name("t", t, i), &v, &found).ok());
+        ASSERT_TRUE(found) << "thread " << t << " key " << i << " missing, last " << n;
+      }
+    }
+  }
+  for (auto& th : threads) th.join();
+  const KvProperties p = kv->Properties();
+  EXPECT_LE(p.log_writes, uint64_t(kThreads * kPuts));
+  EXPECT_GE(p.log_writes, 1u);
+  if (sync) {
+    EXPECT_EQ(p.log_syncs, p.log_writes);
+  } else {
+    EXPECT_EQ(p.log_syncs, 0u);
+  }
+  EXPECT_TRUE(kv->Close().ok());
+  kv.reset();
+  auto again = OpenOrDie(dir.path());
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(GetOr(*again, Name("last", t, 0)), std::to_string(kPuts - 1));
+    for (int i = 0; i < kPuts; ++i) ASSERT_EQ(GetOr(*again, Name("t", t, i)), std::to_string(i));
+  }
+}
+
+TEST(KvGroupCommitTest, SyncedWritersOfFourThreads) { RunWriters(true); }
+TEST(KvGroupCommitTest, UnsyncedWritersOfFourThreads) { RunWriters(false); }
+
+}  // namespace
+}  // namespace reftab
