@@ -4,6 +4,7 @@
 #ifndef REFTAB_CLI_REF_VALUES_H_
 #define REFTAB_CLI_REF_VALUES_H_
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,8 +12,10 @@
 #include "cli/ref_format.h"
 #include "format/record.h"
 #include "format/status.h"
+#include "store/git/describe.h"
 #include "store/git/objects/abbrev.h"
 #include "store/git/refs/ref_store.h"
+#include "store/git/trailer.h"
 #include "store/git/upstream.h"
 #include "store/git/worktrees.h"
 
@@ -51,6 +54,10 @@ class RefValues {
   Status CommonAtom(const UsedAtom& a, const ObjectData& d, bool deref, bool* ahead_behind_seen,
                     AtomValue* v, bool* done);
   Status CommitField(const UsedAtom& a, std::string_view content, AtomValue* v);
+  Status MessageAtom(const UsedAtom& a, std::string_view content, AtomValue* v);
+  Status SignatureAtom(const UsedAtom& a, const ObjectData& d, AtomValue* v);
+  Status DescribeAtom(size_t index, const UsedAtom& a, const ObjectData& d, AtomValue* v);
+  Status StorageAtom(const UsedAtom& a, const ObjectData& d, AtomValue* v);
   Status PersonAtom(const UsedAtom& a, std::string_view name, const ObjectData& d, AtomValue* v);
   Status Abbrev(const ObjectId& id, const UsedAtom& a, std::string* out);
   Status Objects(const char* atom, GitObjects** objects);
@@ -65,6 +72,8 @@ class RefValues {
   GitUpstreams upstreams_;
   std::optional<std::string> head_;  // what HEAD resolves to (a name), read once
   std::optional<std::vector<GitWorktreeHead>> worktrees_;  // read once, when first needed
+  std::optional<GitTrailerConfig> trailer_config_;         // read once, when first needed
+  std::vector<std::unique_ptr<GitDescriber>> describers_;  // by atom index, made when needed
 };
 
 }  // namespace reftab::cli

@@ -86,9 +86,6 @@ at 1700001000; "$git" -C "$S" commit -q --allow-empty -m "sha256 commit"
 "$git" -C "$S" tag -a -m "sha256 tag" t256
 "$git" -C "$S" symbolic-ref refs/heads/link refs/heads/side
 
-KNOWN["--format=%(describe) refs/tags"]="%(describe) is not supported"
-KNOWN["--format=%(trailers) refs/heads"]="%(trailers) is not supported"
-KNOWN["--format=%(objectsize:disk) refs/heads/main"]="%(objectsize:disk) is not supported"
 KNOWN["sha256: --include-root-refs"]="libgit2 1.5 reads no SHA-256 objects (%(objecttype))"
 
 DIR=$R

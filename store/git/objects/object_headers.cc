@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "format/bytes.h"
 #include "store/file.h"
@@ -239,6 +241,57 @@ struct GitObjectHeaders::Pack {
     return Status::Ok();
   }
 
+  // Every entry's offset with its position among the names, by offset (git's reverse
+  // index), built on first use: where an entry ends, and which object an offset holds.
+  std::vector<std::pair<uint64_t, uint32_t>> by_offset;
+  bool by_offset_built = false;
+
+  Status BuildReverseIndex() {
+    if (by_offset_built) return Status::Ok();
+    by_offset_built = true;
+    const uint8_t* offs = idx.data + 8 + 1024 + size_t(count) * (hs + 4);
+    by_offset.reserve(count);
+    for (uint32_t i = 0; i < count; ++i) {
+      uint32_t o = Be32(offs + size_t(i) * 4);
+      uint64_t off = o;
+      if (o & 0x80000000u) {
+        const uint8_t* big = offs + size_t(count) * 4 + size_t(o & 0x7fffffffu) * 8;
+        if (big + 8 > idx.data + idx.size) return Status::Corruption(path + ": bad index offset");
+        off = uint64_t(Be32(big)) << 32 | Be32(big + 4);
+      }
+      by_offset.emplace_back(off, i);
+    }
+    std::sort(by_offset.begin(), by_offset.end());
+    return Status::Ok();
+  }
+
+  // The bytes the entry at `offset` takes in the pack, and the id of its delta base (zero
+  // when it is not a delta).
+  Status Storage(uint64_t offset, uint64_t* disk_size, ObjectId* delta_base) {
+    REFTAB_RETURN_IF_ERROR(BuildReverseIndex());
+    auto at =
+        std::lower_bound(by_offset.begin(), by_offset.end(), std::make_pair(offset, uint32_t(0)));
+    if (at == by_offset.end() || at->first != offset) {
+      return Status::Corruption(path + ": no entry at offset " + std::to_string(offset));
+    }
+    const uint64_t end = at + 1 != by_offset.end() ? (at + 1)->first : pack.size - hs;
+    if (end < offset) return Status::Corruption(path + ": entry past the end");
+    *disk_size = end - offset;
+    int type = 0;
+    uint64_t data = 0, base_offset = 0;
+    delta_base->fill(0);
+    REFTAB_RETURN_IF_ERROR(Entry(offset, &type, &data, &base_offset, delta_base));
+    if (type == 6) {
+      auto base = std::lower_bound(by_offset.begin(), by_offset.end(),
+                                   std::make_pair(base_offset, uint32_t(0)));
+      if (base == by_offset.end() || base->first != base_offset) {
+        return Status::Corruption(path + ": delta base at a bad offset");
+      }
+      std::memcpy(delta_base->data(), idx.data + 8 + 1024 + size_t(base->second) * hs, hs);
+    }
+    return Status::Ok();
+  }
+
   // The object at `offset`, resolved through deltas: its type and up to `limit` bytes.
   Status Object(uint64_t offset, size_t limit, GitObjectType* type, std::string* body,
                 int depth = 0) const {
@@ -362,6 +415,31 @@ Status GitObjectHeaders::Has(const ObjectId& id, bool* found) {
     if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return Status::Ok();
   }
   *found = false;
+  return Status::Ok();
+}
+
+Status GitObjectHeaders::Storage(const ObjectId& id, uint64_t* disk_size, ObjectId* delta_base,
+                                 bool* found) {
+  *found = false;
+  *disk_size = 0;
+  delta_base->fill(0);
+  if (!packs_loaded_) REFTAB_RETURN_IF_ERROR(LoadPacks());
+  for (const auto& pack : packs_) {
+    uint64_t offset = 0;
+    if (!pack->Find(id, &offset)) continue;
+    *found = true;
+    return pack->Storage(offset, disk_size, delta_base);
+  }
+  const std::string hex = HexId(id, hash_size_);
+  for (const std::string& dir : dirs_) {
+    struct stat st;
+    std::string path = dir + "/" + hex.substr(0, 2) + "/" + hex.substr(2);
+    if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      *found = true;
+      *disk_size = uint64_t(st.st_size);
+      return Status::Ok();
+    }
+  }
   return Status::Ok();
 }
 

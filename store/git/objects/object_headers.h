@@ -11,6 +11,7 @@
 #ifndef REFTAB_STORE_GIT_OBJECTS_OBJECT_HEADERS_H_
 #define REFTAB_STORE_GIT_OBJECTS_OBJECT_HEADERS_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,6 +36,11 @@ class GitObjectHeaders {
   // Whether the database has the object, as `git show-ref` asks: a pack index entry or a
   // loose file is enough, nothing is inflated. Errors are I/O errors.
   Status Has(const ObjectId& id, bool* found);
+  // How the object is stored, as git's %(objectsize:disk) and %(deltabase) see it: the
+  // bytes its pack entry takes (header and delta base reference included) or its loose
+  // file's size, and for a delta entry the id of its base (zero otherwise, and for loose
+  // objects). *found is false when the database does not have it.
+  Status Storage(const ObjectId& id, uint64_t* disk_size, ObjectId* delta_base, bool* found);
   // Follows annotated tags from `id` to the first object that is not a tag. *ok is false
   // when a tag in the chain names a missing object or one of another type than it claims
   // (git then stores no peeled value).

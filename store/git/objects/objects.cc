@@ -272,6 +272,11 @@ Status GitObjects::TypeOf(const ObjectId& id, GitObjectType* type) {
 
 Status GitObjects::Has(const ObjectId& id, bool* found) { return headers().Has(id, found); }
 
+Status GitObjects::Storage(const ObjectId& id, uint64_t* disk_size, ObjectId* delta_base,
+                           bool* found) {
+  return headers().Storage(id, disk_size, delta_base, found);
+}
+
 Status GitObjects::Peel(const ObjectId& id, ObjectId* peeled, bool* ok) {
   return headers().Peel(id, peeled, ok);
 }

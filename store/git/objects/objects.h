@@ -71,6 +71,12 @@ class GitObjects {
   Status Size(const ObjectId& id, GitObjectType* type, uint64_t* size);
   // The whole content (without git's "<type> <size>\0" header); kNone and "" when missing.
   Status Read(const ObjectId& id, GitObjectType* type, std::string* content);
+  // How the object is stored (git's %(objectsize:disk) and %(deltabase)): the bytes its
+  // pack entry takes, or its loose file's size; and the id of the base of a delta entry,
+  // zero when it is not one (loose objects never are). *found is false when the database
+  // lacks it. Reads the pack indexes and entry headers itself: works without libgit2, for
+  // both hash formats.
+  Status Storage(const ObjectId& id, uint64_t* disk_size, ObjectId* delta_base, bool* found);
   // Follows annotated tags from `id` to the first object that is not a tag. *ok is false
   // when `id` is missing, or a tag in the chain is malformed, names a missing object or one
   // of another type than it claims (git then stores no peeled value).
