@@ -334,7 +334,7 @@ Status RefValues::ObjectAtoms(const RefFormat& format, bool deref, const ObjectD
     } else if (a.kind == AtomKind::kDescribe) {
       if (is_commit || is_tag) REFTAB_RETURN_IF_ERROR(DescribeAtom(i, a, d, &v));
     } else if (a.kind == AtomKind::kIsBase) {
-      // filled from the listing as a whole (see ref_is_base)
+      // filled by Fill from the listing as a whole
     } else {
       REFTAB_RETURN_IF_ERROR(PersonAtom(a, std::string_view(a.name).substr(deref ? 1 : 0), d, &v));
     }
@@ -423,9 +423,22 @@ Status RefValues::Fill(const RefFormat& format, const RefItem& ref,
   }
   bool need_object = false, need_tagged = false, need_content = false;
   const char* first_object_atom = nullptr;
+  const std::vector<std::string>* is_base = nullptr;
+  if (!is_base_.empty()) {
+    auto it = is_base_.find(ref.refname);
+    if (it != is_base_.end()) is_base = &it->second;
+  }
+  size_t is_base_slot = 0;
   for (size_t i = 0; i < format.atoms.size(); ++i) {
     const UsedAtom& a = format.atoms[i];
     bool done = false;
+    if (a.kind == AtomKind::kIsBase) {
+      if (is_base && is_base_slot < is_base->size() && !(*is_base)[is_base_slot].empty()) {
+        (*values)[i].s = "(" + (*is_base)[is_base_slot] + ")";
+      }
+      ++is_base_slot;
+      continue;
+    }
     REFTAB_RETURN_IF_ERROR(RefAtom(a, ref, &(*values)[i], &done));
     need_tagged |= a.deref;
     need_content |=

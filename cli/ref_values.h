@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "cli/ref_format.h"
@@ -31,11 +32,19 @@ struct RefItem {
   std::string symref;  // the last name its symref chain reaches
 };
 
+// For %(is-base:...): by ref name, one slot per %(is-base) atom: the commit as written, or ""
+// for none. git fills slot j with the j-th atom whose base was found, whatever ref that is:
+// a ref's slot need not be its own atom's (kept as git prints it).
+using IsBaseNames = std::unordered_map<std::string, std::vector<std::string>>;
+
 class RefValues {
  public:
   // `store` must outlive this object. `core_abbrev`: ReadCoreAbbrev's value, the length of
   // %(objectname:short) and the like.
   RefValues(GitRefStore& store, int core_abbrev);
+
+  // What %(is-base:...) atoms print, found over the whole listing before any Fill.
+  void SetIsBase(IsBaseNames names) { is_base_ = std::move(names); }
 
   // Fills one value per atom of `format`. Errors carry git's fatal message (without
   // "fatal: "), e.g. "missing object <id> for refs/heads/x".
@@ -74,6 +83,7 @@ class RefValues {
   std::optional<std::vector<GitWorktreeHead>> worktrees_;  // read once, when first needed
   std::optional<GitTrailerConfig> trailer_config_;         // read once, when first needed
   std::vector<std::unique_ptr<GitDescriber>> describers_;  // by atom index, made when needed
+  IsBaseNames is_base_;
 };
 
 }  // namespace reftab::cli

@@ -1,6 +1,8 @@
 // GitObjects' walks over commit parents: ancestry and ahead/behind counts. libgit2's graph
 // functions need a git_repository (which would read refs); with only the object database we
 // walk the parents ourselves, through the commit parser.
+#include <algorithm>
+#include <optional>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
@@ -118,6 +120,119 @@ Status GitObjects::AheadBehind(const ObjectId& a, const ObjectId& b, size_t* ahe
     if (n.marks == kFromA) ++*ahead;
     if (n.marks == kFromB) ++*behind;
   }
+  return Status::Ok();
+}
+
+// git's get_branch_base_for_tip over first parents. Generations are computed for every
+// commit reachable from the tip and the bases (git does so when no commit-graph holds them;
+// a commit-graph holds the same corrected commit dates).
+Status GitObjects::BranchBase(const ObjectId& tip, const std::vector<ObjectId>& bases, int* index) {
+  *index = -1;
+  if (bases.empty()) return Status::Ok();
+  struct Node {
+    bool read = false;
+    uint64_t date = 0, generation = 0;
+    std::vector<ObjectId> parents;
+    int best = 0;  // -1: reached from the tip; i + 1: from bases[i]
+  };
+  std::unordered_map<ObjectId, Node, IdHash> nodes;
+  auto node = [&](const ObjectId& id, Node** out) -> Status {
+    Node& n = nodes[id];
+    *out = &n;
+    if (n.read) return Status::Ok();
+    n.read = true;
+    Status s = ReadCommit(id, &n.parents, &n.date);
+    if (s.code() == Code::kInvalidArgument) return Status::Ok();  // not a commit
+    return s;
+  };
+  // Corrected commit dates: a commit's is its date, or one more than its parents' highest.
+  auto generation = [&](const ObjectId& start) -> Status {
+    Node* n = nullptr;
+    REFTAB_RETURN_IF_ERROR(node(start, &n));
+    if (n->generation) return Status::Ok();
+    std::vector<ObjectId> stack{start};
+    while (!stack.empty()) {
+      Node* c = nullptr;
+      REFTAB_RETURN_IF_ERROR(node(stack.back(), &c));
+      uint64_t max_parent = 0;
+      bool ready = true;
+      for (const ObjectId& p : c->parents) {
+        Node* pn = nullptr;
+        REFTAB_RETURN_IF_ERROR(node(p, &pn));
+        if (!pn->generation) {
+          stack.push_back(p);
+          ready = false;
+          break;
+        }
+        max_parent = std::max(max_parent, pn->generation);
+      }
+      if (!ready) continue;
+      if (c->date && c->date > max_parent) max_parent = c->date - 1;
+      c->generation = max_parent + 1;
+      stack.pop_back();
+    }
+    return Status::Ok();
+  };
+  REFTAB_RETURN_IF_ERROR(generation(tip));
+  for (const ObjectId& b : bases) REFTAB_RETURN_IF_ERROR(generation(b));
+
+  // Highest generation first, then the newest date, then the first queued.
+  struct Entry {
+    uint64_t generation, date, order;
+    ObjectId id;
+    bool operator<(const Entry& o) const {
+      if (generation != o.generation) return generation < o.generation;
+      if (date != o.date) return date < o.date;
+      return order > o.order;
+    }
+  };
+  std::priority_queue<Entry> queue;
+  uint64_t order = 0;
+  auto put = [&](const ObjectId& id) {
+    const Node& n = nodes[id];
+    queue.push(Entry{n.generation, n.date, order++, id});
+  };
+  nodes[tip].best = -1;
+  put(tip);
+  int best_index = -1;
+  for (size_t i = 0; i < bases.size(); ++i) {
+    Node& n = nodes[bases[i]];
+    if (n.best == -1) {  // the tip itself
+      *index = int(i);
+      return Status::Ok();
+    }
+    if (n.best) continue;
+    n.best = int(i) + 1;
+    put(bases[i]);
+  }
+  std::optional<ObjectId> branch_point;
+  while (!queue.empty()) {
+    const ObjectId id = queue.top().id;
+    queue.pop();
+    if (branch_point && id == *branch_point) break;
+    Node* c = nullptr;
+    REFTAB_RETURN_IF_ERROR(node(id, &c));
+    if (c->parents.empty()) continue;
+    const ObjectId parent = c->parents[0];
+    const int best_for_c = c->best;
+    Node* p = nullptr;
+    REFTAB_RETURN_IF_ERROR(node(parent, &p));
+    if (!p->generation) REFTAB_RETURN_IF_ERROR(generation(parent));
+    if (!p->best) {
+      p->best = best_for_c;
+      put(parent);
+      continue;
+    }
+    if (p->best > 0 && best_for_c > 0) {
+      if (best_for_c < p->best) p->best = best_for_c;
+      continue;
+    }
+    const int positive = best_for_c < 0 ? p->best : best_for_c;
+    if (best_index < 0 || positive < best_index) best_index = positive;
+    p->best = -1;
+    branch_point = parent;
+  }
+  *index = best_index > 0 ? best_index - 1 : -1;
   return Status::Ok();
 }
 

@@ -99,6 +99,12 @@ class GitObjects {
   // Commits reachable from `a` but not from `b` (*ahead) and from `b` but not from `a`
   // (*behind): what %(upstream:track) prints for a = the branch, b = its upstream.
   Status AheadBehind(const ObjectId& a, const ObjectId& b, size_t* ahead, size_t* behind);
+  // git's %(is-base:<tip>): which of `bases` (commits) `tip` most likely branched from. The
+  // first-parent histories of the tip and of every base are walked together, highest
+  // generation (corrected commit date) first; the first commit of the tip's history reached
+  // from a base decides, the lowest index winning among bases that reach it at once.
+  // *index is -1 when no base's first-parent history meets the tip's.
+  Status BranchBase(const ObjectId& tip, const std::vector<ObjectId>& bases, int* index);
 
  private:
   struct Lib;  // libgit2's functions, its odb handle, and the loaded library
