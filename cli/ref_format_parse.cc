@@ -188,10 +188,10 @@ bool ParseEmailArg(UsedAtom* a, const std::string_view* arg, FormatError* e) {
 
 bool ParseTrailersArg(UsedAtom* a, const std::string_view* arg, FormatError* e) {
   a->contents = ContentsOption::kTrailers;
-  std::string invalid;
+  std::optional<std::string> invalid;
   if (arg && !ParseTrailerOptions(*arg, &a->trailers, &invalid)) {
-    return Fatal(e, invalid.empty() ? "expected %(trailers:key=<value>)"
-                                    : "unknown %(trailers) argument: " + invalid);
+    return Fatal(e, !invalid ? "expected %(trailers:key=<value>)"
+                             : "unknown %(trailers) argument: " + *invalid);
   }
   return true;
 }
@@ -222,17 +222,17 @@ int ParseDescribeOption(UsedAtom* a, std::string_view* arg, FormatError* e) {
     Fatal(e, std::move(message));
     return -1;
   };
-  std::string_view at = *arg;
   std::optional<std::string_view> v;
-  if (MatchAtomOption(&at, "tags", &v)) {
+  // As in git, a "tags" whose value is no boolean is consumed all the same: the other
+  // options are tried on what follows it.
+  if (MatchAtomOption(arg, "tags", &v)) {
     std::optional<bool> b = v ? ParseGitBool(std::string(*v)) : std::optional<bool>(true);
     if (b) {
       a->describe.tags = *b;
-      *arg = at;
       return 1;
     }
-    at = *arg;
   }
+  std::string_view at = *arg;
   if (MatchAtomOption(&at, "abbrev", &v)) {
     if (!v || v->empty()) return refuse("argument expected for describe:abbrev");
     // strtol over the rest of the argument, as git reads the value in place.

@@ -325,6 +325,8 @@ Status RefValues::ObjectAtoms(const RefFormat& format, bool deref, const ObjectD
     } else if (is_commit &&
                IsOneOf(a.kind, {AtomKind::kTree, AtomKind::kParent, AtomKind::kNumparent})) {
       REFTAB_RETURN_IF_ERROR(CommitField(a, d.content, &v));
+    } else if (a.kind == AtomKind::kBody && a.name != (deref ? "*body" : "body")) {
+      // "%(body:)": git takes no argument, yet only the exact name "body" gets a value
     } else if ((is_commit || is_tag) &&
                IsOneOf(a.kind, {AtomKind::kSubject, AtomKind::kBody, AtomKind::kContents,
                                 AtomKind::kTrailers})) {
@@ -355,10 +357,10 @@ Status RefValues::PersonAtom(const UsedAtom& a, std::string_view name, const Obj
     }
     if (who.empty() || (who == "tagger") != is_tag) return Status::Ok();
   }
-  std::string_view rest =
-      name.substr(a.kind == AtomKind::kCreator || a.kind == AtomKind::kCreatordate
-                      ? std::string_view("creator").size()
-                      : who.size());
+  // %(creator) is the whole line whatever its arguments (git ignores them).
+  std::string_view rest = a.kind == AtomKind::kCreator       ? std::string_view()
+                          : a.kind == AtomKind::kCreatordate ? name.substr(7)
+                                                             : name.substr(who.size());
   // Without a mailmap the :mailmap forms are the plain ones; reftab reads no mailmap.
   if ((a.mailmap || (a.email & kEmailMailmap)) && MailmapInUse()) {
     return Status::InvalidArgument("reftab does not support mailmap in %(" + a.name + ")");

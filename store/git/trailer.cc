@@ -235,10 +235,11 @@ bool MatchOption(std::string_view* arg, std::string_view name, std::optional<std
   return true;
 }
 
+// A boolean option. As in git, an option whose value is not a boolean is consumed all the
+// same before the match fails: the next option is then tried on what follows it.
 bool MatchBool(std::string_view* arg, std::string_view name, bool* out) {
-  std::string_view at = *arg;
   std::optional<std::string_view> v;
-  if (!MatchOption(&at, name, &v)) return false;
+  if (!MatchOption(arg, name, &v)) return false;
   if (v) {
     std::optional<bool> b = ParseGitBool(std::string(*v));
     if (!b) return false;
@@ -246,7 +247,6 @@ bool MatchBool(std::string_view* arg, std::string_view name, bool* out) {
   } else {
     *out = true;
   }
-  *arg = at;
   return true;
 }
 
@@ -284,8 +284,9 @@ GitTrailerConfig ReadTrailerConfig(const GitConfig& config) {
   return c;
 }
 
-bool ParseTrailerOptions(std::string_view arg, GitTrailerOptions* o, std::string* invalid) {
-  invalid->clear();
+bool ParseTrailerOptions(std::string_view arg, GitTrailerOptions* o,
+                         std::optional<std::string>* invalid) {
+  invalid->reset();
   while (!arg.empty()) {
     std::optional<std::string_view> v;
     if (MatchOption(&arg, "key", &v)) {

@@ -43,10 +43,12 @@ struct GitTrailerOptions {
 };
 
 // Parses the comma-separated options after "trailers:" (`arg` without a closing ')').
-// Returns false on an option git refuses; *invalid then holds it as git names it ("bogus",
-// "only=maybe"), or is empty for a "key" without a value (git says "expected
+// Returns false on an option git refuses; *invalid then holds it as git names it ("bogus";
+// after a boolean with a bad value such as "only=maybe", git names what follows it, maybe
+// ""), or is nullopt for a "key" without a value (git says "expected
 // %(trailers:key=<value>)"). %n and %xNN in separator values are expanded as git does.
-bool ParseTrailerOptions(std::string_view arg, GitTrailerOptions* options, std::string* invalid);
+bool ParseTrailerOptions(std::string_view arg, GitTrailerOptions* options,
+                         std::optional<std::string>* invalid);
 
 // The trailer block of `message` (from the subject on, without a signature) printed as the
 // options ask; the block unchanged when no option changes it. As ref-filter, a "---" line does
