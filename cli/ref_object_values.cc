@@ -398,7 +398,9 @@ Status RefValues::AheadBehind(const UsedAtom& a, const ObjectData& d, bool first
   }
   size_t ahead = 0, behind = 0;
   if (commit != a.base) {
-    REFTAB_RETURN_IF_ERROR(CountAheadBehind(*objects, commit, a.base, &ahead, &behind));
+    // By generation, as git's ahead-behind walks: exact where commit dates are skewed.
+    REFTAB_RETURN_IF_ERROR(
+        CountAheadBehind(*objects, commit, a.base, &ahead, &behind, GitWalkOrder::kGeneration));
   }
   out->append(std::to_string(ahead)).push_back(' ');
   out->append(std::to_string(behind));

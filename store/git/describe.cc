@@ -15,14 +15,6 @@
 namespace reftab {
 namespace {
 
-struct IdHash {
-  size_t operator()(const ObjectId& id) const {
-    size_t h = 0;
-    for (size_t i = 0; i < sizeof(h); ++i) h = h << 8 | id[i];  // ids are uniformly random
-    return h;
-  }
-};
-
 constexpr unsigned kSeen = 1;
 constexpr unsigned kMaxCandidates = 10;  // git's DEFAULT_CANDIDATES
 
@@ -60,7 +52,7 @@ struct GitDescriber::Impl {
   GitAbbreviator& abbrev;
   GitDescribeOptions options;
   bool loaded = false;
-  std::unordered_map<ObjectId, Name, IdHash> names;  // by the id the tag peels to
+  std::unordered_map<ObjectId, Name, ObjectIdHash> names;  // by the id the tag peels to
   size_t hash_size;
 
   Impl(GitRefStore& s, GitAbbreviator& a, GitDescribeOptions o)
@@ -154,7 +146,7 @@ struct GitDescriber::Impl {
     return Status::Ok();
   }
 
-  Status Read(const ObjectId& id, std::unordered_map<ObjectId, Commit, IdHash>* commits,
+  Status Read(const ObjectId& id, std::unordered_map<ObjectId, Commit, ObjectIdHash>* commits,
               Commit** out) {
     Commit& c = (*commits)[id];
     *out = &c;
@@ -253,7 +245,7 @@ Status GitDescriber::Describe(const ObjectId& commit, std::string* out) {
     return Status::Ok();
   }
 
-  std::unordered_map<ObjectId, Commit, IdHash> commits;
+  std::unordered_map<ObjectId, Commit, ObjectIdHash> commits;
   Commit* c = nullptr;
   REFTAB_RETURN_IF_ERROR(m.Read(commit, &commits, &c));
   c->flags = kSeen;
@@ -320,7 +312,7 @@ Status GitDescriber::Describe(const ObjectId& commit, std::string* out) {
   }
   // git's finish_depth_computation: count the commits best does not reach until every
   // commit still queued is reached by it.
-  std::unordered_set<ObjectId, IdHash> unflagged;
+  std::unordered_set<ObjectId, ObjectIdHash> unflagged;
   for (const ObjectId& id : queue.All()) {
     if (!(commits[id].flags & best.within)) unflagged.insert(id);
   }

@@ -560,6 +560,13 @@ for f in '%(describe)' '%(describe:tags)' '%(describe:tags=yes)' '%(describe:tag
   fer --format="%(refname) $f"
 done
 fer --sort=objectsize:disk --format='%(refname) %(objectsize:disk)'
+# Clock skew: commits dated before their parents (git's ahead-behind walks by generation).
+ga checkout -q -b skew main~3
+for i in 1 2 3; do at $((1700000000 - i * 1000)); ga commit -q --allow-empty -m "skewed $i"; done
+ga checkout -q main
+at 1700109500; ga merge -q --no-edit skew -m "merge skew"
+fer --format='%(refname) %(ahead-behind:skew) %(ahead-behind:main~4)'
+fer --format='%(refname) %(is-base:skew) %(describe)' refs/heads
 fer --sort=-describe --format='%(refname) %(describe)'
 fer --sort=trailers --format='%(refname)'
 with_config trailer.separators ':#'

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "store/git/objects/abbrev.h"
+#include "store/git/objects/commit_graph.h"
 #include "store/git/objects/object_count.h"
 #include "store/git/objects/object_headers.h"
 #include "store/git/objects/object_parse.h"

@@ -39,6 +39,12 @@ REFTAB_PUBLIC_BEGIN
 
 enum class GitObjectType { kNone = 0, kCommit = 1, kTree = 2, kBlob = 3, kTag = 4 };
 
+// The order of a walk over commits: newest committer date first, as git's revision walks (a
+// commit dated before its parent, clock skew, can end a count early), or highest generation
+// first (corrected commit dates, as git's ahead-behind: exact, but the first use computes
+// generations down to the root commits).
+enum class GitWalkOrder { kCommitDate, kGeneration };
+
 // git's name of the type ("commit", "tree", "blob", "tag"); "" for kNone.
 const char* GitObjectTypeName(GitObjectType type);
 // The type git's name stands for; kNone for anything else.
@@ -98,7 +104,8 @@ class GitObjects {
   Status IsAncestor(const ObjectId& ancestor, const ObjectId& descendant, bool* is);
   // Commits reachable from `a` but not from `b` (*ahead) and from `b` but not from `a`
   // (*behind): what %(upstream:track) prints for a = the branch, b = its upstream.
-  Status AheadBehind(const ObjectId& a, const ObjectId& b, size_t* ahead, size_t* behind);
+  Status AheadBehind(const ObjectId& a, const ObjectId& b, size_t* ahead, size_t* behind,
+                     GitWalkOrder order = GitWalkOrder::kCommitDate);
   // git's %(is-base:<tip>): which of `bases` (commits) `tip` most likely branched from. The
   // first-parent histories of the tip and of every base are walked together, highest
   // generation (corrected commit date) first; the first commit of the tip's history reached
@@ -114,12 +121,19 @@ class GitObjects {
   // A commit's parents and committer date; a commit the database lacks (a shallow
   // boundary) has none. InvalidArgument for an object that is not a commit.
   Status ReadCommit(const ObjectId& id, std::vector<ObjectId>* parents, uint64_t* date);
+  // Commits read for generation numbers, kept for the life of this object.
+  struct CommitGraph;
+  struct CommitNode;
+  // The commit with its generation (corrected commit date) computed; an object that is not
+  // a commit has no parents and date 0.
+  Status GenerationOf(const ObjectId& id, const CommitNode** node);
 
   std::string objects_dir_;
   size_t hash_size_;
   bool tried_ = false;  // Load() ran (successfully or not)
   std::unique_ptr<Lib> lib_;
   std::unique_ptr<GitObjectHeaders> headers_;  // created on first TypeOf/Peel
+  std::unique_ptr<CommitGraph> graph_;         // created on first GenerationOf
   std::string reason_;
 };
 
