@@ -51,7 +51,8 @@ class Listing {
     if (FastListingApplies(store_, o_, f_, keys_)) {
       s = ListFast(store_, o_, f_, &out_);
     } else {
-      s = IsNameOrder(f_, keys_) ? Stream() : Sorted();
+      s = IsBase();
+      if (s.ok()) s = IsNameOrder(f_, keys_) ? Stream() : Sorted();
     }
     if (!out_.Flush()) return Fail(Status::IoError("writing standard output failed"));
     if (!s.ok()) return GitDie(s.message());
@@ -228,6 +229,42 @@ class Listing {
     }
     if (b->size() > first) b->erase(first, 1);  // the first field's leading comma
     b->append("}\n");
+  }
+
+  // %(is-base:<commit>): which listed ref each such commit most likely branched from, found
+  // over the whole listing first (as git does, before sorting).
+  Status IsBase() {
+    std::vector<const UsedAtom*> atoms;
+    for (const UsedAtom& a : f_.atoms) {
+      if (a.kind == AtomKind::kIsBase) atoms.push_back(&a);
+    }
+    if (atoms.empty()) return Status::Ok();
+    std::vector<std::string> names;
+    std::vector<ObjectId> commits;
+    Status s;
+    REFTAB_RETURN_IF_ERROR(ForEach([&](const RefItem& item) {
+      ObjectId commit{};
+      bool is_commit = false;
+      s = CommitOf(store_, "%(is-base)", item.oid, &commit, &is_commit);
+      if (s.ok() && is_commit) {
+        names.push_back(item.refname);
+        commits.push_back(commit);
+      }
+      return s.ok();
+    }));
+    REFTAB_RETURN_IF_ERROR(s);
+    IsBaseNames found;
+    size_t slot = 0;
+    for (const UsedAtom* a : atoms) {
+      int index = -1;
+      REFTAB_RETURN_IF_ERROR(store_.objects()->BranchBase(a->base, commits, &index));
+      if (index < 0) continue;
+      std::vector<std::string>& slots = found[names[size_t(index)]];
+      slots.resize(atoms.size());
+      slots[slot++] = a->base_name;
+    }
+    values_.SetIsBase(std::move(found));
+    return Status::Ok();
   }
 
   Status Stream() {

@@ -82,15 +82,27 @@ int ResolveReach(GitRefStore& store, const ForEachRefOptions& o, Reach* reach) {
   return -1;
 }
 
-// The commits of %(ahead-behind:<commit>) atoms.
+// The commits of %(ahead-behind:<commit>) and %(is-base:<commit>) atoms.
 int ResolveAheadBehind(GitRefStore& store, RefFormat* f) {
   for (UsedAtom& a : f->atoms) {
-    if (a.kind != AtomKind::kAheadBehind) continue;
+    if (a.kind != AtomKind::kAheadBehind && a.kind != AtomKind::kIsBase) continue;
     bool found = false, is_commit = false;
     if (int rc = ResolveName(store, a.base_name, &a.base, &found); rc >= 0) return rc;
     Status s;
-    if (found) s = CommitOf(store, "%(ahead-behind)", a.base, &a.base, &is_commit);
+    const char* what = a.kind == AtomKind::kIsBase ? "%(is-base)" : "%(ahead-behind)";
+    const ObjectId named = a.base;
+    if (found) s = CommitOf(store, what, named, &a.base, &is_commit);
     if (!s.ok()) return GitDie(s.message());
+    if (found && !is_commit) {  // git names what the name peels to before it gives up
+      ObjectId peeled{};
+      bool ok = false;
+      GitObjectType type = GitObjectType::kNone;
+      if (store.objects()->Peel(named, &peeled, &ok).ok() && ok &&
+          store.objects()->TypeOf(peeled, &type).ok() && type != GitObjectType::kNone) {
+        std::fprintf(stderr, "error: object %s is a %s, not a commit\n",
+                     HexId(peeled, store.hash_size()).c_str(), GitObjectTypeName(type));
+      }
+    }
     if (!is_commit) return GitDie("failed to find '" + a.base_name + "'");
   }
   return -1;

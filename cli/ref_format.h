@@ -11,6 +11,9 @@
 #include <string_view>
 #include <vector>
 
+#include "store/git/describe.h"
+#include "store/git/trailer.h"
+
 namespace reftab::cli {
 
 // git's atom names, in git's table order.
@@ -80,6 +83,15 @@ enum class ContentsOption : uint8_t {
   kLines,
   kTrailers,
 };
+enum class SignatureOption : uint8_t {
+  kBare,
+  kGrade,
+  kSigner,
+  kKey,
+  kFingerprint,
+  kPrimaryKeyFingerprint,
+  kTrustLevel,
+};
 enum class AlignPosition : uint8_t { kLeft, kMiddle, kRight };
 enum class IfCompare : uint8_t { kNone, kEquals, kNotEquals };
 enum EmailOption : uint8_t {
@@ -124,7 +136,13 @@ struct UsedAtom {
   std::string compare_to;
   // color: the escape sequence ("" when colours are off)
   std::string color;
-  // ahead-behind: the commit as written, and the commit it names (set by the command)
+  // trailers, contents:trailers
+  GitTrailerOptions trailers;
+  // signature
+  SignatureOption signature = SignatureOption::kBare;
+  // describe
+  GitDescribeOptions describe;
+  // ahead-behind, is-base: the commit as written, and the commit it names (set by the command)
   std::string base_name;
   std::array<uint8_t, 32> base{};
 };

@@ -4,9 +4,12 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
+#include <utility>
 
 #include "cli/git_color.h"
 #include "cli/ref_format.h"
+#include "store/git/config/config.h"
 #include "store/git/objects/abbrev.h"
 
 namespace reftab::cli {
@@ -183,6 +186,111 @@ bool ParseEmailArg(UsedAtom* a, const std::string_view* arg, FormatError* e) {
   }
 }
 
+bool ParseTrailersArg(UsedAtom* a, const std::string_view* arg, FormatError* e) {
+  a->contents = ContentsOption::kTrailers;
+  std::optional<std::string> invalid;
+  if (arg && !ParseTrailerOptions(*arg, &a->trailers, &invalid)) {
+    return Fatal(e, !invalid ? "expected %(trailers:key=<value>)"
+                             : "unknown %(trailers) argument: " + *invalid);
+  }
+  return true;
+}
+
+// One "name[=value]" at the front of *arg, as ref-filter's match_atom_arg_value: *value is
+// nullopt without '='; on a match *arg moves past it and its comma.
+bool MatchAtomOption(std::string_view* arg, std::string_view name,
+                     std::optional<std::string_view>* value) {
+  if (!arg->starts_with(name)) return false;
+  std::string_view rest = arg->substr(name.size());
+  value->reset();
+  if (!rest.empty() && rest[0] == '=') {
+    *value = rest.substr(
+        1, rest.find(',') == std::string_view::npos ? std::string_view::npos : rest.find(',') - 1);
+    rest.remove_prefix(1 + (*value)->size());
+  } else if (!rest.empty() && rest[0] != ',') {
+    return false;
+  }
+  if (!rest.empty()) rest.remove_prefix(1);
+  *arg = rest;
+  return true;
+}
+
+// git's describe_atom_option_parser: 1 found, 0 not an option, -1 refused (*e set). Its
+// messages quote the value to the end of the whole argument, as git's do.
+int ParseDescribeOption(UsedAtom* a, std::string_view* arg, FormatError* e) {
+  auto refuse = [e](std::string message) {
+    Fatal(e, std::move(message));
+    return -1;
+  };
+  std::optional<std::string_view> v;
+  // As in git, a "tags" whose value is no boolean is consumed all the same: the other
+  // options are tried on what follows it.
+  if (MatchAtomOption(arg, "tags", &v)) {
+    std::optional<bool> b = v ? ParseGitBool(std::string(*v)) : std::optional<bool>(true);
+    if (b) {
+      a->describe.tags = *b;
+      return 1;
+    }
+  }
+  std::string_view at = *arg;
+  if (MatchAtomOption(&at, "abbrev", &v)) {
+    if (!v || v->empty()) return refuse("argument expected for describe:abbrev");
+    // strtol over the rest of the argument, as git reads the value in place.
+    std::string from(arg->substr(std::string_view("abbrev=").size()));
+    char* end = nullptr;
+    errno = 0;
+    long n = std::strtol(from.c_str(), &end, 10);
+    if (n < 0) return refuse("positive value expected describe:abbrev=" + from);
+    if (size_t(end - from.c_str()) != v->size()) {
+      return refuse("cannot fully parse describe:abbrev=" + from);
+    }
+    a->describe.abbrev = n == 0 ? kAbbrevFull : ClampAbbrevOption(n);
+    *arg = at;
+    return 1;
+  }
+  for (const char* name : {"match", "exclude"}) {
+    if (!MatchAtomOption(&at, name, &v)) continue;
+    if (!v || v->empty()) {
+      return refuse("value expected describe:" + std::string(name) + "=");
+    }
+    (name[0] == 'm' ? a->describe.match : a->describe.exclude).emplace_back(*v);
+    *arg = at;
+    return 1;
+  }
+  return 0;
+}
+
+bool ParseDescribeArg(UsedAtom* a, const std::string_view* arg, FormatError* e) {
+  if (!arg) return true;
+  std::string_view rest = *arg;
+  while (!rest.empty()) {
+    std::string_view bad = rest;
+    int found = ParseDescribeOption(a, &rest, e);
+    if (found < 0) return false;
+    if (found == 0) return BadArg(e, "describe", bad);
+  }
+  return true;
+}
+
+bool ParseSignatureArg(UsedAtom* a, const std::string_view* arg, FormatError* e) {
+  if (!arg) return true;
+  static constexpr std::pair<std::string_view, SignatureOption> kOptions[] = {
+      {"signer", SignatureOption::kSigner},
+      {"grade", SignatureOption::kGrade},
+      {"key", SignatureOption::kKey},
+      {"fingerprint", SignatureOption::kFingerprint},
+      {"primarykeyfingerprint", SignatureOption::kPrimaryKeyFingerprint},
+      {"trustlevel", SignatureOption::kTrustLevel},
+  };
+  for (const auto& [name, option] : kOptions) {
+    if (*arg == name) {
+      a->signature = option;
+      return true;
+    }
+  }
+  return BadArg(e, "signature", *arg);
+}
+
 bool ParseContentsArg(UsedAtom* a, const std::string_view* arg, FormatError* e) {
   if (!arg) return true;
   std::string_view v = *arg;
@@ -195,8 +303,10 @@ bool ParseContentsArg(UsedAtom* a, const std::string_view* arg, FormatError* e) 
     a->contents = ContentsOption::kSignature;
   } else if (v == "subject") {
     a->contents = ContentsOption::kSubject;
-  } else if (v == "trailers" || v.starts_with("trailers:")) {
-    return Fatal(e, "reftab does not support %(contents:trailers)");
+  } else if (v == "trailers") {
+    return ParseTrailersArg(a, nullptr, e);
+  } else if (SkipPrefix(&v, "trailers:")) {
+    return ParseTrailersArg(a, &v, e);
   } else if (SkipPrefix(&v, "lines=")) {
     a->contents = ContentsOption::kLines;
     if (!ParseUnsigned(std::string(v), &a->lines)) {
@@ -267,10 +377,6 @@ bool ParseColorArg(UsedAtom* a, const std::string_view* arg, bool use_color, For
   return true;
 }
 
-bool Unsupported(FormatError* e, std::string_view name) {
-  return Fatal(e, "reftab does not support %(" + std::string(BareName(name)) + ")");
-}
-
 // git's per-atom argument parsers.
 bool ParseArgs(UsedAtom* a, const std::string_view* arg, bool use_color, FormatError* e) {
   switch (a->kind) {
@@ -319,14 +425,17 @@ bool ParseArgs(UsedAtom* a, const std::string_view* arg, bool use_color, FormatE
     case AtomKind::kIf: return ParseIfArg(a, arg, e);
     case AtomKind::kRest: return arg ? NoArg(e, "rest") : true;
     case AtomKind::kHead: return arg ? NoArg(e, "HEAD") : true;
-    case AtomKind::kDescribe:
-    case AtomKind::kTrailers:
-    case AtomKind::kSignature:
+    case AtomKind::kDescribe: return ParseDescribeArg(a, arg, e);
+    case AtomKind::kTrailers: return ParseTrailersArg(a, arg, e);
+    case AtomKind::kSignature: return ParseSignatureArg(a, arg, e);
     case AtomKind::kAheadBehind:
-      if (!arg) return Fatal(e, "expected format: %(ahead-behind:<committish>)");
+    case AtomKind::kIsBase:
+      if (!arg) {
+        return Fatal(e, std::string("expected format: %(") + kAtoms[size_t(a->kind)].name +
+                            ":<committish>)");
+      }
       a->base_name = std::string(*arg);
       return true;
-    case AtomKind::kIsBase: return Unsupported(e, a->name);
     default: return true;  // git ignores arguments of the atoms without a parser
   }
 }

@@ -150,8 +150,25 @@ void TagField(const UsedAtom& a, std::string_view content, AtomValue* v) {
   if (!vals.empty()) v->s = std::string(vals[0]);
 }
 
-// %(subject), %(body), %(contents:...) of a commit or tag.
-void MessageAtom(const UsedAtom& a, std::string_view content, AtomValue* v) {
+bool IsOneOf(AtomKind k, std::initializer_list<AtomKind> kinds) {
+  return std::find(kinds.begin(), kinds.end(), k) != kinds.end();
+}
+
+// Whether a commit carries a signature header (git's parse_signed_commit finds one).
+bool SignedCommit(std::string_view content) {
+  GitCommit commit;
+  for (size_t hash_size : {20u, 32u}) {
+    if (ParseCommit(content, hash_size, &commit).ok()) {
+      return !commit.gpgsig.empty() || !commit.gpgsig_sha256.empty();
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+// %(subject), %(body), %(contents:...), %(trailers) of a commit or tag.
+Status RefValues::MessageAtom(const UsedAtom& a, std::string_view content, AtomValue* v) {
   GitMessageParts m = SplitMessage(content);
   switch (a.contents) {
     case ContentsOption::kSubject: v->s = m.subject; break;
@@ -165,15 +182,68 @@ void MessageAtom(const UsedAtom& a, std::string_view content, AtomValue* v) {
     case ContentsOption::kSignature: v->s = m.signature; break;
     case ContentsOption::kLines: v->s = Lines(m.unsigned_part, a.lines); break;
     case ContentsOption::kBare: v->s = m.contents; break;
-    case ContentsOption::kTrailers: break;
+    case ContentsOption::kTrailers: {
+      if (!trailer_config_) trailer_config_ = ReadTrailerConfig(store_.config());
+      // The message from its subject on, without a signature.
+      std::string_view message(m.contents);
+      message.remove_suffix(m.signature.size());
+      v->s = FormatTrailers(message, a.trailers, *trailer_config_);
+      break;
+    }
   }
+  return Status::Ok();
 }
 
-bool IsOneOf(AtomKind k, std::initializer_list<AtomKind> kinds) {
-  return std::find(kinds.begin(), kinds.end(), k) != kinds.end();
+// %(signature...) of a commit: an unsigned one has git's values for "no signature"; a signed
+// one needs its signature verified by gpg, which reftab does not do.
+Status RefValues::SignatureAtom(const UsedAtom& a, const ObjectData& d, AtomValue* v) {
+  if (SignedCommit(d.content)) {
+    std::string message = "reftab does not verify signatures: %(";
+    message.append(a.name).append(") of signed commit ").append(HexId(d.id, hash_size_));
+    message.append(" needs gpg verification");
+    return Status::InvalidArgument(message);
+  }
+  switch (a.signature) {
+    case SignatureOption::kGrade: v->s.push_back('N'); break;
+    case SignatureOption::kTrustLevel: v->s.append(std::string_view("undefined")); break;
+    default: break;  // no output, signer, key or fingerprints
+  }
+  return Status::Ok();
 }
 
-}  // namespace
+// %(describe...): `git describe` of the commit a commit or tag names; "" for other objects
+// and where git describe finds no name.
+Status RefValues::DescribeAtom(size_t index, const UsedAtom& a, const ObjectData& d, AtomValue* v) {
+  GitObjects* objects = store_.objects();
+  ObjectId commit = d.id;
+  if (d.type == GitObjectType::kTag) {
+    bool ok = false;
+    REFTAB_RETURN_IF_ERROR(objects->Peel(d.id, &commit, &ok));
+    GitObjectType type = GitObjectType::kNone;
+    if (ok) REFTAB_RETURN_IF_ERROR(objects->TypeOf(commit, &type));
+    if (!ok || type != GitObjectType::kCommit) return Status::Ok();
+  }
+  if (describers_.size() <= index) describers_.resize(index + 1);
+  if (!describers_[index]) {
+    describers_[index] = std::make_unique<GitDescriber>(store_, abbrev_, a.describe);
+  }
+  return describers_[index]->Describe(commit, &v->s);
+}
+
+// %(objectsize:disk) and %(deltabase): how the object is stored.
+Status RefValues::StorageAtom(const UsedAtom& a, const ObjectData& d, AtomValue* v) {
+  uint64_t disk_size = 0;
+  ObjectId base{};
+  bool found = false;
+  REFTAB_RETURN_IF_ERROR(store_.objects()->Storage(d.id, &disk_size, &base, &found));
+  if (a.kind == AtomKind::kDeltabase) {
+    v->s = HexId(base, hash_size_);
+  } else {
+    v->value = disk_size;
+    v->s = std::to_string(disk_size);
+  }
+  return Status::Ok();
+}
 
 Status RefValues::Load(const ObjectId& id, const RefItem& ref, bool content, ObjectData* data) {
   data->id = id;
@@ -219,8 +289,9 @@ Status RefValues::CommonAtom(const UsedAtom& a, const ObjectData& d, bool deref,
       *ahead_behind_seen = true;
       return Status::Ok();
     case AtomKind::kObjecttype: v->s = ObjectTypeName(d.type); return Status::Ok();
+    case AtomKind::kDeltabase: return StorageAtom(a, d, v);
     case AtomKind::kObjectsize:
-      if (a.disk) return Status::InvalidArgument("reftab does not support %(objectsize:disk)");
+      if (a.disk) return StorageAtom(a, d, v);
       v->value = d.size;
       v->s = std::to_string(v->value);
       return Status::Ok();
@@ -254,9 +325,18 @@ Status RefValues::ObjectAtoms(const RefFormat& format, bool deref, const ObjectD
     } else if (is_commit &&
                IsOneOf(a.kind, {AtomKind::kTree, AtomKind::kParent, AtomKind::kNumparent})) {
       REFTAB_RETURN_IF_ERROR(CommitField(a, d.content, &v));
+    } else if (a.kind == AtomKind::kBody && a.name != (deref ? "*body" : "body")) {
+      // "%(body:)": git takes no argument, yet only the exact name "body" gets a value
     } else if ((is_commit || is_tag) &&
-               IsOneOf(a.kind, {AtomKind::kSubject, AtomKind::kBody, AtomKind::kContents})) {
-      MessageAtom(a, d.content, &v);
+               IsOneOf(a.kind, {AtomKind::kSubject, AtomKind::kBody, AtomKind::kContents,
+                                AtomKind::kTrailers})) {
+      REFTAB_RETURN_IF_ERROR(MessageAtom(a, d.content, &v));
+    } else if (a.kind == AtomKind::kSignature) {
+      if (is_commit) REFTAB_RETURN_IF_ERROR(SignatureAtom(a, d, &v));
+    } else if (a.kind == AtomKind::kDescribe) {
+      if (is_commit || is_tag) REFTAB_RETURN_IF_ERROR(DescribeAtom(i, a, d, &v));
+    } else if (a.kind == AtomKind::kIsBase) {
+      // filled by Fill from the listing as a whole
     } else {
       REFTAB_RETURN_IF_ERROR(PersonAtom(a, std::string_view(a.name).substr(deref ? 1 : 0), d, &v));
     }
@@ -277,10 +357,10 @@ Status RefValues::PersonAtom(const UsedAtom& a, std::string_view name, const Obj
     }
     if (who.empty() || (who == "tagger") != is_tag) return Status::Ok();
   }
-  std::string_view rest =
-      name.substr(a.kind == AtomKind::kCreator || a.kind == AtomKind::kCreatordate
-                      ? std::string_view("creator").size()
-                      : who.size());
+  // %(creator) is the whole line whatever its arguments (git ignores them).
+  std::string_view rest = a.kind == AtomKind::kCreator       ? std::string_view()
+                          : a.kind == AtomKind::kCreatordate ? name.substr(7)
+                                                             : name.substr(who.size());
   // Without a mailmap the :mailmap forms are the plain ones; reftab reads no mailmap.
   if ((a.mailmap || (a.email & kEmailMailmap)) && MailmapInUse()) {
     return Status::InvalidArgument("reftab does not support mailmap in %(" + a.name + ")");
@@ -318,7 +398,9 @@ Status RefValues::AheadBehind(const UsedAtom& a, const ObjectData& d, bool first
   }
   size_t ahead = 0, behind = 0;
   if (commit != a.base) {
-    REFTAB_RETURN_IF_ERROR(CountAheadBehind(*objects, commit, a.base, &ahead, &behind));
+    // By generation, as git's ahead-behind walks: exact where commit dates are skewed.
+    REFTAB_RETURN_IF_ERROR(
+        CountAheadBehind(*objects, commit, a.base, &ahead, &behind, GitWalkOrder::kGeneration));
   }
   out->append(std::to_string(ahead)).push_back(' ');
   out->append(std::to_string(behind));
@@ -345,13 +427,28 @@ Status RefValues::Fill(const RefFormat& format, const RefItem& ref,
   }
   bool need_object = false, need_tagged = false, need_content = false;
   const char* first_object_atom = nullptr;
+  const std::vector<std::string>* is_base = nullptr;
+  if (!is_base_.empty()) {
+    auto it = is_base_.find(ref.refname);
+    if (it != is_base_.end()) is_base = &it->second;
+  }
+  size_t is_base_slot = 0;
   for (size_t i = 0; i < format.atoms.size(); ++i) {
     const UsedAtom& a = format.atoms[i];
     bool done = false;
+    if (a.kind == AtomKind::kIsBase) {
+      if (is_base && is_base_slot < is_base->size() && !(*is_base)[is_base_slot].empty()) {
+        (*values)[i].s = "(" + (*is_base)[is_base_slot] + ")";
+      }
+      ++is_base_slot;
+      continue;
+    }
     REFTAB_RETURN_IF_ERROR(RefAtom(a, ref, &(*values)[i], &done));
     need_tagged |= a.deref;
-    need_content |= a.needs_object && a.kind != AtomKind::kObjecttype &&
-                    a.kind != AtomKind::kObjectsize && a.kind != AtomKind::kObjectname;
+    need_content |=
+        a.needs_object &&
+        !IsOneOf(a.kind, {AtomKind::kObjecttype, AtomKind::kObjectsize, AtomKind::kObjectname,
+                          AtomKind::kDeltabase, AtomKind::kAheadBehind, AtomKind::kIsBase});
     if (!done || a.deref) {
       need_object = true;
       if (!first_object_atom) first_object_atom = a.name.c_str();

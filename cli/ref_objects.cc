@@ -20,8 +20,8 @@ Status ObjectSize(GitObjects& objects, const ObjectId& id, GitObjectType* type, 
 }
 
 Status CountAheadBehind(GitObjects& objects, const ObjectId& a, const ObjectId& b, size_t* ahead,
-                        size_t* behind) {
-  return objects.AheadBehind(a, b, ahead, behind);
+                        size_t* behind, GitWalkOrder order) {
+  return objects.AheadBehind(a, b, ahead, behind, order);
 }
 
 }  // namespace reftab::cli

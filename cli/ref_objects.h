@@ -22,7 +22,7 @@ Status ReadObject(GitObjects& objects, const ObjectId& id, GitObjectType* type,
 // Type and size only, without reading all of the content where the storage allows.
 Status ObjectSize(GitObjects& objects, const ObjectId& id, GitObjectType* type, uint64_t* size);
 Status CountAheadBehind(GitObjects& objects, const ObjectId& a, const ObjectId& b, size_t* ahead,
-                        size_t* behind);
+                        size_t* behind, GitWalkOrder order = GitWalkOrder::kCommitDate);
 
 }  // namespace reftab::cli
 

@@ -203,7 +203,14 @@ Status RefValues::RefAtom(const UsedAtom& a, const RefItem& ref, AtomValue* v, b
       return Status::Ok();
     }
     case AtomKind::kUpstream:
-    case AtomKind::kPush: return RemoteAtom(a, ref, v);
+    case AtomKind::kPush:
+      // git knows "*push" as push by its name only without the '*': it then gets no value,
+      // and git says the ref's object is missing.
+      if (a.kind == AtomKind::kPush && a.deref) {
+        return Status::InvalidArgument("missing object " + HexId(ref.oid, hash_size_) + " for " +
+                                       ref.refname);
+      }
+      return RemoteAtom(a, ref, v);
     case AtomKind::kColor: v->s = a.color; return Status::Ok();
     case AtomKind::kFlag: v->s = ref.is_symref ? "symref" : ""; return Status::Ok();
     case AtomKind::kHead:

@@ -4,15 +4,19 @@
 #ifndef REFTAB_CLI_REF_VALUES_H_
 #define REFTAB_CLI_REF_VALUES_H_
 
+#include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "cli/ref_format.h"
 #include "format/record.h"
 #include "format/status.h"
+#include "store/git/describe.h"
 #include "store/git/objects/abbrev.h"
 #include "store/git/refs/ref_store.h"
+#include "store/git/trailer.h"
 #include "store/git/upstream.h"
 #include "store/git/worktrees.h"
 
@@ -28,11 +32,19 @@ struct RefItem {
   std::string symref;  // the last name its symref chain reaches
 };
 
+// For %(is-base:...): by ref name, one slot per %(is-base) atom: the commit as written, or ""
+// for none. git fills slot j with the j-th atom whose base was found, whatever ref that is:
+// a ref's slot need not be its own atom's (kept as git prints it).
+using IsBaseNames = std::unordered_map<std::string, std::vector<std::string>>;
+
 class RefValues {
  public:
   // `store` must outlive this object. `core_abbrev`: ReadCoreAbbrev's value, the length of
   // %(objectname:short) and the like.
   RefValues(GitRefStore& store, int core_abbrev);
+
+  // What %(is-base:...) atoms print, found over the whole listing before any Fill.
+  void SetIsBase(IsBaseNames names) { is_base_ = std::move(names); }
 
   // Fills one value per atom of `format`. Errors carry git's fatal message (without
   // "fatal: "), e.g. "missing object <id> for refs/heads/x".
@@ -51,6 +63,10 @@ class RefValues {
   Status CommonAtom(const UsedAtom& a, const ObjectData& d, bool deref, bool* ahead_behind_seen,
                     AtomValue* v, bool* done);
   Status CommitField(const UsedAtom& a, std::string_view content, AtomValue* v);
+  Status MessageAtom(const UsedAtom& a, std::string_view content, AtomValue* v);
+  Status SignatureAtom(const UsedAtom& a, const ObjectData& d, AtomValue* v);
+  Status DescribeAtom(size_t index, const UsedAtom& a, const ObjectData& d, AtomValue* v);
+  Status StorageAtom(const UsedAtom& a, const ObjectData& d, AtomValue* v);
   Status PersonAtom(const UsedAtom& a, std::string_view name, const ObjectData& d, AtomValue* v);
   Status Abbrev(const ObjectId& id, const UsedAtom& a, std::string* out);
   Status Objects(const char* atom, GitObjects** objects);
@@ -65,6 +81,9 @@ class RefValues {
   GitUpstreams upstreams_;
   std::optional<std::string> head_;  // what HEAD resolves to (a name), read once
   std::optional<std::vector<GitWorktreeHead>> worktrees_;  // read once, when first needed
+  std::optional<GitTrailerConfig> trailer_config_;         // read once, when first needed
+  std::vector<std::unique_ptr<GitDescriber>> describers_;  // by atom index, made when needed
+  IsBaseNames is_base_;
 };
 
 }  // namespace reftab::cli

@@ -22,6 +22,15 @@ using ObjectId = std::array<uint8_t, kMaxHashSize>;
 
 // Whether the first `hash_size` bytes of `id` are zero: git's null id, which stands for "no
 // object" (a ref that does not exist yet, or no longer) wherever an id is expected.
+// A hash of an id for unordered containers: its first bytes, as ids are uniformly random.
+struct ObjectIdHash {
+  size_t operator()(const ObjectId& id) const {
+    size_t h = 0;
+    for (size_t i = 0; i < sizeof(h); ++i) h = h << 8 | id[i];
+    return h;
+  }
+};
+
 inline bool IsZeroId(const ObjectId& id, size_t hash_size) {
   for (size_t i = 0; i < hash_size; ++i) {
     if (id[i] != 0) return false;

@@ -96,9 +96,6 @@ at 1700001400; "$git" -C "$S" merge -q --no-ff -m "sha256 merge" side
 "$git" -C "$S" tag -a -m "sha256 tag" t256
 "$git" -C "$S" symbolic-ref refs/heads/link refs/heads/side
 
-KNOWN["--format=%(describe) refs/tags"]="%(describe) is not supported"
-KNOWN["--format=%(trailers) refs/heads"]="%(trailers) is not supported"
-KNOWN["--format=%(objectsize:disk) refs/heads/main"]="%(objectsize:disk) is not supported"
 
 DIR=$R
 STDIN=
@@ -421,7 +418,6 @@ fer --format='%(*refname) %(*objecttype)' refs/heads/main refs/tags/nested
 fer --format='%(if)%(upstream:track)%(then)%(align:12)%(upstream:track)%(end)%(else)-%(end)|' refs/heads
 fer --shell --format='%(if)%(symref)%(then)%(align:30)%(symref)%(end)%(else)%(refname)%(end)'
 
-KNOWN["--format=%(refname) %(is-base:main)"]="%(is-base) is not supported"
 for f in '%(creatordate:human)' '%(committerdate:human-local)' '%(authorname:mailmap) %(authoremail:mailmap,trim)' \
          '%(ahead-behind:main)' '%(ahead-behind:feature) %(ahead-behind:HEAD~2)' '%(ahead-behind:nope)' \
          '%(ahead-behind)' '%(is-base:main)'; do
@@ -463,6 +459,151 @@ g worktree add -q "$tmp/wt" topic/b
 DIR=$tmp/wt
 fer --format='%(HEAD) %(refname)' refs/heads
 fer --include-root-refs --format='%(refname) %(objectname)'
+# Every atom of git's table (ref-filter.c valid_atom[]), bare, dereferenced, with a bogus
+# argument and with each of its option forms, in a repository of its own: commits with
+# trailers (folded, several keys, a "---" line, comments, a non-trailer paragraph), a merge,
+# annotated, lightweight and misnamed tags, tags of a tree and a blob, objects packed with
+# deltas and loose ones.
+A=$tmp/atoms
+ga() { "$git" -C "$A" "$@"; }
+"$git" init -q -b main --ref-format=reftable "$A" || exit 1
+n=0
+ca() {  # ca MESSAGE: a commit changing a file that deltifies well
+  n=$((n + 1)); at $((1700100000 + n * 100))
+  seq 1 300 | sed "s/^$n\$/changed $n/" >"$A/f"; ga add f
+  ga commit -q -m "$1"
+}
+ca "first"
+ga tag -a -m "v1.0" v1.0
+ca "second: trailers
+
+body text
+
+Signed-off-by: A U Thor <a@example.com>
+Reviewed-by: R One <r1@example.com>
+  folded onto two
+  lines
+Acked-by: Someone
+Reviewed-by: R Two <r2@example.com>"
+ga tag light
+ca "third: not all trailers
+
+Just prose: with a colon
+and a line that is no trailer"
+ca "fourth: configured and generated
+
+Some text.
+
+Helped-by: X <x@example.com>
+a line that is not one
+(cherry picked from commit 0123456789abcdef0123456789abcdef01234567)"
+ca "fifth: a divider and comments
+
+Fixes: #12
+Key: value
+key: other
+---
+not: part
+# comment: line"
+ga checkout -q -b side HEAD~2
+ca "side one"
+ca "side two
+
+Bug #43: spaced separator
+Closes: yes"
+ga tag -a -m "v2.0" v2.0
+ga checkout -q main
+at 1700109000; ga merge -q --no-edit side -m "merge side
+
+Merged-by: M <m@example.com>"
+ga branch topic main~1
+ga branch old side~1
+at 1700109100; ga tag -a -m "v3.0" v3.0 main~1
+printf 'object %s\ntype commit\ntag othername\ntagger T <t@example.com> 1700109200 +0000\n\nmisnamed\n' \
+  "$(ga rev-parse main~2)" | ga hash-object -t tag -w --stdin >"$tmp/mis"
+ga update-ref refs/tags/misnamed "$(cat "$tmp/mis")"
+ga tag -a -m "tree" treetag "main^{tree}"
+ga tag blobtag "$(echo blob | ga hash-object -w --stdin)"
+ga gc -q --aggressive
+ca "after gc: loose
+
+Signed-off-by: L <l@example.com>"
+ga tag -a -m "loose tag" loose
+DIR=$A
+PREFIX='atoms: '
+for atom in refname objecttype objectsize objectname deltabase tree parent numparent object type \
+            tag author authorname authoremail authordate committer committername committeremail \
+            committerdate tagger taggername taggeremail taggerdate creator creatordate describe \
+            subject body trailers contents signature raw upstream push symref flag HEAD color \
+            worktreepath align end if then else rest ahead-behind is-base; do
+  fer --format="%(refname) %($atom)" refs/heads/main refs/tags/v2.0
+  fer --format="%(refname) %(*$atom)" refs/tags/v2.0 refs/heads/main
+  fer --format="%(refname) %($atom:bogus)" refs/heads/main
+  fer --format="%(refname) %($atom:)" refs/heads/main
+done
+for f in '%(describe)' '%(describe:tags)' '%(describe:tags=yes)' '%(describe:tags=0)' \
+         '%(describe:tags=maybe)' '%(describe:abbrev=0)' '%(describe:abbrev=1)' '%(describe:abbrev=12)' \
+         '%(describe:abbrev=99)' '%(describe:abbrev=-1)' '%(describe:abbrev=x)' '%(describe:abbrev=5x,tags)' \
+         '%(describe:abbrev)' '%(describe:abbrev=)' '%(describe:match=v1*)' '%(describe:match=v[23]*,tags)' \
+         '%(describe:match=nothing*)' '%(describe:match=v1*,match=v2*)' '%(describe:exclude=v2*)' \
+         '%(describe:exclude=v*,tags)' '%(describe:match)' '%(describe:exclude=)' '%(describe:tags,bogus)' \
+         '%(describe:abbrev=4,tags,match=*)' '%(*describe)' '%(*describe:tags)' \
+         '%(trailers)' '%(trailers:only)' '%(trailers:only=no)' '%(trailers:only=bogus)' \
+         '%(trailers:only=bogus,unfold)' '%(trailers:unfold=x,only)' '%(describe:tags=maybe,abbrev=5)' \
+         '%(trailers:unfold)' '%(trailers:unfold,only)' '%(trailers:key=Reviewed-by)' \
+         '%(trailers:key=reviewed-by:)' '%(trailers:key=Reviewed-by,key=Acked-by)' \
+         '%(trailers:key=Reviewed-by,only=no)' '%(trailers:key=Reviewed-by,valueonly)' \
+         '%(trailers:key=Reviewed-by,valueonly,unfold)' '%(trailers:keyonly)' '%(trailers:keyonly,valueonly)' \
+         '%(trailers:separator=%x2C )' '%(trailers:separator=|,unfold)' '%(trailers:separator)' \
+         '%(trailers:key_value_separator=%x3D,only)' '%(trailers:key_value_separator=%n,unfold)' \
+         '%(trailers:separator=%%,key=Signed-off-by)' '%(trailers:separator=%q)' '%(trailers:key)' \
+         '%(trailers:bogus)' '%(trailers:key=x,bogus=1)' '%(contents:trailers)' '%(contents:trailers:only)' \
+         '%(contents:trailers:key=Closes,valueonly)' '%(contents:trailers:bogus)' '%(*trailers:only)' \
+         '%(signature)' '%(signature:grade)' '%(signature:signer)' '%(signature:key)' \
+         '%(signature:fingerprint)' '%(signature:primarykeyfingerprint)' '%(signature:trustlevel)' \
+         '%(signature:bogus)' '%(*signature:grade)' '%(objectsize:disk)' '%(*objectsize:disk)' \
+         '%(deltabase)' '%(*deltabase)' '%(objectsize:disk) %(objectsize) %(deltabase)' \
+         '%(is-base:main)' '%(is-base:side)' '%(is-base:topic) %(is-base:main~2)' \
+         '%(is-base:nope) %(is-base:side)' '%(is-base:v1.0)' '%(is-base:HEAD^{tree})' \
+         '%(ahead-behind:HEAD^{tree})' '%(is-base)' '%(ahead-behind)'; do
+  fer --format="%(refname) $f"
+done
+fer --sort=objectsize:disk --format='%(refname) %(objectsize:disk)'
+# Clock skew: commits dated before their parents (git's ahead-behind walks by generation).
+ga checkout -q -b skew main~3
+for i in 1 2 3; do at $((1700000000 - i * 1000)); ga commit -q --allow-empty -m "skewed $i"; done
+ga checkout -q main
+at 1700109500; ga merge -q --no-edit skew -m "merge skew"
+fer --format='%(refname) %(ahead-behind:skew) %(ahead-behind:main~4)'
+fer --format='%(refname) %(is-base:skew) %(describe)' refs/heads
+fer --sort=-describe --format='%(refname) %(describe)'
+fer --sort=trailers --format='%(refname)'
+with_config trailer.separators ':#'
+fer --format='%(refname) %(trailers:only)'
+with_config trailer.helped.key 'Helped-by'
+fer --format='%(refname) %(trailers)'
+with_config core.abbrev 10
+fer --format='%(refname) %(describe) %(describe:abbrev=5)'
+unset GIT_CONFIG_COUNT GIT_CONFIG_KEY_0 GIT_CONFIG_VALUE_0
+PREFIX='atoms: '
+# A signed commit: git verifies it with gpg, reftab does not (it says so, naming the atom).
+if command -v gpg >/dev/null 2>&1; then
+  export GNUPGHOME=$tmp/gnupg
+  mkdir -m 700 "$GNUPGHOME"
+  if gpg --batch --passphrase '' --quick-gen-key 'Signer <signer@example.com>' ed25519 sign never \
+      >/dev/null 2>&1; then
+    at 1700110000
+    ga commit -q --allow-empty -S'signer@example.com' -m "signed"
+    ga branch signed
+    for f in '%(signature:grade)' '%(signature:signer)' '%(signature:trustlevel)'; do
+      KNOWN["atoms: --format=%(refname) $f refs/heads/signed"]="reftab does not run gpg to verify a signature"
+      fer --format="%(refname) $f" refs/heads/signed
+    done
+    fer --format='%(refname) %(describe) %(trailers)' refs/heads/signed
+  fi
+fi
+PREFIX=
+
 DIR=$S
 PREFIX='sha256: '
 for f in '%(refname)' '%(objectname) %(refname)' '%(symref) %(refname:short)' \
@@ -476,6 +617,11 @@ done
 unset GIT_CONFIG_COUNT GIT_CONFIG_KEY_0 GIT_CONFIG_VALUE_0
 PREFIX='sha256: '
 fer --include-root-refs
+# The atoms that read objects, on the SHA-256 database.
+for f in '%(describe)' '%(trailers)' '%(objectsize:disk)' '%(deltabase)' '%(is-base:main)' \
+         '%(signature:grade)'; do
+  fer --format="%(refname) $f"
+done
 fer --sort=-refname --format='%(refname)'
 # Object atoms read the SHA-256 database as the SHA-1 one.
 fer

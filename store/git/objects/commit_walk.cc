@@ -1,23 +1,19 @@
 // GitObjects' walks over commit parents: ancestry and ahead/behind counts, through the commit
 // parser.
+#include <algorithm>
+#include <optional>
 #include <queue>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
+#include "store/git/objects/commit_graph.h"
 #include "store/git/objects/object_parse.h"
 #include "store/git/objects/objects.h"
 
 namespace reftab {
 namespace {
-
-struct IdHash {
-  size_t operator()(const ObjectId& id) const {
-    size_t h = 0;
-    for (size_t i = 0; i < sizeof(h); ++i) h = h << 8 | id[i];  // ids are uniformly random
-    return h;
-  }
-};
 
 constexpr uint8_t kFromA = 1, kFromB = 2, kFromBoth = 3;
 
@@ -42,12 +38,54 @@ Status GitObjects::ReadCommit(const ObjectId& id, std::vector<ObjectId>* parents
   return Status::Ok();
 }
 
+Status GitObjects::GenerationOf(const ObjectId& id, const CommitNode** out) {
+  if (!graph_) graph_ = std::make_unique<CommitGraph>();
+  auto node = [&](const ObjectId& c) -> Result<CommitNode*> {
+    CommitNode& n = graph_->nodes[c];
+    if (!n.read) {
+      n.read = true;
+      Status s = ReadCommit(c, &n.parents, &n.date);
+      if (!s.ok() && s.code() != Code::kInvalidArgument) return s;  // else: not a commit
+    }
+    return &n;
+  };
+  // Depth first down to commits whose parents all have theirs: a commit's generation is
+  // one more than its parents' highest, or its date when that is higher.
+  std::vector<ObjectId> stack{id};
+  while (!stack.empty()) {
+    Result<CommitNode*> c = node(stack.back());
+    REFTAB_RETURN_IF_ERROR(c.status());
+    if ((*c)->generation) {
+      stack.pop_back();
+      continue;
+    }
+    uint64_t max_parent = 0;
+    bool ready = true;
+    for (const ObjectId& p : (*c)->parents) {
+      Result<CommitNode*> pn = node(p);
+      REFTAB_RETURN_IF_ERROR(pn.status());
+      if (!(*pn)->generation) {
+        stack.push_back(p);
+        ready = false;
+        break;
+      }
+      max_parent = std::max(max_parent, (*pn)->generation);
+    }
+    if (!ready) continue;
+    if ((*c)->date > max_parent) max_parent = (*c)->date - 1;
+    (*c)->generation = max_parent + 1;
+    stack.pop_back();
+  }
+  *out = &graph_->nodes[id];
+  return Status::Ok();
+}
+
 Status GitObjects::IsAncestor(const ObjectId& ancestor, const ObjectId& descendant, bool* is) {
   *is = false;
   std::vector<ObjectId> parents;
   uint64_t date = 0;
   REFTAB_RETURN_IF_ERROR(ReadCommit(ancestor, &parents, &date));
-  std::unordered_set<ObjectId, IdHash> seen{descendant};
+  std::unordered_set<ObjectId, ObjectIdHash> seen{descendant};
   std::vector<ObjectId> todo{descendant};
   while (!todo.empty()) {
     ObjectId c = todo.back();
@@ -69,8 +107,8 @@ Status GitObjects::IsAncestor(const ObjectId& ancestor, const ObjectId& descenda
 // those cannot count. A commit that gains a mark after its visit is visited again, so the
 // marks spread fully; as in git, only commit dates older than their parents' (clock skew) can
 // make the early stop miss a commit reachable from both.
-Status GitObjects::AheadBehind(const ObjectId& a, const ObjectId& b, size_t* ahead,
-                               size_t* behind) {
+Status GitObjects::AheadBehind(const ObjectId& a, const ObjectId& b, size_t* ahead, size_t* behind,
+                               GitWalkOrder order) {
   *ahead = *behind = 0;
   struct Node {
     uint8_t marks = 0;
@@ -79,8 +117,9 @@ Status GitObjects::AheadBehind(const ObjectId& a, const ObjectId& b, size_t* ahe
     uint64_t date = 0;
     std::vector<ObjectId> parents;
   };
-  std::unordered_map<ObjectId, Node, IdHash> nodes;
-  std::priority_queue<std::pair<uint64_t, ObjectId>> queue;
+  std::unordered_map<ObjectId, Node, ObjectIdHash> nodes;
+  // (generation or 0, date, id): the newest first.
+  std::priority_queue<std::tuple<uint64_t, uint64_t, ObjectId>> queue;
   size_t unpainted = 0;  // queued commits not yet reachable from both
 
   auto mark = [&](const ObjectId& id, uint8_t marks) -> Status {
@@ -98,14 +137,20 @@ Status GitObjects::AheadBehind(const ObjectId& a, const ObjectId& b, size_t* ahe
     }
     n.queued = true;
     if (n.marks != kFromBoth) ++unpainted;
-    queue.emplace(n.date, id);
+    uint64_t generation = 0;
+    if (order == GitWalkOrder::kGeneration) {
+      const CommitNode* g = nullptr;
+      REFTAB_RETURN_IF_ERROR(GenerationOf(id, &g));
+      generation = g->generation;
+    }
+    queue.emplace(generation, n.date, id);
     return Status::Ok();
   };
 
   REFTAB_RETURN_IF_ERROR(mark(a, kFromA));
   REFTAB_RETURN_IF_ERROR(mark(b, kFromB));
   while (unpainted > 0 && !queue.empty()) {
-    ObjectId id = queue.top().second;
+    ObjectId id = std::get<2>(queue.top());
     queue.pop();
     Node& n = nodes[id];
     n.queued = false;
@@ -117,6 +162,72 @@ Status GitObjects::AheadBehind(const ObjectId& a, const ObjectId& b, size_t* ahe
     if (n.marks == kFromA) ++*ahead;
     if (n.marks == kFromB) ++*behind;
   }
+  return Status::Ok();
+}
+
+// git's get_branch_base_for_tip over first parents, highest generation first.
+Status GitObjects::BranchBase(const ObjectId& tip, const std::vector<ObjectId>& bases, int* index) {
+  *index = -1;
+  if (bases.empty()) return Status::Ok();
+  std::unordered_map<ObjectId, int, ObjectIdHash>
+      best;  // -1: reached from the tip; i + 1: bases[i]
+  // Highest generation first, then the newest date, then the first queued.
+  struct Entry {
+    uint64_t generation, date, order;
+    ObjectId id;
+    bool operator<(const Entry& o) const {
+      if (generation != o.generation) return generation < o.generation;
+      if (date != o.date) return date < o.date;
+      return order > o.order;
+    }
+  };
+  std::priority_queue<Entry> queue;
+  uint64_t order = 0;
+  auto put = [&](const ObjectId& id) -> Status {
+    const CommitNode* n = nullptr;
+    REFTAB_RETURN_IF_ERROR(GenerationOf(id, &n));
+    queue.push(Entry{n->generation, n->date, order++, id});
+    return Status::Ok();
+  };
+  best[tip] = -1;
+  REFTAB_RETURN_IF_ERROR(put(tip));
+  for (size_t i = 0; i < bases.size(); ++i) {
+    int& b = best[bases[i]];
+    if (b == -1) {  // the tip itself
+      *index = int(i);
+      return Status::Ok();
+    }
+    if (b) continue;
+    b = int(i) + 1;
+    REFTAB_RETURN_IF_ERROR(put(bases[i]));
+  }
+  int best_index = -1;
+  std::optional<ObjectId> branch_point;
+  while (!queue.empty()) {
+    const ObjectId id = queue.top().id;
+    queue.pop();
+    if (branch_point && id == *branch_point) break;
+    const CommitNode* c = nullptr;
+    REFTAB_RETURN_IF_ERROR(GenerationOf(id, &c));
+    if (c->parents.empty()) continue;
+    const ObjectId parent = c->parents[0];
+    const int best_for_c = best[id];
+    int& best_for_p = best[parent];
+    if (!best_for_p) {
+      best_for_p = best_for_c;
+      REFTAB_RETURN_IF_ERROR(put(parent));
+      continue;
+    }
+    if (best_for_p > 0 && best_for_c > 0) {
+      if (best_for_c < best_for_p) best_for_p = best_for_c;
+      continue;
+    }
+    const int positive = best_for_c < 0 ? best_for_p : best_for_c;
+    if (best_index < 0 || positive < best_index) best_index = positive;
+    best_for_p = -1;
+    branch_point = parent;
+  }
+  *index = best_index > 0 ? best_index - 1 : -1;
   return Status::Ok();
 }
 

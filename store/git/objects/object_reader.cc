@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
 #include "store/git/objects/alternates.h"
@@ -86,6 +87,23 @@ Status GitObjectReader::Has(const ObjectId& id, bool* found) {
   uint64_t offset = 0;
   std::string loose;
   return Locate(id, &pack, &offset, &loose, found);
+}
+
+Status GitObjectReader::Storage(const ObjectId& id, uint64_t* disk_size, ObjectId* delta_base,
+                                bool* found) {
+  *disk_size = 0;
+  delta_base->fill(0);
+  GitPack* pack = nullptr;
+  uint64_t offset = 0;
+  std::string loose;
+  REFTAB_RETURN_IF_ERROR(Locate(id, &pack, &offset, &loose, found));
+  if (pack) return pack->Storage(offset, disk_size, delta_base);
+  if (*found) {
+    struct stat st;
+    if (::stat(loose.c_str(), &st) != 0) return Status::IoError(loose + ": " + strerror(errno));
+    *disk_size = uint64_t(st.st_size);
+  }
+  return Status::Ok();
 }
 
 Status GitObjectReader::TypeOf(const ObjectId& id, GitObjectType* type) {

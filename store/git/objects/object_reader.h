@@ -50,6 +50,10 @@ class GitObjectReader {
   // How many leading hex digits `id` shares with the nearest other object of the database
   // (0 when none shares a digit): git's unique abbreviation is one digit longer.
   Status CommonHexPrefix(const ObjectId& id, size_t* digits);
+  // How the object is stored, as git's %(objectsize:disk) and %(deltabase) see it: the bytes
+  // its pack entry takes or its loose file's size, and for a packed delta its base's id
+  // (zero otherwise). *found is false when the database does not have it.
+  Status Storage(const ObjectId& id, uint64_t* disk_size, ObjectId* delta_base, bool* found);
 
  private:
   // Where `id` is: a pack and offset, or (pack null, *found true) a loose file at *loose.

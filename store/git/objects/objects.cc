@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "store/git/objects/abbrev.h"
+#include "store/git/objects/commit_graph.h"
 #include "store/git/objects/object_count.h"
 #include "store/git/objects/object_parse.h"
 #include "store/git/objects/object_reader.h"
@@ -101,6 +102,13 @@ Status GitObjects::TypeOf(const ObjectId& id, GitObjectType* type) {
 }
 
 Status GitObjects::Has(const ObjectId& id, bool* found) { return reader().Has(id, found); }
+
+Status GitObjects::Storage(const ObjectId& id, uint64_t* disk_size, ObjectId* delta_base,
+                           bool* found) {
+  *found = false;
+  REFTAB_RETURN_IF_ERROR(Load());
+  return reader().Storage(id, disk_size, delta_base, found);
+}
 
 Status GitObjects::Peel(const ObjectId& id, ObjectId* peeled, bool* ok) {
   return reader().Peel(id, peeled, ok);

@@ -28,6 +28,12 @@ REFTAB_PUBLIC_BEGIN
 
 enum class GitObjectType { kNone = 0, kCommit = 1, kTree = 2, kBlob = 3, kTag = 4 };
 
+// The order of a walk over commits: newest committer date first, as git's revision walks (a
+// commit dated before its parent, clock skew, can end a count early), or highest generation
+// first (corrected commit dates, as git's ahead-behind: exact, but the first use computes
+// generations down to the root commits).
+enum class GitWalkOrder { kCommitDate, kGeneration };
+
 // git's name of the type ("commit", "tree", "blob", "tag"); "" for kNone.
 const char* GitObjectTypeName(GitObjectType type);
 // The type git's name stands for; kNone for anything else.
@@ -59,6 +65,11 @@ class GitObjects {
   Status Size(const ObjectId& id, GitObjectType* type, uint64_t* size);
   // The whole content (without git's "<type> <size>\0" header); kNone and "" when missing.
   Status Read(const ObjectId& id, GitObjectType* type, std::string* content);
+  // How the object is stored (git's %(objectsize:disk) and %(deltabase)): the bytes its
+  // pack entry takes, or its loose file's size; and the id of the base of a delta entry,
+  // zero when it is not one (loose objects never are). *found is false when the database
+  // lacks it. Only entry headers are read, nothing is inflated.
+  Status Storage(const ObjectId& id, uint64_t* disk_size, ObjectId* delta_base, bool* found);
   // Follows annotated tags from `id` to the first object that is not a tag. *ok is false
   // when `id` is missing, or a tag in the chain is malformed, names a missing object or one
   // of another type than it claims (git then stores no peeled value).
@@ -79,7 +90,14 @@ class GitObjects {
   Status IsAncestor(const ObjectId& ancestor, const ObjectId& descendant, bool* is);
   // Commits reachable from `a` but not from `b` (*ahead) and from `b` but not from `a`
   // (*behind): what %(upstream:track) prints for a = the branch, b = its upstream.
-  Status AheadBehind(const ObjectId& a, const ObjectId& b, size_t* ahead, size_t* behind);
+  Status AheadBehind(const ObjectId& a, const ObjectId& b, size_t* ahead, size_t* behind,
+                     GitWalkOrder order = GitWalkOrder::kCommitDate);
+  // git's %(is-base:<tip>): which of `bases` (commits) `tip` most likely branched from. The
+  // first-parent histories of the tip and of every base are walked together, highest
+  // generation (corrected commit date) first; the first commit of the tip's history reached
+  // from a base decides, the lowest index winning among bases that reach it at once.
+  // *index is -1 when no base's first-parent history meets the tip's.
+  Status BranchBase(const ObjectId& tip, const std::vector<ObjectId>& bases, int* index);
 
  private:
   GitObjectReader& reader();
@@ -89,11 +107,18 @@ class GitObjects {
   // A commit's parents and committer date; a commit the database lacks (a shallow
   // boundary) has none. InvalidArgument for an object that is not a commit.
   Status ReadCommit(const ObjectId& id, std::vector<ObjectId>* parents, uint64_t* date);
+  // Commits read for generation numbers, kept for the life of this object.
+  struct CommitGraph;
+  struct CommitNode;
+  // The commit with its generation (corrected commit date) computed; an object that is not
+  // a commit has no parents and date 0.
+  Status GenerationOf(const ObjectId& id, const CommitNode** node);
 
   std::string objects_dir_;
   size_t hash_size_;
   bool tried_ = false;                       // Load() ran (successfully or not)
   std::unique_ptr<GitObjectReader> reader_;  // created on first use
+  std::unique_ptr<CommitGraph> graph_;       // created on first GenerationOf
   std::string reason_;
 };
 

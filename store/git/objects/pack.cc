@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -174,6 +175,45 @@ bool GitPack::Find(const ObjectId& id, uint64_t* offset) const {
   }
   // An offset outside the entries is not an object of this pack; reading it would fail.
   return *offset >= kPackHeader && *offset < end_;
+}
+
+ObjectId GitPack::NameAt(uint32_t pos) const {
+  ObjectId id{};
+  std::memcpy(id.data(), idx_.data + kIdxHeader + kFanout + size_t(pos) * hs_, hs_);
+  return id;
+}
+
+Status GitPack::Storage(uint64_t offset, uint64_t* disk_size, ObjectId* delta_base) {
+  *disk_size = 0;
+  delta_base->fill(0);
+  if (by_offset_.empty() && count_ > 0) {
+    by_offset_.reserve(count_);
+    for (uint32_t pos = 0; pos < count_; ++pos) {
+      uint64_t at = 0;
+      if (!Find(NameAt(pos), &at)) {
+        return Status::Corruption(pack_path_ + ": index entry " + std::to_string(pos) +
+                                  " points outside the pack");
+      }
+      by_offset_.emplace_back(at, pos);
+    }
+    std::sort(by_offset_.begin(), by_offset_.end());
+  }
+  auto entry_at = [&](uint64_t at) {
+    auto it = std::lower_bound(by_offset_.begin(), by_offset_.end(), std::make_pair(at, 0u));
+    return it != by_offset_.end() && it->first == at ? it : by_offset_.end();
+  };
+  auto it = entry_at(offset);
+  if (it == by_offset_.end()) return Error(offset, "no index entry starts here");
+  // An entry ends where the next one starts, the last one at the trailing checksum.
+  *disk_size = (it + 1 != by_offset_.end() ? (it + 1)->first : end_) - offset;
+  Entry e;
+  REFTAB_RETURN_IF_ERROR(ParseEntry(offset, &e));
+  if (e.type == 6 || e.type == 7) {
+    auto base = entry_at(e.base);
+    if (base == by_offset_.end()) return Error(offset, "delta base is not an indexed entry");
+    *delta_base = NameAt(base->second);
+  }
+  return Status::Ok();
 }
 
 size_t GitPack::CommonHexPrefix(const ObjectId& id) const {

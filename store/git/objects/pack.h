@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "format/record.h"
@@ -51,6 +52,11 @@ class GitPack {
   // Its type and content, deltas applied. Bases met on the way are looked up in and added
   // to `cache`.
   Status Read(uint64_t offset, DeltaBaseCache* cache, GitObjectType* type, std::string* content);
+  // How the entry at `offset` is stored, as git's %(objectsize:disk) and %(deltabase) see
+  // it: the bytes it takes in the pack (header and base reference included) and, for a
+  // delta, its base's id (zero otherwise). The first call sorts the index by offset (git's
+  // reverse index).
+  Status Storage(uint64_t offset, uint64_t* disk_size, ObjectId* delta_base);
 
  private:
   struct Mapped {
@@ -72,6 +78,8 @@ class GitPack {
   // entries' offsets, newest first; *base the base's offset and entry.
   Status Chain(uint64_t offset, std::vector<uint64_t>* chain, uint64_t* base, Entry* e) const;
   Status Error(uint64_t offset, const std::string& what) const;
+  // The id at position `pos` of the index's sorted names.
+  ObjectId NameAt(uint32_t pos) const;
 
   std::string pack_path_;
   Mapped idx_, pack_;
@@ -79,6 +87,8 @@ class GitPack {
   uint32_t count_ = 0;
   uint64_t end_ = 0;        // where entries end: the pack's trailing checksum
   size_t big_offsets_ = 0;  // entries of the index's 8-byte offset table
+  // Every entry's offset with its position among the names, by offset; built by Storage().
+  std::vector<std::pair<uint64_t, uint32_t>> by_offset_;
 };
 
 }  // namespace reftab

@@ -237,16 +237,65 @@ TEST_P(GitObjectsTest, AncestryAndAheadBehindAsGit) {
       int git_is =
           testing::RunProcess({git_, "merge-base", "--is-ancestor", a, b}, in_repo).exit_code;
       EXPECT_EQ(is, git_is == 0) << a << " " << b;
-      size_t ahead = 0, behind = 0;
-      ASSERT_TRUE(db.AheadBehind(IdOf(a), IdOf(b), &ahead, &behind).ok());
       std::string counts = Git({"rev-list", "--left-right", "--count", a + "..." + b});
-      EXPECT_EQ(std::to_string(ahead) + "\t" + std::to_string(behind) + "\n", counts)
-          << a << " " << b;
+      for (GitWalkOrder order : {GitWalkOrder::kCommitDate, GitWalkOrder::kGeneration}) {
+        size_t ahead = 0, behind = 0;
+        ASSERT_TRUE(db.AheadBehind(IdOf(a), IdOf(b), &ahead, &behind, order).ok());
+        EXPECT_EQ(std::to_string(ahead) + "\t" + std::to_string(behind) + "\n", counts)
+            << a << " " << b;
+      }
     }
   }
   size_t ahead = 0, behind = 0;
   EXPECT_EQ(db.AheadBehind(IdOf(Rev("v1")), IdOf(Rev("main")), &ahead, &behind).code(),
             Code::kInvalidArgument);  // a tag is not a commit
+}
+
+// Where each object is stored, as git's %(objectsize:disk) and %(deltabase) say: loose files,
+// then one pack whose similar blobs are deltas (offset deltas, and reference deltas too).
+TEST_P(GitObjectsTest, StorageAsGit) {
+  std::string s;
+  for (int i = 1; i <= 20; ++i) {
+    std::string text;
+    for (int line = 0; line < 200; ++line) text += std::to_string(line == i ? -1 : line) + "\n";
+    s += Commit("main", i, i > 1 ? std::vector<int>{i - 1} : std::vector<int>{}, i);
+    s += "M 100644 inline big\n" + Data(text) + "\n";
+  }
+  Git({"fast-import", "--quiet"}, s);
+  for (const char* how : {"loose", "ofs-delta", "ref-delta"}) {
+    Unpack();  // every round starts from loose objects only
+    if (std::string(how) != "loose") {
+      std::vector<std::string> args{"pack-objects", "-q", "--window=10"};
+      if (std::string(how) == "ofs-delta") args.push_back("--delta-base-offset");
+      args.push_back("objects/pack/pack");
+      Git(args, ObjectList());
+      Git({"prune-packed"});
+    }
+    std::string expected = Git({"cat-file", "--batch-all-objects",
+                                "--batch-check=%(objectname) %(objectsize:disk) %(deltabase)"});
+    GitObjects db(objects_, hs_);
+    std::string got;
+    size_t deltas = 0;
+    std::istringstream lines(expected);
+    for (std::string line; std::getline(lines, line);) {
+      uint64_t disk = 0;
+      ObjectId base{};
+      bool found = false;
+      ASSERT_TRUE(db.Storage(IdOf(line.substr(0, HexLen())), &disk, &base, &found).ok());
+      EXPECT_TRUE(found);
+      got += line.substr(0, HexLen()) + " " + std::to_string(disk) + " " + Hex(base) + "\n";
+      deltas += !IsZeroId(base, hs_);
+    }
+    ASSERT_GT(expected.size(), 0u) << how;
+    EXPECT_EQ(got, expected) << how;
+    EXPECT_EQ(deltas > 0, std::string(how) != "loose") << how;
+  }
+  GitObjects db(objects_, hs_);
+  uint64_t disk = 1;
+  ObjectId base{};
+  bool found = true;
+  ASSERT_TRUE(db.Storage(IdOf(std::string(HexLen(), 'e')), &disk, &base, &found).ok());
+  EXPECT_FALSE(found);
 }
 
 // Abbreviations against git's, on enough blobs that four hex digits often collide.
