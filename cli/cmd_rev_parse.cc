@@ -15,8 +15,10 @@
 
 #include "cli/commands.h"
 #include "cli/git_options.h"
+#include "cli/object_name_report.h"
 #include "cli/stack_access.h"
 #include "store/git/objects/abbrev.h"
+#include "store/git/refs/branch_name.h"
 #include "store/git/refs/object_name.h"
 #include "store/git/refs/ref_dwim.h"
 
@@ -48,20 +50,6 @@ void Warn(const std::vector<std::string>& warnings) {
   for (const std::string& w : warnings) GitWarning(w);
 }
 
-// What one lookup of a name prints: its warnings (with -q only the dangling-symref ones,
-// unless a suffix follows the ref: git looks that base up without -q's quiet flag), then
-// its errors, which -q does not silence either.
-void Report(const ObjectNameResult& r, bool quiet, bool has_suffix) {
-  if (!quiet || has_suffix) {
-    Warn(r.warnings);
-  } else {
-    for (const std::string& w : r.warnings) {
-      if (w.starts_with("ignoring ")) GitWarning(w);
-    }
-  }
-  for (const std::string& e : r.errors) GitError(e);
-}
-
 // git's show_rev for a name that resolved.
 int ShowName(Store& store, const RevParseOptions& o, const std::string& name,
              const ObjectNameResult& r) {
@@ -79,8 +67,10 @@ int ShowName(Store& store, const RevParseOptions& o, const std::string& name,
   if (o.show == Show::kSymbolic) return std::printf("%s\n", name.c_str()), 0;
   // The full name is looked up again, as git does, so its warnings come twice.
   DwimResult d;
-  Status s = DwimRef(store, name == "@" ? "HEAD" : name, /*all_rules=*/true, &d);
+  std::string fatal;
+  Status s = DwimRefShorthand(store, name, /*nonfatal=*/false, &d, &fatal);
   if (!s.ok()) return GitDie(s.message());
+  if (!fatal.empty()) return GitDie(fatal);
   Warn(d.warnings);
   if (d.matches == 0) return 0;  // not a ref (a hex id): nothing shown
   if (d.matches > 1) return GitError("refname '" + name + "' is ambiguous"), 0;
@@ -99,10 +89,19 @@ int NoSingleRevision(bool quiet) {
 }
 
 // Without --verify, a name that is not a revision would be a path; reftab knows no paths.
-int NotARevision(const std::string& arg, const ObjectNameResult& r) {
-  Report(r, false, true);  // git looks the name up once more before giving up
+int NotARevision(Store& store, const std::string& arg) {
   std::printf("%s\n", arg.c_str());
   std::fflush(stdout);
+  // git looks the name up once more before giving up, quietly (a suffix's base is looked
+  // up without the flag, as always) and only to find a better message.
+  ObjectNameResult r;
+  RevisionOptions again;
+  again.quiet = true;
+  again.only_to_die = true;
+  Status s = ResolveRevision(store, arg, &r, again);
+  if (!s.ok()) return GitDie(s.message());
+  ReportObjectName(r);
+  if (r.dies) return ObjectNameDied(r);
   return GitDie("ambiguous argument '" + arg +
                 "': unknown revision or path not in the working tree.\n"
                 "Use '--' to separate paths from revisions, like this:\n"
@@ -154,12 +153,15 @@ int CmdRevParse(const GlobalOptions& g, const Args& args) {
   std::vector<ObjectNameResult> found;
   for (const std::string& name : names) {
     ObjectNameResult r;
-    Status s = ResolveRevision(store, name, &r);
+    RevisionOptions ro;
+    ro.quiet = o.quiet;
+    Status s = ResolveRevision(store, name, &r, ro);
     if (!s.ok()) return GitDie(s.message());
-    Report(r, o.quiet, name.find_first_of("~^") != std::string::npos);
+    ReportObjectName(r);
+    if (r.dies) return ObjectNameDied(r);
     if (!r.found) {
       if (o.verify) return NoSingleRevision(o.quiet);
-      return NotARevision(name, r);
+      return NotARevision(store, name);
     }
     if (!o.verify) {
       ShowName(store, o, name, r);

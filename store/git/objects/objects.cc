@@ -34,6 +34,43 @@ GitObjectType GitObjectTypeNamed(std::string_view name) {
   return GitObjectType::kNone;
 }
 
+namespace {
+
+// Whether the first `digits` hex digits of `id` are those of `prefix`.
+[[maybe_unused]] bool HasHexPrefix(const ObjectId& id, const ObjectId& prefix, size_t digits) {
+  for (size_t i = 0; i < digits; ++i) {
+    const unsigned a = (id[i / 2] >> (i % 2 ? 0 : 4)) & 0xf;
+    const unsigned b = (prefix[i / 2] >> (i % 2 ? 0 : 4)) & 0xf;
+    if (a != b) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Status GitObjects::ParseHexPrefix(std::string_view prefix, ObjectId* bytes, size_t* digits) const {
+  if (prefix.size() < size_t(kMinimumAbbrev) || prefix.size() > 2 * hash_size_) {
+    return Status::InvalidArgument("not an abbreviated object id: " + std::string(prefix));
+  }
+  *bytes = ObjectId{};
+  for (size_t i = 0; i < prefix.size(); ++i) {
+    const char c = prefix[i];
+    unsigned v = 0;
+    if (c >= '0' && c <= '9') {
+      v = unsigned(c - '0');
+    } else if (c >= 'a' && c <= 'f') {
+      v = unsigned(c - 'a' + 10);
+    } else if (c >= 'A' && c <= 'F') {
+      v = unsigned(c - 'A' + 10);
+    } else {
+      return Status::InvalidArgument("not an abbreviated object id: " + std::string(prefix));
+    }
+    (*bytes)[i / 2] = uint8_t((*bytes)[i / 2] | (i % 2 ? v : v << 4));
+  }
+  *digits = prefix.size();
+  return Status::Ok();
+}
+
 #ifdef REFTAB_HAVE_LIBGIT2
 
 namespace {
@@ -69,6 +106,7 @@ struct GitObjects::Lib {
   decltype(&git_odb_object_type) object_type = nullptr;
   decltype(&git_odb_object_free) object_free = nullptr;
   decltype(&git_odb_exists_prefix) exists_prefix = nullptr;
+  decltype(&git_odb_foreach) foreach = nullptr;
   bool initialised = false;
   git_odb* odb = nullptr;
 
@@ -96,6 +134,7 @@ struct GitObjects::Lib {
     ok &= Resolve(handle, "git_odb_object_type", &object_type, missing);
     ok &= Resolve(handle, "git_odb_object_free", &object_free, missing);
     ok &= Resolve(handle, "git_odb_exists_prefix", &exists_prefix, missing);
+    ok &= Resolve(handle, "git_odb_foreach", &foreach, missing);
     return ok;
   }
 
@@ -218,7 +257,55 @@ Status GitObjects::Abbreviate(const ObjectId& id, size_t min_len, std::string* h
   return Status::Ok();
 }
 
+Status GitObjects::FindByPrefix(std::string_view prefix, std::vector<ObjectId>* found) {
+  found->clear();
+  ObjectId bytes{};
+  size_t n = 0;
+  REFTAB_RETURN_IF_ERROR(ParseHexPrefix(prefix, &bytes, &n));
+  REFTAB_RETURN_IF_ERROR(Load());
+  git_oid want = ToLibgit2(bytes);
+  git_oid one;
+  int rc = lib_->exists_prefix(&one, lib_->odb, &want, n);
+  if (rc == GIT_ENOTFOUND) return Status::Ok();
+  if (rc == 0) {
+    ObjectId id{};
+    std::memcpy(id.data(), one.id, hash_size_);
+    found->push_back(id);
+    return Status::Ok();
+  }
+  if (rc != GIT_EAMBIGUOUS)
+    return Status::IoError(lib_->Error("looking up " + std::string(prefix)));
+  // More than one: libgit2 names none of them, so the database is listed.
+  struct Walk {
+    const ObjectId* bytes;
+    size_t digits, hash_size;
+    std::vector<ObjectId>* found;
+  } walk{&bytes, n, hash_size_, found};
+  auto each = [](const git_oid* oid, void* payload) -> int {
+    Walk* w = static_cast<Walk*>(payload);
+    ObjectId id{};
+    std::memcpy(id.data(), oid->id, w->hash_size);
+    if (HasHexPrefix(id, *w->bytes, w->digits) &&
+        std::find(w->found->begin(), w->found->end(), id) == w->found->end()) {
+      w->found->push_back(id);
+    }
+    return 0;
+  };
+  if (lib_->foreach (lib_->odb, each, &walk) < 0) {
+    return Status::IoError(lib_->Error("listing objects for " + std::string(prefix)));
+  }
+  return Status::Ok();
+}
+
 #else  // !REFTAB_HAVE_LIBGIT2
+
+Status GitObjects::FindByPrefix(std::string_view prefix, std::vector<ObjectId>* found) {
+  found->clear();
+  ObjectId bytes{};
+  size_t n = 0;
+  REFTAB_RETURN_IF_ERROR(ParseHexPrefix(prefix, &bytes, &n));
+  return Load();
+}
 
 struct GitObjects::Lib {};
 
