@@ -185,4 +185,77 @@ for r in "$S1" "$S2"; do
   "$git" -C "$r" branch -D -q "${H:0:7}" "$P_MIXED"
 done
 
+# ------------------------------------------------------------------ the same names elsewhere
+# update-ref (new and old values, command line and --stdin; written into copies and compared
+# by git's view of the ref afterwards), for-each-ref's object options, the reflog walk.
+wcheck() {
+  local desc=$1 repo=$2; shift 2
+  if [ -n "$filter" ] && [[ $desc != *$filter* ]]; then return; fi
+  rm -rf "$tmp/g" "$tmp/r"; cp -a "$repo" "$tmp/g"; cp -a "$repo" "$tmp/r"
+  (cd "$tmp/g" && "$git" "$@" </dev/null) >"$tmp/go" 2>"$tmp/ge"; local grc=$?
+  (cd "$tmp/r" && "$reftab" "$@" </dev/null) >"$tmp/ro" 2>"$tmp/re"; local rrc=$?
+  local why=""
+  [ "$grc" = "$rrc" ] || why+=" exit git=$grc reftab=$rrc;"
+  cmp -s "$tmp/go" "$tmp/ro" || why+=" stdout differs;"
+  cmp -s "$tmp/ge" "$tmp/re" ||
+    why+=" stderr: $(diff "$tmp/ge" "$tmp/re" | grep '^[<>]' | head -6 | tr '\n' ' ')"
+  local gs rs
+  gs=$("$git" -C "$tmp/g" for-each-ref refs/heads/rv refs/heads/main; "$git" -C "$tmp/g" reflog show --format='%H %gs' refs/heads/rv -- 2>&1)
+  rs=$("$git" -C "$tmp/r" for-each-ref refs/heads/rv refs/heads/main; "$git" -C "$tmp/r" reflog show --format='%H %gs' refs/heads/rv -- 2>&1)
+  [ "$gs" = "$rs" ] || why+=" state differs;"
+  verdict "$desc" "$why"
+}
+for value in "main@{1}" "@{1}" "main@{2}~1" "@{-1}" "@{u}" "@{push}" "main@{99}" "noup@{u}" \
+    "@{yesterday}" "HEAD^2" ":/topic work" "HEAD^{/one}"; do
+  for r in "$S1" "$S2"; do
+    sfx=""; [ "$r" = "$S2" ] && sfx=" (sha256)"
+    [[ $value == *[~^:]* ]] && objects_known "update-ref with [$value]" && objects_known "update-ref -d with old [$value]"
+    wcheck "update-ref with [$value]$sfx" "$r" update-ref -m "to $value" refs/heads/rv "$value"
+    wcheck "update-ref -d with old [$value]$sfx" "$r" update-ref -d refs/heads/main "$value"
+  done
+done
+for opt in --points-at --contains --merged --no-merged --no-contains; do
+  for value in "main@{1}" "@{u}" "@{-1}" "at1^{blob}" "main@{99}" "noup@{u}" "nope"; do
+    objects_known "for-each-ref $opt [$value]"
+    ro "for-each-ref $opt [$value]" for-each-ref --format='%(refname)' "$opt" "$value" refs/heads
+  done
+done
+KNOWN["reflog show [@{u}]"]="the reflog walk does not follow @{upstream} to the upstream's own reflog"
+for name in "main@{2}" "@{1}" "HEAD@{3}" "@{-1}" "main@{99}" "@{u}" "nope@{1}" "main@{yesterday}" \
+    "topic@{0}"; do
+  objects_known "reflog show [$name]"  # it prints abbreviated ids
+  ro "reflog show [$name]" reflog show "$name"
+done
+
+# ------------------------------------------------------------------ ranges: refused, saying so
+for name in "main..topic" "main...topic" "..main" "main.." "^main" "nope..main" "^nope"; do
+  KNOWN["rev-parse [$name]"]="reftab's rev-parse prints single objects only: it refuses ranges, saying so"
+  KNOWN["rev-parse [$name] (sha256)"]=${KNOWN["rev-parse [$name]"]}
+  ro "rev-parse [$name]" rev-parse "$name"
+done
+
+# ------------------------------------------------------------------ repository questions
+# From the work tree, a subdirectory, inside .git, a bare repository, a linked worktree, and
+# with the git directory named (--git-dir, $GIT_DIR).
+B=$tmp/bare.git WT=$tmp/linked
+"$git" init -q --bare --ref-format=reftable "$B"
+mkdir -p "$B/sub" "$S1/sub/deep" "$S2/sub"
+"$git" -C "$S1" worktree add -q "$WT" noup
+mkdir -p "$WT/sub"
+for q in --git-dir --absolute-git-dir --show-toplevel --is-inside-work-tree --is-inside-git-dir \
+    --is-bare-repository --show-ref-format "--git-dir --show-toplevel HEAD" \
+    "--is-inside-work-tree --verify HEAD --is-bare-repository"; do
+  for where in . sub sub/deep .git .git/reftable; do
+    check "rev-parse $q (in $where)" "$S1" "$where" rev-parse $q
+  done
+  check "rev-parse $q (in sub, sha256)" "$S2" sub rev-parse $q
+  check "rev-parse $q (bare)" "$B" . rev-parse $q
+  check "rev-parse $q (bare, in sub)" "$B" sub rev-parse $q
+  check "rev-parse $q (linked)" "$WT" . rev-parse $q
+  check "rev-parse $q (linked, in sub)" "$WT" sub rev-parse $q
+  check "rev-parse $q (--git-dir)" "$S1" sub --git-dir=../.git rev-parse $q
+  check "rev-parse $q (--git-dir absolute)" "$S1" sub --git-dir="$S1/.git" rev-parse $q
+  GIT_DIR=../.git check "rev-parse $q (GIT_DIR)" "$S1" sub rev-parse $q
+done
+
 verdict_end

@@ -1,6 +1,7 @@
 #include "store/git/refs/object_name.h"
 
 #include <climits>
+#include <cstdint>
 #include <string>
 
 #include "store/git/date.h"
@@ -264,14 +265,16 @@ Status Resolver::ShortId(std::string_view hex, Flags flags, ObjectId* id, bool* 
 // The reflog part of git's get_oid_basic: `selector` is what stands between "@{" and "}".
 Status Resolver::AtReflog(std::string_view base, std::string_view selector,
                           const std::string& refname, Flags flags, ObjectId* id, bool* found) {
-  // A number is an entry (one of nine digits or more a time); anything else a date.
-  long long nth = 0;
-  for (char c : selector) {
+  // A number is an entry (one of nine digits or more a time); anything else a date. As in
+  // git, the number is an int that may wrap negative, which makes it a date too.
+  int32_t nth = 0;
+  for (size_t i = 0; nth >= 0 && i < selector.size(); ++i) {
+    const char c = selector[i];
     if (c < '0' || c > '9') {
       nth = -1;
-      break;
+    } else {
+      nth = int32_t(uint32_t(nth) * 10u + uint32_t(c - '0'));
     }
-    if (nth < 100000000) nth = nth * 10 + (c - '0');
   }
   uint64_t at_time = 0;
   if (nth >= 100000000) {
@@ -281,7 +284,7 @@ Status Resolver::AtReflog(std::string_view base, std::string_view selector,
     return *found = false, Status::Ok();
   }
   RefAtResult at;
-  REFTAB_RETURN_IF_ERROR(ReadRefAt(store_, refname, at_time, int(nth), *id, &at));
+  REFTAB_RETURN_IF_ERROR(ReadRefAt(store_, refname, at_time, nth, *id, &at));
   out_->warnings.insert(out_->warnings.end(), at.warnings.begin(), at.warnings.end());
   if (at.empty) return Die("log for " + refname + " is empty", flags.quiet);
   *id = at.id;
