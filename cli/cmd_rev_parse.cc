@@ -221,7 +221,8 @@ int CmdRevParse(const GlobalOptions& g, const Args& args) {
   std::vector<ObjectNameResult> found;
   std::vector<std::string> found_names;
   for (const std::string& name : args) {
-    if (TakeFlag(name, &o)) continue;
+    RevParseOptions taken;  // flags were read above, before the store was open
+    if (TakeFlag(name, &taken)) continue;
     if (IsRepoQuestion(name)) {
       if (!g.stack_dir.empty()) return GitDie("rev-parse " + name + ": needs a git repository");
       if (!location) {

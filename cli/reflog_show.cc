@@ -15,6 +15,7 @@
 #include "store/git/date.h"
 #include "store/git/objects/abbrev.h"
 #include "store/git/objects/object_parse.h"
+#include "store/git/refs/branch_name.h"
 #include "store/git/refs/object_name.h"
 #include "store/git/refs/ref_dwim.h"
 #include "store/git/refs/reflog.h"
@@ -165,10 +166,17 @@ int CheckName(Store& store, const std::string& spec) {
 // Sets up the walk of one command-line name as git's reflog walk does. -1 when done (the
 // log may be empty: nothing to show), else the exit status.
 int StartWalk(Store& store, const std::string& arg, WalkLog* log) {
-  std::string spec = arg == "@" ? "HEAD" : arg;
-  ReflogSelector sel = ParseReflogSelector(spec);
   if (int r = CheckName(store, arg); r >= 0) return r;
-  Status s;
+  // The walk reads the log of what a branch shorthand stands for ("@{u}" is origin/main's),
+  // then its own selector.
+  BranchNameResult shorthand;
+  Status s = InterpretBranchName(store, arg, /*nonfatal=*/false, &shorthand);
+  if (!s.ok()) return GitDie(s.message());
+  std::string spec = arg;
+  if (shorthand.used > 0 && !shorthand.name.empty()) {
+    spec = shorthand.name + arg.substr(size_t(shorthand.used));
+  }
+  ReflogSelector sel = ParseReflogSelector(spec);
   std::string branch = sel.ref;
   if (s.ok() && branch.empty()) s = CurrentBranch(store, &branch);
   if (s.ok()) s = ReadReflogForWalk(store, branch, &log->shown, &log->entries);

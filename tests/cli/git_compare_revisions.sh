@@ -220,9 +220,8 @@ for opt in --points-at --contains --merged --no-merged --no-contains; do
     ro "for-each-ref $opt [$value]" for-each-ref --format='%(refname)' "$opt" "$value" refs/heads
   done
 done
-KNOWN["reflog show [@{u}]"]="the reflog walk does not follow @{upstream} to the upstream's own reflog"
 for name in "main@{2}" "@{1}" "HEAD@{3}" "@{-1}" "main@{99}" "@{u}" "nope@{1}" "main@{yesterday}" \
-    "topic@{0}"; do
+    "topic@{0}" "@{-2}@{1}" "@{push}" "main@{u}@{0}" "@" "@@{u}"; do
   objects_known "reflog show [$name]"  # it prints abbreviated ids
   ro "reflog show [$name]" reflog show "$name"
 done
