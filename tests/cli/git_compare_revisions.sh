@@ -138,6 +138,9 @@ for name in "@{u}" "@{upstream}" "@{U}" "@{UpStream}" "@{push}" "@{PUSH}" "main@
     ro_name "rev-parse $opts [$name]" "$name" rev-parse $opts "$name"
   done
 done
+for opts in "" "--verify" "-q --verify"; do
+  ro "rev-parse $opts [empty name]" rev-parse $opts ""
+done
 for cfg in "push.default=current" "push.default=nothing" "push.default=upstream" \
     "push.default=matching" "remote.pushDefault=origin" "branch.main.pushRemote=origin"; do
   ro "rev-parse -c $cfg [@{push}]" -c "$cfg" rev-parse --symbolic-full-name "@{push}"

@@ -379,7 +379,7 @@ Status Resolver::Basic(std::string_view str, Flags flags, ObjectId* id, bool* fo
   } else {
     DwimResult d;
     REFTAB_RETURN_IF_ERROR(
-        DwimRefShorthand(store_, base.empty() ? "HEAD" : base, flags.quiet, &d, &fatal));
+        DwimRefShorthand(store_, base.empty() && reflog ? "HEAD" : base, flags.quiet, &d, &fatal));
     if (!fatal.empty()) return Die(fatal, false);
     out_->warnings.insert(out_->warnings.end(), d.warnings.begin(), d.warnings.end());
     refs_found = d.matches;

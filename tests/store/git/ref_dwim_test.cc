@@ -103,6 +103,8 @@ TEST_F(DwimTest, BadNamesAndHexIds) {
   EXPECT_TRUE(o.refname.empty());
   ASSERT_TRUE(ResolveRevision(*store_, "@", &o).ok());
   EXPECT_EQ(o.refname, "refs/heads/main");
+  ASSERT_TRUE(ResolveRevision(*store_, "", &o).ok());
+  EXPECT_FALSE(o.found) << "the empty name is not HEAD";
 }
 
 TEST_F(DwimTest, ShortensUnlessAnEarlierRuleFindsARef) {
