@@ -1,22 +1,30 @@
 // reftab rev-parse [--verify] [-q|--quiet] [--short[=N]] [--symbolic | --symbolic-full-name |
-//                  --abbrev-ref[=strict|loose]] NAME...
-// The part of git's rev-parse that refs and commits answer: NAME is a full hex object id,
-// "@", or a ref name, short or full, resolved by git's rules (store/git/refs/ref_dwim.h) with
-// git's warnings ("refname 'x' is ambiguous.", "ignoring dangling symref ..."), followed by
-// any of git's ~N, ^N, ^{}, ^{type} suffixes (store/git/refs/object_name.h). --short is
-// --verify printing the id abbreviated as git does (at least N digits, unique). No @{...},
-// abbreviated ids as input, ranges or paths. Output, messages and exit statuses as git's:
-// --verify needs exactly one name ("fatal: Needed a single revision", 128; 1 with -q).
+//                  --abbrev-ref[=strict|loose]] [repository questions] REVISION...
+// The part of git's rev-parse that refs and objects answer: each REVISION names one object in
+// git's syntax (store/git/refs/object_name.h: ids, refs, reflog selectors, @{-N}, @{upstream},
+// @{push}, suffixes, message searches), with git's warnings, errors and hints; the
+// repository questions (--git-dir, --show-toplevel, ...: store/git/dir.h) are answered where
+// they appear. --short is --verify printing the id abbreviated as git does (at least N
+// digits, unique). Ranges and paths are refused, saying so. Output, messages and exit
+// statuses as git's: --verify needs exactly one name ("fatal: Needed a single revision",
+// 128; 1 with -q).
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/git_options.h"
+#include "cli/object_name_report.h"
 #include "cli/stack_access.h"
+#include "store/git/dir.h"
 #include "store/git/objects/abbrev.h"
+#include "store/git/refs/branch_name.h"
 #include "store/git/refs/object_name.h"
 #include "store/git/refs/ref_dwim.h"
 
@@ -48,20 +56,6 @@ void Warn(const std::vector<std::string>& warnings) {
   for (const std::string& w : warnings) GitWarning(w);
 }
 
-// What one lookup of a name prints: its warnings (with -q only the dangling-symref ones,
-// unless a suffix follows the ref: git looks that base up without -q's quiet flag), then
-// its errors, which -q does not silence either.
-void Report(const ObjectNameResult& r, bool quiet, bool has_suffix) {
-  if (!quiet || has_suffix) {
-    Warn(r.warnings);
-  } else {
-    for (const std::string& w : r.warnings) {
-      if (w.starts_with("ignoring ")) GitWarning(w);
-    }
-  }
-  for (const std::string& e : r.errors) GitError(e);
-}
-
 // git's show_rev for a name that resolved.
 int ShowName(Store& store, const RevParseOptions& o, const std::string& name,
              const ObjectNameResult& r) {
@@ -79,8 +73,10 @@ int ShowName(Store& store, const RevParseOptions& o, const std::string& name,
   if (o.show == Show::kSymbolic) return std::printf("%s\n", name.c_str()), 0;
   // The full name is looked up again, as git does, so its warnings come twice.
   DwimResult d;
-  Status s = DwimRef(store, name == "@" ? "HEAD" : name, /*all_rules=*/true, &d);
+  std::string fatal;
+  Status s = DwimRefShorthand(store, name, /*nonfatal=*/false, &d, &fatal);
   if (!s.ok()) return GitDie(s.message());
+  if (!fatal.empty()) return GitDie(fatal);
   Warn(d.warnings);
   if (d.matches == 0) return 0;  // not a ref (a hex id): nothing shown
   if (d.matches > 1) return GitError("refname '" + name + "' is ambiguous"), 0;
@@ -99,10 +95,19 @@ int NoSingleRevision(bool quiet) {
 }
 
 // Without --verify, a name that is not a revision would be a path; reftab knows no paths.
-int NotARevision(const std::string& arg, const ObjectNameResult& r) {
-  Report(r, false, true);  // git looks the name up once more before giving up
+int NotARevision(Store& store, const std::string& arg) {
   std::printf("%s\n", arg.c_str());
   std::fflush(stdout);
+  // git looks the name up once more before giving up, quietly (a suffix's base is looked
+  // up without the flag, as always) and only to find a better message.
+  ObjectNameResult r;
+  RevisionOptions again;
+  again.quiet = true;
+  again.only_to_die = true;
+  Status s = ResolveRevision(store, arg, &r, again);
+  if (!s.ok()) return GitDie(s.message());
+  ReportObjectName(r);
+  if (r.dies) return ObjectNameDied(r);
   return GitDie("ambiguous argument '" + arg +
                 "': unknown revision or path not in the working tree.\n"
                 "Use '--' to separate paths from revisions, like this:\n"
@@ -134,42 +139,124 @@ bool TakeFlag(const std::string& a, RevParseOptions* o) {
   return true;
 }
 
+// rev-parse's questions about the repository itself, answered where they appear.
+constexpr std::string_view kRepoQuestions[] = {
+    "--git-dir",           "--absolute-git-dir",   "--show-toplevel",   "--is-inside-work-tree",
+    "--is-inside-git-dir", "--is-bare-repository", "--show-ref-format",
+};
+
+bool IsRepoQuestion(const std::string& a) {
+  for (std::string_view q : kRepoQuestions) {
+    if (a == q) return true;
+  }
+  return false;
+}
+
+// Prints git's answer to one question; the exit status when git dies, else -1.
+int AnswerRepoQuestion(const std::string& q, const GitRepoLocation& at) {
+  const char* flag = nullptr;
+  if (q == "--git-dir") {
+    std::printf("%s\n", at.git_dir.c_str());
+  } else if (q == "--absolute-git-dir") {
+    std::printf("%s\n", at.absolute_git_dir.c_str());
+  } else if (q == "--show-toplevel") {
+    if (at.work_tree.empty()) return GitDie("this operation must be run in a work tree");
+    std::printf("%s\n", at.work_tree.c_str());
+  } else if (q == "--show-ref-format") {
+    std::printf("reftable\n");  // reftab opens reftable repositories only
+  } else if (q == "--is-inside-work-tree") {
+    flag = at.inside_work_tree ? "true" : "false";
+  } else if (q == "--is-inside-git-dir") {
+    flag = at.inside_git_dir ? "true" : "false";
+  } else {
+    flag = at.bare ? "true" : "false";
+  }
+  if (flag) std::printf("%s\n", flag);
+  return -1;
+}
+
+// git reads "A..B", "A...B" and "^A" as ranges when their parts name objects; reftab's
+// rev-parse prints single objects only, and says so rather than print something else.
+int RefuseRange(Store& store, const std::string& name) {
+  auto names_object = [&store](std::string_view part) {
+    ObjectNameResult r;
+    RevisionOptions quiet;
+    quiet.quiet = true;
+    std::string n(part.empty() ? "HEAD" : part);
+    return ResolveRevision(store, n, &r, quiet).ok() && r.found && !r.dies;
+  };
+  const size_t dots = name.find("..");
+  if (dots != std::string::npos) {
+    const size_t after = name.compare(dots, 3, "...") == 0 ? dots + 3 : dots + 2;
+    if (names_object(std::string_view(name).substr(0, dots)) &&
+        names_object(std::string_view(name).substr(after))) {
+      return GitDie("rev-parse: '" + name + "' is a range; reftab's rev-parse prints single " +
+                    "objects only");
+    }
+  }
+  if (name.size() > 1 && name[0] == '^' && names_object(std::string_view(name).substr(1))) {
+    return GitDie("rev-parse: '" + name + "' is a negated revision; reftab's rev-parse prints " +
+                  "single objects only");
+  }
+  return -1;
+}
+
 }  // namespace
 
 int CmdRevParse(const GlobalOptions& g, const Args& args) {
   RevParseOptions o;
-  Args names;
   for (const std::string& a : args) {
-    if (TakeFlag(a, &o)) continue;
+    if (TakeFlag(a, &o) || IsRepoQuestion(a)) continue;
     if (a.size() > 1 && a[0] == '-') {
       return GitDie("rev-parse: unsupported option '" + a +
-                    "' (reftab's rev-parse reads ref names only)");
+                    "' (reftab's rev-parse reads single revisions and questions about the " +
+                    "repository)");
     }
-    names.push_back(a);
   }
   auto opened = OpenStore(g, GitRepoAccess::kReadOnly);
   if (!opened.ok()) return GitDie(opened.status().message());
   Store& store = **opened;
   if (o.abbrev_default) o.abbrev_strict = WarnAmbiguousRefs(store);
+  std::optional<GitRepoLocation> location;
   std::vector<ObjectNameResult> found;
-  for (const std::string& name : names) {
+  std::vector<std::string> found_names;
+  for (const std::string& name : args) {
+    RevParseOptions taken;  // flags were read above, before the store was open
+    if (TakeFlag(name, &taken)) continue;
+    if (IsRepoQuestion(name)) {
+      if (!g.stack_dir.empty()) return GitDie("rev-parse " + name + ": needs a git repository");
+      if (!location) {
+        char cwd[4096];
+        if (!getcwd(cwd, sizeof cwd)) return GitDie("unable to get current working directory");
+        Result<GitRepoLocation> at = LocateGitRepo(cwd, g.git_dir, store.config());
+        if (!at.ok()) return GitDie(at.status().message());
+        location = std::move(*at);
+      }
+      if (int rc = AnswerRepoQuestion(name, *location); rc >= 0) return rc;
+      continue;
+    }
+    if (int rc = RefuseRange(store, name); rc >= 0) return rc;
     ObjectNameResult r;
-    Status s = ResolveRevision(store, name, &r);
+    RevisionOptions ro;
+    ro.quiet = o.quiet;
+    Status s = ResolveRevision(store, name, &r, ro);
     if (!s.ok()) return GitDie(s.message());
-    Report(r, o.quiet, name.find_first_of("~^") != std::string::npos);
+    ReportObjectName(r);
+    if (r.dies) return ObjectNameDied(r);
     if (!r.found) {
       if (o.verify) return NoSingleRevision(o.quiet);
-      return NotARevision(name, r);
+      return NotARevision(store, name);
     }
     if (!o.verify) {
       ShowName(store, o, name, r);
     } else {
       found.push_back(std::move(r));
+      found_names.push_back(name);
     }
   }
   if (!o.verify) return kExitOk;
   if (found.size() != 1) return NoSingleRevision(o.quiet);
-  return ShowName(store, o, names[0], found[0]);
+  return ShowName(store, o, found_names[0], found[0]);
 }
 
 }  // namespace reftab::cli
@@ -177,8 +264,13 @@ int CmdRevParse(const GlobalOptions& g, const Args& args) {
 // `reftab help rev-parse` and `reftab rev-parse -h` (cli/commands.h).
 const char* const reftab::cli::kRevParseUsage =
     "usage: reftab rev-parse [--verify] [-q | --quiet] [--short[=<n>]] [--symbolic |\n"
-    "                        --symbolic-full-name | --abbrev-ref[=strict|loose]] <name>...\n"
+    "                        --symbolic-full-name | --abbrev-ref[=strict|loose]]\n"
+    "                        [--git-dir | --absolute-git-dir | --show-toplevel |\n"
+    "                        --is-inside-work-tree | --is-inside-git-dir |\n"
+    "                        --is-bare-repository | --show-ref-format]... <revision>...\n"
     "\n"
-    "Names are ref names (short ones resolved by git's rules), @, or full hex ids, followed\n"
-    "by git's ~<n>, ^<n>, ^{}, ^{<type>} suffixes; not yet @{...}, abbreviated ids, ranges.\n"
+    "A revision names one object, in git's syntax: a full or abbreviated id, a ref name,\n"
+    "@, <ref>@{<n>}, <ref>@{<date>}, @{-<n>}, <branch>@{upstream}, <branch>@{push},\n"
+    "followed by ~<n>, ^<n>, ^{}, ^{<type>}, ^{/<regex>}; or :/<regex>. Ranges (A..B,\n"
+    "^A) and paths (<rev>:<path>) are not supported.\n"
     "\n";

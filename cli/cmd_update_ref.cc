@@ -23,6 +23,7 @@
 #include "cli/commands.h"
 #include "cli/git_options.h"
 #include "cli/input.h"
+#include "cli/object_name_report.h"
 #include "cli/progress.h"
 #include "cli/stack_access.h"
 #include "store/git/refs/object_name.h"
@@ -33,18 +34,20 @@
 namespace reftab::cli {
 namespace {
 
-// A value on the command line or in --stdin: a full hex id, or a ref found by git's
-// rev-parse rules (X, refs/X, refs/tags/X, refs/heads/X, refs/remotes/X, refs/remotes/X/HEAD;
-// "@" is HEAD), with git's ~N, ^N, ^{} and ^{type} suffixes (store/git/refs/object_name.h).
-// The empty string is not a value here. Errors: reading the refs or objects failed (a value
-// that names nothing is *found false).
+// A value on the command line or in --stdin: any name of one object git's revision syntax
+// gives (store/git/refs/object_name.h), read as update-ref reads it (no warning for a ref
+// spelled like a full id). The empty string is not a value here. Errors: reading the refs or
+// objects failed (a value that names nothing is *found false).
 Status ParseOid(Store& store, const std::string& s, ObjectId* id, bool* found) {
   *found = false;
   if (s.empty()) return Status::Ok();
   ObjectNameResult r;
-  REFTAB_RETURN_IF_ERROR(ResolveRevision(store, s, &r));
-  for (const std::string& w : r.warnings) GitWarning(w);
-  for (const std::string& e : r.errors) GitError(e);
+  RevisionOptions options;
+  options.skip_full_id_check = true;  // git's GET_OID_SKIP_AMBIGUITY_CHECK
+  REFTAB_RETURN_IF_ERROR(ResolveRevision(store, s, &r, options));
+  ReportObjectName(r);
+  // Where git dies reading the name, its fatal line is the caller's (quiet is never asked).
+  if (r.dies) return Status::InvalidArgument(r.fatal);
   *id = r.id;
   *found = r.found;
   return Status::Ok();

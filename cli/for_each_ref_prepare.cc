@@ -4,20 +4,22 @@
 
 #include "cli/for_each_ref.h"
 #include "cli/input.h"
+#include "cli/object_name_report.h"
 #include "cli/ref_objects.h"
 #include "store/git/refs/object_name.h"
 
 namespace reftab::cli {
 namespace {
 
-// Resolves an object name as git's get_oid does (ResolveRevision), printing its warnings.
-// -1 when it names an object (*found, *id) or nothing (!*found); else, when reading failed,
-// the exit status after git's "fatal: <cause>".
+// Resolves an object name as git's get_oid does (ResolveRevision), printing what git prints
+// while reading it. -1 when it names an object (*found, *id) or nothing (!*found); else, when
+// reading failed or git stops on the name, the exit status after git's "fatal: <cause>".
 int ResolveName(GitRefStore& store, const std::string& name, ObjectId* id, bool* found) {
   ObjectNameResult r;
   Status s = ResolveRevision(store, name, &r);
   if (!s.ok()) return GitDie(s.message());
-  for (const std::string& w : r.warnings) GitWarning(w);
+  ReportObjectName(r);
+  if (int rc = ObjectNameDied(r); rc >= 0) return rc;
   *found = r.found;
   *id = r.id;
   return -1;

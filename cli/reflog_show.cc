@@ -9,11 +9,14 @@
 #include <vector>
 
 #include "cli/git_options.h"
+#include "cli/object_name_report.h"
 #include "cli/output.h"
 #include "cli/reflog_format.h"
 #include "store/git/date.h"
 #include "store/git/objects/abbrev.h"
 #include "store/git/objects/object_parse.h"
+#include "store/git/refs/branch_name.h"
+#include "store/git/refs/object_name.h"
 #include "store/git/refs/ref_dwim.h"
 #include "store/git/refs/reflog.h"
 
@@ -139,8 +142,6 @@ int ParseShowArgs(const Args& args, ShowOptions* o) {
   return -1;
 }
 
-void WarnAmbiguous(const std::string& name) { GitWarning(AmbiguousRefnameWarning(name)); }
-
 // The name of the current branch (what HEAD points to), or "HEAD" when it is detached.
 Status CurrentBranch(Store& store, std::string* name) {
   ResolvedRef r;
@@ -149,68 +150,33 @@ Status CurrentBranch(Store& store, std::string* name) {
   return Status::Ok();
 }
 
-// The checks git's revision parser makes of NAME@{...} before the walk starts: the reflog
-// must exist and reach back far enough. -1 when it passes, else the exit status.
-int CheckSelector(Store& store, const std::string& spec, const ReflogSelector& sel) {
-  std::string real, said = sel.ref;
-  Status s;
-  if (sel.ref.empty()) {
-    s = CurrentBranch(store, &real);
-    said = real.starts_with("refs/heads/") ? real.substr(11) : "HEAD";
-  } else {
-    int found = 0;
-    s = DwimReflog(store, sel.ref, &real, &found);
-    if (s.ok() && found > 1) WarnAmbiguous(sel.ref);
-  }
+// git's revision parser reads each name before the walk starts (ResolveRevision: the reflog
+// must exist and reach back far enough, with git's warnings and fatal errors). -1 when it
+// names an object, else the exit status.
+int CheckName(Store& store, const std::string& spec) {
+  ObjectNameResult r;
+  Status s = ResolveRevision(store, spec, &r);
   if (!s.ok()) return GitDie(s.message());
-  if (real.empty()) return AmbiguousArgument(spec);
-  std::vector<LogRecord> entries;
-  s = ReadReflog(store, real, &entries);
-  if (!s.ok()) return GitDie(s.message());
-  uint64_t at = 0;
-  if (sel.kind == ReflogSelector::Kind::kIndex && sel.index >= 100000000) {
-    at = sel.index;  // git reads such a number as a time
-  } else if (sel.kind == ReflogSelector::Kind::kDate &&
-             !ParseApproxDate(sel.date, GitDateNow(), &at).ok()) {
-    return AmbiguousArgument(spec);
-  }
-  if (at == 0) {
-    const uint64_t n = sel.index;
-    if (entries.empty() && n > 0) return GitDie("log for " + real + " is empty");
-    if (n < entries.size() || entries.empty()) return -1;
-    if (n == entries.size() && !IsReflogExistenceMarker(entries.back(), store.hash_size())) {
-      // @{N} of an N-entry reflog is the oldest entry's old value (when there is one).
-      ObjectId zero{};
-      if (entries.back().old_id != zero) return -1;
-    }
-    return GitDie("log for '" + said + "' only has " + std::to_string(entries.size()) + " entries");
-  }
-  if (entries.empty()) return GitDie("log for " + real + " is empty");
-  if (entries.back().time > at) {
-    DateMode rfc;
-    rfc.style = DateStyle::kRfc;
-    std::fprintf(stderr, "warning: log for '%s' only goes back to %s\n", said.c_str(),
-                 ShowDate(int64_t(entries.back().time), entries.back().tz_offset, rfc).c_str());
-  }
+  ReportObjectName(r);
+  if (int rc = ObjectNameDied(r); rc >= 0) return rc;
+  if (!r.found) return AmbiguousArgument(spec);
   return -1;
 }
 
 // Sets up the walk of one command-line name as git's reflog walk does. -1 when done (the
 // log may be empty: nothing to show), else the exit status.
 int StartWalk(Store& store, const std::string& arg, WalkLog* log) {
-  std::string spec = arg == "@" ? "HEAD" : arg;
-  ReflogSelector sel = ParseReflogSelector(spec);
-  Status s;
-  if (sel.kind == ReflogSelector::Kind::kNone) {
-    // git's rev-parse rules, each of them tried: more than one match is ambiguous.
-    DwimResult d;
-    s = DwimRef(store, spec, /*all_rules=*/true, &d);
-    if (s.ok() && d.matches == 0) return AmbiguousArgument(arg);
-    if (s.ok() && d.matches > 1) WarnAmbiguous(spec);
-  } else {
-    int r = CheckSelector(store, spec, sel);
-    if (r >= 0) return r;
+  if (int r = CheckName(store, arg); r >= 0) return r;
+  // The walk reads the log of what a branch shorthand stands for ("@{u}" is origin/main's),
+  // then its own selector.
+  BranchNameResult shorthand;
+  Status s = InterpretBranchName(store, arg, /*nonfatal=*/false, &shorthand);
+  if (!s.ok()) return GitDie(s.message());
+  std::string spec = arg;
+  if (shorthand.used > 0 && !shorthand.name.empty()) {
+    spec = shorthand.name + arg.substr(size_t(shorthand.used));
   }
+  ReflogSelector sel = ParseReflogSelector(spec);
   std::string branch = sel.ref;
   if (s.ok() && branch.empty()) s = CurrentBranch(store, &branch);
   if (s.ok()) s = ReadReflogForWalk(store, branch, &log->shown, &log->entries);

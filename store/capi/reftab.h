@@ -202,6 +202,21 @@ REFTAB_C_EXPORT reftab_code reftab_store_read_ref(reftab_store* store, const cha
 REFTAB_C_EXPORT reftab_code reftab_store_resolve(reftab_store* store, const char* name,
                                                  reftab_ref* out, int* found, reftab_error** err);
 
+/* The object `revision` names, read as `git rev-parse --verify --quiet` reads it: a full or
+ * abbreviated id, a ref name by git's rules ("main", "origin/main"), "@", reflog selectors
+ * ("main@{1}", "@{yesterday}"), "@{-N}", "[branch]@{upstream}" / "@{push}", and the suffixes
+ * ~N, ^N, ^{}, ^{commit|tree|blob|tag|object}, ^{/regex}, plus ":/regex". Stores with git's
+ * rules only (a repository, or a stack opened with REFTAB_OPEN_GIT_RULES); REFTAB_UNSUPPORTED
+ * otherwise. *found = 1 with the id in `id_out` (room for reftab_store_hash_size() bytes) when
+ * it names an object; *found = 0 when it names none — also where git's rev-parse would stop
+ * (an ambiguous abbreviation, a reflog without that many entries, a branch without upstream).
+ * Nothing is printed. Errors: I/O and corruption; REFTAB_INVALID_ARGUMENT for a name that
+ * needs the object database where it cannot be read (no objects/, or SHA-256 without support)
+ * and for paths ("<rev>:<path>"), which are not supported. */
+REFTAB_C_EXPORT reftab_code reftab_store_resolve_revision(reftab_store* store, const char* revision,
+                                                          uint8_t* id_out, int* found,
+                                                          reftab_error** err);
+
 /* ---- Iteration ----------------------------------------------------------------------------- */
 
 /* Iterates over a consistent snapshot of the store, taken when the iterator is made; later

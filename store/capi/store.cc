@@ -7,6 +7,7 @@
 
 #include "store/capi/internal.h"
 #include "store/file.h"
+#include "store/git/refs/object_name.h"
 #include "store/verify.h"
 
 namespace reftab::capi {
@@ -249,6 +250,29 @@ reftab_code reftab_store_resolve(reftab_store* store, const char* name, reftab_r
     }
     *found = has;
     if (has) reftab::capi::FillRefView(store->lookup, out);
+    return REFTAB_OK;
+  });
+}
+
+reftab_code reftab_store_resolve_revision(reftab_store* store, const char* revision,
+                                          uint8_t* id_out, int* found, reftab_error** err) {
+  return Guard(err, [&] {
+    REFTAB_C_REQUIRE(err, store);
+    REFTAB_C_REQUIRE(err, revision);
+    REFTAB_C_REQUIRE(err, id_out);
+    REFTAB_C_REQUIRE(err, found);
+    *found = 0;
+    if (!store->git) {
+      return Fail(err, REFTAB_UNSUPPORTED, "revisions need a store with git's rules");
+    }
+    reftab::ObjectNameResult r;
+    reftab::RevisionOptions quiet;
+    quiet.quiet = true;
+    if (reftab_code c = Report(err, reftab::ResolveRevision(*store->git, revision, &r, quiet))) {
+      return c;
+    }
+    *found = r.found && !r.dies;
+    if (*found) std::memcpy(id_out, r.id.data(), store->git->hash_size());
     return REFTAB_OK;
   });
 }

@@ -6,6 +6,7 @@
 
 #include "format/status.h"
 #include "format/visibility.h"
+#include "store/git/config/config.h"
 
 namespace reftab {
 REFTAB_PUBLIC_BEGIN
@@ -16,6 +17,26 @@ REFTAB_PUBLIC_BEGIN
 Result<std::string> DiscoverGitDir(const std::string& start_dir);
 // The same from the process's current directory.
 Result<std::string> DiscoverGitDir();
+
+// Where a command runs relative to its repository, as git's setup works it out: what
+// `rev-parse --git-dir`, --absolute-git-dir, --show-toplevel, --is-inside-git-dir,
+// --is-inside-work-tree and --is-bare-repository print.
+struct GitRepoLocation {
+  std::string git_dir;           // as --git-dir prints it: as given, ".git", "." or absolute
+  std::string absolute_git_dir;  // the real path
+  std::string work_tree;         // absolute; empty when there is none (bare, or from inside
+                                 // the git directory)
+  bool inside_git_dir = false;
+  bool inside_work_tree = false;
+  bool bare = false;  // git's is_bare_repository: core.bare and no work tree
+};
+
+// `cwd` is the current directory (absolute). `given` is the git directory named by --git-dir
+// or $GIT_DIR ("" to discover it as DiscoverGitDir does). `config` is the repository's
+// (core.bare, core.worktree); $GIT_WORK_TREE is read as git reads it. Errors as
+// DiscoverGitDir's, and a git directory whose real path cannot be found.
+Result<GitRepoLocation> LocateGitRepo(const std::string& cwd, const std::string& given,
+                                      const GitConfig& config);
 
 REFTAB_PUBLIC_END
 }  // namespace reftab

@@ -5,7 +5,14 @@
 #include "store/git/refs/ref_dwim.h"
 
 namespace reftab {
-namespace {}  // namespace
+namespace {
+
+// Sets git's reason for a missing upstream or push destination, when the caller wants it.
+void Why(std::string* why, std::string text) {
+  if (why) *why = std::move(text);
+}
+
+}  // namespace
 
 GitUpstreams::GitUpstreams(const GitConfig& config, RefExistsFn ref_exists)
     : config_(config), ref_exists_(std::move(ref_exists)) {
@@ -83,17 +90,28 @@ std::optional<std::string> GitUpstreams::Apply(const std::vector<Refspec>& specs
   return std::nullopt;
 }
 
-Status GitUpstreams::Upstream(std::string_view branch, std::optional<std::string>* out) const {
+Status GitUpstreams::Upstream(std::string_view branch, std::optional<std::string>* out,
+                              std::string* why) const {
   *out = std::nullopt;
   std::optional<std::string> remote = BranchValue(branch, "remote");
   std::vector<const ConfigEntry*> merges = config_.All("branch." + std::string(branch) + ".merge");
-  if (!remote || merges.empty() || !merges[0]->value) return Status::Ok();
+  if (!remote || merges.empty() || !merges[0]->value) {
+    // git cannot tell a branch without configuration from one that does not exist.
+    bool exists = false;
+    REFTAB_RETURN_IF_ERROR(ref_exists_("refs/heads/" + std::string(branch), &exists));
+    Why(why, exists ? "no upstream configured for branch '" + std::string(branch) + "'"
+                    : "no such branch: '" + std::string(branch) + "'");
+    return Status::Ok();
+  }
   const std::string& src = *merges[0]->value;
   if (std::optional<std::string> dst = Apply(Refspecs(*remote, "fetch"), src)) {
     *out = std::move(dst);
     return Status::Ok();
   }
-  if (*remote != ".") return Status::Ok();
+  if (*remote != ".") {
+    Why(why, "upstream branch '" + src + "' not stored as a remote-tracking branch");
+    return Status::Ok();
+  }
   // A local upstream: the ref the name stands for when exactly one rule finds one.
   std::string found;
   int count = 0;
@@ -107,11 +125,18 @@ Status GitUpstreams::Upstream(std::string_view branch, std::optional<std::string
 }
 
 std::optional<std::string> GitUpstreams::TrackingForPushDest(const std::string& remote,
-                                                             std::string_view ref) const {
-  return Apply(Refspecs(remote, "fetch"), ref);
+                                                             std::string_view ref,
+                                                             std::string* why) const {
+  std::optional<std::string> out = Apply(Refspecs(remote, "fetch"), ref);
+  if (!out) {
+    Why(why, "push destination '" + std::string(ref) + "' on remote '" + remote +
+                 "' has no local tracking branch");
+  }
+  return out;
 }
 
-Status GitUpstreams::Push(std::string_view branch, std::optional<std::string>* out) const {
+Status GitUpstreams::Push(std::string_view branch, std::optional<std::string>* out,
+                          std::string* why) const {
   *out = std::nullopt;
   bool explicit_ = false;
   std::string remote = PushRemoteFor(branch, &explicit_);
@@ -119,25 +144,37 @@ Status GitUpstreams::Push(std::string_view branch, std::optional<std::string>* o
   std::vector<Refspec> push = Refspecs(remote, "push");
   if (!push.empty()) {
     std::optional<std::string> dst = Apply(push, refname);
-    if (dst) *out = TrackingForPushDest(remote, *dst);
+    if (dst) {
+      *out = TrackingForPushDest(remote, *dst, why);
+    } else {
+      Why(why, "push refspecs for '" + remote + "' do not include '" + std::string(branch) + "'");
+    }
     return Status::Ok();
   }
   if (config_.GetBool("remote." + remote + ".mirror", false)) {
-    *out = TrackingForPushDest(remote, refname);
+    *out = TrackingForPushDest(remote, refname, why);
     return Status::Ok();
   }
   std::string mode = config_.Get("push.default").value_or("simple");
-  if (mode == "nothing") return Status::Ok();
-  if (mode == "matching" || mode == "current") {
-    *out = TrackingForPushDest(remote, refname);
+  if (mode == "nothing") {
+    Why(why, "push has no destination (push.default is 'nothing')");
     return Status::Ok();
   }
-  if (mode == "upstream" || mode == "tracking") return Upstream(branch, out);
+  if (mode == "matching" || mode == "current") {
+    *out = TrackingForPushDest(remote, refname, why);
+    return Status::Ok();
+  }
+  if (mode == "upstream" || mode == "tracking") return Upstream(branch, out, why);
   std::optional<std::string> up;
-  REFTAB_RETURN_IF_ERROR(Upstream(branch, &up));
+  REFTAB_RETURN_IF_ERROR(Upstream(branch, &up, why));
   if (!up) return Status::Ok();
-  std::optional<std::string> cur = TrackingForPushDest(remote, refname);
-  if (cur && *cur == *up) *out = std::move(cur);
+  std::optional<std::string> cur = TrackingForPushDest(remote, refname, why);
+  if (!cur) return Status::Ok();
+  if (*cur == *up) {
+    *out = std::move(cur);
+  } else {
+    Why(why, "cannot resolve 'simple' push to a single destination");
+  }
   return Status::Ok();
 }
 

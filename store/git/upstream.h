@@ -33,10 +33,17 @@ class GitUpstreams {
 
   // The ref `branch` ("main" for refs/heads/main) merges from: the remote-tracking ref its
   // branch.<name>.merge maps to through the remote's fetch refspecs, or for remote "." the
-  // local ref itself. nullopt when there is none.
-  Status Upstream(std::string_view branch, std::optional<std::string>* out) const;
-  // The remote-tracking ref of where `git push` would push `branch`, as @{push}.
-  Status Push(std::string_view branch, std::optional<std::string>* out) const;
+  // local ref itself. nullopt when there is none; `why` (optional) then gets git's reason,
+  // the message `git rev-parse branch@{upstream}` dies with ("no upstream configured for
+  // branch 'main'", "no such branch: 'x'", "upstream branch 'refs/heads/y' not stored as a
+  // remote-tracking branch").
+  Status Upstream(std::string_view branch, std::optional<std::string>* out,
+                  std::string* why = nullptr) const;
+  // The remote-tracking ref of where `git push` would push `branch`, as @{push}; `why` as for
+  // Upstream ("push destination 'refs/heads/main' on remote 'origin' has no local tracking
+  // branch", "push has no destination (push.default is 'nothing')", ...).
+  Status Push(std::string_view branch, std::optional<std::string>* out,
+              std::string* why = nullptr) const;
   // The remote `git fetch` / `git push` use for `branch`; *explicit_ is false when it is only
   // the default ("origin", or the single configured remote).
   std::string RemoteFor(std::string_view branch, bool* explicit_) const;
@@ -51,8 +58,8 @@ class GitUpstreams {
   };
   std::vector<Refspec> Refspecs(const std::string& remote, const char* var) const;
   static std::optional<std::string> Apply(const std::vector<Refspec>& specs, std::string_view name);
-  std::optional<std::string> TrackingForPushDest(const std::string& remote,
-                                                 std::string_view ref) const;
+  std::optional<std::string> TrackingForPushDest(const std::string& remote, std::string_view ref,
+                                                 std::string* why) const;
   std::optional<std::string> BranchValue(std::string_view branch, const char* var) const;
 
   const GitConfig& config_;

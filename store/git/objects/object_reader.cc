@@ -206,4 +206,27 @@ Status GitObjectReader::CommonHexPrefix(const ObjectId& id, size_t* digits) {
   return Status::Ok();
 }
 
+Status GitObjectReader::FindByPrefix(const ObjectId& prefix, size_t digits,
+                                     std::vector<ObjectId>* found) {
+  found->clear();
+  if (!packs_loaded_) REFTAB_RETURN_IF_ERROR(LoadPacks());
+  for (const auto& pack : packs_) pack->IdsWithPrefix(prefix, digits, found);
+  // Loose objects live in a directory per first byte: the prefix's first byte when it has
+  // two digits, else the sixteen its first digit allows.
+  const unsigned first = prefix[0], last = digits >= 2 ? first : first | 0x0f;
+  for (size_t i = 0; i < dirs_.size(); ++i) {
+    for (unsigned byte = first; byte <= last; ++byte) {
+      auto [it, added] = loose_lists_.try_emplace({i, uint8_t(byte)});
+      if (added) it->second = ListLooseObjects(dirs_[i], uint8_t(byte), hash_size_);
+      for (const ObjectId& id : it->second) {
+        if (CommonNibbles(id, prefix, hash_size_) >= digits) found->push_back(id);
+      }
+    }
+  }
+  // An object can be in several packs, or packed and loose.
+  std::sort(found->begin(), found->end());
+  found->erase(std::unique(found->begin(), found->end()), found->end());
+  return Status::Ok();
+}
+
 }  // namespace reftab

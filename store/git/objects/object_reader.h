@@ -50,6 +50,9 @@ class GitObjectReader {
   // How many leading hex digits `id` shares with the nearest other object of the database
   // (0 when none shares a digit): git's unique abbreviation is one digit longer.
   Status CommonHexPrefix(const ObjectId& id, size_t* digits);
+  // Every object whose first `digits` hex digits are those of `prefix` (its digits past them
+  // zero), each once, in no particular order: git's candidates for an abbreviated id.
+  Status FindByPrefix(const ObjectId& prefix, size_t digits, std::vector<ObjectId>* found);
   // How the object is stored, as git's %(objectsize:disk) and %(deltabase) see it: the bytes
   // its pack entry takes or its loose file's size, and for a packed delta its base's id
   // (zero otherwise). *found is false when the database does not have it.

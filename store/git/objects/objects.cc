@@ -114,6 +114,38 @@ Status GitObjects::Peel(const ObjectId& id, ObjectId* peeled, bool* ok) {
   return reader().Peel(id, peeled, ok);
 }
 
+Status GitObjects::ParseHexPrefix(std::string_view prefix, ObjectId* bytes, size_t* digits) const {
+  if (prefix.size() < size_t(kMinimumAbbrev) || prefix.size() > 2 * hash_size_) {
+    return Status::InvalidArgument("not an abbreviated object id: " + std::string(prefix));
+  }
+  *bytes = ObjectId{};
+  for (size_t i = 0; i < prefix.size(); ++i) {
+    const char c = prefix[i];
+    unsigned v = 0;
+    if (c >= '0' && c <= '9') {
+      v = unsigned(c - '0');
+    } else if (c >= 'a' && c <= 'f') {
+      v = unsigned(c - 'a' + 10);
+    } else if (c >= 'A' && c <= 'F') {
+      v = unsigned(c - 'A' + 10);
+    } else {
+      return Status::InvalidArgument("not an abbreviated object id: " + std::string(prefix));
+    }
+    (*bytes)[i / 2] = uint8_t((*bytes)[i / 2] | (i % 2 ? v : v << 4));
+  }
+  *digits = prefix.size();
+  return Status::Ok();
+}
+
+Status GitObjects::FindByPrefix(std::string_view prefix, std::vector<ObjectId>* found) {
+  found->clear();
+  ObjectId bytes{};
+  size_t digits = 0;
+  REFTAB_RETURN_IF_ERROR(ParseHexPrefix(prefix, &bytes, &digits));
+  REFTAB_RETURN_IF_ERROR(Load());
+  return reader().FindByPrefix(bytes, digits, found);
+}
+
 Status GitObjects::DefaultAbbrevLength(size_t* len) {
   uint64_t count = 0;
   // git falls back to 0 objects when it cannot count them.

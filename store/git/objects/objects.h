@@ -80,6 +80,11 @@ class GitObjects {
   // act as 4 (git's callers raise them to its minimum). An id the database lacks is abbreviated so
   // that it names no object at all.
   Status Abbreviate(const ObjectId& id, size_t min_len, std::string* hex);
+  // Every object whose id starts with the hex digits `prefix` (kMinimumAbbrev to the id's
+  // length of them, either case; shorter or non-hex prefixes InvalidArgument), in no
+  // particular order: git's candidates for an abbreviated id. Index lookups for packs,
+  // a listing of the loose directories the prefix allows (kept for later calls).
+  Status FindByPrefix(std::string_view prefix, std::vector<ObjectId>* found);
   // git's automatic core.abbrev: half the bits of the approximate object count (objects in
   // packs and multi-pack indexes, alternates included; loose objects are not counted), in
   // hex digits rounded up, and at least 7. Callers honour a configured core.abbrev first.
@@ -104,6 +109,8 @@ class GitObjects {
   // Checks once that the database's directory exists; reason_ says why not.
   Status Load();
   Status Unavailable() const;
+  // FindByPrefix's prefix as bytes (the last half-byte zero when the length is odd).
+  Status ParseHexPrefix(std::string_view prefix, ObjectId* bytes, size_t* digits) const;
   // A commit's parents and committer date; a commit the database lacks (a shallow
   // boundary) has none. InvalidArgument for an object that is not a commit.
   Status ReadCommit(const ObjectId& id, std::vector<ObjectId>* parents, uint64_t* date);

@@ -216,6 +216,18 @@ Status GitPack::Storage(uint64_t offset, uint64_t* disk_size, ObjectId* delta_ba
   return Status::Ok();
 }
 
+void GitPack::IdsWithPrefix(const ObjectId& prefix, size_t digits,
+                            std::vector<ObjectId>* out) const {
+  // The prefix padded with zeros sorts first among the ids that start with it.
+  uint32_t pos = 0;
+  Position(prefix, &pos);
+  for (; pos < count_; ++pos) {
+    ObjectId id = NameAt(pos);
+    if (CommonNibbles(id.data(), prefix.data(), hs_) < digits) break;
+    out->push_back(id);
+  }
+}
+
 size_t GitPack::CommonHexPrefix(const ObjectId& id) const {
   uint32_t pos = 0;
   const bool found = Position(id, &pos);

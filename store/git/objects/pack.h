@@ -44,6 +44,9 @@ class GitPack {
   // How many leading hex digits `id` shares with the nearest other id the index lists (0
   // when none): an abbreviation one digit longer names no other object of this pack.
   size_t CommonHexPrefix(const ObjectId& id) const;
+  // Appends to *out every id of the index whose first `digits` hex digits are those of
+  // `prefix` (its digits past them zero).
+  void IdsWithPrefix(const ObjectId& prefix, size_t digits, std::vector<ObjectId>* out) const;
 
   // The type of the object at `offset` (a delta's is its base's), nothing inflated.
   Status Type(uint64_t offset, GitObjectType* type) const;

@@ -62,25 +62,6 @@ Status DwimRef(GitRefStore& store, std::string_view name, bool all_rules, DwimRe
   return Status::Ok();
 }
 
-Status ResolveObjectName(GitRefStore& store, std::string_view name, ObjectNameResult* out) {
-  *out = ObjectNameResult();
-  if (name.size() == 2 * store.hash_size() && ParseHexId(name, store.hash_size(), &out->id)) {
-    out->found = true;
-    return Status::Ok();
-  }
-  if (name.empty()) return Status::Ok();
-  const bool warn = WarnAmbiguousRefs(store);
-  DwimResult d;
-  REFTAB_RETURN_IF_ERROR(DwimRef(store, name == "@" ? "HEAD" : name, warn, &d));
-  out->warnings = std::move(d.warnings);
-  if (d.matches == 0) return Status::Ok();
-  if (warn && d.matches > 1) out->warnings.push_back(AmbiguousRefnameWarning(name));
-  out->found = true;
-  out->id = d.id;
-  out->refname = std::move(d.refname);
-  return Status::Ok();
-}
-
 bool WarnAmbiguousRefs(const GitRefStore& store) {
   return store.config().GetBool("core.warnambiguousrefs", true);
 }

@@ -39,22 +39,32 @@ struct DwimResult {
 // keeps trying after the first match so that ambiguity is counted; otherwise it stops there.
 Status DwimRef(GitRefStore& store, std::string_view name, bool all_rules, DwimResult* out);
 
-// What a command that takes an object name gets from `name` when only full ids and ref names
-// are understood (git's get_oid without revision syntax): a full hex id of the store's hash
-// (taken as is, existing or not), "@" for HEAD, or a name DwimRef finds.
+// What ResolveRevision (store/git/refs/object_name.h) makes of a name, with what git prints
+// while reading it.
 struct ObjectNameResult {
   bool found = false;
   ObjectId id{};
-  std::string refname;  // the ref it came from (empty for a hex id)
-  // git's warnings, in order, without "warning: ": dangling symrefs met on the way, then the
-  // ambiguity warning when more than one rule matched (if core.warnAmbiguousRefs).
+  std::string refname;  // the ref the base name came from (empty for an id)
+  // git's warnings, in order, without "warning: ": dangling symrefs met on the way, the
+  // ambiguity warning when more than one rule matched (if core.warnAmbiguousRefs), reflog
+  // warnings ("log for 'main' only goes back to ...").
   std::vector<std::string> warnings;
+  // Lines git prints as they are right after the warnings (its advice on a ref named like a
+  // full object id).
+  std::vector<std::string> advice;
   // git's error lines, without "error: ", for a name that fails as git reports it
-  // (ResolveRevision's "x^{blob}: expected blob type, but the object dereferences to tree
-  // type"); printed, as git prints them, each time the name is looked up.
+  // ("x^{blob}: expected blob type, but the object dereferences to tree type", "short object
+  // ID 1234 is ambiguous"); printed, as git prints them, each time the name is looked up.
   std::vector<std::string> errors;
+  // git's hint lines, without "hint: ", printed after the errors (an ambiguous short id's
+  // candidates).
+  std::vector<std::string> hints;
+  // git gives up on the spot (exit status 128) after printing the above: with `fatal`
+  // ("log for 'main' only has 3 entries", "no upstream configured for branch 'x'") as its
+  // "fatal: " line, or silently when `fatal` is empty (what --quiet makes of some of them).
+  bool dies = false;
+  std::string fatal;
 };
-Status ResolveObjectName(GitRefStore& store, std::string_view name, ObjectNameResult* out);
 
 // git's core.warnAmbiguousRefs for this store (true without a repository).
 bool WarnAmbiguousRefs(const GitRefStore& store);

@@ -201,6 +201,8 @@ static void test_plain_stack(void) {
   OK(reftab_store_resolve(store, "refs/heads/nope", &ref, &found, &err));
   CHECK(!found);
   CHECK(reftab_store_read_ref(store, NULL, &ref, &found, &err) == REFTAB_INVALID_ARGUMENT);
+  uint8_t rev[32];
+  CHECK(reftab_store_resolve_revision(store, "HEAD", rev, &found, &err) == REFTAB_UNSUPPORTED);
 
   /* Iteration with prefix and seek. */
   char last[256];
@@ -473,6 +475,26 @@ static void test_git_repo(void) {
   OK(reftab_log_iter_next(logs, &entry, &has, &err));
   CHECK(has && strcmp(entry.name, "HEAD") == 0 && contains(entry.message, "commit: second"));
   reftab_log_iter_free(logs);
+
+  /* Revisions: names, "@", reflog selectors; a selector past the log's start or a name that
+   * names nothing is not found; a suffix needs objects this repository lacks. */
+  uint8_t rev[32];
+  OK(reftab_store_resolve_revision(repo, "main", rev, &found, &err));
+  CHECK(found && memcmp(rev, id_b, 20) == 0);
+  OK(reftab_store_resolve_revision(repo, "@", rev, &found, &err));
+  CHECK(found && memcmp(rev, id_b, 20) == 0);
+  OK(reftab_store_resolve_revision(repo, "main@{1}", rev, &found, &err));
+  CHECK(found && memcmp(rev, id_a, 20) == 0);
+  OK(reftab_store_resolve_revision(repo, "@{1}", rev, &found, &err));
+  CHECK(found && memcmp(rev, id_a, 20) == 0);
+  OK(reftab_store_resolve_revision(repo, "main@{5}", rev, &found, &err));
+  CHECK(!found);
+  OK(reftab_store_resolve_revision(repo, "nope", rev, &found, &err));
+  CHECK(!found);
+  CHECK(reftab_store_resolve_revision(repo, "main~1", rev, &found, &err) ==
+        REFTAB_INVALID_ARGUMENT);
+  CHECK(!found);
+  CHECK(reftab_store_resolve_revision(repo, NULL, rev, &found, &err) == REFTAB_INVALID_ARGUMENT);
 
   /* Refused by git's rules: a bad name, a ref below an existing ref, a wrong old value. */
   OK(reftab_tx_begin(repo, &tx, &err));

@@ -103,6 +103,30 @@ TEST_F(ObjectNameTest, NamesAndSuffixesAsGitReadsThem) {
   }
 }
 
+// Abbreviated ids, describe names and message searches name what git says they name.
+TEST_F(ObjectNameTest, AbbreviationsAndSearchesAsGit) {
+  const std::string main = HexId(Id("refs/heads/main"), 20);
+  const std::string subject = Git({"log", "-1", "--format=%s", "main~1"});
+  const std::string text = subject.substr(0, subject.size() - 1);  // without its newline
+  const std::vector<std::string> names = {main.substr(0, 7),
+                                          main.substr(0, 4) + "~1",
+                                          "v1-2-g" + main.substr(0, 7),
+                                          ":/" + text,
+                                          "main^{/" + text + "}",
+                                          ":/^nomatch$",
+                                          "ffff"};
+  for (const std::string& name : names) {
+    int git_exit = 0;
+    std::string git_out = Git({"rev-parse", "--verify", "-q", name}, "", &git_exit);
+    ObjectNameResult r;
+    ASSERT_TRUE(ResolveRevision(*store_, name, &r).ok()) << name;
+    EXPECT_EQ(r.found, git_exit == 0) << name;
+    if (r.found && git_exit == 0) {
+      EXPECT_EQ(HexId(r.id, 20), git_out.substr(0, 40)) << name;
+    }
+  }
+}
+
 // An object that cannot be read is an error, not a name that names nothing.
 TEST_F(ObjectNameTest, CorruptObjectsAreErrors) {
   std::string bad = Git({"hash-object", "-w", "--literally", "-t", "commit", "--stdin"},

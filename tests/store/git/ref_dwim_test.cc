@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "store/git/refs/object_name.h"
 #include "store/git/refs/ref_list.h"
 #include "store/git/refs/ref_store.h"
 #include "store/git/refs/ref_transaction.h"
@@ -81,7 +82,7 @@ TEST_F(DwimTest, TagsComeBeforeBranchesAndAmbiguityIsCounted) {
   EXPECT_EQ(r.refname, "refs/tags/main");
   EXPECT_EQ(Dwim("main", /*all=*/false).matches, 1);
   ObjectNameResult o;
-  ASSERT_TRUE(ResolveObjectName(*store_, "main", &o).ok());
+  ASSERT_TRUE(ResolveRevision(*store_, "main", &o).ok());
   EXPECT_TRUE(o.found);
   ASSERT_EQ(o.warnings.size(), 1u);
   EXPECT_EQ(o.warnings[0], "refname 'main' is ambiguous.");
@@ -97,11 +98,13 @@ TEST_F(DwimTest, DanglingSymrefsAreWarnedAbout) {
 TEST_F(DwimTest, BadNamesAndHexIds) {
   EXPECT_EQ(Dwim("a..b").matches, 0);
   ObjectNameResult o;
-  ASSERT_TRUE(ResolveObjectName(*store_, std::string(40, '1'), &o).ok());
+  ASSERT_TRUE(ResolveRevision(*store_, std::string(40, '1'), &o).ok());
   EXPECT_TRUE(o.found);
   EXPECT_TRUE(o.refname.empty());
-  ASSERT_TRUE(ResolveObjectName(*store_, "@", &o).ok());
+  ASSERT_TRUE(ResolveRevision(*store_, "@", &o).ok());
   EXPECT_EQ(o.refname, "refs/heads/main");
+  ASSERT_TRUE(ResolveRevision(*store_, "", &o).ok());
+  EXPECT_FALSE(o.found) << "the empty name is not HEAD";
 }
 
 TEST_F(DwimTest, ShortensUnlessAnEarlierRuleFindsARef) {

@@ -18,7 +18,9 @@
 
 #include "store/git/config/config.h"
 #include "store/git/date.h"
+#include "store/git/refs/object_name.h"
 #include "store/git/refs/ref_transaction.h"
+#include "store/git/refs/reflog_at.h"
 #include "store/git/worktrees.h"
 #include "tests/testutil/fixtures.h"
 #include "tests/testutil/store_util.h"
@@ -108,6 +110,59 @@ TEST(GitReflog, ReadsNewestFirst) {
   EXPECT_EQ(ref, "refs/heads/main");
   ASSERT_TRUE(DwimReflog(*store, "nosuch", &ref).ok());
   EXPECT_EQ(ref, "");
+}
+
+// git's read_ref_at: the Nth prior value, the value at a time, and what a miss leaves.
+TEST(GitReflog, ValueAtAnEntryOrATime) {
+  TempDir tmp;
+  auto store = StoreWithLog(tmp, 3);
+  RefAtResult at;
+  for (int n : {0, 1, 2}) {
+    ASSERT_TRUE(ReadRefAt(*store, "refs/heads/main", 0, n, Id(3), &at).ok());
+    EXPECT_TRUE(at.found) << n;
+    EXPECT_EQ(at.id, Id(uint64_t(3 - n))) << n;
+    EXPECT_TRUE(at.warnings.empty()) << n;
+  }
+  // One past the oldest entry: its old value (none here), and how many entries there are.
+  ASSERT_TRUE(ReadRefAt(*store, "refs/heads/main", 0, 3, Id(3), &at).ok());
+  EXPECT_FALSE(at.found);
+  EXPECT_EQ(at.cutoff_count, 3);
+  EXPECT_EQ(at.id, ObjectId{});
+  ASSERT_TRUE(ReadRefAt(*store, "refs/heads/main", 2500, -1, Id(3), &at).ok());
+  EXPECT_TRUE(at.found);
+  EXPECT_EQ(at.id, Id(2));
+  // Before the log began: the oldest entry's new value, and its time for git's warning.
+  ASSERT_TRUE(ReadRefAt(*store, "refs/heads/main", 500, -1, Id(3), &at).ok());
+  EXPECT_FALSE(at.found);
+  EXPECT_EQ(at.id, Id(1));
+  EXPECT_EQ(at.cutoff_time, 1000u);
+  // A ref without entries: @{0} is its value now, anything else is git's "is empty".
+  ASSERT_TRUE(ReadRefAt(*store, "refs/heads/none", 0, 0, Id(7), &at).ok());
+  EXPECT_FALSE(at.empty);
+  EXPECT_EQ(at.id, Id(7));
+  ASSERT_TRUE(ReadRefAt(*store, "refs/heads/none", 0, 1, Id(7), &at).ok());
+  EXPECT_TRUE(at.empty);
+}
+
+// The same through the revision syntax, with git's fatal message where the log is too short.
+TEST(GitReflog, ReflogSelectorsAsRevisions) {
+  TempDir tmp;
+  auto store = StoreWithLog(tmp, 3);
+  ObjectNameResult r;
+  ASSERT_TRUE(ResolveRevision(*store, "main@{1}", &r).ok());
+  EXPECT_TRUE(r.found);
+  EXPECT_EQ(r.id, Id(2));
+  ASSERT_TRUE(ResolveRevision(*store, "main@{3}", &r).ok());
+  EXPECT_TRUE(r.dies);
+  EXPECT_EQ(r.fatal, "log for 'main' only has 3 entries");
+  RevisionOptions quiet;
+  quiet.quiet = true;
+  ASSERT_TRUE(ResolveRevision(*store, "main@{3}", &r, quiet).ok());
+  EXPECT_TRUE(r.dies);
+  EXPECT_EQ(r.fatal, "");
+  ASSERT_TRUE(ResolveRevision(*store, "nosuch@{1}", &r).ok());
+  EXPECT_FALSE(r.found);
+  EXPECT_FALSE(r.dies);
 }
 
 TEST(GitReflog, Selectors) {
