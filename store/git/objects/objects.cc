@@ -247,8 +247,10 @@ Status GitObjects::Abbreviate(const ObjectId& id, size_t, std::string* hex) {
 
 #endif  // REFTAB_HAVE_LIBGIT2
 
-GitObjects::GitObjects(std::string objects_dir, size_t hash_size)
-    : objects_dir_(std::move(objects_dir)), hash_size_(hash_size) {}
+GitObjects::GitObjects(std::string objects_dir, size_t hash_size, std::string shallow_file)
+    : objects_dir_(std::move(objects_dir)),
+      hash_size_(hash_size),
+      shallow_file_(std::move(shallow_file)) {}
 
 GitObjects::~GitObjects() = default;
 
@@ -274,6 +276,21 @@ Status GitObjects::Has(const ObjectId& id, bool* found) { return headers().Has(i
 
 Status GitObjects::Peel(const ObjectId& id, ObjectId* peeled, bool* ok) {
   return headers().Peel(id, peeled, ok);
+}
+
+Status GitObjects::PeelToCommit(const ObjectId& id, ObjectId* commit, bool* ok) {
+  *ok = false;
+  *commit = id;
+  GitObjectType type = GitObjectType::kNone;
+  REFTAB_RETURN_IF_ERROR(TypeOf(id, &type));
+  if (type == GitObjectType::kTag) {
+    bool peeled = false;
+    REFTAB_RETURN_IF_ERROR(Peel(id, commit, &peeled));
+    if (!peeled) return Status::Ok();
+    REFTAB_RETURN_IF_ERROR(TypeOf(*commit, &type));
+  }
+  *ok = type == GitObjectType::kCommit;
+  return Status::Ok();
 }
 
 Status GitObjects::DefaultAbbrevLength(size_t* len) {

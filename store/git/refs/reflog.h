@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "format/status.h"
 #include "format/visibility.h"
 #include "store/git/config/config.h"
+#include "store/git/objects/complete_history.h"
 #include "store/git/refs/ref_store.h"
 
 namespace reftab {
@@ -161,13 +163,27 @@ class ReflogExpiryConfig {
 // The policy of `git reflog expire` for one ref: Prepare() with the ref's own value (as
 // ExpireReflog passes it), then ShouldPrune() per entry. For HEAD an entry counts as
 // reachable from any ref under refs/, for another ref from its own tip; a ref whose tip is
-// not a commit has every old-enough entry pruned. Reachability needs the object database
+// not a commit has every old-enough entry pruned. Reachable is what git marks: commits
+// reached over parents (a shallow commit has none) that can be read, first down to the
+// total expiry time, the rest when an entry asks for an older one. Each commit that cannot be
+// read on the way gives git's error line ("Could not read <id>", passed to `error` without
+// "error: "), once each time it is met. Reachability needs the object database
 // (store/git/objects/objects.h); without it only expiries that never ask about it work (the
 // unreachable time not after the total one), others fail saying so.
+// With `stale_fix` (--stale-fix: TrustReachableFromRefs, store/git/refs/reflog_stale_fix.h;
+// kept, not owned) an entry older than no expiry time is pruned all the same when its old or
+// its new id is not sound (GitCompleteHistory::IsSound), as git's rule has it: after the
+// total time, before the unreachable one.
 class ReflogExpiryPolicy {
  public:
-  ReflogExpiryPolicy(GitRefStore* store, std::string refname, ReflogExpiryTimes times)
-      : store_(store), refname_(std::move(refname)), times_(times) {}
+  ReflogExpiryPolicy(GitRefStore* store, std::string refname, ReflogExpiryTimes times,
+                     GitCompleteHistory* stale_fix = nullptr,
+                     std::function<void(const std::string&)> error = {})
+      : store_(store),
+        refname_(std::move(refname)),
+        times_(times),
+        stale_fix_(stale_fix),
+        error_(std::move(error)) {}
   Status Prepare(const ObjectId& tip);
   Result<bool> ShouldPrune(const LogRecord& entry);
 
@@ -175,12 +191,20 @@ class ReflogExpiryPolicy {
   enum class Unreachable { kAlways, kNormal, kHead };
   Status CommitOf(const ObjectId& id, ObjectId* commit, bool* ok);
   Result<bool> IsUnreachable(const ObjectId& id);
+  // git's mark_reachable: marks from mark_list_, stopping below mark_limit_ (whose commits
+  // become the next mark_list_).
+  Status MarkReachable();
+  Status ParseFailure(const ObjectId& id);
 
   GitRefStore* store_;
   std::string refname_;
   ReflogExpiryTimes times_;
+  GitCompleteHistory* stale_fix_;
+  std::function<void(const std::string&)> error_;
   Unreachable kind_ = Unreachable::kAlways;
-  std::vector<ObjectId> tips_;
+  std::vector<ObjectId> mark_list_;  // its back is the head of git's list
+  uint64_t mark_limit_ = 0;
+  std::set<ObjectId> reachable_;
 };
 
 REFTAB_PUBLIC_END
