@@ -37,7 +37,7 @@ constexpr const char kReflogUsageText[] =
     "                            [--dry-run | -n] [--verbose] [--all [--single-worktree] | "
     "<refs>...]\n"
     "\n"
-    "    <log-options>: -n <N>, --max-count=<N>, --date=<mode>, --format=<format>\n"
+    "    <log-options>: --all, -n <N>, --max-count=<N>, --date=<mode>, --format=<format>\n"
     "                   (%gd %gD %gs %gn %ge %H %h %s %an %ae %ad %cn %ce %cd ...), or\n"
     "                   --format=json (one JSON object per entry)\n"
     "\n";

@@ -20,6 +20,9 @@
 namespace reftab::cli {
 namespace {
 
+// Stands in ShowOptions::refs for --all (no ref name starts with '-').
+constexpr const char kAllRefs[] = "--all";
+
 struct ShowOptions {
   std::optional<int64_t> max_count;  // negative: no limit
   DateFormat date;
@@ -129,6 +132,8 @@ int ParseShowArgs(const Args& args, ShowOptions* o) {
     } else if (TakeValue(args, &i, "--format", &v) || TakeValue(args, &i, "--pretty", &v)) {
       int r = SetFormat(v, o);
       if (r >= 0) return r;
+    } else if (a == "--all") {
+      o->refs.push_back(kAllRefs);
     } else if (a == "--oneline" || a == "--abbrev-commit") {
       if (a == "--oneline") o->style = ShowOptions::Style::kDefault;
     } else {
@@ -140,6 +145,10 @@ int ParseShowArgs(const Args& args, ShowOptions* o) {
 }
 
 void WarnAmbiguous(const std::string& name) { GitWarning(AmbiguousRefnameWarning(name)); }
+
+void PrintListingError(const std::string& message) {
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+}
 
 // The name of the current branch (what HEAD points to), or "HEAD" when it is detached.
 Status CurrentBranch(Store& store, std::string* name) {
@@ -224,6 +233,21 @@ int StartWalk(Store& store, const std::string& arg, WalkLog* log) {
     size_t i = 0;
     while (i < log->entries.size() && log->entries[i].time > at) ++i;
     log->pos = i;
+  }
+  return -1;
+}
+
+// Adds the walks of --all (ReadAllReflogsForWalk). -1 when done, else the exit status.
+int StartAllWalks(Store& store, std::vector<WalkLog>* logs) {
+  Result<bool> paranoia = RefParanoia();
+  if (!paranoia.ok()) return GitDie(paranoia.status().message());
+  std::vector<ReflogForWalk> all;
+  Status s = ReadAllReflogsForWalk(store, *paranoia, PrintListingError, &all);
+  if (!s.ok()) return GitDie(s.message());
+  for (ReflogForWalk& r : all) {
+    WalkLog& log = logs->emplace_back();
+    log.shown = std::move(r.shown);
+    log.entries = std::move(r.entries);
   }
   return -1;
 }
@@ -355,10 +379,13 @@ int ReflogShow(Store& store, const Args& args) {
   ShowOptions o;
   int r = ParseShowArgs(args, &o);
   if (r >= 0) return r;
-  std::vector<WalkLog> logs(o.refs.size());
-  for (size_t i = 0; i < o.refs.size(); ++i) {
-    r = StartWalk(store, o.refs[i], &logs[i]);
-    if (r >= 0) return r;
+  std::vector<WalkLog> logs;
+  for (const std::string& ref : o.refs) {
+    if (ref == kAllRefs) {
+      if ((r = StartAllWalks(store, &logs)) >= 0) return r;
+      continue;
+    }
+    if ((r = StartWalk(store, ref, &logs.emplace_back())) >= 0) return r;
   }
   ReflogObjects objects = ObjectsFor(store, *core_abbrev);
   Output out;

@@ -75,7 +75,7 @@ run_both() {
 
 # A reader: both programs on the template.
 ro() {
-  local desc="show $*"
+  local desc="${rw_label:-}show $*"
   if [ -n "$filter" ] && [[ $desc != *$filter* ]]; then return; fi
   run_both "$T/.git" "$T/.git" "$@"
   verdict "$desc" "$why"
@@ -202,6 +202,15 @@ for v in off false "" AUTO 10 40 64 3 0 -1 abc true; do
 done
 ro_config core.abbrev=3 show --bogus
 ro_config core.abbrev=abc show --date=relative -n 1
+
+# --- show --all: every ref's reflog (refs/, then HEAD), merged by time -----------------------
+for a in "show --all" "--all" "show --all -n 7" "show --all main" "show main --all" \
+  "show --all --all -n 4" "show topic@{1} --all -n 6" "show --all --format=%gd|%gD|%gs|%h" \
+  "show --all --date=iso -n 5" "show --all --date=relative -n 3" "show --all --oneline -n 2" \
+  "show --all --bogus" "show --all -n 0" "show --all --format=%gd%x20%s -n 9"; do
+  # shellcheck disable=SC2086
+  ro $a
+done
 
 # --- list, exists --------------------------------------------------------------------------
 ro list
@@ -409,8 +418,9 @@ saved_T=$T
 for v in intact tree5 commit5 blob4 subtree5 tree2 commit2 shallow rebase rebase-bad detached \
   ref-bad head-bad; do
   rw_label="[stale:$v] "
-  if [ -n "$filter" ] && [[ "$rw_label" != *$filter* ]] && [[ $filter != expire* ]]; then continue; fi
   stale_variant "$v"; T=$tmp/s-$v
+  ro show --all
+  ro show --all --format=%gD%x20%h%x20%gs
   for a in "--all" "--all --verbose" "--all --dry-run --verbose" "--verbose HEAD" \
     "--verbose main refs/misc/obj" "--dry-run --verbose HEAD main" "--all --single-worktree" \
     "--all --rewrite --updateref --verbose"; do
@@ -428,9 +438,9 @@ done
 # Without git's ref paranoia, a ref whose object is missing is left out with an error line.
 for v in intact ref-bad head-bad; do
   rw_label="[stale:$v GIT_REF_PARANOIA=0] "
-  if [ -n "$filter" ] && [[ "$rw_label" != *$filter* ]] && [[ $filter != expire* ]]; then continue; fi
   stale_variant "$v"; T=$tmp/s-$v
   export GIT_REF_PARANOIA=0
+  ro show --all
   rw expire --stale-fix --expire=never --expire-unreachable=never --verbose --all
   GIT_REF_PARANOIA=bogus rw expire --stale-fix --expire=never --verbose HEAD
   unset GIT_REF_PARANOIA
@@ -495,6 +505,17 @@ wrw() {
   verdict "$desc" "$why"
 }
 
+# show --all from each worktree: its own refs and HEAD, then the other worktrees' HEADs.
+for where in main wt1 wt2; do
+  for a in "--all" "--all --format=%gD|%gs"; do
+    desc="[$where] show $a"
+    if [ -n "$filter" ] && [[ $desc != *$filter* ]]; then continue; fi
+    gd=$W/main/.git; [ "$where" = main ] || gd=$W/main/.git/worktrees/$where
+    # shellcheck disable=SC2086
+    run_both "$gd" "$gd" show $a
+    verdict "$desc" "$why"
+  done
+done
 for where in main wt1 wt2; do
   wrw $where expire --all --expire=all --expire-unreachable=all
   wrw $where expire --all --verbose --expire=1700020000 --expire-unreachable=never

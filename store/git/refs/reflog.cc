@@ -4,7 +4,9 @@
 
 #include "store/git/date.h"
 #include "store/git/identity.h"
+#include "store/git/objects/object_parse.h"
 #include "store/git/refs/ref_dwim.h"
+#include "store/git/refs/ref_list.h"
 #include "store/git/refs/ref_transaction.h"
 #include "store/git/refs/refname.h"
 #include "store/git/worktrees.h"
@@ -227,6 +229,58 @@ Status ReadReflogForWalk(GitRefStore& store, std::string_view name, std::string*
   if (dwim.empty()) return Status::Ok();
   *shown = dwim;
   return ReadReflog(store, dwim, entries);
+}
+
+namespace {
+
+// git's revision walk peels each annotated tag it starts from, and dies on a target it cannot
+// read ("bad object <id>"), even where, as in a reflog walk, it then shows nothing of it.
+Status CheckTagTargets(GitObjects& objects, const ObjectId& tag, size_t hash_size) {
+  ObjectId id = tag;
+  for (;;) {
+    GitObjectType type = GitObjectType::kNone;
+    std::string content;
+    REFTAB_RETURN_IF_ERROR(objects.Read(id, &type, &content));
+    GitTag parsed;
+    if (type != GitObjectType::kTag || !ParseTag(content, hash_size, &parsed).ok()) {
+      return Status::Ok();
+    }
+    id = parsed.object;
+    REFTAB_RETURN_IF_ERROR(objects.TypeOf(id, &type));
+    if (type == GitObjectType::kNone) return Status::NotFound("bad object " + HexId(id, hash_size));
+  }
+}
+
+}  // namespace
+
+Status ReadAllReflogsForWalk(GitRefStore& store, bool ref_paranoia,
+                             const std::function<void(const std::string&)>& error,
+                             std::vector<ReflogForWalk>* out) {
+  out->clear();
+  GitObjects* objects = store.objects();
+  if (objects && !objects->available()) objects = nullptr;
+  GitListCallbacks cb;
+  cb.include_broken = ref_paranoia;
+  cb.error = error;
+  Status inner;
+  cb.ref = [&](const GitListedRef& ref) {
+    GitObjectType type = GitObjectType::kCommit;
+    if (objects) inner = objects->TypeOf(ref.id, &type);
+    if (inner.ok() && type == GitObjectType::kNone) {
+      inner = Status::NotFound("bad object " + *ref.name);
+    }
+    if (inner.ok() && type == GitObjectType::kTag) {
+      inner = CheckTagTargets(*objects, ref.id, store.hash_size());
+    }
+    if (!inner.ok()) return false;
+    if (type != GitObjectType::kCommit) return true;
+    ReflogForWalk log;
+    inner = ReadReflogForWalk(store, *ref.name, &log.shown, &log.entries);
+    if (inner.ok() && !log.entries.empty()) out->push_back(std::move(log));
+    return inner.ok();
+  };
+  REFTAB_RETURN_IF_ERROR(ForEachRevisionAllRef(store, cb));
+  return inner;
 }
 
 ReflogSelector ParseReflogSelector(std::string_view spec) {

@@ -88,6 +88,23 @@ Status DwimReflog(GitRefStore& store, std::string_view name, std::string* refnam
 Status ReadReflogForWalk(GitRefStore& store, std::string_view name, std::string* shown,
                          std::vector<LogRecord>* entries);
 
+// One reflog as git's reflog walk reads it (ReadReflogForWalk).
+struct ReflogForWalk {
+  std::string shown;
+  std::vector<LogRecord> entries;
+};
+
+// The reflogs `git log -g --all` (and `git reflog show --all`) walks, in git's order: for each
+// ref --all names (ForEachRevisionAllRef, store/git/refs/ref_list.h; `ref_paranoia` and
+// `error` as GitListCallbacks' include_broken and error) whose object is a commit (an
+// annotated tag is not), the reflog ReadReflogForWalk reads for its name, when not empty. A
+// ref whose object is missing fails with git's fatal "bad object <name>" (kNotFound), and so
+// does an annotated tag whose target (or a tag's on the way) is missing: "bad object <id>",
+// as git's walk peels them. Without an object database every ref counts as a commit.
+Status ReadAllReflogsForWalk(GitRefStore& store, bool ref_paranoia,
+                             const std::function<void(const std::string&)>& error,
+                             std::vector<ReflogForWalk>* out);
+
 // A `REF@{...}` selector, split as git splits it: at the first "@{".
 struct ReflogSelector {
   enum class Kind { kNone, kIndex, kDate };

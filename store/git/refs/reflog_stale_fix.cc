@@ -18,14 +18,6 @@ Status TrustNamed(GitCompleteHistory& history, const ObjectId& id, const std::st
   return Status::Ok();
 }
 
-// What `name` resolves to, when it resolves to an existing ref (git's RESOLVE_REF_READING).
-Status TrustResolved(GitRefStore& store, GitCompleteHistory& history, const std::string& name) {
-  ResolvedRef r;
-  REFTAB_RETURN_IF_ERROR(ResolveRefAsGit(store, name, kResolveReading, &r));
-  if (!r.resolved) return Status::Ok();
-  return TrustNamed(history, r.id, name);
-}
-
 // An id a rebase in progress keeps in `path`, read as git reads it: the whole file, one
 // trailing newline (and a carriage return before it) dropped, then trimmed of whitespace; it
 // must start with an id in hex (what follows is ignored), else the file is passed by. Git's
@@ -61,6 +53,7 @@ Result<std::unique_ptr<GitCompleteHistory>> TrustReachableFromRefs(
   const size_t hs = store.hash_size();
   auto history = std::make_unique<GitCompleteHistory>(objects, hs);
 
+  // What git's --all starts from, then the objects a rebase in progress keeps.
   GitListCallbacks cb;
   cb.include_broken = ref_paranoia;
   cb.error = error;
@@ -69,17 +62,10 @@ Result<std::unique_ptr<GitCompleteHistory>> TrustReachableFromRefs(
     inner = TrustNamed(*history, ref.id, *ref.name);
     return inner.ok();
   };
-  REFTAB_RETURN_IF_ERROR(ForEachGitRef(store, "refs/", cb));
+  REFTAB_RETURN_IF_ERROR(ForEachRevisionAllRef(store, cb));
   REFTAB_RETURN_IF_ERROR(inner);
-
-  REFTAB_RETURN_IF_ERROR(TrustResolved(store, *history, "HEAD"));
   std::vector<GitWorktree> worktrees;
   REFTAB_RETURN_IF_ERROR(ListGitWorktrees(repo->common_dir(), repo->git_dir(), &worktrees));
-  for (const GitWorktree& wt : worktrees) {
-    if (wt.current) continue;
-    const std::string head = wt.id.empty() ? "main-worktree/HEAD" : "worktrees/" + wt.id + "/HEAD";
-    REFTAB_RETURN_IF_ERROR(TrustResolved(store, *history, head));
-  }
   for (const GitWorktree& wt : worktrees) {
     for (const char* file : {"rebase-apply/autostash", "rebase-apply/orig-head",
                              "rebase-merge/autostash", "rebase-merge/orig-head"}) {

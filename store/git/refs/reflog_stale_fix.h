@@ -18,12 +18,12 @@ REFTAB_PUBLIC_BEGIN
 
 // The completeness test for --stale-fix, after trusting (GitCompleteHistory::Trust) what
 // git's mark_reachable_objects starts from, in git's order:
-//  - the refs under refs/ as git's ref iterator lists them (ForEachGitRef): with
-//    `ref_paranoia` (git's GIT_REF_PARANOIA) broken ones are listed too, and then fail below;
-//    without it they are left out, a ref whose object is missing with git's error line
-//    ("<ref> does not point to a valid object!", passed to `error` without "error: ");
-//  - HEAD, and every other worktree's HEAD ("main-worktree/HEAD", "worktrees/<id>/HEAD"),
-//    when it resolves to an id;
+//  - the refs git's --all names (ForEachRevisionAllRef, store/git/refs/ref_list.h): those
+//    under refs/ as git's ref iterator lists them (with `ref_paranoia`, git's
+//    GIT_REF_PARANOIA, broken ones are listed too, and then fail below; without it they are
+//    left out, a ref whose object is missing with git's error line "<ref> does not point to
+//    a valid object!", passed to `error` without "error: "), HEAD and the other worktrees'
+//    HEADs;
 //  - the ids in each worktree's rebase state (rebase-apply/ and rebase-merge/, files
 //    autostash and orig-head), as git reads them.
 // A name whose object cannot be read fails with git's fatal message "unable to parse
