@@ -38,8 +38,8 @@ constexpr const char kReflogUsageText[] =
     "<refs>...]\n"
     "\n"
     "    <log-options>: --all, -n <N>, --max-count=<N>, --date=<mode>, --format=<format>\n"
-    "                   (%gd %gD %gs %gn %ge %H %h %s %an %ae %ad %cn %ce %cd ...), or\n"
-    "                   --format=json (one JSON object per entry)\n"
+    "                   (%gd %gD %gs %gn %ge %H %h %s %an %ae %ad %cn %ce %cd ...),\n"
+    "                   --format=json (one JSON object per entry), --[no-]color[=<when>]\n"
     "\n";
 
 constexpr const char kExistsUsage[] = "usage: reftab reflog exists <ref>\n\n";

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/git_color.h"
 #include "cli/git_options.h"
 #include "cli/output.h"
 #include "cli/reflog_format.h"
@@ -29,6 +30,8 @@ struct ShowOptions {
   enum class Style { kDefault, kTerminated, kSeparated, kJson } style = Style::kDefault;
   std::string format;
   std::vector<std::string> refs;
+  ColorWhen color = ColorWhen::kUnknown;  // --color / --no-color; kUnknown: the configuration's
+  std::optional<std::string> id_color;    // with colours on: the default line's id's colour
 };
 
 // A reflog being walked: its entries newest first and where the walk is.
@@ -132,6 +135,13 @@ int ParseShowArgs(const Args& args, ShowOptions* o) {
     } else if (TakeValue(args, &i, "--format", &v) || TakeValue(args, &i, "--pretty", &v)) {
       int r = SetFormat(v, o);
       if (r >= 0) return r;
+    } else if (a == "--color" || a == "--no-color") {
+      o->color = a == "--color" ? ColorWhen::kAlways : ColorWhen::kNever;
+    } else if (a.starts_with("--color=")) {
+      if ((o->color = ParseColorWhen(a.substr(8))) == ColorWhen::kUnknown) {
+        std::fputs("error: option `color' expects \"always\", \"auto\", or \"never\"\n", stderr);
+        return kExitUsage;
+      }
     } else if (a == "--all") {
       o->refs.push_back(kAllRefs);
     } else if (a == "--oneline" || a == "--abbrev-commit") {
@@ -352,6 +362,7 @@ Status PrintEntry(Store& store, const ShowOptions& o, WalkLog& l, ReflogObjects&
   switch (o.style) {
     case Style::kJson: AppendJsonLine(line, &out->buf()); break;
     case Style::kDefault:
+      line.id_color = o.id_color;
       REFTAB_RETURN_IF_ERROR(AppendDefaultLine(line, objects, &out->buf()));
       break;
     case Style::kTerminated:
@@ -376,9 +387,14 @@ int ReflogShow(Store& store, const Args& args) {
   std::string error;
   Result<int> core_abbrev = ReadCoreAbbrev(store.config(), &error);
   if (!core_abbrev.ok()) return GitConfigDie(core_abbrev.status(), error);
+  Result<LogColorConfig> colors = ReadLogColorConfig(store.config(), &error);
+  if (!colors.ok()) return GitConfigDie(colors.status(), error);
   ShowOptions o;
   int r = ParseShowArgs(args, &o);
   if (r >= 0) return r;
+  if (WantColor(o.color != ColorWhen::kUnknown ? o.color : colors->when)) {
+    o.id_color = colors->commit;
+  }
   std::vector<WalkLog> logs;
   for (const std::string& ref : o.refs) {
     if (ref == kAllRefs) {

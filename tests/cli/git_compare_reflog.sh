@@ -212,6 +212,45 @@ for a in "show --all" "--all" "show --all -n 7" "show --all main" "show main --a
   ro $a
 done
 
+# --- colours: --color[=WHEN], --no-color, color.ui / color.diff / color.diff.commit ----------
+for a in "--color -n 2" "--color=always -n 2" "--color=never -n 2" "--color=auto -n 2" \
+  "--color=bogus -n 1" "--color= -n 1" "--color --no-color -n 1" "--no-color --color -n 1" \
+  "--color --all -n 4" "--color --format=%h%gd -n 2" "--color --date=iso topic" \
+  "--color=always --oneline -n 1"; do
+  # shellcheck disable=SC2086
+  ro show $a
+done
+for kv in color.ui=always color.ui=never color.ui=auto color.ui=true color.ui=false \
+  color.ui=bogus color.diff=always color.diff=false color.diff=AlWays "color.diff.commit=bold red" \
+  color.diff.commit=bogus "color.diff.commit=#ff0000 ul" color.diff.commit=; do
+  ro_config "$kv" show -n 2
+  ro_config "$kv" show --color -n 1
+done
+ro_config core.abbrev=3 show --color=bogus
+
+# On a terminal (a pseudo-terminal from util-linux's script, output and errors together):
+# colours follow it; git also decorates its default line with the refs at each commit there,
+# which reftab does not.
+KNOWN["[tty] show -n 3"]="git decorates the default line on a terminal; reftab does not"
+KNOWN["[tty] show --no-color -n 3"]=${KNOWN["[tty] show -n 3"]}
+if command -v script >/dev/null; then
+  for a in "-n 3" "--no-color -n 3" "--format=%gd%x20%h%x20%gs -n 3" "--all --format=%gD -n 4" \
+    "--color=never --format=%h -n 2" "--date=relative --format=%gd -n 2" "--bogus"; do
+    desc="[tty] show $a"
+    if [ -n "$filter" ] && [[ $desc != *$filter* ]]; then continue; fi
+    for side in git reftab; do
+      if [ $side = git ]; then cmd=("$git" --git-dir="$T/.git"); else cmd=("$reftab" --git-dir "$T/.git"); fi
+      # shellcheck disable=SC2086
+      TERM=xterm GIT_PAGER=cat script -qec "$(printf '%q ' "${cmd[@]}" reflog show $a)" /dev/null \
+        </dev/null >"$tmp/tty-$side"
+      echo "exit $?" >>"$tmp/tty-$side"
+    done
+    why=""
+    cmp -s <(norm "$tmp/tty-git") <(norm "$tmp/tty-reftab") ||
+      why="$(diff <(norm "$tmp/tty-git") <(norm "$tmp/tty-reftab") | grep '^[<>]' | head -6)"
+    verdict "$desc" "$why"
+  done
+fi
 # --- list, exists --------------------------------------------------------------------------
 ro list
 ro list x
