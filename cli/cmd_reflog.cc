@@ -91,7 +91,8 @@ int Error(const std::string& message) {
   return kExitGitError;
 }
 
-void PrintError(const std::string& message) { Error(message); }
+// git's error line for what a walk or listing passes by (GitError: stdout flushed first).
+void PrintError(const std::string& message) { (void)GitError(message); }
 
 // git's parse-options complaint about an option it does not know, then the usage.
 int UnknownOption(const std::string& arg, const char* usage) {
@@ -335,7 +336,8 @@ int ReflogExpire(Store& store, const Args& args) {
   Output out;
   std::unique_ptr<GitCompleteHistory> stale_fix;
   if (o.stale_fix) {
-    if (int r = MarkReachable(store, o.prune.verbose, &out, &stale_fix); r >= 0) return r;
+    r = MarkReachable(store, o.prune.verbose, &out, &stale_fix);
+    if (r >= 0) return r;
   }
   int status = 0;
   std::vector<std::string> all;

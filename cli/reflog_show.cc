@@ -156,9 +156,8 @@ int ParseShowArgs(const Args& args, ShowOptions* o) {
 
 void WarnAmbiguous(const std::string& name) { GitWarning(AmbiguousRefnameWarning(name)); }
 
-void PrintListingError(const std::string& message) {
-  std::fprintf(stderr, "error: %s\n", message.c_str());
-}
+// git's error line for a ref the listing leaves out (GitError: stdout flushed first).
+void PrintListingError(const std::string& message) { (void)GitError(message); }
 
 // The name of the current branch (what HEAD points to), or "HEAD" when it is detached.
 Status CurrentBranch(Store& store, std::string* name) {
