@@ -19,6 +19,7 @@
 #include "store/git/objects/abbrev.h"
 #include "store/git/refs/ref_list.h"
 #include "store/git/refs/reflog.h"
+#include "store/git/refs/reflog_stale_fix.h"
 #include "store/git/refs/refname.h"
 
 namespace reftab::cli {
@@ -37,9 +38,9 @@ constexpr const char kReflogUsageText[] =
     "                            [--dry-run | -n] [--verbose] [--all [--single-worktree] | "
     "<refs>...]\n"
     "\n"
-    "    <log-options>: -n <N>, --max-count=<N>, --date=<mode>, --format=<format>\n"
-    "                   (%gd %gD %gs %gn %ge %H %h %s %an %ae %ad %cn %ce %cd ...), or\n"
-    "                   --format=json (one JSON object per entry)\n"
+    "    <log-options>: --all, -n <N>, --max-count=<N>, --date=<mode>, --format=<format>\n"
+    "                   (%gd %gD %gs %gn %ge %H %h %s %an %ae %ad %cn %ce %cd ...),\n"
+    "                   --format=json (one JSON object per entry), --[no-]color[=<when>]\n"
     "\n";
 
 constexpr const char kExistsUsage[] = "usage: reftab reflog exists <ref>\n\n";
@@ -90,6 +91,9 @@ int Error(const std::string& message) {
   std::fprintf(stderr, "error: %s\n", message.c_str());
   return kExitGitError;
 }
+
+// git's error line for what a walk or listing passes by (GitError: stdout flushed first).
+void PrintError(const std::string& message) { (void)GitError(message); }
 
 // git's parse-options complaint about an option it does not know, then the usage.
 int UnknownOption(const std::string& arg, const char* usage) {
@@ -246,6 +250,7 @@ struct ExpireOptions {
   PruneOptions prune;
   bool all = false;
   bool single_worktree = false;
+  bool stale_fix = false;
   std::optional<uint64_t> expire_total, expire_unreachable;
   std::vector<std::string> refs;
 };
@@ -270,8 +275,8 @@ int ParseExpire(const Args& args, ExpireOptions* o) {
       o->all = false;
     } else if (a == "--single-worktree" || a == "--no-single-worktree") {
       o->single_worktree = a == "--single-worktree";
-    } else if (a == "--stale-fix") {
-      return GitDie("reftab reflog expire: --stale-fix is not supported");
+    } else if (a == "--stale-fix" || a == "--no-stale-fix") {
+      o->stale_fix = a == "--stale-fix";
     } else if (TakeValue(args, &i, "--expire-unreachable", &v) ||
                TakeValue(args, &i, "--expire", &v)) {
       bool unreach = a.starts_with("--expire-unreachable");
@@ -289,11 +294,33 @@ int ParseExpire(const Args& args, ExpireOptions* o) {
 }
 
 Status ExpireOne(Store& store, const ExpireOptions& o, const ReflogExpiryConfig& config,
-                 const std::string& ref, Output* out) {
-  ReflogExpiryPolicy policy(&store, ref, config.For(ref, o.expire_total, o.expire_unreachable));
+                 GitCompleteHistory* stale_fix, const std::string& ref, Output* out) {
+  ReflogExpiryPolicy policy(&store, ref, config.For(ref, o.expire_total, o.expire_unreachable),
+                            stale_fix, PrintError);
   auto prune = [&policy](const LogRecord& e) { return policy.ShouldPrune(e); };
   auto prepare = [&policy](const ObjectId& tip) { return policy.Prepare(tip); };
   return ExpireReflog(store, ref, o.prune.flags, prepare, Verbose(o.prune, prune, out));
+}
+
+// --stale-fix's walk from the refs, once before any reflog is expired, with git's words
+// around it. Returns -1 when done, else the exit status (after git's fatal line).
+int MarkReachable(Store& store, bool verbose, Output* out,
+                  std::unique_ptr<GitCompleteHistory>* history) {
+  if (verbose) out->buf().append("Marking reachable objects...");
+  Result<bool> paranoia = RefParanoia();
+  Status s = paranoia.status();
+  if (s.ok()) {
+    Result<std::unique_ptr<GitCompleteHistory>> trusted =
+        TrustReachableFromRefs(store, *paranoia, PrintError);
+    s = trusted.status();
+    if (s.ok()) *history = std::move(*trusted);
+  }
+  if (!s.ok()) {
+    out->Flush();
+    return GitDie(s.message());
+  }
+  if (verbose) out->buf().push_back('\n');
+  return -1;
 }
 
 int ReflogExpire(Store& store, const Args& args) {
@@ -312,6 +339,11 @@ int ReflogExpire(Store& store, const Args& args) {
   int r = ParseExpire(args, &o);
   if (r >= 0) return r;
   Output out;
+  std::unique_ptr<GitCompleteHistory> stale_fix;
+  if (o.stale_fix) {
+    r = MarkReachable(store, o.prune.verbose, &out, &stale_fix);
+    if (r >= 0) return r;
+  }
   int status = 0;
   std::vector<std::string> all;
   if (o.all) {
@@ -321,7 +353,7 @@ int ReflogExpire(Store& store, const Args& args) {
     o.prune.verbose_says_would = true;
   }
   for (const std::string& ref : all) {
-    Status s = ExpireOne(store, o, *config, ref, &out);
+    Status s = ExpireOne(store, o, *config, stale_fix.get(), ref, &out);
     out.Flush();
     status |= ChangeStatus(store, s);
   }
@@ -333,7 +365,7 @@ int ReflogExpire(Store& store, const Args& args) {
       status = Error("reflog could not be found: '" + name + "'");
       continue;
     }
-    if (s.ok()) s = ExpireOne(store, o, *config, ref, &out);
+    if (s.ok()) s = ExpireOne(store, o, *config, stale_fix.get(), ref, &out);
     out.Flush();
     status |= ChangeStatus(store, s);
   }

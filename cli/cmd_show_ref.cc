@@ -209,20 +209,6 @@ void PrintListingError(const std::string& message) {
   std::fprintf(stderr, "error: %s\n", message.c_str());
 }
 
-// git's GIT_REF_PARANOIA (read as git_env_bool reads it: on when unset), which decides what a
-// listing does with broken refs (store/git/refs/ref_list.h). Read when a listing starts, as git
-// does. Not a boolean: git's fatal message.
-Result<bool> RefParanoia() {
-  const char* env = std::getenv("GIT_REF_PARANOIA");
-  if (!env) return true;
-  std::optional<bool> on = ParseGitBool(std::string(env));
-  if (!on) {
-    return Status::InvalidArgument("bad boolean environment value '" + std::string(env) +
-                                   "' for 'GIT_REF_PARANOIA'");
-  }
-  return *on;
-}
-
 int ShowPatterns(Store& store, const ShowRefOptions& o, int core_abbrev, const Args& patterns) {
   Shower shower(store, o, core_abbrev);
   int matched = 0, code = 0;

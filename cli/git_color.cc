@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 namespace reftab::cli {
@@ -198,6 +199,37 @@ bool WantColor(ColorWhen when) {
   if (!isatty(1)) return false;
   const char* term = std::getenv("TERM");
   return term && std::string_view(term) != "dumb";
+}
+
+Result<LogColorConfig> ReadLogColorConfig(const GitConfig& config, std::string* error) {
+  error->clear();
+  LogColorConfig c;
+  std::optional<ColorWhen> ui, diff;
+  for (const ConfigEntry& e : config.entries()) {
+    if (e.key == "color.ui" || e.key == "color.diff") {
+      ColorWhen when = e.value ? ParseColorWhen(*e.value) : ColorWhen::kAuto;
+      if (when == ColorWhen::kUnknown) {
+        std::optional<bool> on = ParseGitBoolText(*e.value);
+        if (!on) {
+          return Status::InvalidArgument("bad boolean config value '" + *e.value + "' for '" +
+                                         e.key + "'");
+        }
+        when = *on ? ColorWhen::kAuto : ColorWhen::kNever;
+      }
+      (e.key == "color.ui" ? ui : diff) = when;
+    } else if (e.key == "color.diff.commit") {
+      if (!e.value) {
+        *error = "missing value for '" + e.key + "'";
+        return Status::InvalidArgument(BadConfigVariable(e));
+      }
+      if (!ParseGitColor(*e.value, &c.commit)) {
+        *error = "invalid color value: " + *e.value;
+        return Status::InvalidArgument(BadConfigVariable(e));
+      }
+    }
+  }
+  c.when = diff ? *diff : ui ? *ui : ColorWhen::kAuto;
+  return c;
 }
 
 }  // namespace reftab::cli

@@ -7,6 +7,9 @@
 #include <string>
 #include <string_view>
 
+#include "format/status.h"
+#include "store/git/config/config.h"
+
 namespace reftab::cli {
 
 inline constexpr char kGitColorReset[] = "\033[m";
@@ -19,6 +22,17 @@ enum class ColorWhen : unsigned char { kUnknown, kNever, kAlways, kAuto };
 ColorWhen ParseColorWhen(std::string_view value);
 // Whether colours are on for standard output: kAuto means a terminal that is not "dumb".
 bool WantColor(ColorWhen when);
+
+// git log's colour settings (what `reflog show` colours), read as git reads them: whether
+// (color.diff, else color.ui: never/always/auto or a boolean, true meaning auto; default
+// auto) and the abbreviated id's colour (color.diff.commit, default yellow). A value git
+// rejects fails with git's fatal message; `error` then gets the error line git prints before
+// it, if any (without "error: ").
+struct LogColorConfig {
+  ColorWhen when = ColorWhen::kAuto;
+  std::string commit = "\033[33m";
+};
+Result<LogColorConfig> ReadLogColorConfig(const GitConfig& config, std::string* error);
 
 }  // namespace reftab::cli
 

@@ -5,6 +5,7 @@
 #include <ctime>
 #include <optional>
 
+#include "cli/git_color.h"
 #include "cli/jsonl.h"
 #include "store/git/date_format.h"
 
@@ -12,7 +13,12 @@ namespace reftab::cli {
 
 Status AppendDefaultLine(const ReflogLine& line, ReflogObjects& objects, std::string* out) {
   REFTAB_ASSIGN_OR_RETURN(std::string abbrev, objects.abbrev(line.entry->new_id));
-  out->append(abbrev).append(" ").append(line.selector).append(": ");
+  if (line.id_color) {
+    out->append(*line.id_color).append(abbrev).append(kGitColorReset);
+  } else {
+    out->append(abbrev);
+  }
+  out->append(" ").append(line.selector).append(": ");
   out->append(line.entry->message);
   return Status::Ok();
 }

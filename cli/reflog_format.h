@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -28,6 +29,9 @@ struct ReflogLine {
   std::string selector;        // %gD: "<ref>@{N}" or "<ref>@{<date>}"
   std::string short_selector;  // %gd: the same with the ref name shortened
   size_t hash_size = 20;
+  // With colours on, the default line's id in this colour (an escape, maybe empty; git
+  // writes the reset after it all the same).
+  std::optional<std::string> id_color;
 };
 
 // The parts of a commit that --format's commit placeholders print.

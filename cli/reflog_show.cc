@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/git_color.h"
 #include "cli/git_options.h"
 #include "cli/object_name_report.h"
 #include "cli/output.h"
@@ -23,12 +24,17 @@
 namespace reftab::cli {
 namespace {
 
+// Stands in ShowOptions::refs for --all (no ref name starts with '-').
+constexpr const char kAllRefs[] = "--all";
+
 struct ShowOptions {
   std::optional<int64_t> max_count;  // negative: no limit
   DateFormat date;
   enum class Style { kDefault, kTerminated, kSeparated, kJson } style = Style::kDefault;
   std::string format;
   std::vector<std::string> refs;
+  ColorWhen color = ColorWhen::kUnknown;  // --color / --no-color; kUnknown: the configuration's
+  std::optional<std::string> id_color;    // with colours on: the default line's id's colour
 };
 
 // A reflog being walked: its entries newest first and where the walk is.
@@ -132,6 +138,15 @@ int ParseShowArgs(const Args& args, ShowOptions* o) {
     } else if (TakeValue(args, &i, "--format", &v) || TakeValue(args, &i, "--pretty", &v)) {
       int r = SetFormat(v, o);
       if (r >= 0) return r;
+    } else if (a == "--color" || a == "--no-color") {
+      o->color = a == "--color" ? ColorWhen::kAlways : ColorWhen::kNever;
+    } else if (a.starts_with("--color=")) {
+      if ((o->color = ParseColorWhen(a.substr(8))) == ColorWhen::kUnknown) {
+        std::fputs("error: option `color' expects \"always\", \"auto\", or \"never\"\n", stderr);
+        return kExitUsage;
+      }
+    } else if (a == "--all") {
+      o->refs.push_back(kAllRefs);
     } else if (a == "--oneline" || a == "--abbrev-commit") {
       if (a == "--oneline") o->style = ShowOptions::Style::kDefault;
     } else {
@@ -141,6 +156,9 @@ int ParseShowArgs(const Args& args, ShowOptions* o) {
   if (o->refs.empty()) o->refs.push_back("HEAD");
   return -1;
 }
+
+// git's error line for a ref the listing leaves out (GitError: stdout flushed first).
+void PrintListingError(const std::string& message) { (void)GitError(message); }
 
 // The name of the current branch (what HEAD points to), or "HEAD" when it is detached.
 Status CurrentBranch(Store& store, std::string* name) {
@@ -190,6 +208,21 @@ int StartWalk(Store& store, const std::string& arg, WalkLog* log) {
     size_t i = 0;
     while (i < log->entries.size() && log->entries[i].time > at) ++i;
     log->pos = i;
+  }
+  return -1;
+}
+
+// Adds the walks of --all (ReadAllReflogsForWalk). -1 when done, else the exit status.
+int StartAllWalks(Store& store, std::vector<WalkLog>* logs) {
+  Result<bool> paranoia = RefParanoia();
+  if (!paranoia.ok()) return GitDie(paranoia.status().message());
+  std::vector<ReflogForWalk> all;
+  Status s = ReadAllReflogsForWalk(store, *paranoia, PrintListingError, &all);
+  if (!s.ok()) return GitDie(s.message());
+  for (ReflogForWalk& r : all) {
+    WalkLog& log = logs->emplace_back();
+    log.shown = std::move(r.shown);
+    log.entries = std::move(r.entries);
   }
   return -1;
 }
@@ -294,6 +327,7 @@ Status PrintEntry(Store& store, const ShowOptions& o, WalkLog& l, ReflogObjects&
   switch (o.style) {
     case Style::kJson: AppendJsonLine(line, &out->buf()); break;
     case Style::kDefault:
+      line.id_color = o.id_color;
       REFTAB_RETURN_IF_ERROR(AppendDefaultLine(line, objects, &out->buf()));
       break;
     case Style::kTerminated:
@@ -318,13 +352,21 @@ int ReflogShow(Store& store, const Args& args) {
   std::string error;
   Result<int> core_abbrev = ReadCoreAbbrev(store.config(), &error);
   if (!core_abbrev.ok()) return GitConfigDie(core_abbrev.status(), error);
+  Result<LogColorConfig> colors = ReadLogColorConfig(store.config(), &error);
+  if (!colors.ok()) return GitConfigDie(colors.status(), error);
   ShowOptions o;
   int r = ParseShowArgs(args, &o);
   if (r >= 0) return r;
-  std::vector<WalkLog> logs(o.refs.size());
-  for (size_t i = 0; i < o.refs.size(); ++i) {
-    r = StartWalk(store, o.refs[i], &logs[i]);
-    if (r >= 0) return r;
+  if (WantColor(o.color != ColorWhen::kUnknown ? o.color : colors->when)) {
+    o.id_color = colors->commit;
+  }
+  std::vector<WalkLog> logs;
+  for (const std::string& ref : o.refs) {
+    if (ref == kAllRefs) {
+      if ((r = StartAllWalks(store, &logs)) >= 0) return r;
+      continue;
+    }
+    if ((r = StartWalk(store, ref, &logs.emplace_back())) >= 0) return r;
   }
   ReflogObjects objects = ObjectsFor(store, *core_abbrev);
   Output out;

@@ -6,6 +6,7 @@
 
 #include "cli/git_format.h"
 #include "cli/jsonl.h"
+#include "store/git/config/config.h"
 #include "store/git/dir.h"
 #include "store/merged_iterator.h"
 
@@ -34,6 +35,17 @@ Result<std::unique_ptr<Store>> OpenStore(const GlobalOptions& g, GitRepoAccess a
     REFTAB_ASSIGN_OR_RETURN(git_dir, DiscoverGitDir());
   }
   return GitRefStore::OpenRepo(git_dir, CliStackOptions(), access);
+}
+
+Result<bool> RefParanoia() {
+  const char* env = std::getenv("GIT_REF_PARANOIA");
+  if (!env) return true;
+  std::optional<bool> on = ParseGitBool(std::string(env));
+  if (!on) {
+    return Status::InvalidArgument("bad boolean environment value '" + std::string(env) +
+                                   "' for 'GIT_REF_PARANOIA'");
+  }
+  return *on;
 }
 
 Result<std::unique_ptr<Stack>> OpenSelectedStack(const GlobalOptions& g) {

@@ -32,6 +32,11 @@ StackOptions CliStackOptions();
 // write settings (reftable.blockSize, ...) are malformed.
 Result<std::unique_ptr<Store>> OpenStore(const GlobalOptions& g,
                                          GitRepoAccess access = GitRepoAccess::kReadWrite);
+// git's GIT_REF_PARANOIA (read as git_env_bool reads it: on when unset), which decides what a
+// listing does with broken refs (store/git/refs/ref_list.h). Read when a listing starts, as git
+// does. Not a boolean: git's fatal message.
+Result<bool> RefParanoia();
+
 // The main stack of the selected store.
 Result<std::unique_ptr<Stack>> OpenSelectedStack(const GlobalOptions& g);
 

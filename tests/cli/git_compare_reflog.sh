@@ -75,7 +75,7 @@ run_both() {
 
 # A reader: both programs on the template.
 ro() {
-  local desc="show $*"
+  local desc="${rw_label:-}show $*"
   if [ -n "$filter" ] && [[ $desc != *$filter* ]]; then return; fi
   run_both "$T/.git" "$T/.git" "$@"
   verdict "$desc" "$why"
@@ -107,7 +107,7 @@ state() {
 
 # A writer: git on one copy, reftab on another; then both states must match.
 rw() {
-  local desc="$*"
+  local desc="${rw_label:-}$*"
   if [ -n "$filter" ] && [[ $desc != *$filter* ]]; then return; fi
   rm -rf "$tmp/g" "$tmp/r"
   cp -a "$T" "$tmp/g"; cp -a "$T" "$tmp/r"
@@ -203,6 +203,54 @@ done
 ro_config core.abbrev=3 show --bogus
 ro_config core.abbrev=abc show --date=relative -n 1
 
+# --- show --all: every ref's reflog (refs/, then HEAD), merged by time -----------------------
+for a in "show --all" "--all" "show --all -n 7" "show --all main" "show main --all" \
+  "show --all --all -n 4" "show topic@{1} --all -n 6" "show --all --format=%gd|%gD|%gs|%h" \
+  "show --all --date=iso -n 5" "show --all --date=relative -n 3" "show --all --oneline -n 2" \
+  "show --all --bogus" "show --all -n 0" "show --all --format=%gd%x20%s -n 9"; do
+  # shellcheck disable=SC2086
+  ro $a
+done
+
+# --- colours: --color[=WHEN], --no-color, color.ui / color.diff / color.diff.commit ----------
+for a in "--color -n 2" "--color=always -n 2" "--color=never -n 2" "--color=auto -n 2" \
+  "--color=bogus -n 1" "--color= -n 1" "--color --no-color -n 1" "--no-color --color -n 1" \
+  "--color --all -n 4" "--color --format=%h%gd -n 2" "--color --date=iso topic" \
+  "--color=always --oneline -n 1"; do
+  # shellcheck disable=SC2086
+  ro show $a
+done
+for kv in color.ui=always color.ui=never color.ui=auto color.ui=true color.ui=false \
+  color.ui=bogus color.diff=always color.diff=false color.diff=AlWays "color.diff.commit=bold red" \
+  color.diff.commit=bogus "color.diff.commit=#ff0000 ul" color.diff.commit=; do
+  ro_config "$kv" show -n 2
+  ro_config "$kv" show --color -n 1
+done
+ro_config core.abbrev=3 show --color=bogus
+
+# On a terminal (a pseudo-terminal from util-linux's script, output and errors together):
+# colours follow it; git also decorates its default line with the refs at each commit there,
+# which reftab does not.
+KNOWN["[tty] show -n 3"]="git decorates the default line on a terminal; reftab does not"
+KNOWN["[tty] show --no-color -n 3"]=${KNOWN["[tty] show -n 3"]}
+if command -v script >/dev/null; then
+  for a in "-n 3" "--no-color -n 3" "--format=%gd%x20%h%x20%gs -n 3" "--all --format=%gD -n 4" \
+    "--color=never --format=%h -n 2" "--date=relative --format=%gd -n 2" "--bogus"; do
+    desc="[tty] show $a"
+    if [ -n "$filter" ] && [[ $desc != *$filter* ]]; then continue; fi
+    for side in git reftab; do
+      if [ $side = git ]; then cmd=("$git" --git-dir="$T/.git"); else cmd=("$reftab" --git-dir "$T/.git"); fi
+      # shellcheck disable=SC2086
+      TERM=xterm GIT_PAGER=cat script -qec "$(printf '%q ' "${cmd[@]}" reflog show $a)" /dev/null \
+        </dev/null >"$tmp/tty-$side"
+      echo "exit $?" >>"$tmp/tty-$side"
+    done
+    why=""
+    cmp -s <(norm "$tmp/tty-git") <(norm "$tmp/tty-reftab") ||
+      why="$(diff <(norm "$tmp/tty-git") <(norm "$tmp/tty-reftab") | grep '^[<>]' | head -6)"
+    verdict "$desc" "$why"
+  done
+fi
 # --- list, exists --------------------------------------------------------------------------
 ro list
 ro list x
@@ -346,6 +394,99 @@ done
 rw_config core.logAllRefUpdates=false write refs/heads/main "$O" "$N" "logged anyway"
 unset GIT_COMMITTER_DATE
 
+# --- expire --stale-fix: entries whose objects are broken ---------------------------------
+# A repository with files and subdirectories: main c1..c6, reset to c3 (c4..c6 left in the
+# reflogs), a branch made from c2 and deleted (its commit g1 left in HEAD's reflog), commits
+# with a submodule (a gitlink: git counts one as missing), one tagged and one left behind,
+# and a ref whose reflog points at a blob, a tag of a blob and an annotated tag. Each variant
+# then removes objects (loose files) or adds what git trusts besides the refs.
+S=$tmp/stemplate
+sg() { "$git" -C "$S" "$@"; }
+at $((t + 3600)); "$git" init -q -b main --ref-format=reftable "$S" || exit 1
+for i in 1 2 3 4 5 6; do
+  at $((t + i * 3600))
+  mkdir -p "$S/d/e"; echo "$i" >"$S/f$i"; echo "d$i" >"$S/d/x"; echo "e$i" >"$S/d/e/y"
+  sg add -A; sg commit -q -m "c$i"
+  if [ "$i" = 2 ]; then
+    sg checkout -q -b gone; echo g >"$S/g"; sg add g; sg commit -q -m g1; sg checkout -q main
+    sg branch -q -D gone
+  fi
+done
+at $((t + 7 * 3600)); sg reset -q --hard HEAD~3
+at $((t + 8 * 3600)); sg checkout -q -b subm
+GL=1111111111111111111111111111111111111111
+sg update-index --add --cacheinfo "160000,$GL,sub"; sg commit -q -m "with a submodule"
+sg tag subtag; echo s >"$S/s"; sg add s; sg commit -q -m "submodule 2"
+at $((t + 9 * 3600)); sg checkout -q main; sg branch -q -D subm
+at $((t + 10 * 3600))
+BLOB=$(echo "a blob" | sg hash-object -w --stdin)
+sg tag -a -m "of a blob" btag "$BLOB"; sg tag -a -m annotated ann main~1
+sg update-ref --create-reflog -m "to c1" refs/misc/obj main~2
+sg update-ref -m "to a blob" refs/misc/obj "$BLOB"
+sg update-ref -m "to a tag of a blob" refs/misc/obj "$(sg rev-parse btag)"
+sg update-ref -m "to a tag" refs/misc/obj "$(sg rev-parse ann)"
+sg update-ref -m "back" refs/misc/obj main
+unset GIT_COMMITTER_DATE GIT_AUTHOR_DATE
+C2=$(sg rev-parse main~1)
+entry() { sg log -g --format='%H %gs' HEAD | sed -n "s/ commit: $1\$//p"; }
+C4=$(entry c4) C5=$(entry c5) C6=$(entry c6)
+# The path of an object's loose file in template $1.
+loose() { echo "$1/.git/objects/${2:0:2}/${2:2}"; }
+# stale_variant NAME: a copy of the template in $tmp/s-NAME, damaged as NAME says.
+stale_variant() {
+  local v=$tmp/s-$1; rm -rf "$v"; cp -a "$S" "$v"
+  case $1 in
+    intact) ;;
+    tree5) rm "$(loose "$v" "$(sg rev-parse "$C5^{tree}")")" ;;
+    commit5) rm "$(loose "$v" "$C5")" ;;
+    blob4) rm "$(loose "$v" "$(echo 4 | sg hash-object --stdin)")" ;;
+    subtree5) rm "$(loose "$v" "$(sg rev-parse "$C5:d/e")")" ;;
+    tree2) rm "$(loose "$v" "$(sg rev-parse "$C2^{tree}")")" ;;
+    commit2) rm "$(loose "$v" "$C2")" ;;
+    shallow) echo "$C5" >"$v/.git/shallow"; rm "$(loose "$v" "$C4")" ;;
+    rebase) mkdir -p "$v/.git/rebase-merge"; echo "$C6" >"$v/.git/rebase-merge/orig-head"
+      rm "$(loose "$v" "$(sg rev-parse "$C5^{tree}")")" ;;
+    rebase-bad) mkdir -p "$v/.git/rebase-apply"
+      printf '  2222222222222222222222222222222222222222 x\n' >"$v/.git/rebase-apply/autostash" ;;
+    detached) "$git" -C "$v" checkout -q --detach "$C6"; rm "$(loose "$v" "$(sg rev-parse "$C5^{tree}")")" ;;
+    ref-bad) rm "$(loose "$v" "$BLOB")" ;;
+    head-bad) rm "$(loose "$v" "$(sg rev-parse main)")" ;;
+  esac
+}
+saved_T=$T
+for v in intact tree5 commit5 blob4 subtree5 tree2 commit2 shallow rebase rebase-bad detached \
+  ref-bad head-bad; do
+  rw_label="[stale:$v] "
+  stale_variant "$v"; T=$tmp/s-$v
+  ro show --all
+  ro show --all --format=%gD%x20%h%x20%gs
+  for a in "--all" "--all --verbose" "--all --dry-run --verbose" "--verbose HEAD" \
+    "--verbose main refs/misc/obj" "--dry-run --verbose HEAD main" "--all --single-worktree" \
+    "--all --rewrite --updateref --verbose"; do
+    # shellcheck disable=SC2086
+    rw expire --stale-fix --expire=never --expire-unreachable=never $a
+  done
+  rw expire --stale-fix --expire=1700020000 --expire-unreachable=never --verbose --all
+  rw expire --stale-fix --expire=never --expire-unreachable=now --verbose --all
+  rw expire --stale-fix --expire=never --expire-unreachable=1700030000 --verbose HEAD main
+  rw expire --stale-fix --verbose HEAD
+  rw expire --stale-fix --no-stale-fix --expire=never --verbose --all
+  rw expire --no-stale-fix --stale-fix --expire=never --expire-unreachable=never --updateref main
+  rw expire --stale-fix --expire=never nosuch HEAD
+done
+# Without git's ref paranoia, a ref whose object is missing is left out with an error line.
+for v in intact ref-bad head-bad; do
+  rw_label="[stale:$v GIT_REF_PARANOIA=0] "
+  stale_variant "$v"; T=$tmp/s-$v
+  export GIT_REF_PARANOIA=0
+  ro show --all
+  rw expire --stale-fix --expire=never --expire-unreachable=never --verbose --all
+  GIT_REF_PARANOIA=bogus rw expire --stale-fix --expire=never --verbose HEAD
+  unset GIT_REF_PARANOIA
+done
+rw_label=""
+T=$saved_T
+
 # --- every worktree: expire --all and drop --all from the main and a linked worktree --------
 # A second repository: the main worktree and two linked ones, each with its own HEAD moving and
 # per-worktree reflogs (refs/bisect/, refs/worktree/, a root ref), entries an hour apart.
@@ -403,6 +544,17 @@ wrw() {
   verdict "$desc" "$why"
 }
 
+# show --all from each worktree: its own refs and HEAD, then the other worktrees' HEADs.
+for where in main wt1 wt2; do
+  for a in "--all" "--all --format=%gD|%gs"; do
+    desc="[$where] show $a"
+    if [ -n "$filter" ] && [[ $desc != *$filter* ]]; then continue; fi
+    gd=$W/main/.git; [ "$where" = main ] || gd=$W/main/.git/worktrees/$where
+    # shellcheck disable=SC2086
+    run_both "$gd" "$gd" show $a
+    verdict "$desc" "$why"
+  done
+done
 for where in main wt1 wt2; do
   wrw $where expire --all --expire=all --expire-unreachable=all
   wrw $where expire --all --verbose --expire=1700020000 --expire-unreachable=never
@@ -455,5 +607,27 @@ ro256 show --date=iso --format='%gd %gs' main
 ro256 show "main@{2}"
 ro256 expire --dry-run --verbose --expire=never --expire-unreachable=all main
 ro256 expire --verbose --expire=never --expire-unreachable=all --all
+ro256 expire --dry-run --verbose --stale-fix --expire=never --all
+ro256 expire --stale-fix --all
+# --stale-fix trusts every worktree's HEAD: wt2 detached on a commit no ref reaches whose
+# blob is then removed (kept, from any worktree), wt1 resetting away one whose blob goes too
+# (pruned).
+W=$tmp/wtemplate3; rm -rf "$W"; cp -a "$W2" "$W"
+for w in wt1 wt2; do
+  echo "gitdir: $W/main/.git/worktrees/$w" >"$W/$w/.git"
+  echo "$W/$w/.git" >"$W/main/.git/worktrees/$w/gitdir"
+done
+at $((t + 15 * 3600))
+echo x >"$W/wt2/x"; wg wt2 add x; wg wt2 checkout -q --detach; wg wt2 commit -q -m "wt2 detached"
+echo y >"$W/wt1/y"; wg wt1 add y; wg wt1 commit -q -m "wt1 lost"; wg wt1 reset -q --hard HEAD~1
+unset GIT_COMMITTER_DATE GIT_AUTHOR_DATE
+for b in x y; do
+  h=$(echo "$b" | wg main hash-object --stdin); rm "$W/main/.git/objects/${h:0:2}/${h:2}"
+done
+for where in main wt1 wt2; do
+  wrw $where expire --stale-fix --all --verbose --expire=never --expire-unreachable=never
+  wrw $where expire --stale-fix --verbose --expire=never HEAD main-worktree/HEAD worktrees/wt2/HEAD
+done
+W=$W2
 
 verdict_end

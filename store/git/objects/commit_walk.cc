@@ -1,13 +1,15 @@
-// GitObjects' walks over commit parents: ancestry and ahead/behind counts, through the commit
-// parser.
+// GitObjects' reading of commits (parents as git sees them, the shallow file honoured) and its
+// walks over commit parents: ancestry and ahead/behind counts, through the commit parser.
 #include <algorithm>
 #include <optional>
 #include <queue>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
+#include "store/file.h"
 #include "store/git/objects/commit_graph.h"
 #include "store/git/objects/object_parse.h"
 #include "store/git/objects/objects.h"
@@ -18,6 +20,51 @@ namespace {
 constexpr uint8_t kFromA = 1, kFromB = 2, kFromBoth = 3;
 
 }  // namespace
+
+Status GitObjects::IsShallow(const ObjectId& id, bool* shallow) {
+  *shallow = false;
+  if (!shallow_read_) {
+    Result<std::string> text = shallow_file_.empty()
+                                   ? Result<std::string>(Status::NotFound("no shallow file"))
+                                   : PosixFileSystem()->ReadFile(shallow_file_);
+    std::string_view rest = text.ok() ? std::string_view(*text) : std::string_view();
+    while (!rest.empty()) {
+      const size_t nl = rest.find('\n');
+      const std::string_view line = rest.substr(0, nl);
+      rest.remove_prefix(nl == std::string_view::npos ? rest.size() : nl + 1);
+      ObjectId c{};
+      if (line.size() < 2 * hash_size_ ||
+          !ParseHexId(line.substr(0, 2 * hash_size_), hash_size_, &c)) {
+        return Status::Corruption("bad shallow line: " + std::string(line));
+      }
+      shallow_.push_back(c);
+    }
+    std::sort(shallow_.begin(), shallow_.end());
+    shallow_read_ = true;
+  }
+  *shallow = std::binary_search(shallow_.begin(), shallow_.end(), id);
+  return Status::Ok();
+}
+
+Status GitObjects::ReadCommitLinks(const ObjectId& id, GitCommitLinks* out, bool* ok) {
+  *ok = false;
+  *out = GitCommitLinks();
+  GitObjectType type = GitObjectType::kNone;
+  std::string content;
+  REFTAB_RETURN_IF_ERROR(Read(id, &type, &content));
+  GitCommit commit;
+  // git cannot parse such a commit either, and takes it for one it does not have.
+  if (type != GitObjectType::kCommit || !ParseCommit(content, hash_size_, &commit).ok()) {
+    return Status::Ok();
+  }
+  bool shallow = false;
+  REFTAB_RETURN_IF_ERROR(IsShallow(id, &shallow));
+  out->tree = commit.tree;
+  if (!shallow) out->parents = std::move(commit.parents);
+  if (commit.committer && commit.committer->has_date) out->date = commit.committer->timestamp;
+  *ok = true;
+  return Status::Ok();
+}
 
 Status GitObjects::ReadCommit(const ObjectId& id, std::vector<ObjectId>* parents, uint64_t* date) {
   parents->clear();
@@ -33,7 +80,9 @@ Status GitObjects::ReadCommit(const ObjectId& id, std::vector<ObjectId>* parents
   GitCommit commit;
   REFTAB_RETURN_IF_ERROR(
       ParseCommit(content, hash_size_, &commit).WithContext("commit " + HexId(id, hash_size_)));
-  *parents = std::move(commit.parents);
+  bool shallow = false;
+  REFTAB_RETURN_IF_ERROR(IsShallow(id, &shallow));
+  if (!shallow) *parents = std::move(commit.parents);
   if (commit.committer && commit.committer->has_date) *date = commit.committer->timestamp;
   return Status::Ok();
 }

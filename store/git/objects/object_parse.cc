@@ -161,6 +161,36 @@ Status ParseTag(std::string_view content, size_t hash_size, GitTag* out) {
   return Status::Ok();
 }
 
+bool IsTreeMode(uint32_t mode) { return (mode & 0170000) == 0040000; }
+bool IsGitlinkMode(uint32_t mode) { return (mode & 0170000) == 0160000; }
+
+Status ParseTree(std::string_view content, size_t hash_size, std::vector<GitTreeEntry>* out) {
+  out->clear();
+  while (!content.empty()) {
+    // The shortest entry: a one-digit mode, a space, a one-byte name, a NUL and the id.
+    if (content.size() < hash_size + 4) return Status::Corruption("too-short tree object");
+    GitTreeEntry e;
+    size_t i = 0;
+    for (; i < content.size() && content[i] != ' '; ++i) {
+      // (Like git's, the number wraps rather than fail when too long.)
+      if (content[i] < '0' || content[i] > '7') {
+        return Status::Corruption("malformed mode in tree entry");
+      }
+      e.mode = e.mode << 3 | uint32_t(content[i] - '0');
+    }
+    if (i == 0 || i == content.size()) return Status::Corruption("malformed mode in tree entry");
+    const size_t nul = content.find('\0', i + 1);
+    if (nul == std::string_view::npos || content.size() - nul - 1 < hash_size) {
+      return Status::Corruption("too-short tree file");
+    }
+    if (nul == i + 1) return Status::Corruption("empty filename in tree entry");
+    std::copy_n(content.data() + nul + 1, hash_size, e.id.begin());
+    out->push_back(e);
+    content.remove_prefix(nul + 1 + hash_size);
+  }
+  return Status::Ok();
+}
+
 GitMessageParts SplitMessage(std::string_view object_content) {
   std::string_view buf = object_content.substr(0, object_content.find('\0'));
   // Skip the headers up to the empty line, then any further empty lines.

@@ -55,6 +55,19 @@ struct GitTag {
   std::string message;  // after the blank line; a signature, if any, is at its end
 };
 
+// One entry of a tree object. The name is not kept: nothing here needs it.
+struct GitTreeEntry {
+  uint32_t mode = 0;  // as written, octal ("40000" is 040000; git's file-type bits)
+  ObjectId id{};
+};
+// Whether a tree entry's mode names a subtree (S_ISDIR), or a submodule commit (gitlink).
+bool IsTreeMode(uint32_t mode);
+bool IsGitlinkMode(uint32_t mode);
+
+// A tree's content: "<octal mode> <name>\0<raw id>" entries back to back. Corruption, with
+// git's words, for an entry whose mode is not octal, whose name is empty, or that is cut short.
+Status ParseTree(std::string_view content, size_t hash_size, std::vector<GitTreeEntry>* out);
+
 // A commit's content. Corruption when the "tree" header is missing or not first, or a
 // "tree"/"parent" id is not `hash_size` bytes of lower-case hex.
 Status ParseCommit(std::string_view content, size_t hash_size, GitCommit* out);

@@ -51,8 +51,10 @@ Status GitObjects::Load() {
   return reason_.empty() ? Status::Ok() : Unavailable();
 }
 
-GitObjects::GitObjects(std::string objects_dir, size_t hash_size)
-    : objects_dir_(std::move(objects_dir)), hash_size_(hash_size) {}
+GitObjects::GitObjects(std::string objects_dir, size_t hash_size, std::string shallow_file)
+    : objects_dir_(std::move(objects_dir)),
+      hash_size_(hash_size),
+      shallow_file_(std::move(shallow_file)) {}
 
 GitObjects::~GitObjects() = default;
 
@@ -144,6 +146,21 @@ Status GitObjects::FindByPrefix(std::string_view prefix, std::vector<ObjectId>* 
   REFTAB_RETURN_IF_ERROR(ParseHexPrefix(prefix, &bytes, &digits));
   REFTAB_RETURN_IF_ERROR(Load());
   return reader().FindByPrefix(bytes, digits, found);
+}
+
+Status GitObjects::PeelToCommit(const ObjectId& id, ObjectId* commit, bool* ok) {
+  *ok = false;
+  *commit = id;
+  GitObjectType type = GitObjectType::kNone;
+  REFTAB_RETURN_IF_ERROR(TypeOf(id, &type));
+  if (type == GitObjectType::kTag) {
+    bool peeled = false;
+    REFTAB_RETURN_IF_ERROR(Peel(id, commit, &peeled));
+    if (!peeled) return Status::Ok();
+    REFTAB_RETURN_IF_ERROR(TypeOf(*commit, &type));
+  }
+  *ok = type == GitObjectType::kCommit;
+  return Status::Ok();
 }
 
 Status GitObjects::DefaultAbbrevLength(size_t* len) {

@@ -39,11 +39,20 @@ const char* GitObjectTypeName(GitObjectType type);
 // The type git's name stands for; kNone for anything else.
 GitObjectType GitObjectTypeNamed(std::string_view name);
 
+// A commit's links as git's commit parser reads them.
+struct GitCommitLinks {
+  ObjectId tree{};
+  std::vector<ObjectId> parents;
+  uint64_t date = 0;  // the committer date; 0 when it has none
+};
+
 class GitObjects {
  public:
-  // `objects_dir` is $GIT_COMMON_DIR/objects; `hash_size` 20 or 32. Nothing is loaded or
+  // `objects_dir` is $GIT_COMMON_DIR/objects; `hash_size` 20 or 32. `shallow_file`
+  // ($GIT_COMMON_DIR/shallow; empty: none) lists the commits whose parents the repository
+  // lacks, as a shallow clone leaves them; it is read on first need. Nothing is loaded or
   // opened here; failures to do so later are reported by available()/reason().
-  GitObjects(std::string objects_dir, size_t hash_size);
+  GitObjects(std::string objects_dir, size_t hash_size, std::string shallow_file = "");
   ~GitObjects();
   GitObjects(const GitObjects&) = delete;
   GitObjects& operator=(const GitObjects&) = delete;
@@ -74,6 +83,11 @@ class GitObjects {
   // when `id` is missing, or a tag in the chain is malformed, names a missing object or one
   // of another type than it claims (git then stores no peeled value).
   Status Peel(const ObjectId& id, ObjectId* peeled, bool* ok);
+  // The commit `id` stands for, as git's lookup_commit_reference_gently finds it: `id`
+  // itself or, through annotated tags (Peel), the commit they end at. *ok is false when `id`
+  // is missing, the tags cannot be followed, or they end at another type of object. Works
+  // through the object reader, as Peel does.
+  Status PeelToCommit(const ObjectId& id, ObjectId* commit, bool* ok);
 
   // git's abbreviation of `id`: its first hex digits, at least `min_len` and as many more
   // as make it name no other object in the database. As in git, 0 means the whole id; 1 to 3
@@ -89,6 +103,13 @@ class GitObjects {
   // packs and multi-pack indexes, alternates included; loose objects are not counted), in
   // hex digits rounded up, and at least 7. Callers honour a configured core.abbrev first.
   Status DefaultAbbrevLength(size_t* len);
+
+  // A commit as git's parser gives it. *ok is false when `id`
+  // cannot be read as one: missing, another type, or not well formed (ParseCommit). A commit
+  // the shallow file lists has no parents: git does not look past it (nor do the walks
+  // below). Errors: I/O, and a shallow file line that does not start with an id in hex
+  // (git's fatal "bad shallow line: <line>").
+  Status ReadCommitLinks(const ObjectId& id, GitCommitLinks* out, bool* ok);
 
   // Whether `ancestor` is reachable from `descendant` over commit parents (a commit is its
   // own ancestor), as `git merge-base --is-ancestor`. Non-commits: InvalidArgument.
@@ -120,6 +141,8 @@ class GitObjects {
   // The commit with its generation (corrected commit date) computed; an object that is not
   // a commit has no parents and date 0.
   Status GenerationOf(const ObjectId& id, const CommitNode** node);
+  // Whether the shallow file lists `id`; reads it on first use.
+  Status IsShallow(const ObjectId& id, bool* shallow);
 
   std::string objects_dir_;
   size_t hash_size_;
@@ -127,6 +150,9 @@ class GitObjects {
   std::unique_ptr<GitObjectReader> reader_;  // created on first use
   std::unique_ptr<CommitGraph> graph_;       // created on first GenerationOf
   std::string reason_;
+  std::string shallow_file_;
+  bool shallow_read_ = false;
+  std::vector<ObjectId> shallow_;  // sorted
 };
 
 REFTAB_PUBLIC_END

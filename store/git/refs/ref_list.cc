@@ -1,9 +1,13 @@
 #include "store/git/refs/ref_list.h"
 
+#include <string>
+#include <vector>
+
 #include "store/git/objects/objects.h"
 #include "store/git/refs/ref_dwim.h"
 #include "store/git/refs/ref_store.h"
 #include "store/git/refs/refname.h"
+#include "store/git/worktrees.h"
 
 namespace reftab {
 namespace {
@@ -72,6 +76,34 @@ Status ForEachGitRef(GitRefStore& store, std::string_view prefix, const GitListC
     return cb.ref(ref);
   });
   return inner.ok() ? s : inner;
+}
+
+Status ForEachRevisionAllRef(GitRefStore& store, const GitListCallbacks& cb) {
+  bool go_on = true;
+  GitListCallbacks listing = cb;
+  listing.ref = [&](const GitListedRef& ref) { return go_on = cb.ref(ref); };
+  REFTAB_RETURN_IF_ERROR(ForEachGitRef(store, "refs/", listing));
+  std::vector<std::string> heads{"HEAD"};
+  if (GitRepo* repo = store.repo()) {
+    std::vector<GitWorktree> worktrees;
+    REFTAB_RETURN_IF_ERROR(ListGitWorktrees(repo->common_dir(), repo->git_dir(), &worktrees));
+    for (const GitWorktree& wt : worktrees) {
+      if (wt.current) continue;
+      heads.push_back(wt.id.empty() ? "main-worktree/HEAD" : "worktrees/" + wt.id + "/HEAD");
+    }
+  }
+  for (const std::string& head : heads) {
+    if (!go_on) break;
+    ResolvedRef r;
+    REFTAB_RETURN_IF_ERROR(ResolveRefAsGit(store, head, kResolveReading, &r));
+    if (!r.resolved) continue;
+    GitListedRef ref;
+    ref.name = &head;
+    ref.id = r.id;
+    ref.peeled = r.peeled;
+    go_on = cb.ref(ref);
+  }
+  return Status::Ok();
 }
 
 Status PeeledId(GitRefStore& store, const GitListedRef& ref, std::optional<ObjectId>* peeled) {

@@ -46,6 +46,12 @@ struct GitListCallbacks {
 // listing with a Corruption status whose message is git's ("refname is dangerous: <name>").
 Status ForEachGitRef(GitRefStore& store, std::string_view prefix, const GitListCallbacks& cb);
 
+// The refs git's revision option --all starts from, in git's order: those under refs/ as
+// ForEachGitRef lists them (with `cb`'s rules), then HEAD, then each other worktree's HEAD
+// ("main-worktree/HEAD", "worktrees/<id>/HEAD"), these only when they resolve to an existing
+// ref (a symref to an unborn branch does not), with the id they resolve to.
+Status ForEachRevisionAllRef(GitRefStore& store, const GitListCallbacks& cb);
+
 // The id an annotated tag peels to, as git's listing finds it: the stored peeled value, else
 // the object database's answer for a tag (nullopt for anything else, or without one).
 Status PeeledId(GitRefStore& store, const GitListedRef& ref, std::optional<ObjectId>* peeled);

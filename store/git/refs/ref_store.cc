@@ -39,7 +39,7 @@ GitRefStore::GitRefStore(std::unique_ptr<GitRepo> repo) : repo_(std::move(repo))
   struct stat st;
   std::string objects = repo_->common_dir() + "/objects";
   if (stat(objects.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    objects_ = std::make_unique<GitObjects>(objects, hash_size());
+    objects_ = std::make_unique<GitObjects>(objects, hash_size(), repo_->common_dir() + "/shallow");
   }
 }
 

@@ -4,10 +4,11 @@
 
 #include "store/git/date.h"
 #include "store/git/identity.h"
+#include "store/git/objects/object_parse.h"
 #include "store/git/refs/ref_dwim.h"
+#include "store/git/refs/ref_list.h"
 #include "store/git/refs/ref_transaction.h"
 #include "store/git/refs/refname.h"
-#include "store/git/wildmatch.h"
 #include "store/git/worktrees.h"
 #include "store/log_entry.h"
 #include "store/merge_cursor.h"
@@ -230,6 +231,58 @@ Status ReadReflogForWalk(GitRefStore& store, std::string_view name, std::string*
   return ReadReflog(store, dwim, entries);
 }
 
+namespace {
+
+// git's revision walk peels each annotated tag it starts from, and dies on a target it cannot
+// read ("bad object <id>"), even where, as in a reflog walk, it then shows nothing of it.
+Status CheckTagTargets(GitObjects& objects, const ObjectId& tag, size_t hash_size) {
+  ObjectId id = tag;
+  for (;;) {
+    GitObjectType type = GitObjectType::kNone;
+    std::string content;
+    REFTAB_RETURN_IF_ERROR(objects.Read(id, &type, &content));
+    GitTag parsed;
+    if (type != GitObjectType::kTag || !ParseTag(content, hash_size, &parsed).ok()) {
+      return Status::Ok();
+    }
+    id = parsed.object;
+    REFTAB_RETURN_IF_ERROR(objects.TypeOf(id, &type));
+    if (type == GitObjectType::kNone) return Status::NotFound("bad object " + HexId(id, hash_size));
+  }
+}
+
+}  // namespace
+
+Status ReadAllReflogsForWalk(GitRefStore& store, bool ref_paranoia,
+                             const std::function<void(const std::string&)>& error,
+                             std::vector<ReflogForWalk>* out) {
+  out->clear();
+  GitObjects* objects = store.objects();
+  if (objects && !objects->available()) objects = nullptr;
+  GitListCallbacks cb;
+  cb.include_broken = ref_paranoia;
+  cb.error = error;
+  Status inner;
+  cb.ref = [&](const GitListedRef& ref) {
+    GitObjectType type = GitObjectType::kCommit;
+    if (objects) inner = objects->TypeOf(ref.id, &type);
+    if (inner.ok() && type == GitObjectType::kNone) {
+      inner = Status::NotFound("bad object " + *ref.name);
+    }
+    if (inner.ok() && type == GitObjectType::kTag) {
+      inner = CheckTagTargets(*objects, ref.id, store.hash_size());
+    }
+    if (!inner.ok()) return false;
+    if (type != GitObjectType::kCommit) return true;
+    ReflogForWalk log;
+    inner = ReadReflogForWalk(store, *ref.name, &log.shown, &log.entries);
+    if (inner.ok() && !log.entries.empty()) out->push_back(std::move(log));
+    return inner.ok();
+  };
+  REFTAB_RETURN_IF_ERROR(ForEachRevisionAllRef(store, cb));
+  return inner;
+}
+
 ReflogSelector ParseReflogSelector(std::string_view spec) {
   ReflogSelector s;
   size_t at = spec.find("@{");
@@ -377,155 +430,6 @@ Status ExpireReflog(GitRefStore& store, std::string_view refname, const ReflogEx
     return DecideExpiry(store, locked, key, flags, prepare, prune, locked_tx);
   });
   return WithAutoCompaction(tx.Commit(), {at.stack});
-}
-
-}  // namespace reftab
-
-namespace reftab {
-namespace {
-
-// HEAD, also as another worktree names it (main-worktree/HEAD, worktrees/<id>/HEAD).
-bool IsHeadName(std::string_view name) {
-  if (name == "HEAD" || name == "main-worktree/HEAD") return true;
-  constexpr std::string_view kWorktrees = "worktrees/";
-  if (name.substr(0, kWorktrees.size()) != kWorktrees) return false;
-  name.remove_prefix(kWorktrees.size());
-  size_t slash = name.find('/');
-  return slash != std::string_view::npos && slash > 0 && name.substr(slash) == "/HEAD";
-}
-
-// Whether `commit` is `tip` or one of its ancestors.
-Status IsReachableFrom(GitObjects& objects, const ObjectId& commit, const ObjectId& tip,
-                       bool* out) {
-  return objects.IsAncestor(commit, tip, out);
-}
-
-}  // namespace
-
-Status ReflogExpiryPolicy::CommitOf(const ObjectId& id, ObjectId* commit, bool* ok) {
-  *ok = false;
-  GitObjects* objects = store_->objects();
-  if (!objects || !objects->available()) {
-    return Status::InvalidArgument("--expire-unreachable needs the object database (" +
-                                   std::string(objects ? objects->reason() : "there is none here") +
-                                   ")");
-  }
-  ObjectId peeled = id;
-  GitObjectType type = GitObjectType::kNone;
-  REFTAB_RETURN_IF_ERROR(objects->TypeOf(id, &type));
-  if (type == GitObjectType::kTag) {
-    bool peeled_ok = false;
-    REFTAB_RETURN_IF_ERROR(objects->Peel(id, &peeled, &peeled_ok));
-    if (!peeled_ok) return Status::Ok();
-    REFTAB_RETURN_IF_ERROR(objects->TypeOf(peeled, &type));
-  }
-  *ok = type == GitObjectType::kCommit;
-  *commit = peeled;
-  return Status::Ok();
-}
-
-Result<ReflogExpiryConfig> ReflogExpiryConfig::Read(const GitConfig& config, uint64_t now,
-                                                    std::string* error) {
-  ReflogExpiryConfig c;
-  c.defaults_.expire_total = now - 30 * 24 * 3600;
-  c.defaults_.expire_unreachable = now - 90 * 24 * 3600;
-  for (const ConfigEntry& e : config.entries()) {
-    // "gc.<variable>" or "gc.<pattern>.<variable>": the variable is lower case, the
-    // pattern as written.
-    if (e.key.compare(0, 3, "gc.") != 0) continue;
-    const size_t last_dot = e.key.rfind('.');
-    const std::string_view variable = std::string_view(e.key).substr(last_dot + 1);
-    const bool total = variable == "reflogexpire";
-    if (!total && variable != "reflogexpireunreachable") continue;
-    uint64_t when = 0;
-    if (!e.value || !ParseExpiryDate(*e.value, GitDateNow(), &when).ok()) {
-      *error = e.value ? "'" + *e.value + "' for '" + e.key + "' is not a valid timestamp"
-                       : "missing value for '" + e.key + "'";
-      return Status::InvalidArgument(BadConfigVariable(e));
-    }
-    ReflogExpiryTimes* times = &c.defaults_;
-    if (last_dot > 2) {
-      std::string pattern = e.key.substr(3, last_dot - 3);
-      auto it = std::find_if(c.patterns_.begin(), c.patterns_.end(),
-                             [&](const PatternTimes& p) { return p.pattern == pattern; });
-      if (it == c.patterns_.end()) {
-        c.patterns_.push_back({std::move(pattern), {}});
-        it = c.patterns_.end() - 1;
-      }
-      times = &it->times;
-    }
-    (total ? times->expire_total : times->expire_unreachable) = when;
-  }
-  return c;
-}
-
-ReflogExpiryTimes ReflogExpiryConfig::For(std::string_view refname, std::optional<uint64_t> total,
-                                          std::optional<uint64_t> unreachable) const {
-  ReflogExpiryTimes t = defaults_;
-  auto match = std::find_if(patterns_.begin(), patterns_.end(),
-                            [&](const PatternTimes& p) { return WildMatch(p.pattern, refname); });
-  if (match != patterns_.end()) {
-    t = match->times;
-  } else if (refname == "refs/stash") {
-    t = ReflogExpiryTimes{};  // never
-  }
-  if (total) t.expire_total = *total;
-  if (unreachable) t.expire_unreachable = *unreachable;
-  return t;
-}
-
-Status ReflogExpiryPolicy::Prepare(const ObjectId& tip) {
-  tips_.clear();
-  if (times_.expire_unreachable <= times_.expire_total) {
-    kind_ = Unreachable::kAlways;
-    return Status::Ok();
-  }
-  const size_t hs = store_->hash_size();
-  if (!times_.expire_unreachable || IsHeadName(refname_)) {
-    kind_ = Unreachable::kHead;
-    Status s;
-    REFTAB_RETURN_IF_ERROR(store_->ForEachRef("refs/", [&](const RefRecord& r) {
-      if (r.value_type == RefValueType::kSymref) return true;
-      ObjectId c{};
-      bool ok = false;
-      s = CommitOf(r.value, &c, &ok);
-      if (ok) tips_.push_back(c);
-      return s.ok();
-    }));
-    return s;
-  }
-  ObjectId c{};
-  bool ok = false;
-  if (!IsZeroId(tip, hs)) REFTAB_RETURN_IF_ERROR(CommitOf(tip, &c, &ok));
-  kind_ = ok ? Unreachable::kNormal : Unreachable::kAlways;
-  if (ok) tips_.push_back(c);
-  return Status::Ok();
-}
-
-Result<bool> ReflogExpiryPolicy::IsUnreachable(const ObjectId& id) {
-  if (IsZeroId(id, store_->hash_size())) return false;
-  ObjectId commit{};
-  bool ok = false;
-  REFTAB_RETURN_IF_ERROR(CommitOf(id, &commit, &ok));
-  if (!ok) return false;  // not a commit: git keeps the entry
-  for (const ObjectId& tip : tips_) {
-    bool reachable = false;
-    REFTAB_RETURN_IF_ERROR(IsReachableFrom(*store_->objects(), commit, tip, &reachable));
-    if (reachable) return false;
-  }
-  return true;
-}
-
-Result<bool> ReflogExpiryPolicy::ShouldPrune(const LogRecord& e) {
-  if (e.time < times_.expire_total) return true;
-  if (e.time < times_.expire_unreachable) {
-    if (kind_ == Unreachable::kAlways) return true;
-    REFTAB_ASSIGN_OR_RETURN(bool old_gone, IsUnreachable(e.old_id));
-    if (old_gone) return true;
-    REFTAB_ASSIGN_OR_RETURN(bool new_gone, IsUnreachable(e.new_id));
-    if (new_gone) return true;
-  }
-  return false;
 }
 
 }  // namespace reftab

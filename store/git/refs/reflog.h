@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "format/status.h"
 #include "format/visibility.h"
 #include "store/git/config/config.h"
+#include "store/git/objects/complete_history.h"
 #include "store/git/refs/ref_store.h"
 
 namespace reftab {
@@ -85,6 +87,23 @@ Status DwimReflog(GitRefStore& store, std::string_view name, std::string* refnam
 // `*shown` is the name git prints in selectors (NAME as given, or the dwim result).
 Status ReadReflogForWalk(GitRefStore& store, std::string_view name, std::string* shown,
                          std::vector<LogRecord>* entries);
+
+// One reflog as git's reflog walk reads it (ReadReflogForWalk).
+struct ReflogForWalk {
+  std::string shown;
+  std::vector<LogRecord> entries;
+};
+
+// The reflogs `git log -g --all` (and `git reflog show --all`) walks, in git's order: for each
+// ref --all names (ForEachRevisionAllRef, store/git/refs/ref_list.h; `ref_paranoia` and
+// `error` as GitListCallbacks' include_broken and error) whose object is a commit (an
+// annotated tag is not), the reflog ReadReflogForWalk reads for its name, when not empty. A
+// ref whose object is missing fails with git's fatal "bad object <name>" (kNotFound), and so
+// does an annotated tag whose target (or a tag's on the way) is missing: "bad object <id>",
+// as git's walk peels them. Without an object database every ref counts as a commit.
+Status ReadAllReflogsForWalk(GitRefStore& store, bool ref_paranoia,
+                             const std::function<void(const std::string&)>& error,
+                             std::vector<ReflogForWalk>* out);
 
 // A `REF@{...}` selector, split as git splits it: at the first "@{".
 struct ReflogSelector {
@@ -161,13 +180,27 @@ class ReflogExpiryConfig {
 // The policy of `git reflog expire` for one ref: Prepare() with the ref's own value (as
 // ExpireReflog passes it), then ShouldPrune() per entry. For HEAD an entry counts as
 // reachable from any ref under refs/, for another ref from its own tip; a ref whose tip is
-// not a commit has every old-enough entry pruned. Reachability needs the object database
+// not a commit has every old-enough entry pruned. Reachable is what git marks: commits
+// reached over parents (a shallow commit has none) that can be read, first down to the
+// total expiry time, the rest when an entry asks for an older one. Each commit that cannot be
+// read on the way gives git's error line ("Could not read <id>", passed to `error` without
+// "error: "), once each time it is met. Reachability needs the object database
 // (store/git/objects/objects.h); without it only expiries that never ask about it work (the
 // unreachable time not after the total one), others fail saying so.
+// With `stale_fix` (--stale-fix: TrustReachableFromRefs, store/git/refs/reflog_stale_fix.h;
+// kept, not owned) an entry older than no expiry time is pruned all the same when its old or
+// its new id is not sound (GitCompleteHistory::IsSound), as git's rule has it: after the
+// total time, before the unreachable one.
 class ReflogExpiryPolicy {
  public:
-  ReflogExpiryPolicy(GitRefStore* store, std::string refname, ReflogExpiryTimes times)
-      : store_(store), refname_(std::move(refname)), times_(times) {}
+  ReflogExpiryPolicy(GitRefStore* store, std::string refname, ReflogExpiryTimes times,
+                     GitCompleteHistory* stale_fix = nullptr,
+                     std::function<void(const std::string&)> error = {})
+      : store_(store),
+        refname_(std::move(refname)),
+        times_(times),
+        stale_fix_(stale_fix),
+        error_(std::move(error)) {}
   Status Prepare(const ObjectId& tip);
   Result<bool> ShouldPrune(const LogRecord& entry);
 
@@ -175,12 +208,20 @@ class ReflogExpiryPolicy {
   enum class Unreachable { kAlways, kNormal, kHead };
   Status CommitOf(const ObjectId& id, ObjectId* commit, bool* ok);
   Result<bool> IsUnreachable(const ObjectId& id);
+  // git's mark_reachable: marks from mark_list_, stopping below mark_limit_ (whose commits
+  // become the next mark_list_).
+  Status MarkReachable();
+  Status ParseFailure(const ObjectId& id);
 
   GitRefStore* store_;
   std::string refname_;
   ReflogExpiryTimes times_;
+  GitCompleteHistory* stale_fix_;
+  std::function<void(const std::string&)> error_;
   Unreachable kind_ = Unreachable::kAlways;
-  std::vector<ObjectId> tips_;
+  std::vector<ObjectId> mark_list_;  // its back is the head of git's list
+  uint64_t mark_limit_ = 0;
+  std::set<ObjectId> reachable_;
 };
 
 REFTAB_PUBLIC_END

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 namespace reftab {
 namespace {
@@ -111,6 +112,44 @@ TEST(GitObjectParseTest, Tags) {
 // A tag's content with `message` after its headers.
 std::string TagWith(const std::string& message) {
   return "object " + kP1 + "\ntype commit\ntag t\ntagger T <t@x> 1 +0000\n\n" + message;
+}
+
+// A tree entry as git writes it: octal mode, space, name, NUL, the raw id.
+std::string TreeEntry(const std::string& mode, const std::string& name, uint8_t fill) {
+  return mode + " " + name + std::string(1, '\0') + std::string(20, char(fill));
+}
+
+TEST(GitObjectParseTest, TreeEntries) {
+  std::vector<GitTreeEntry> entries;
+  ASSERT_TRUE(ParseTree("", 20, &entries).ok());
+  EXPECT_TRUE(entries.empty());
+  std::string tree = TreeEntry("100644", "a", 1) + TreeEntry("40000", "d", 2) +
+                     TreeEntry("160000", "sub", 3) + TreeEntry("120000", "link", 4);
+  ASSERT_TRUE(ParseTree(tree, 20, &entries).ok());
+  ASSERT_EQ(entries.size(), 4u);
+  EXPECT_EQ(entries[0].mode, 0100644u);
+  EXPECT_EQ(entries[0].id[0], 1);
+  EXPECT_EQ(entries[1].mode, 040000u);
+  EXPECT_TRUE(IsTreeMode(entries[1].mode));
+  EXPECT_FALSE(IsTreeMode(entries[2].mode));
+  EXPECT_TRUE(IsGitlinkMode(entries[2].mode));
+  EXPECT_FALSE(IsGitlinkMode(entries[3].mode));
+  EXPECT_EQ(entries[3].id[19], 4);
+  // SHA-256 ids are 32 bytes.
+  ASSERT_TRUE(
+      ParseTree("100644 f" + std::string(1, '\0') + std::string(32, 'x'), 32, &entries).ok());
+  EXPECT_EQ(entries.size(), 1u);
+}
+
+TEST(GitObjectParseTest, MalformedTrees) {
+  std::vector<GitTreeEntry> entries;
+  const std::string good = TreeEntry("100644", "a", 1);
+  for (const std::string& bad :
+       {good.substr(0, good.size() - 1), TreeEntry("100684", "a", 1), TreeEntry("", "a", 1),
+        TreeEntry("100644", "", 1), good + "100644 b", std::string("100644a") + '\0' + "x",
+        std::string(30, '1')}) {
+    EXPECT_EQ(ParseTree(bad, 20, &entries).code(), Code::kCorruption) << bad;
+  }
 }
 
 TEST(GitObjectParseTest, SplitSubjectBody) {

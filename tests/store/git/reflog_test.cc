@@ -291,6 +291,28 @@ TEST(GitReflog, ExpiresByTimeAndDryRunWritesNothing) {
             (std::vector<std::string>{"step 4\n", "step 3\n"}));
 }
 
+// --all's reflogs: refs/ in name order (one without a reflog left out), then HEAD, which
+// shows its target's entries under its own name when it has none of its own (git's fallback).
+TEST(GitReflog, AllReflogsForWalkInGitsOrder) {
+  TempDir tmp;
+  auto store = StoreWithLog(tmp, 2);
+  Transaction tx = store->main_stack().NewTransaction();
+  LogInfo log{"C", "c@x", 5000, 100, "made"};
+  tx.Update("refs/heads/a", RefValue::Id(Id(7)), std::nullopt, log);
+  tx.Update("refs/tags/t", RefValue::Id(Id(8)));
+  tx.Update("HEAD", RefValue::Symref("refs/heads/main"));
+  ASSERT_TRUE(tx.Commit().ok());
+  std::vector<ReflogForWalk> all;
+  ASSERT_TRUE(ReadAllReflogsForWalk(*store, true, {}, &all).ok());
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0].shown, "refs/heads/a");
+  EXPECT_EQ(all[0].entries.size(), 1u);
+  EXPECT_EQ(all[1].shown, "refs/heads/main");
+  EXPECT_EQ(all[2].shown, "HEAD");
+  ASSERT_EQ(all[2].entries.size(), 2u);
+  EXPECT_EQ(all[2].entries[0].message, "step 2\n");
+}
+
 TEST(GitReflog, UnreachableExpiryWithoutObjectsSaysSo) {
   TempDir tmp;
   auto store = StoreWithLog(tmp, 2);
