@@ -5,6 +5,7 @@
 //   refs verify [--strict] [--verbose]   git's checks (cli/cmd_verify.cc)
 //   refs list [...]       for-each-ref
 //   refs migrate [...]    to the other ref storage (cli/cmd_refs_migrate.cc)
+//   refs create|update|delete|rename [...]   one-ref writers (cli/cmd_refs_write.cc)
 // Usage errors as git's parse-options: "error: need a subcommand" / "error: unknown
 // subcommand: `x'" and the usage, exit 129.
 #include <cstdio>
@@ -49,14 +50,24 @@ struct Subcommand {
 
 constexpr Subcommand kSubcommands[] = {
     {"verify", RefsVerify},     {"list", CmdRefsList},       {"exists", RefsExists},
-    {"optimize", RefsOptimize}, {"migrate", CmdRefsMigrate},
+    {"optimize", RefsOptimize}, {"migrate", CmdRefsMigrate}, {"create", CmdRefsCreate},
+    {"delete", CmdRefsDelete},  {"update", CmdRefsUpdate},   {"rename", CmdRefsRename},
 };
 
 GitUsage RefsUsage() {
   GitUsage u;
-  u.lines = {"reftab refs verify [--strict] [--verbose]", "reftab refs list [<options>]",
-             kExistsUsage, kOptimizeUsage,
-             "reftab refs migrate --ref-format=<format> [--no-reflog] [--dry-run]"};
+  // git's order.
+  u.lines = {"reftab refs migrate --ref-format=<format> [--no-reflog] [--dry-run]",
+             "reftab refs verify [--strict] [--verbose]",
+             "reftab refs list [<options>]",
+             kExistsUsage,
+             kOptimizeUsage,
+             "reftab refs create [--message=<reason>] [--no-deref] [--create-reflog] <ref> "
+             "<new-value>",
+             "reftab refs delete [--message=<reason>] [--no-deref] <ref> [<old-value>]",
+             "reftab refs update [--message=<reason>] [--no-deref] [--create-reflog] <ref> "
+             "<new-value> [<old-value>]",
+             "reftab refs rename [--message=<reason>] <old-ref> <new-ref>"};
   return u;
 }
 
