@@ -166,4 +166,12 @@ int ParseForEachRefArgs(const char* command, const Args& args, ForEachRefOptions
   return -1;
 }
 
+Status RefuseListedName(std::string_view name, ListedRefname verdict) {
+  if (verdict == ListedRefname::kDangerous) {
+    return Status::Corruption("refname is dangerous: " + std::string(name));
+  }
+  GitWarning("ignoring ref with broken name " + std::string(name));
+  return Status::Ok();
+}
+
 }  // namespace reftab::cli

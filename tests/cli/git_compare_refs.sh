@@ -358,6 +358,50 @@ for bad in "" "refs/heads/x" "a b c" "--bogus" "-h"; do
   rw "refs rename usage [$bad]" refs rename $bad
 done
 
+# ---------------------------------------------------------------- names with hostile bytes
+# A table written by another tool (here reftab's write-table) whose ref names hold a NUL byte,
+# control bytes, "..", a ".lock" component, bytes that are not UTF-8, a dangerous "..": git
+# reads a name up to a NUL, lists the others past a bad one (for-each-ref warns; show-ref dies
+# on it, after the refs before it) and dies on a dangerous one; `refs verify` says nothing.
+hostile_repo() {  # DIR NAME-AS-PRINTF-FORMAT...
+  local d=$1; shift
+  cp -a "$S1" "$d"
+  local last next
+  last=$(tail -1 "$d/.git/reftable/tables.list")
+  next=$(( $(printf '%d' "0x$(echo "$last" | cut -c18-29)") + 1 ))
+  {
+    printf '{"type":"header","version":1,"hash":"sha1","block_size":4096,"min_update_index":%d,"max_update_index":%d}\n' "$next" "$next"
+    for n in "$@"; do
+      printf '{"type":"ref","name_hex":"%s","update_index":%d,"value_type":1,"value":"%s"}\n' \
+        "$(printf "$n" | od -An -v -tx1 | tr -d ' \n')" "$next" "$H1"
+    done
+  } | "$reftab" write-table --min-update-index "$next" --max-update-index "$next" \
+    "$d/.git/reftable/table.tmp" || exit 1
+  local table
+  table=$(printf '0x%012x-0x%012x-0badbeef.ref' "$next" "$next")
+  mv "$d/.git/reftable/table.tmp" "$d/.git/reftable/$table"
+  echo "$table" >>"$d/.git/reftable/tables.list"
+}
+KNOWN["hostile [refs/heads/a\\0evil] rev-parse --verify -q refs/heads/a"]="git's exact lookup compares names as C strings, so it finds refs/heads/a\\0evil under refs/heads/a; reftab's looks the stored bytes up"
+KNOWN["hostile [refs/heads/a\\0evil] refs exists refs/heads/a"]=${KNOWN["hostile [refs/heads/a\\0evil] rev-parse --verify -q refs/heads/a"]}
+for n in 'refs/heads/tab\tx' 'refs/heads/x.lock' 'refs/heads/sp ace'; do
+  KNOWN["hostile [$n] refs list --sort=-refname"]="a sorted listing that dies on refs/heads/lost's missing object: git collects every ref first (warning about this name, which sorts after lost) and then dies while printing; reftab dies while collecting, at lost"
+done
+hi=0
+for n in 'refs/heads/a\0evil' 'refs/heads/n\0..' 'refs/heads/ctl\001x' 'refs/heads/tab\tx' \
+    'refs/heads/a..b' 'refs/heads/x.lock' 'refs/heads/bad\377' 'refs/heads/caf\303\251' \
+    'refs/heads/../evil' 'refs/heads/sp ace' 'refs/heads/del\177'; do
+  hi=$((hi + 1)); HR=$tmp/hostile$hi
+  hostile_repo "$HR" "$n"
+  for cmd in "show-ref" "show-ref --heads" "show-ref -d" "show-ref --tags" "for-each-ref" \
+      "for-each-ref --format=%(refname)" "refs list --sort=-refname" "for-each-ref refs/heads/" \
+      "for-each-ref refs/tags/" "for-each-ref --count=3" "refs verify" "refs verify --strict" \
+      "rev-parse --verify -q refs/heads/a" "refs exists refs/heads/a" "show-ref --exists refs/heads/main"; do
+    REFTAB_TEST_FOR_EACH_REF_GENERAL= check "hostile [$n] $cmd" "$HR" /dev/null 0 $cmd
+  done
+  REFTAB_TEST_FOR_EACH_REF_GENERAL=1 check "hostile [$n] for-each-ref (general path)" "$HR" /dev/null 0 for-each-ref
+done
+
 # ---------------------------------------------------------------- rev-parse (names only)
 for name in main HEAD @ x heads/main tags/main refs/heads/main at1 origin origin/main up \
     sym dangling nope refs/heads/nope feature/long-name "$H1" "$M1" ORIG_HEAD FOO lost \
