@@ -17,6 +17,11 @@ Result<std::string> DiscoverGitDir(const std::string& start_dir);
 // The same from the process's current directory.
 Result<std::string> DiscoverGitDir();
 
+// The git directory whose ref stack `stack_dir` is, or "" when it is none: its parent has
+// HEAD and either objects/ (a repository) or commondir (a linked worktree's directory).
+// For `--stack` pointed at .git/reftable, where git's rules (objects, config) apply.
+std::string GitDirAroundStack(const std::string& stack_dir);
+
 REFTAB_PUBLIC_END
 }  // namespace reftab
 
