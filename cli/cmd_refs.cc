@@ -11,6 +11,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/for_each_ref.h"
 #include "cli/git_options.h"
 #include "cli/stack_access.h"
 
@@ -55,11 +56,12 @@ constexpr Subcommand kSubcommands[] = {
 };
 
 GitUsage RefsUsage() {
+  static const std::string list = Synopsis("refs list");
   GitUsage u;
   // git's order.
   u.lines = {"reftab refs migrate --ref-format=<format> [--no-reflog] [--dry-run]",
              "reftab refs verify [--strict] [--verbose]",
-             "reftab refs list [<options>]",
+             list,
              kExistsUsage,
              kOptimizeUsage,
              "reftab refs create [--message=<reason>] [--no-deref] [--create-reflog] <ref> "

@@ -47,6 +47,10 @@ struct ForEachRefOptions {
   std::vector<std::string> patterns;
 };
 
+// git's usage synopsis of for-each-ref's options after "reftab <command>" (for-each-ref,
+// refs list), with its continuation lines.
+std::string Synopsis(const char* command);
+
 // The prefixes a listing reads, in order: "refs/" (or "" with --include-root-refs), or the
 // literal prefixes of the patterns.
 std::vector<std::string> ListingPrefixes(const ForEachRefOptions& o);

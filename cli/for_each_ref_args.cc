@@ -17,8 +17,6 @@ constexpr const char kUsageTail[] =
     "                         [(--exclude=<pattern>)...] [--start-after=<marker>]\n"
     "                         [ --stdin | (<pattern>...)]";
 
-std::string Synopsis(const char* command) { return std::string("reftab ") + command + kUsageTail; }
-
 void SetQuote(ForEachRefOptions* o, unsigned bit, bool on) {
   if (on) {
     o->quote_bits |= bit;
@@ -141,6 +139,8 @@ QuoteStyle QuoteOf(unsigned bits) {
 }
 
 }  // namespace
+
+std::string Synopsis(const char* command) { return std::string("reftab ") + command + kUsageTail; }
 
 int ForEachRefUsageError(const char* command, const std::string& message) {
   ForEachRefOptions unused;

@@ -10,8 +10,8 @@
 #include <string>
 
 #include "cli/for_each_ref.h"
-#include "cli/hex_id.h"
 #include "cli/ref_quote.h"
+#include "format/record.h"
 #include "store/git/refs/ref_view_scan.h"
 
 namespace reftab::cli {
