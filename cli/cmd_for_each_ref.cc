@@ -86,8 +86,10 @@ class Listing {
   // git's ref filter: which records are listed, and what they resolve to.
   Status Admit(const RefRecord& rec, RefItem* item, bool* listed) {
     const std::string& name = rec.refname;
+    bool admitted = false;
+    REFTAB_RETURN_IF_ERROR(AdmitListedName(o_, name, &admitted));
     *listed = false;
-    if (!ListedName(o_, name)) return Status::Ok();
+    if (!admitted) return Status::Ok();
     item->refname = name;
     if (rec.value_type == RefValueType::kSymref) {
       ResolvedRef r;

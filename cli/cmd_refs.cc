@@ -5,11 +5,13 @@
 //   refs verify [--strict] [--verbose]   git's checks (cli/cmd_verify.cc)
 //   refs list [...]       for-each-ref
 //   refs migrate [...]    to the other ref storage (cli/cmd_refs_migrate.cc)
+//   refs create|update|delete|rename [...]   one-ref writers (cli/cmd_refs_write.cc)
 // Usage errors as git's parse-options: "error: need a subcommand" / "error: unknown
 // subcommand: `x'" and the usage, exit 129.
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/for_each_ref.h"
 #include "cli/git_options.h"
 #include "cli/stack_access.h"
 
@@ -49,14 +51,25 @@ struct Subcommand {
 
 constexpr Subcommand kSubcommands[] = {
     {"verify", RefsVerify},     {"list", CmdRefsList},       {"exists", RefsExists},
-    {"optimize", RefsOptimize}, {"migrate", CmdRefsMigrate},
+    {"optimize", RefsOptimize}, {"migrate", CmdRefsMigrate}, {"create", CmdRefsCreate},
+    {"delete", CmdRefsDelete},  {"update", CmdRefsUpdate},   {"rename", CmdRefsRename},
 };
 
 GitUsage RefsUsage() {
+  static const std::string list = Synopsis("refs list");
   GitUsage u;
-  u.lines = {"reftab refs verify [--strict] [--verbose]", "reftab refs list [<options>]",
-             kExistsUsage, kOptimizeUsage,
-             "reftab refs migrate --ref-format=<format> [--no-reflog] [--dry-run]"};
+  // git's order.
+  u.lines = {"reftab refs migrate --ref-format=<format> [--no-reflog] [--dry-run]",
+             "reftab refs verify [--strict] [--verbose]",
+             list,
+             kExistsUsage,
+             kOptimizeUsage,
+             "reftab refs create [--message=<reason>] [--no-deref] [--create-reflog] <ref> "
+             "<new-value>",
+             "reftab refs delete [--message=<reason>] [--no-deref] <ref> [<old-value>]",
+             "reftab refs update [--message=<reason>] [--no-deref] [--create-reflog] <ref> "
+             "<new-value> [<old-value>]",
+             "reftab refs rename [--message=<reason>] <old-ref> <new-ref>"};
   return u;
 }
 

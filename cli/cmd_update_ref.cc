@@ -23,35 +23,15 @@
 #include "cli/commands.h"
 #include "cli/git_options.h"
 #include "cli/input.h"
-#include "cli/object_name_report.h"
 #include "cli/progress.h"
+#include "cli/revision_arg.h"
 #include "cli/stack_access.h"
-#include "store/git/refs/object_name.h"
 #include "store/git/refs/ref_dwim.h"
 #include "store/git/refs/ref_transaction.h"
 #include "store/git/refs/refname.h"
 
 namespace reftab::cli {
 namespace {
-
-// A value on the command line or in --stdin: any name of one object git's revision syntax
-// gives (store/git/refs/object_name.h), read as update-ref reads it (no warning for a ref
-// spelled like a full id). The empty string is not a value here. Errors: reading the refs or
-// objects failed (a value that names nothing is *found false).
-Status ParseOid(Store& store, const std::string& s, ObjectId* id, bool* found) {
-  *found = false;
-  if (s.empty()) return Status::Ok();
-  ObjectNameResult r;
-  RevisionOptions options;
-  options.skip_full_id_check = true;  // git's GET_OID_SKIP_AMBIGUITY_CHECK
-  REFTAB_RETURN_IF_ERROR(ResolveRevision(store, s, &r, options));
-  ReportObjectName(r);
-  // Where git dies reading the name, its fatal line is the caller's (quiet is never asked).
-  if (r.dies) return Status::InvalidArgument(r.fatal);
-  *id = r.id;
-  *found = r.found;
-  return Status::Ok();
-}
 
 RefValue IdValue(const ObjectId& id) { return RefValue::Id(id); }
 
@@ -302,7 +282,7 @@ int StdinSession::ReadNextOid(const char* cmd, const std::string& ref, bool old,
     }
   }
   bool found = false;
-  if (Status s = ParseOid(store_, arg, id, &found); !s.ok()) return GitDie(s.message());
+  if (Status s = ResolveRevisionArg(store_, arg, id, &found); !s.ok()) return GitDie(s.message());
   if (!found) {
     return GitDie(std::string(cmd) + " " + ref + ": invalid " + what + ": " + arg);
   }
@@ -387,7 +367,8 @@ int StdinSession::CmdSymrefUpdate() {
     if (old_arg == "oid") {
       ObjectId id{};
       bool found = false;
-      if (Status s = ParseOid(store_, old, &id, &found); !s.ok()) return GitDie(s.message());
+      if (Status s = ResolveRevisionArg(store_, old, &id, &found); !s.ok())
+        return GitDie(s.message());
       if (!found) {
         return GitDie("symref-update " + ref + ": invalid oid: " + old);
       }
@@ -600,12 +581,14 @@ int UpdateOne(Store& store, const UpdateRefArgs& o, unsigned flags) {
   const std::string& ref = o.pos[0];
   ObjectId new_id{};
   bool found = false;
-  if (Status s = ParseOid(store, o.pos[1], &new_id, &found); !s.ok()) return GitDie(s.message());
+  if (Status s = ResolveRevisionArg(store, o.pos[1], &new_id, &found); !s.ok())
+    return GitDie(s.message());
   if (!found) return GitDie(o.pos[1] + ": not a valid SHA1");
   std::optional<RefValue> old;
   if (o.pos.size() > 2) {
     ObjectId old_id{};
-    if (Status s = ParseOid(store, o.pos[2], &old_id, &found); !s.ok()) return GitDie(s.message());
+    if (Status s = ResolveRevisionArg(store, o.pos[2], &old_id, &found); !s.ok())
+      return GitDie(s.message());
     if (!o.pos[2].empty() && !found) {
       return GitDie(o.pos[2] + ": not a valid old SHA1");
     }
@@ -624,7 +607,8 @@ int DeleteOne(Store& store, const UpdateRefArgs& o, unsigned flags) {
   if (o.pos.size() > 1) {
     ObjectId old_id{};
     bool found = false;
-    if (Status s = ParseOid(store, o.pos[1], &old_id, &found); !s.ok()) return GitDie(s.message());
+    if (Status s = ResolveRevisionArg(store, o.pos[1], &old_id, &found); !s.ok())
+      return GitDie(s.message());
     if (!o.pos[1].empty() && !found) {
       return GitDie(o.pos[1] + ": not a valid old SHA1");
     }

@@ -64,6 +64,11 @@ extern const char* const kReflogUsage;
 extern const char* const kStatsUsage;
 extern const char* const kRevParseUsage;
 int CmdRefsMigrate(const GlobalOptions& g, const Args& args);
+// `refs create|update|delete|rename`: one-ref writers (cli/cmd_refs_write.cc).
+int CmdRefsCreate(const GlobalOptions& g, const Args& args);
+int CmdRefsUpdate(const GlobalOptions& g, const Args& args);
+int CmdRefsDelete(const GlobalOptions& g, const Args& args);
+int CmdRefsRename(const GlobalOptions& g, const Args& args);
 
 // Prints "reftab: <message>" to stderr and returns kExitError.
 int Fail(const Status& s);

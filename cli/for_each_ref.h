@@ -47,18 +47,38 @@ struct ForEachRefOptions {
   std::vector<std::string> patterns;
 };
 
+// git's usage synopsis of for-each-ref's options after "reftab <command>" (for-each-ref,
+// refs list), with its continuation lines.
+std::string Synopsis(const char* command);
+
 // The prefixes a listing reads, in order: "refs/" (or "" with --include-root-refs), or the
 // literal prefixes of the patterns.
 std::vector<std::string> ListingPrefixes(const ForEachRefOptions& o);
 
-// git's name rules for a listed ref: under refs/ (or a root ref with --include-root-refs),
-// after --start-after, matching a pattern if any are given, and no --exclude.
-inline bool ListedName(const ForEachRefOptions& o, std::string_view name) {
+// A name AdmitListedName leaves out: git's warning for a broken one (Ok), git's fatal
+// message for a dangerous one (the error).
+Status RefuseListedName(std::string_view name, ListedRefname verdict);
+
+// git's name rules for a listed ref: under refs/ (or a root ref with --include-root-refs);
+// then, as git's iterator and ref filter judge the name (JudgeListedRefname), a broken one
+// left out with git's warning and a dangerous one ending the listing (the error, git's
+// fatal message); then after --start-after, matching a pattern if any are given, and no
+// --exclude. *listed: whether the ref is listed.
+// `judged`: JudgeListedRefname(name), when the caller has it already.
+inline Status AdmitListedName(const ForEachRefOptions& o, std::string_view name, bool* listed,
+                              std::optional<ListedRefname> judged = std::nullopt) {
+  *listed = false;
   bool under_refs = name.size() >= 5 && std::memcmp(name.data(), "refs/", 5) == 0;
-  if (!under_refs && !(o.include_root_refs && IsRootRef(name))) return false;
-  if (o.start_after && name <= *o.start_after) return false;
-  if (!o.patterns.empty() && !MatchesRefPattern(o.patterns, name, o.ignore_case)) return false;
-  return o.excludes.empty() || !MatchesRefPattern(o.excludes, name, o.ignore_case);
+  if (!under_refs && !(o.include_root_refs && IsRootRef(name))) return Status::Ok();
+  const ListedRefname verdict = judged ? *judged : JudgeListedRefname(name);
+  if (verdict != ListedRefname::kGood) [[unlikely]]
+    return RefuseListedName(name, verdict);
+  if (o.start_after && name <= *o.start_after) return Status::Ok();
+  if (!o.patterns.empty() && !MatchesRefPattern(o.patterns, name, o.ignore_case)) {
+    return Status::Ok();
+  }
+  *listed = o.excludes.empty() || !MatchesRefPattern(o.excludes, name, o.ignore_case);
+  return Status::Ok();
 }
 
 // The commits of --merged, --no-merged, --contains, --no-contains, in that order.

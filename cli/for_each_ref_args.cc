@@ -17,8 +17,6 @@ constexpr const char kUsageTail[] =
     "                         [(--exclude=<pattern>)...] [--start-after=<marker>]\n"
     "                         [ --stdin | (<pattern>...)]";
 
-std::string Synopsis(const char* command) { return std::string("reftab ") + command + kUsageTail; }
-
 void SetQuote(ForEachRefOptions* o, unsigned bit, bool on) {
   if (on) {
     o->quote_bits |= bit;
@@ -142,6 +140,8 @@ QuoteStyle QuoteOf(unsigned bits) {
 
 }  // namespace
 
+std::string Synopsis(const char* command) { return std::string("reftab ") + command + kUsageTail; }
+
 int ForEachRefUsageError(const char* command, const std::string& message) {
   ForEachRefOptions unused;
   std::string synopsis = Synopsis(command);
@@ -164,6 +164,14 @@ int ParseForEachRefArgs(const char* command, const Args& args, ForEachRefOptions
   if (o->json) o->json_fields = o->format.substr(4);
   o->patterns = std::move(patterns);
   return -1;
+}
+
+Status RefuseListedName(std::string_view name, ListedRefname verdict) {
+  if (verdict == ListedRefname::kDangerous) {
+    return Status::Corruption("refname is dangerous: " + std::string(name));
+  }
+  GitWarning("ignoring ref with broken name " + std::string(name));
+  return Status::Ok();
 }
 
 }  // namespace reftab::cli

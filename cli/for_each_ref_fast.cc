@@ -2,7 +2,7 @@
 // ref's name, id and symref target (`--format=%(refname)`, `%(objectname) %(refname)`, ...)
 // is printed straight from the tables' key buffers (store/git/refs/ref_view_scan.h), without the
 // per-ref item, atom values and std::function calls of the general path. It lists the same
-// refs with the same bytes: the name rules (ListedName), the symref rules and the rendering
+// refs with the same bytes: the name rules (AdmitListedName), the symref rules and the rendering
 // (literals, values quoted as --shell/--perl/..., --omit-empty, --count) are the general
 // path's, and anything else (sorting, object atoms, modifiers, filters that read objects,
 // a linked worktree's two stacks) is left to it (FastListingApplies).
@@ -10,8 +10,8 @@
 #include <string>
 
 #include "cli/for_each_ref.h"
-#include "cli/hex_id.h"
 #include "cli/ref_quote.h"
+#include "format/record.h"
 #include "store/git/refs/ref_view_scan.h"
 
 namespace reftab::cli {
@@ -47,7 +47,7 @@ class FastListing {
       REFTAB_RETURN_IF_ERROR(scan.Seek(prefix));
       for (std::string_view name; !(name = scan.Next()).empty();) {
         bool listed = false;
-        REFTAB_RETURN_IF_ERROR(Print(name, scan.value(), &listed));
+        REFTAB_RETURN_IF_ERROR(Print(name, scan.judged(), scan.value(), &listed));
         if (listed && o_.count && ++shown >= o_.count) return Status::Ok();
       }
       REFTAB_RETURN_IF_ERROR(scan.status());
@@ -57,9 +57,11 @@ class FastListing {
 
  private:
   // Prints the ref `name` if the general path lists it (*listed then true).
-  Status Print(std::string_view name, const RefRecord& value, bool* listed) {
+  Status Print(std::string_view name, ListedRefname judged, const RefRecord& value, bool* listed) {
     RefView ref{name, &value.value, {}};
-    if (!ListedName(o_, ref.name)) return Status::Ok();
+    bool admitted = false;
+    REFTAB_RETURN_IF_ERROR(AdmitListedName(o_, ref.name, &admitted, judged));
+    if (!admitted) return Status::Ok();
     if (value.value_type == RefValueType::kSymref) {
       // As the general path: followed to the end, and skipped when missing or broken.
       REFTAB_RETURN_IF_ERROR(store_.Resolve(ref.name, &resolved_));

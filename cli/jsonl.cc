@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "cli/hex_id.h"
+#include "format/record.h"
 
 namespace reftab::cli {
 namespace {

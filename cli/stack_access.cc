@@ -29,7 +29,7 @@ StackOptions CliStackOptions() {
 
 Result<std::unique_ptr<Store>> OpenStore(const GlobalOptions& g, GitRepoAccess access) {
   // A missing directory is refused by the store (Stack::Open, GitRepo::Open), naming it.
-  if (!g.stack_dir.empty()) return GitRefStore::OpenStack(g.stack_dir, CliStackOptions());
+  if (!g.stack_dir.empty()) return GitRefStore::OpenStack(g.stack_dir, CliStackOptions(), access);
   std::string git_dir = g.git_dir;
   if (git_dir.empty()) {
     REFTAB_ASSIGN_OR_RETURN(git_dir, DiscoverGitDir());

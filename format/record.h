@@ -80,6 +80,9 @@ struct LogRecord {
 
 // Hex helpers for object ids (lowercase).
 std::string HexId(const ObjectId& id, size_t hash_size);
+// Appends the 2 * `hash_size` hex digits of `id` to `out` in place: for listings and dumps
+// that print an id per ref into one buffer, with no string of its own per id.
+void AppendHexId(const ObjectId& id, size_t hash_size, std::string* out);
 // Parses exactly 2*hash_size hex digits into `out`; returns false on bad input.
 bool ParseHexId(std::string_view hex, size_t hash_size, ObjectId* out);
 

@@ -581,13 +581,14 @@ uint32_t BlockSizeFor(const std::vector<RefRecord>& refs, const std::vector<LogR
 
 }  // namespace
 
-Status Stack::WriteTransactionTable(LockFile* lock, const NewRecords& records, uint64_t next) {
+Status Stack::WriteTransactionTable(LockFile* lock, const NewRecords& records, uint64_t first,
+                                    uint64_t next) {
   std::unique_ptr<TempTable> table;
   // Only worth keeping for an auto-compaction, and only when there are logs to copy.
   auto logs = options_.auto_compact && !records.logs.empty() ? std::make_shared<WrittenLogBlocks>()
                                                              : nullptr;
   REFTAB_RETURN_IF_ERROR(WriteTempTable(
-      next, next,
+      first, next,
       [&](TableWriter& w) -> Status {
         for (const RefRecord& r : records.refs) REFTAB_RETURN_IF_ERROR(w.AddRef(r));
         for (const LogRecord& l : records.logs) REFTAB_RETURN_IF_ERROR(w.AddLog(l));
@@ -595,7 +596,7 @@ Status Stack::WriteTransactionTable(LockFile* lock, const NewRecords& records, u
       },
       &table, options_.fit_block_size ? BlockSizeFor(records.refs, records.logs) : 0, logs.get()));
   if (!table) return Status::Ok();
-  const std::string name = TableName(next, next) + ".ref";
+  const std::string name = TableName(first, next) + ".ref";
   std::vector<std::string> list = names_;
   list.push_back(name);
   Status s = Publish(lock, std::move(table), name, list);
@@ -621,7 +622,8 @@ Status Stack::FinishCommit(std::unique_ptr<LockFile> lock, Status committed) {
 struct Stack::StagedCommit {
   std::unique_ptr<LockFile> lock;
   NewRecords records;
-  uint64_t next = 0;
+  uint64_t first = 0;  // the table's first update index
+  uint64_t next = 0;   // its last: the updates' (first unless the transaction spans more)
 };
 
 // The whole transaction happens under tables.list.lock: the table is renamed into place
@@ -640,14 +642,15 @@ Status Stack::StageTransaction(Transaction* tx, StagedCommit* out) {
   REFTAB_RETURN_IF_ERROR(ReloadIfChanged());
   std::shared_ptr<const Snapshot> snap = snapshot_;
   if (tx->decide_) REFTAB_RETURN_IF_ERROR(tx->decide_(*snap, tx));
-  out->next = snap->max_update_index() + 1;
+  out->first = snap->max_update_index() + 1;
+  out->next = out->first + tx->update_index_span_ - 1;
   return CollectUpdates(*tx, *snap, out->next, &out->records);
 }
 
 Status Stack::ApplyStaged(Transaction* tx, StagedCommit staged) {
   last_auto_compaction_ = Status::Ok();             // this commit's, not an earlier one's
   if (staged.records.empty()) return Status::Ok();  // nothing changes: no table
-  Status s = WriteTransactionTable(staged.lock.get(), staged.records, staged.next);
+  Status s = WriteTransactionTable(staged.lock.get(), staged.records, staged.first, staged.next);
   if (!staged.lock->committed()) return s;
   tx->committed_update_index_ = staged.next;
   return FinishCommit(std::move(staged.lock), s);

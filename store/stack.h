@@ -254,7 +254,9 @@ class Stack {
                         NewRecords* out) const;
   Status CollectItem(Transaction::Item& item, bool blind, const Snapshot& snap, uint64_t next,
                      NewRecords* out) const;
-  Status WriteTransactionTable(LockFile* lock, const NewRecords& records, uint64_t next);
+  // A table spanning update indices first..next, its updates at next.
+  Status WriteTransactionTable(LockFile* lock, const NewRecords& records, uint64_t first,
+                               uint64_t next);
   Status FinishCommit(std::unique_ptr<LockFile> lock, Status committed);
 
   // Compaction (compaction.cc), the steps of CompactSegment.

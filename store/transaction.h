@@ -109,6 +109,14 @@ class Transaction {
   using DecideFn = std::function<Status(const Snapshot& locked, Transaction* tx)>;
   void DecideUnderLock(DecideFn decide) { decide_ = std::move(decide); }
 
+  // The table covers `count` (at least 1) consecutive update indices from the stack's next
+  // one; the updates, and the reflog records that do not keep their own index, get the
+  // last. For a change that logs twice under one name, each entry at its own index: git's
+  // rename gives the new name one entry for the old name's deletion (the first index) and
+  // one for its creation (the second). A DecideUnderLock callback learns the first as the
+  // locked snapshot's max_update_index() + 1.
+  void set_update_index_span(uint64_t count) { update_index_span_ = count ? count : 1; }
+
   // Blind writes: updates and deletes without an expected old value or a reflog entry are
   // written as given, without reading what the ref holds now. So an update that changes
   // nothing is written all the same, and a delete writes a tombstone even for a missing ref
@@ -194,6 +202,7 @@ class Transaction {
   std::vector<NoneBelow> empty_prefixes_;
   DecideFn decide_;
   bool blind_writes_ = false;
+  uint64_t update_index_span_ = 1;
   std::unique_ptr<LockFile> lock_;  // from Lock(), until Commit() takes it
   bool committed_ = false;
   uint64_t committed_update_index_ = 0;

@@ -144,4 +144,16 @@ Result<std::string> DiscoverGitDir() {
   return DiscoverGitDir(std::string(buf));
 }
 
+std::string GitDirAroundStack(const std::string& stack_dir) {
+  std::string dir = stack_dir;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  const size_t slash = dir.rfind('/');
+  std::string parent = slash == std::string::npos ? "." : slash == 0 ? "/" : dir.substr(0, slash);
+  if (slash == std::string::npos && (dir == "." || dir == "..")) parent = dir + "/..";
+  const std::string prefix = parent == "/" ? "" : parent;
+  if (!Exists(prefix + "/HEAD")) return "";
+  if (IsDir(prefix + "/objects") || Exists(prefix + "/commondir")) return parent;
+  return "";
+}
+
 }  // namespace reftab

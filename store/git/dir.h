@@ -38,6 +38,11 @@ struct GitRepoLocation {
 Result<GitRepoLocation> LocateGitRepo(const std::string& cwd, const std::string& given,
                                       const GitConfig& config);
 
+// The git directory whose ref stack `stack_dir` is, or "" when it is none: its parent has
+// HEAD and either objects/ (a repository) or commondir (a linked worktree's directory).
+// For `--stack` pointed at .git/reftable, where git's rules (objects, config) apply.
+std::string GitDirAroundStack(const std::string& stack_dir);
+
 REFTAB_PUBLIC_END
 }  // namespace reftab
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "store/git/refs/refname.h"
 #include "store/merge_cursor.h"
 
 namespace reftab {
@@ -330,7 +331,9 @@ Status GitRepo::ForEachRef(std::string_view prefix,
   bool has_a = next_a(), has_b = next_b();
   while (has_a || has_b) {
     bool take_a = has_a && (!has_b || ra.refname < rb.refname);
-    if (!fn(take_a ? ra : rb)) return Status::Ok();
+    RefRecord& taken = take_a ? ra : rb;
+    taken.refname.resize(StoredRefname(taken.refname).size());
+    if (!fn(taken)) return Status::Ok();
     if (take_a) {
       has_a = next_a();
     } else {

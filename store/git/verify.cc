@@ -61,7 +61,7 @@ class Checker {
     std::set<std::string, std::less<>> live;
     for (const RefRecord& ref : refs) live.insert(ref.refname);
     for (const RefRecord& ref : refs) {
-      const std::string path = v.prefix + ref.refname;
+      const std::string path = v.prefix + EscapedRefname(ref.refname);
       CheckName(ref.refname, path);
       if (ref.value_type == RefValueType::kSymref) {
         REFTAB_RETURN_IF_ERROR(CheckSymref(v, ref, path));
@@ -83,11 +83,24 @@ class Checker {
   }
 
  private:
+  // The name as stored, whatever its bytes (`path` shows them escaped): git reads it up to a
+  // NUL byte, and has rules for the rest; bytes that are not UTF-8 git takes, but they are
+  // worth a warning.
   void CheckName(const std::string& name, const std::string& path) {
-    if (!IsSafeRefname(name)) {
+    const std::string_view read = StoredRefname(name);
+    if (read.size() != name.size()) {
+      Add(FindingSeverity::kError, path, "badRefName",
+          "refname holds a NUL byte: git reads it as '" + EscapedRefname(read) + "'");
+    } else if (!IsSafeRefname(name)) {
       Add(FindingSeverity::kError, path, "badRefName", "refname is dangerous");
-    } else if (!IsRootRef(name) && !IsValidRefname(name)) {
-      Add(FindingSeverity::kError, path, "badRefName", "invalid refname format");
+    } else if (!IsRootRef(name)) {
+      RefnameProblem problem = CheckRefnameFormat(name);
+      if (problem != RefnameProblem::kNone) {
+        Add(FindingSeverity::kError, path, "badRefName",
+            "invalid refname format: " + std::string(RefnameProblemText(problem)));
+      } else if (!IsUtf8(name)) {
+        Add(FindingSeverity::kWarning, path, "badRefNameEncoding", "refname is not UTF-8");
+      }
     }
   }
 

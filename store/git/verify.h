@@ -9,9 +9,13 @@
 //   badReferentName      (error)    a symref target that is not a valid ref name
 //   symrefTargetIsNotARef (info)    a symref target outside refs/ and worktrees/
 // Beyond it (git's wording where git has some):
-//   badRefName           (error)    not a valid ref name ("invalid refname format", as git's
-//                                   files backend says), or unsafe ("refname is dangerous":
-//                                   git's listing commands die on it)
+//   badRefName           (error)    not a valid ref name ("invalid refname format" as git's
+//                                   files backend says, then what is wrong), unsafe
+//                                   ("refname is dangerous": git's listing commands die on
+//                                   it), or holding a NUL byte (git reads it cut there)
+//   badRefNameEncoding   (warning)  a name whose bytes are not UTF-8 (git takes it)
+// A finding's path shows a name's bytes escaped when they would not print as they are
+// (EscapedRefname, store/git/refs/refname.h).
 //   refDirectoryConflict (error)    a live ref and a live ref below it ("'a' exists; cannot
 //                                   create 'a/b'", git's transaction message)
 //   danglingSymref       (warning)  a symref whose chain ends at a missing ref (HEAD exempt:

@@ -67,14 +67,8 @@ H1=$("$git" -C "$S1" rev-parse HEAD)
 M1=1111111111111111111111111111111111111111
 
 declare -A KNOWN=()
-KNOWN["refs: no subcommand"]="reftab's refs has fewer subcommands (no create/delete/update/rename), so its usage lists fewer"
-KNOWN["refs: unknown subcommand"]="reftab's refs has fewer subcommands, so its usage lists fewer"
-KNOWN["refs: -h"]="reftab's refs has fewer subcommands, so its usage lists fewer"
 KNOWN["-c nosection=1 update-ref"]="git prints the error line before its fatal one; reftab only the fatal line (store/git/config/config.h)"
 KNOWN["-c =x update-ref"]="git prints the error line before its fatal one; reftab only the fatal line (store/git/config/config.h)"
-for k in "refs: no subcommand" "refs: unknown subcommand" "refs: -h"; do
-  KNOWN["$k (sha256)"]=${KNOWN[$k]}
-done
 
 # What `usage:` blocks name: reftab's program name and the indentation after it.
 normalize() {
@@ -264,6 +258,145 @@ for bad in "" "a b" "-h" "--bogus x"; do ro "refs exists $bad" refs exists $bad;
 ro "refs: no subcommand" refs
 ro "refs: unknown subcommand" refs bogus
 ro "refs: -h" refs -h
+
+# ---------------------------------------------------------------- refs create/update/delete/rename
+# Each writing case, then `git refs verify` of both results (what git makes of what was written).
+rw() {
+  local desc=$1; shift
+  for hash in sha1 sha256; do
+    local d=$desc repo=$S1
+    [ $hash = sha256 ] && d="$desc (sha256)" repo=$S2
+    if [ -n "$filter" ] && [[ $d != *$filter* ]]; then continue; fi
+    check "$d" "$repo" /dev/null 1 "$@"
+    local gv rv
+    gv=$("$git" --git-dir="$tmp/g/.git" refs verify --strict 2>&1; echo "rc=$?")
+    rv=$("$git" --git-dir="$tmp/r/.git" refs verify --strict 2>&1; echo "rc=$?")
+    verdict "$d: refs verify after" "$([ "$gv" = "$rv" ] || echo "git: $gv reftab: $rv")"
+  done
+}
+Z=0000000000000000000000000000000000000000
+for v in HEAD HEAD~1 at1 'at1^{}' x "$H1" nope "$Z" 'HEAD^{tree}' "$M1" ''; do
+  rw "refs create [refs/heads/n $v]" refs create refs/heads/n "$v"
+done
+rw "refs create annotated tag" refs create refs/tags/n at1
+rw "refs create tag of tree" refs create refs/tags/n attree
+for ref in refs/heads/x HEAD refs/heads/d 'refs/heads/a..b' refs/heads/x/y refs/heads/d/e/f \
+    FETCH_HEAD ORIG_HEAD NEWROOT refs/heads/dangling refs/heads/sym refs/heads/lost; do
+  rw "refs create [$ref]" refs create "$ref" x
+  rw "refs create --no-deref [$ref]" refs create --no-deref "$ref" x
+done
+rw "refs create --message" refs create --message='made   by refs' refs/heads/n HEAD
+rw "refs create -m multi-line" refs create --message=$'one\ntwo' refs/heads/n HEAD
+rw "refs create --message=" refs create --message= refs/heads/n HEAD
+rw "refs create --message= --no-message" refs create --message= --no-message refs/heads/n HEAD
+rw "refs create --create-reflog" refs create --create-reflog refs/other/n HEAD
+rw "refs create no reflog" refs create refs/other/n HEAD
+rw "refs create --mess abbreviated" refs create --mess=abbr refs/heads/n HEAD
+for bad in "" "refs/heads/n" "refs/heads/n HEAD extra" "--bogus refs/heads/n HEAD" "-h" \
+    "-m x refs/heads/n HEAD" "--message" "--no-deref=1 a b"; do
+  rw "refs create usage [$bad]" refs create $bad
+done
+
+for ref in refs/heads/x refs/heads/main refs/heads/sym refs/heads/sym2 refs/heads/dangling \
+    HEAD refs/heads/n refs/tags/at1 'refs/heads/a..b' refs/heads/d refs/heads/lost; do
+  rw "refs update [$ref]" refs update -m up "$ref" d/e
+  rw "refs update --no-deref [$ref]" refs update --no-deref "$ref" d/e
+  rw "refs update old HEAD [$ref]" refs update "$ref" d/e HEAD
+  rw "refs update old x [$ref]" refs update "$ref" d/e x
+  rw "refs update old zero [$ref]" refs update "$ref" d/e "$Z"
+done
+rw "refs update to zero" refs update refs/heads/x "$Z"
+rw "refs update to zero, old" refs update refs/heads/x "$Z" x
+rw "refs update nope" refs update refs/heads/x nope
+rw "refs update old nope" refs update refs/heads/x HEAD nope
+rw "refs update old empty" refs update refs/heads/x HEAD ''
+rw "refs update --create-reflog" refs update --create-reflog refs/other/o HEAD
+rw "refs update tree to branch" refs update refs/heads/x 'HEAD^{tree}'
+rw "refs update --message=" refs update --message= refs/heads/x HEAD
+for bad in "" "refs/heads/x" "refs/heads/x a b c" "--bogus" "-h"; do
+  rw "refs update usage [$bad]" refs update $bad
+done
+
+for ref in refs/heads/x refs/heads/main refs/heads/sym refs/heads/sym2 refs/heads/dangling \
+    HEAD refs/heads/nope refs/tags/at1 'refs/heads/a..b' refs/heads/d refs/heads/lost \
+    refs/remotes/origin/HEAD ORIG_HEAD; do
+  rw "refs delete [$ref]" refs delete -m gone "$ref"
+  rw "refs delete --no-deref [$ref]" refs delete --no-deref "$ref"
+  rw "refs delete old x [$ref]" refs delete "$ref" x
+done
+rw "refs delete old zero" refs delete refs/heads/x "$Z"
+rw "refs delete old nope" refs delete refs/heads/x nope
+rw "refs delete old empty" refs delete refs/heads/x ''
+rw "refs delete old HEAD" refs delete refs/heads/x HEAD
+rw "refs delete --message=" refs delete --message= refs/heads/x
+for bad in "" "a b c" "--bogus" "-h" "--create-reflog refs/heads/x"; do
+  rw "refs delete usage [$bad]" refs delete $bad
+done
+
+for pair in "refs/heads/x refs/heads/y" "refs/heads/main refs/heads/trunk" \
+    "refs/heads/x refs/heads/main" "refs/heads/x refs/heads/x" "refs/heads/nope refs/heads/y" \
+    "refs/heads/sym refs/heads/y" "refs/heads/dangling refs/heads/y" \
+    "refs/heads/x refs/heads/dangling" "refs/heads/x refs/heads/x/y" "refs/heads/d/e refs/heads/d" \
+    "refs/heads/x refs/heads/d" "refs/heads/x refs/heads/d/e/f" "refs/heads/x refs/heads/d/f" \
+    "refs/heads/x refs/heads/a..b" "refs/heads/a..b refs/heads/y" "HEAD refs/heads/y" \
+    "refs/heads/x HEAD" "refs/heads/x NEWROOT" "ORIG_HEAD refs/heads/y" \
+    "refs/tags/at1 refs/tags/at9" "refs/tags/t1 refs/heads/fromtag" \
+    "refs/remotes/origin/main refs/remotes/origin/trunk" "refs/heads/lost refs/heads/found" \
+    "refs/heads/feature/long-name refs/heads/f" "refs/heads/x refs/other/o/deeper" \
+    "refs/heads/only-in-x refs/heads/x/only" "main refs/heads/y" "refs/heads/x y"; do
+  rw "refs rename [$pair]" refs rename $pair
+  rw "refs rename -m [$pair]" refs rename --message="renamed  it" $pair
+done
+rw "refs rename twice" -c core.logAllRefUpdates=always refs rename refs/other/o refs/other/p
+rw "refs rename --message=" refs rename --message= refs/heads/x refs/heads/y
+rw "refs rename --no-deref" refs rename --no-deref refs/heads/x refs/heads/y
+for bad in "" "refs/heads/x" "a b c" "--bogus" "-h"; do
+  rw "refs rename usage [$bad]" refs rename $bad
+done
+
+# ---------------------------------------------------------------- names with hostile bytes
+# A table written by another tool (here reftab's write-table) whose ref names hold a NUL byte,
+# control bytes, "..", a ".lock" component, bytes that are not UTF-8, a dangerous "..": git
+# reads a name up to a NUL, lists the others past a bad one (for-each-ref warns; show-ref dies
+# on it, after the refs before it) and dies on a dangerous one; `refs verify` says nothing.
+hostile_repo() {  # DIR NAME-AS-PRINTF-FORMAT...
+  local d=$1; shift
+  cp -a "$S1" "$d"
+  local last next
+  last=$(tail -1 "$d/.git/reftable/tables.list")
+  next=$(( $(printf '%d' "0x$(echo "$last" | cut -c18-29)") + 1 ))
+  {
+    printf '{"type":"header","version":1,"hash":"sha1","block_size":4096,"min_update_index":%d,"max_update_index":%d}\n' "$next" "$next"
+    for n in "$@"; do
+      printf '{"type":"ref","name_hex":"%s","update_index":%d,"value_type":1,"value":"%s"}\n' \
+        "$(printf "$n" | od -An -v -tx1 | tr -d ' \n')" "$next" "$H1"
+    done
+  } | "$reftab" write-table --min-update-index "$next" --max-update-index "$next" \
+    "$d/.git/reftable/table.tmp" || exit 1
+  local table
+  table=$(printf '0x%012x-0x%012x-0badbeef.ref' "$next" "$next")
+  mv "$d/.git/reftable/table.tmp" "$d/.git/reftable/$table"
+  echo "$table" >>"$d/.git/reftable/tables.list"
+}
+KNOWN["hostile [refs/heads/a\\0evil] rev-parse --verify -q refs/heads/a"]="git's exact lookup compares names as C strings, so it finds refs/heads/a\\0evil under refs/heads/a; reftab's looks the stored bytes up"
+KNOWN["hostile [refs/heads/a\\0evil] refs exists refs/heads/a"]=${KNOWN["hostile [refs/heads/a\\0evil] rev-parse --verify -q refs/heads/a"]}
+for n in 'refs/heads/tab\tx' 'refs/heads/x.lock' 'refs/heads/sp ace'; do
+  KNOWN["hostile [$n] refs list --sort=-refname"]="a sorted listing that dies on refs/heads/lost's missing object: git collects every ref first (warning about this name, which sorts after lost) and then dies while printing; reftab dies while collecting, at lost"
+done
+hi=0
+for n in 'refs/heads/a\0evil' 'refs/heads/n\0..' 'refs/heads/ctl\001x' 'refs/heads/tab\tx' \
+    'refs/heads/a..b' 'refs/heads/x.lock' 'refs/heads/bad\377' 'refs/heads/caf\303\251' \
+    'refs/heads/../evil' 'refs/heads/sp ace' 'refs/heads/del\177'; do
+  hi=$((hi + 1)); HR=$tmp/hostile$hi
+  hostile_repo "$HR" "$n"
+  for cmd in "show-ref" "show-ref --heads" "show-ref -d" "show-ref --tags" "for-each-ref" \
+      "for-each-ref --format=%(refname)" "refs list --sort=-refname" "for-each-ref refs/heads/" \
+      "for-each-ref refs/tags/" "for-each-ref --count=3" "refs verify" "refs verify --strict" \
+      "rev-parse --verify -q refs/heads/a" "refs exists refs/heads/a" "show-ref --exists refs/heads/main"; do
+    REFTAB_TEST_FOR_EACH_REF_GENERAL= check "hostile [$n] $cmd" "$HR" /dev/null 0 $cmd
+  done
+  REFTAB_TEST_FOR_EACH_REF_GENERAL=1 check "hostile [$n] for-each-ref (general path)" "$HR" /dev/null 0 for-each-ref
+done
 
 # ---------------------------------------------------------------- rev-parse (names only)
 for name in main HEAD @ x heads/main tags/main refs/heads/main at1 origin origin/main up \

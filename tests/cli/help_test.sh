@@ -127,6 +127,8 @@ check "completes HEAD" grep -qx HEAD <(comp --stack "$tmp/stack" reflog show H)
 check "completes refs' subcommands" grep -qx migrate <(comp refs m)
 check "completes refs' subcommands, not ref names" [ -z "$(comp --stack "$tmp/stack" refs ma)" ]
 check "completes a subcommand's options" grep -qx -- --ref-format= <(comp refs migrate --ref)
+check "completes refs rename" grep -qx rename <(comp refs ren)
+check "completes refs create's options" grep -qx -- --create-reflog <(comp refs create --cr)
 check "completes --sort keys" grep -qx -- --sort=committerdate <(comp for-each-ref --sort=committerd)
 check "completes --sort keys, descending" grep -qx -- --sort=-refname <(comp for-each-ref --sort=-refn)
 check "completes --sort keys after bash's split at =" grep -qx refname <(comp for-each-ref --sort = refn)

@@ -2,12 +2,12 @@
 // §7-§10) and the log key layout.
 #include "format/record_codec.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "format/block_reader.h"
 #include "format/bytes.h"
@@ -317,6 +317,26 @@ TEST(HexIdTest, FormatsAndParsesLowercaseHex) {
   EXPECT_FALSE(ParseHexId(std::string(64, '0'), kSha1Size, &id));
   EXPECT_TRUE(ParseHexId(std::string(64, 'f'), kSha256Size, &id));
   EXPECT_EQ(id[31], 0xff);
+}
+
+// Every byte value in every position, both id sizes and an odd one, against a plain
+// byte-at-a-time rendering; appended after what the buffer held.
+TEST(HexIdTest, AppendsEveryByteValue) {
+  for (size_t hs : {size_t(20), size_t(32), size_t(7)}) {
+    for (int start = 0; start < 256; start += 7) {
+      ObjectId id{};
+      for (size_t i = 0; i < id.size(); ++i) id[i] = uint8_t(start + int(i) * 37);
+      std::string want = "x:";
+      for (size_t i = 0; i < hs; ++i) {
+        want.push_back("0123456789abcdef"[id[i] >> 4]);
+        want.push_back("0123456789abcdef"[id[i] & 15]);
+      }
+      std::string out = "x:";
+      AppendHexId(id, hs, &out);
+      EXPECT_EQ(out, want) << hs << " " << start;
+      EXPECT_EQ(HexId(id, hs), want.substr(2));
+    }
+  }
 }
 
 }  // namespace

@@ -33,8 +33,9 @@ Status ResolveListed(GitRefStore& store, const RefRecord& rec, GitListedRef* out
     if (rec.value_type == RefValueType::kVal2) out->peeled = rec.peeled;
   }
   if (out->id == ObjectId{}) *ok = false;
-  if (!IsValidRefname(rec.refname, kRefnameAllowOneLevel)) {
-    if (!IsSafeRefname(rec.refname)) {
+  const ListedRefname judged = JudgeListedRefname(rec.refname);
+  if (judged != ListedRefname::kGood) {
+    if (judged == ListedRefname::kDangerous) {
       return Status::Corruption("refname is dangerous: " + rec.refname);
     }
     *ok = false;

@@ -3,7 +3,8 @@
 //  - names under refs/ only (root refs such as HEAD are not listed);
 //  - a symref is listed with the id its chain ends at; one that does not resolve, a null
 //    id, or a name that is not well formed makes the ref "broken";
-//  - a name that is not even safe stops the listing (git dies: "refname is dangerous");
+//  - names are git's (cut at a NUL byte: StoredRefname), judged by JudgeListedRefname: a
+//    name that is not even safe stops the listing (git dies: "refname is dangerous");
 //  - by default (git's GIT_REF_PARANOIA, on unless set to false), broken refs are listed,
 //    with a null id where the name is not well formed, except symrefs that do not resolve,
 //    and no object is looked up: the command decides what a missing object means;

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include "store/git/dir.h"
 #include "store/git/identity.h"
 #include "store/git/refs/ref_transaction.h"
 #include "store/git/refs/refname.h"
@@ -27,7 +28,17 @@ Result<std::unique_ptr<GitRefStore>> GitRefStore::OpenRepo(const std::string& gi
 }
 
 Result<std::unique_ptr<GitRefStore>> GitRefStore::OpenStack(const std::string& dir,
-                                                            StackOptions base) {
+                                                            StackOptions base,
+                                                            GitRepoAccess access) {
+  if (access == GitRepoAccess::kReadWrite) {
+    const std::string git_dir = GitDirAroundStack(dir);
+    if (!git_dir.empty()) {
+      return Status::InvalidArgument("'" + dir + "' is the ref storage of the git repository '" +
+                                     git_dir + "': writing there would skip git's rules (its " +
+                                     "objects and config); use --git-dir '" + git_dir +
+                                     "' (or -C) instead of --stack");
+    }
+  }
   auto stack = Stack::Open(dir, base);
   if (!stack.ok()) return stack.status();
   return std::make_unique<GitRefStore>(std::move(*stack));
@@ -86,6 +97,7 @@ Status GitRefStore::ForEachRef(std::string_view prefix,
   REFTAB_RETURN_IF_ERROR(it.SeekPrefix(prefix));  // ends where names leave the prefix
   RefRecord r;
   while (it.Next(&r)) {
+    r.refname.resize(StoredRefname(r.refname).size());
     if (!fn(r)) break;
   }
   return it.status();

@@ -69,8 +69,13 @@ class GitRefStore {
   static Result<std::unique_ptr<GitRefStore>> OpenRepo(
       const std::string& git_dir, StackOptions base,
       GitRepoAccess access = GitRepoAccess::kReadWrite);
-  // A bare reftable directory (`reftab --stack DIR`): git's rules with git's defaults.
-  static Result<std::unique_ptr<GitRefStore>> OpenStack(const std::string& dir, StackOptions base);
+  // A bare reftable directory (`reftab --stack DIR`): git's rules with git's defaults. A
+  // directory that is a git repository's ref stack (GitDirAroundStack: .git/reftable, or a
+  // linked worktree's) is opened for reading only: writing there past the repository's
+  // objects and config would break git's rules, so kReadWrite fails with kInvalidArgument
+  // naming the repository to open instead.
+  static Result<std::unique_ptr<GitRefStore>> OpenStack(
+      const std::string& dir, StackOptions base, GitRepoAccess access = GitRepoAccess::kReadWrite);
   explicit GitRefStore(std::unique_ptr<GitRepo> repo);
   explicit GitRefStore(std::unique_ptr<Stack> stack);
   ~GitRefStore();

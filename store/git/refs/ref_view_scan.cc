@@ -3,6 +3,7 @@
 #include "store/git/refs/ref_view_scan.h"
 
 #include "store/git/refs/ref_store.h"
+#include "store/git/refs/refname.h"
 #include "store/merge_cursor.h"
 #include "store/snapshot_access.h"
 
@@ -31,8 +32,18 @@ RefViewScan& RefViewScan::operator=(RefViewScan&&) noexcept = default;
 Status RefViewScan::Seek(std::string_view prefix) { return impl_->cursor.SeekPrefix(prefix); }
 
 std::string_view RefViewScan::Next() {
-  if (!impl_->cursor.NextView(&value_)) return {};
-  return impl_->cursor.key();
+  while (impl_->cursor.NextView(&value_)) {
+    std::string_view key = impl_->cursor.key();
+    if (PlainlyValidRefname(key)) [[likely]] {
+      judged_ = ListedRefname::kGood;
+      return key;
+    }
+    key = StoredRefname(key);
+    if (key.empty()) continue;  // a name that starts with NUL: git reads an empty one
+    judged_ = JudgeListedRefname(key);
+    return key;
+  }
+  return {};
 }
 
 const Status& RefViewScan::status() const { return impl_->cursor.status(); }

@@ -20,6 +20,7 @@
 #include "format/record.h"
 #include "format/status.h"
 #include "format/visibility.h"
+#include "store/git/refs/refname.h"
 
 namespace reftab {
 REFTAB_PUBLIC_BEGIN
@@ -42,9 +43,12 @@ class RefViewScan {
   Status Seek(std::string_view prefix);
 
   // Moves to the next live ref under the prefix (tombstones are skipped) and returns its
-  // name, valid until the next Next() or Seek(); an empty view at the end or on error
-  // (status()), as no ref has an empty name.
+  // name as git reads it (StoredRefname: up to a NUL byte), valid until the next Next() or
+  // Seek(); an empty view at the end or on error (status()), as no ref has an empty name.
   std::string_view Next();
+  // What git's listings make of the name Next() returned last (JudgeListedRefname), found
+  // with the name: one quick look at a plain name (PlainlyValidRefname).
+  ListedRefname judged() const { return judged_; }
 
   // The value of the ref Next() returned last (type, ids, symref target); value().refname is not
   // set.
@@ -55,6 +59,7 @@ class RefViewScan {
   struct Impl;  // store/git/refs/ref_view_scan.cc
   std::unique_ptr<Impl> impl_;
   RefRecord value_;
+  ListedRefname judged_ = ListedRefname::kGood;
 };
 
 REFTAB_PUBLIC_END

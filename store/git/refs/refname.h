@@ -11,6 +11,8 @@
 #ifndef REFTAB_STORE_GIT_REFS_REFNAME_H_
 #define REFTAB_STORE_GIT_REFS_REFNAME_H_
 
+#include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -59,6 +61,40 @@ std::optional<std::string> NormalizeRefname(std::string_view name, unsigned flag
 // starts nor ends with '/' and has no empty, "." or ".." component. Outside refs/: only upper
 // case letters and '_' (no '-', no digits), non-empty. Names with a NUL byte are unsafe.
 bool IsSafeRefname(std::string_view name);
+
+// A ref name read from a table as git reads it: as a C string, so that a name holding a NUL
+// byte (written by another tool) ends there. What every name leaving the tables goes
+// through (GitRefStore::ForEachRef, RefViewScan).
+inline std::string_view StoredRefname(std::string_view raw) {
+  const void* nul = std::memchr(raw.data(), 0, raw.size());
+  return nul ? raw.substr(0, size_t(static_cast<const char*>(nul) - raw.data())) : raw;
+}
+
+// What git's ref listings make of a listed name (after StoredRefname).
+enum class ListedRefname : uint8_t {
+  kGood,       // well formed (one level allowed)
+  kBadName,    // safe but not well formed: listed as broken (show-ref dies on it), or left
+               // out by for-each-ref with "warning: ignoring ref with broken name <name>"
+  kDangerous,  // not even safe: every listing dies, "fatal: refname is dangerous: <name>"
+};
+// A quick first look, for listings of many names: true when `name` is certainly well
+// formed (one level allowed) — no byte but letters, digits, '-', '_', '@' and '/' between
+// non-empty components... (see refname.cc); false when it needs CheckRefnameFormat.
+bool PlainlyValidRefname(std::string_view name);
+
+inline ListedRefname JudgeListedRefname(std::string_view name) {
+  if (PlainlyValidRefname(name) || IsValidRefname(name, kRefnameAllowOneLevel)) [[likely]]
+    return ListedRefname::kGood;
+  return IsSafeRefname(name) ? ListedRefname::kBadName : ListedRefname::kDangerous;
+}
+
+// A name for messages about names that may hold any byte: as it is when it prints as it is
+// (no control byte or DEL, valid UTF-8); otherwise with every control byte, DEL, backslash,
+// double quote and byte from 0x80 up as a C escape (\0, \t, \001, \377), as git's C-style
+// quoting writes them.
+std::string EscapedRefname(std::string_view name);
+// Whether `name` is valid UTF-8 (git does not require it; reftab's verify warns).
+bool IsUtf8(std::string_view name);
 
 // Root-ref syntax: every byte an upper case letter, '-' or '_' (the empty name qualifies, as
 // in git; callers check emptiness separately).

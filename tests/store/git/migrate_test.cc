@@ -265,7 +265,7 @@ TEST(Migrate, ReflogExistenceMarkersAreNotEntries) {
   {
     StackOptions o;
     o.durability = Durability::kNone;
-    auto store = GitRefStore::OpenStack(g + "/reftable", o);
+    auto store = GitRefStore::OpenRepo(g, o);  // its own stack: --stack would not write there
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     for (const char* name : {"refs/heads/main", "refs/heads/m"}) {
       Transaction tx = (*store)->main_stack().NewTransaction();

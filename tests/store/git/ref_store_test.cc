@@ -46,6 +46,36 @@ bool HasReflog(GitRefStore& store, const std::string& name) {
   return exists;
 }
 
+// --stack pointed at a repository's ref storage reads, but refuses to write past git's rules
+// (objects, config), naming the repository; a plain directory and one whose parent is not a
+// git directory write as before.
+TEST(GitRefStoreTest, StackInsideAGitDirIsReadOnly) {
+  TempDir tmp;
+  const std::string g = tmp.Subdir("repo/.git");
+  testutil::WriteFileOrDie(g + "/HEAD", "ref: refs/heads/main\n");
+  tmp.Subdir("repo/.git/objects");
+  tmp.Subdir("repo/.git/reftable");
+  auto refused = GitRefStore::OpenStack(g + "/reftable", Options());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("use --git-dir '" + g + "'"), std::string::npos)
+      << refused.status().message();
+  EXPECT_TRUE(GitRefStore::OpenStack(g + "/reftable/", Options(), GitRepoAccess::kReadWrite)
+                  .status()
+                  .code() == Code::kInvalidArgument);
+  EXPECT_TRUE(GitRefStore::OpenStack(g + "/reftable", Options(), GitRepoAccess::kReadOnly).ok());
+  // A linked worktree's directory: HEAD and commondir, no objects/.
+  const std::string wt = tmp.Subdir("repo/.git/worktrees/w");
+  testutil::WriteFileOrDie(wt + "/HEAD", "ref: refs/heads/w\n");
+  testutil::WriteFileOrDie(wt + "/commondir", "../..\n");
+  tmp.Subdir("repo/.git/worktrees/w/reftable");
+  EXPECT_FALSE(GitRefStore::OpenStack(wt + "/reftable", Options()).ok());
+  // HEAD alone is not a git directory.
+  testutil::WriteFileOrDie(tmp.Subdir("other") + "/HEAD", "x\n");
+  EXPECT_TRUE(GitRefStore::OpenStack(tmp.Subdir("other/reftable"), Options()).ok());
+  EXPECT_TRUE(GitRefStore::OpenStack(tmp.Subdir("stack"), Options()).ok());
+}
+
 TEST(GitRefStoreTest, RefusesNamesAsGitDoes) {
   TempDir tmp("git-ref-store");
   auto store = OpenBare(tmp);

@@ -240,6 +240,63 @@ TEST(RefnameTest, CheckRefnameFormatMatchesTable) {
   }
 }
 
+// The quick look never passes a name the full check refuses, and passes the plain ones;
+// names of every length around its 16-byte blocks, with a bad byte or a double slash at
+// every position.
+TEST(RefnameTest, PlainlyValidOnlyWhenValid) {
+  for (const NameCase& c : Cases()) {
+    if (PlainlyValidRefname(c.name)) {
+      EXPECT_TRUE(IsValidRefname(c.name, kRefnameAllowOneLevel)) << "'" << Printable(c.name) << "'";
+    }
+  }
+  for (size_t n = 1; n <= 50; ++n) {
+    std::string name(n, 'a');
+    for (size_t k = 4; k < n; k += 5) name[k] = '/';
+    if (name.back() == '/') name.back() = 'b';
+    EXPECT_TRUE(PlainlyValidRefname(name)) << name;
+    for (size_t i = 0; i < n; ++i) {
+      for (char bad :
+           {'\0', '\001', ' ', '.', '~', '^', ':', '?', '[', '\\', '*', '{', '\x7f', '\xff', '/'}) {
+        std::string b = name;
+        if (bad == '/' && (i == 0 || b[i - 1] != '/')) {
+          if (i == 0) {
+            b[0] = '/';
+          } else {
+            b[i - 1] = '/';
+            b[i] = '/';
+          }
+        } else {
+          b[i] = bad;
+        }
+        if (PlainlyValidRefname(b)) {
+          EXPECT_TRUE(IsValidRefname(b, kRefnameAllowOneLevel)) << Printable(b);
+        }
+        if (bad != '/' && bad != '.') {
+          EXPECT_FALSE(PlainlyValidRefname(b)) << Printable(b);
+        }
+      }
+    }
+  }
+  EXPECT_FALSE(PlainlyValidRefname("@"));
+  EXPECT_FALSE(PlainlyValidRefname(""));
+  EXPECT_FALSE(PlainlyValidRefname("refs/heads/a//b/cdefghijklmnop"));
+  EXPECT_FALSE(PlainlyValidRefname("refs/heads/abcd/"));
+}
+
+TEST(RefnameTest, StoredNamesAsGitReadsThem) {
+  EXPECT_EQ(StoredRefname("refs/heads/a\0evil"s), "refs/heads/a");
+  EXPECT_EQ(StoredRefname("refs/heads/a"), "refs/heads/a");
+  EXPECT_EQ(JudgeListedRefname("refs/heads/a"), ListedRefname::kGood);
+  EXPECT_EQ(JudgeListedRefname("refs/heads/a..b"), ListedRefname::kBadName);
+  EXPECT_EQ(JudgeListedRefname("refs/heads/../x"), ListedRefname::kDangerous);
+  EXPECT_EQ(EscapedRefname("refs/heads/caf\xc3\xa9"), "refs/heads/caf\xc3\xa9");
+  EXPECT_EQ(EscapedRefname("refs/heads/a\0b\001\xff\\"s), "refs/heads/a\\0b\\001\\377\\\\");
+  EXPECT_TRUE(IsUtf8("caf\xc3\xa9"));
+  EXPECT_FALSE(IsUtf8("bad\xff"));
+  EXPECT_FALSE(IsUtf8("\xc0\xaf"));      // overlong
+  EXPECT_FALSE(IsUtf8("\xed\xa0\x80"));  // a surrogate
+}
+
 TEST(RefnameTest, IsSafeRefnameMatchesTable) {
   for (const NameCase& c : Cases()) {
     bool want = c.expect.find('s') != std::string::npos;

@@ -66,6 +66,30 @@ std::unique_ptr<GitRepo> Open(const std::string& g) {
   return r.ok() ? std::move(*r) : nullptr;
 }
 
+// Names written by another tool with any bytes: named escaped, with what is wrong.
+TEST(GitVerifyTest, HostileNameBytesAreEscaped) {
+  TempDir tmp("gitverify");
+  std::string g = MakeGitDir(tmp);
+  auto repo = Open(g);
+  ASSERT_TRUE(repo);
+  const RefValue id = RefValue::Id(Oid(1));
+  ASSERT_TRUE(Plant(repo->main_stack(), {{std::string("refs/heads/a\0evil", 17), id},
+                                         {"refs/heads/ctl\001x", id},
+                                         {"refs/heads/bad\377", id},
+                                         {"refs/heads/caf\xc3\xa9", id}})
+                  .ok());
+  size_t errors = 0;
+  EXPECT_EQ(Lines(*repo, false, &errors),
+            (std::vector<std::string>{
+                "error: refs/heads/a\\0evil: badRefName: refname holds a NUL byte: git reads "
+                "it as 'refs/heads/a'",
+                "warning: refs/heads/bad\\377: badRefNameEncoding: refname is not UTF-8",
+                "error: refs/heads/ctl\\001x: badRefName: invalid refname format: contains a "
+                "forbidden character",
+            }));
+  EXPECT_EQ(errors, 2u);
+}
+
 TEST(GitVerifyTest, EveryKindOfFindingInGitsWords) {
   TempDir tmp("gitverify");
   std::string g = MakeGitDir(tmp);
@@ -97,11 +121,11 @@ TEST(GitVerifyTest, EveryKindOfFindingInGitsWords) {
   size_t errors = 0;
   EXPECT_EQ(Lines(*repo, false, &errors),
             (std::vector<std::string>{
-                "error: FOO: badRefName: invalid refname format",
+                "error: FOO: badRefName: invalid refname format: has only one component",
                 "error: HEAD: badHeadTarget: HEAD points to non-branch 'refs/tags/v1'",
                 "error: lower: badRefName: refname is dangerous",
                 "error: refs/heads/../evil: badRefName: refname is dangerous",
-                "error: refs/heads/a..b: badRefName: invalid refname format",
+                "error: refs/heads/a..b: badRefName: invalid refname format: contains \"..\"",
                 "error: refs/heads/badtarget: badReferentName: points to invalid refname "
                 "'refs/heads/a..b'",
                 "warning: refs/heads/dangling: danglingSymref: points to missing ref "
@@ -114,7 +138,8 @@ TEST(GitVerifyTest, EveryKindOfFindingInGitsWords) {
                 "'0000000000000000000000000000000000000000'",
                 "error: refs/heads/s1: symrefTooDeep: cannot be resolved within 5 symbolic refs "
                 "(git's limit), or is a loop",
-                "error: refs/heads/x.lock: badRefName: invalid refname format",
+                "error: refs/heads/x.lock: badRefName: invalid refname format: has a component "
+                "ending with \".lock\"",
                 "error: refs/heads/x/y: refDirectoryConflict: 'refs/heads/x' exists; cannot "
                 "create 'refs/heads/x/y'",
             }));
@@ -223,7 +248,7 @@ TEST(GitVerifyCliTest, GitRepositoriesOnly) {
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_EQ(bad.out, "");
   EXPECT_EQ(bad.err,
-            "error: refs/heads/a..b: badRefName: invalid refname format\n"
+            "error: refs/heads/a..b: badRefName: invalid refname format: contains \"..\"\n"
             "warning: refs/heads/d: danglingSymref: points to missing ref 'refs/heads/gone'\n");
   testing::ProcessResult stack = testing::RunProcess({cli, "--stack", g + "/reftable", "verify"});
   EXPECT_EQ(stack.exit_code, 0) << stack.err;
