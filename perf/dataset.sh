@@ -13,9 +13,57 @@
 # (Why not with `git update-ref --stdin`: the 20,000 annotated tags would need real tag
 # objects, git writes reflogs and auto-compacts between the transactions, and the one-table
 # layout would carry update indexes 1..9; the library writes exactly the layout of gen.)
+#
+# perf/dataset.sh BUILDDIR DATA shared [N]: the other shape, refs sharing few commits (as a
+# real repository's tags and remote branches do): DATA/shared-N/ gets N refs (1,000,000 by
+# default) pointing round-robin at 1,000 commits (DATA/shared-objects.git, git fast-import),
+#   update-stdin.txt  "create <ref> <id>" for every ref but refs/heads/main;
+#   repo/             a reftable repository (objects as alternate) holding all N refs, written
+#                     by `git update-ref --stdin` ($GIT required) in one transaction then
+#                     `git pack-refs --all`, so one table as git would have it; no reflogs
+#                     (core.logAllRefUpdates=false), as a bare clone would have.
+# Names: 45% refs/heads/topic/<n>, 35% refs/tags/v<n>, 20% refs/remotes/origin/r<n>.
 set -euo pipefail
 BUILD=$1
 DATA=$2
+if [[ ${3:-} == shared ]]; then
+  N=${4:-1000000}
+  GIT=${GIT:?dataset.sh shared: set GIT to a reftable-capable git}
+  OBJ=$DATA/shared-objects.git
+  SD=$DATA/shared-$N
+  STAMP="shared v1 n=$N"
+  [[ $(cat "$SD/.complete" 2>/dev/null) == "$STAMP" ]] && exit 0
+  mkdir -p "$DATA"
+  if [[ $(cat "$OBJ/made-by" 2>/dev/null) != "commits v1" ]]; then
+    echo "dataset: git fast-import: 1,000 commits into $OBJ"
+    rm -rf "$OBJ"
+    "$GIT" init -q --bare "$OBJ"
+    awk 'BEGIN { for (i = 1; i <= 1000; i++) { s = "reftab-bench shared commit " i "\n";
+                 printf "commit refs/heads/main\nmark :%d\n", i;
+                 printf "committer C O Mitter <committer@example.com> %d +0000\n", 1700000000 + i;
+                 printf "data %d\n%s\n", length(s), s } }' |
+      "$GIT" --git-dir="$OBJ" fast-import --quiet --export-marks="$OBJ/marks"
+    sort -t: -k2 -n "$OBJ/marks" | awk '{ print $2 }' >"$OBJ/ids.txt"
+    echo "commits v1" >"$OBJ/made-by"
+  fi
+  rm -rf "$SD" && mkdir -p "$SD"
+  echo "dataset: $N refs sharing 1,000 commits into $SD"
+  awk -v n="$N" 'NR == FNR { id[NR - 1] = $1; next }
+    END { for (i = 1; i < n; i++) {
+            k = i % 20; o = id[i % 1000];
+            if (k < 9) printf "create refs/heads/topic/%07d %s\n", i, o;
+            else if (k < 16) printf "create refs/tags/v%07d %s\n", i, o;
+            else printf "create refs/remotes/origin/r%07d %s\n", i, o } }' \
+    "$OBJ/ids.txt" /dev/null >"$SD/update-stdin.txt"
+  "$GIT" init -q --ref-format=reftable "$SD/repo"
+  echo "$OBJ/objects" >"$SD/repo/.git/objects/info/alternates"
+  "$GIT" -C "$SD/repo" config core.logAllRefUpdates false
+  "$GIT" -C "$SD/repo" update-ref refs/heads/main "$(tail -1 "$OBJ/ids.txt")"
+  "$GIT" -C "$SD/repo" update-ref --stdin <"$SD/update-stdin.txt"
+  "$GIT" -C "$SD/repo" pack-refs --all
+  echo "$STAMP" >"$SD/.complete"
+  exit 0
+fi
 BENCH=$BUILD/perf/reftab-bench
 GIT=${GIT:-}
 GITBENCH=${GITBENCH:-}
