@@ -280,6 +280,7 @@ class RefSectionCheck {
   void StartBlock(const BlockView& b) {
     block_ = &b;
     next_restart_ = 0;
+    next_restart_at_ = b.restart_count > 0 ? RestartOffset(b, 0) : UINT32_MAX;
     first_in_block_ = true;
   }
 
@@ -293,7 +294,7 @@ class RefSectionCheck {
       return Problem(t_, "ref '" + std::string(key) + "' has update index " +
                              std::to_string(r.update_index) + " outside the table's limits");
     }
-    REFTAB_RETURN_IF_ERROR(CheckRestartsUpTo(start));
+    if (start >= next_restart_at_) REFTAB_RETURN_IF_ERROR(CheckRestartsUpTo(start));
     last_.assign(key);
     last_type_ = r.value_type;
     last_update_index_ = r.update_index;
@@ -322,13 +323,17 @@ class RefSectionCheck {
     const BlockView& b = *block_;
     for (; next_restart_ < b.restart_count; ++next_restart_) {
       const uint32_t at = RestartOffset(b, next_restart_);
-      if (at > start) break;
+      if (at > start) {
+        next_restart_at_ = at;
+        return Status::Ok();
+      }
       if (at < start || b.data[at] != 0) {
         return Problem(t_, "block at offset " + std::to_string(b.offset) + ": restart point " +
                                std::to_string(next_restart_) + " (at " + std::to_string(at) +
                                ") is not the start of a record with a full key");
       }
     }
+    next_restart_at_ = UINT32_MAX;
     return Status::Ok();
   }
 
@@ -344,7 +349,8 @@ class RefSectionCheck {
   const TableReader& t_;
   VerifyReport* report_;
   const BlockView* block_ = nullptr;
-  uint32_t next_restart_ = 0;
+  uint32_t next_restart_ = 0;     // the first restart point not yet reached
+  uint32_t next_restart_at_ = 0;  // where it is (UINT32_MAX: none left)
   bool first_in_block_ = true;
   std::string block_first_;  // the block's first record
   RefValueType block_first_type_ = RefValueType::kDeletion;

@@ -101,8 +101,9 @@ class Checker {
 
   void CheckObjectId(const View& v, const RefRecord& ref) {
     const size_t hs = v.own->hash_size();
+    // An id's first bytes are almost never all zero: the loop ends there.
     bool zero = true;
-    for (size_t i = 0; i < hs; ++i) zero = zero && ref.value[i] == 0;
+    for (size_t i = 0; i < hs && zero; ++i) zero = ref.value[i] == 0;
     if (zero) {
       Add(FindingSeverity::kError, Path(ref), "badRefOid",
           "points to invalid object ID '" + HexId(ref.value, hs) + "'");
