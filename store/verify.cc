@@ -47,11 +47,11 @@ Status VerifyLogs(const TableReader& t, VerifyReport* report) {
 }
 
 std::string Hex(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
   std::string out;
-  char buf[4];
   for (char c : bytes) {
-    std::snprintf(buf, sizeof buf, "%02x", unsigned(uint8_t(c)));
-    out += buf;
+    out += kDigits[uint8_t(c) >> 4];
+    out += kDigits[uint8_t(c) & 15];
   }
   return out;
 }
@@ -199,22 +199,23 @@ class ObjIndexCheck {
 
   Status CheckRecord(uint64_t block, const std::string& key,
                      const std::vector<uint64_t>& positions) {
-    const std::string what = "obj record " + Hex(key);
+    // Named only when something is wrong (this runs once per record).
+    auto what = [&] { return "obj record " + Hex(key); };
     if (key.size() != t_.footer().obj_id_len) {
-      return At(block, what + ": key is not " + std::to_string(t_.footer().obj_id_len) +
+      return At(block, what() + ": key is not " + std::to_string(t_.footer().obj_id_len) +
                            " bytes (the footer's obj_id_len)");
     }
-    if (!last_key_.empty() && key <= last_key_) return At(block, what + ": keys out of order");
+    if (!last_key_.empty() && key <= last_key_) return At(block, what() + ": keys out of order");
     last_key_ = key;
     for (size_t i = 0; i < positions.size(); ++i) {
       if (i > 0 && positions[i] <= positions[i - 1]) {
-        return At(block, what + ": positions not in increasing order");
+        return At(block, what() + ": positions not in increasing order");
       }
       // (With fingerprints, a position that is no ref block's offset makes the sums differ,
       // and the exact pass names it.)
       if (mode_ == kExact &&
           !std::binary_search(ref_blocks_.begin(), ref_blocks_.end(), positions[i])) {
-        return At(block, what + ": position " + std::to_string(positions[i]) +
+        return At(block, what() + ": position " + std::to_string(positions[i]) +
                              " is not the offset of a ref block");
       }
     }
@@ -232,8 +233,9 @@ class ObjIndexCheck {
       holders.push_back(held_[next_held_].second);
     }
     if (!positions.empty() && positions != holders) {
-      return At(block, what + " lists " + std::to_string(positions.size()) + " ref block(s), but " +
-                           std::to_string(holders.size()) + " hold a ref with that id prefix");
+      return At(block, what() + " lists " + std::to_string(positions.size()) +
+                           " ref block(s), but " + std::to_string(holders.size()) +
+                           " hold a ref with that id prefix");
     }
     return Status::Ok();
   }
