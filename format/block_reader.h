@@ -68,6 +68,13 @@ void PrefetchBlockKeys(const BlockSource& src, uint64_t offset);
 Status DecodeBlock(const BlockSource& src, uint64_t offset, Inflater* inflater,
                    std::vector<uint8_t>* log_buf, BlockView* out);
 
+// Where restart point `i` (< block.restart_count) says a record starts, from block.data.
+// The restart table's bounds were checked by DecodeBlock; the offset itself is not checked.
+inline uint32_t RestartOffset(const BlockView& block, uint32_t i) {
+  const uint8_t* p = block.data + block.restart_off + 3 * size_t(i);
+  return uint32_t(p[0]) << 16 | uint32_t(p[1]) << 8 | uint32_t(p[2]);
+}
+
 // Skips the value of a record of `type` with `value_type`; false if malformed.
 bool SkipValue(ByteReader& in, BlockType type, uint8_t value_type, size_t hash_size);
 

@@ -7,7 +7,9 @@
 #      git-reftable-bench (git's reftable library) on the same tables, run alternately
 #      (A B A B ...), medians and ratios git/reftab; with valgrind, instruction counts too;
 #   3. CLI scenarios with hyperfine, each reftab command paired with the same git command
-#      when a reftable-capable git is given (GIT argument or $REFTAB_GIT);
+#      when a reftable-capable git is given (GIT argument or $REFTAB_GIT), each labelled with
+#      its data's shape: "commit per ref" (the dataset above), and perf/shapes.sh's refs
+#      sharing 1,000 commits beside a commit per ref, both made by git;
 #   4. the ablations (reftab-ablate) and the compiled variants (tracing compiled in but off
 #      vs compiled out; hot helpers inlined vs out of line);
 #   5. peak memory of a scan and of writing 1M refs (/usr/bin/time -v);
@@ -223,20 +225,23 @@ cmds() {
     printf '%s\0' -n "reftab $name" "$REFTAB --stack $repo $*"
   fi
 }
-mapfile -d '' LOOKUP < <(cmds "show-ref --verify, one table" "$R1" show-ref --verify "$NAME"
-  cmds "show-ref --verify, 9-table stack" "$R9" show-ref --verify "$NAME")
+mapfile -d '' LOOKUP < <(cmds "show-ref --verify, one table, commit per ref" "$R1" show-ref --verify "$NAME"
+  cmds "show-ref --verify, 9-table stack, commit per ref" "$R9" show-ref --verify "$NAME")
 "${HF[@]}" --export-json "$OUT/cli-lookup.json" --export-markdown "$OUT/cli-lookup.md" "${LOOKUP[@]}"
 # symbolic-ref and refs exists beside git's (-i: a dataset without HEAD as a symref exits 128).
 mapfile -d '' REFCMDS < <(cmds "symbolic-ref HEAD, 9-table stack" "$R9" symbolic-ref HEAD
   cmds "refs exists, one table" "$R1" refs exists "$NAME"
   cmds "refs exists, 9-table stack" "$R9" refs exists "$NAME")
 "${HF[@]}" -i --export-json "$OUT/cli-refcmds.json" --export-markdown "$OUT/cli-refcmds.md" "${REFCMDS[@]}"
-mapfile -d '' LIST < <(cmds "for-each-ref, one table" "$R1" "for-each-ref --format=%(refname)"
-  cmds "for-each-ref, 9-table stack" "$R9" "for-each-ref --format=%(refname)"
-  cmds "for-each-ref refs/tags/, one table" "$R1" "for-each-ref --format=%(refname) refs/tags/"
-  cmds "for-each-ref refs/tags/, 9-table stack" "$R9" "for-each-ref --format=%(refname) refs/tags/")
+mapfile -d '' LIST < <(cmds "for-each-ref, one table, commit per ref" "$R1" "for-each-ref --format=%(refname)"
+  cmds "for-each-ref, 9-table stack, commit per ref" "$R9" "for-each-ref --format=%(refname)"
+  cmds "for-each-ref refs/tags/, one table, commit per ref" "$R1" "for-each-ref --format=%(refname) refs/tags/"
+  cmds "for-each-ref refs/tags/, 9-table stack, commit per ref" "$R9" "for-each-ref --format=%(refname) refs/tags/")
 # The "recent branches" idiom: a sort by an object's date (needs the objects, so only with git).
-[[ -n $GIT ]] && mapfile -d '' -O "${#LIST[@]}" LIST < <(cmds "for-each-ref --sort=-committerdate --count=10 refs/heads/, one table" "$R1" "for-each-ref --sort=-committerdate --count=10 refs/heads/")
+[[ -n $GIT ]] && mapfile -d '' -O "${#LIST[@]}" LIST < <(cmds "for-each-ref --sort=-committerdate --count=10 refs/heads/, one table, commit per ref" "$R1" "for-each-ref --sort=-committerdate --count=10 refs/heads/")
+# refs verify: git's checks of every ref (and reftab's table checks).
+[[ -n $GIT ]] && mapfile -d '' -O "${#LIST[@]}" LIST < <(cmds "refs verify, one table, commit per ref" "$R1" refs verify
+  cmds "refs verify, 9-table stack, commit per ref" "$R9" refs verify)
 "${HF[@]}" --export-json "$OUT/cli-list.json" --export-markdown "$OUT/cli-list.md" "${LIST[@]}"
 # reflog list reads every table's log section (the dataset's tables may hold no logs at all).
 mapfile -d '' REFLOG < <(cmds "reflog list, one table" "$R1" reflog list
@@ -249,22 +254,22 @@ if [[ -n $GIT ]]; then
   ALTS=$DATA/objects.git/objects
   EMPTY="bash -c 'rm -rf $W && $GIT init -q --ref-format=reftable $W && echo $ALTS > $W/.git/objects/info/alternates'"
   STACKED="bash -c 'rm -rf $W && $GIT init -q --ref-format=reftable $W && echo $ALTS > $W/.git/objects/info/alternates && rm -f $W/.git/reftable/* && cp $STACK/* $W/.git/reftable/'"
-  WRITES=(--prepare "$EMPTY" -n "reftab update-ref --stdin, 980k creates"
+  WRITES=(--prepare "$EMPTY" -n "reftab update-ref --stdin, 980k creates, commit per ref"
     "bash -c '$REFTAB --git-dir $W/.git update-ref --stdin < $DATA/update-stdin.txt'"
-    --prepare "$EMPTY" -n "git update-ref --stdin, 980k creates"
+    --prepare "$EMPTY" -n "git update-ref --stdin, 980k creates, commit per ref"
     "bash -c '$GIT --git-dir=$W/.git update-ref --stdin < $DATA/update-stdin.txt'"
     --prepare "$EMPTY" -n "reftab write-table from jsonl, 1M refs"
     "bash -c '$REFTAB write-table $W/t.ref < $DATA/refs.jsonl'"
-    --prepare "$STACKED" -n "reftab compact the 9-table stack" "$REFTAB --git-dir $W/.git compact"
-    --prepare "$STACKED" -n "git compact the 9-table stack" "$GIT --git-dir=$W/.git pack-refs --all")
+    --prepare "$STACKED" -n "reftab compact the 9-table stack, commit per ref" "$REFTAB --git-dir $W/.git compact"
+    --prepare "$STACKED" -n "git compact the 9-table stack, commit per ref" "$GIT --git-dir=$W/.git pack-refs --all")
 else
   EMPTY="bash -c 'rm -rf $W && mkdir -p $W'"
   STACKED="bash -c 'rm -rf $W && mkdir -p $W && cp $STACK/* $W/'"
-  WRITES=(--prepare "$EMPTY" -n "reftab update-ref --stdin, 980k creates"
+  WRITES=(--prepare "$EMPTY" -n "reftab update-ref --stdin, 980k creates, commit per ref"
     "bash -c '$REFTAB --stack $W update-ref --stdin < $DATA/update-stdin.txt'"
     --prepare "$EMPTY" -n "reftab write-table from jsonl, 1M refs"
     "bash -c '$REFTAB write-table $W/t.ref < $DATA/refs.jsonl'"
-    --prepare "$STACKED" -n "reftab compact the 9-table stack" "$REFTAB --stack $W compact")
+    --prepare "$STACKED" -n "reftab compact the 9-table stack, commit per ref" "$REFTAB --stack $W compact")
 fi
 hyperfine -N --warmup 1 --style basic --runs "$(( RUNS < 10 ? RUNS : 10 ))" \
   --export-json "$OUT/cli-write.json" --export-markdown "$OUT/cli-write.md" "${WRITES[@]}"
@@ -288,6 +293,16 @@ if [[ -n $GIT ]]; then
   hyperfine -N --warmup 1 --style basic --runs "$(( RUNS < 10 ? RUNS : 10 ))" \
     --export-json "$OUT/cli-migrate.json" --export-markdown "$OUT/cli-migrate.md" "${MIGRATE[@]}"
   rm -rf "$M" "$MRT" "$MFILES"
+fi
+
+# The two shapes side by side, made by git at the same size (${REFTAB_SHAPES_REFS:-1000000}
+# refs): refs sharing 1,000 commits, and a commit per ref (perf/shapes.sh).
+if [[ -n $GIT ]]; then
+  log "shapes: shared commits and a commit per ref (perf/shapes.sh)"
+  bash "$HERE/shapes.sh" "$BUILD" "$OUT" "$GIT" "${REFTAB_SHAPES_REFS:-1000000}" \
+    "$(( RUNS < 10 ? RUNS : 10 ))"
+else
+  skipped "shapes comparison skipped: no reftable-capable git"
 fi
 
 # ---------------------------------------------------------------- 4. ablations, variants
@@ -314,7 +329,7 @@ mem "scan one table (1 rep)" "$BENCH" scan "$ONE" 1
 mem "scan 9-table stack (1 rep)" "$BENCH" scan "$STACK" 1
 REFTAB_BENCH_REPS=1 mem "write 1M refs, obj index" "$BENCH" write "$DATA/IN.txt" "$SCRATCH/m.ref"
 REFTAB_BENCH_REPS=1 mem "write 1M refs, no obj index" "$BENCH" write "$DATA/IN.txt" "$SCRATCH/m.ref" noobj
-mem "for-each-ref, one table" "$REFTAB" --stack "$ONE" for-each-ref --format='%(refname)'
+mem "for-each-ref, one table, commit per ref" "$REFTAB" --stack "$ONE" for-each-ref --format='%(refname)'
 echo "(the table file is $(stat -c %s "$ONE_TABLE") bytes; a scan maps it, so its pages" \
   "count as file-backed RSS, not heap)" | tee -a "$MEM_TXT"
 REFTAB_BENCH_MEM=1 "$BENCH" scan "$ONE" 1 2>&1 >/dev/null | tee -a "$MEM_TXT"

@@ -26,15 +26,17 @@ IN_PROCESS = {
 }
 # hyperfine name (without the "reftab " / "git " in front) -> target ratio
 CLI = {
-    "show-ref --verify, one table": 1.5,
-    "show-ref --verify, 9-table stack": 1.5,
-    "for-each-ref, one table": 15,
-    "for-each-ref, 9-table stack": 12,
-    "for-each-ref refs/tags/, one table": None,
-    "for-each-ref refs/tags/, 9-table stack": None,
-    "update-ref --stdin, 980k creates": 4,
-    "compact the 9-table stack": 4,
+    "show-ref --verify, one table, commit per ref": 1.5,
+    "show-ref --verify, 9-table stack, commit per ref": 1.5,
+    "for-each-ref, one table, commit per ref": 15,
+    "for-each-ref, 9-table stack, commit per ref": 12,
+    "for-each-ref refs/tags/, one table, commit per ref": None,
+    "for-each-ref refs/tags/, 9-table stack, commit per ref": None,
+    "update-ref --stdin, 980k creates, commit per ref": 4,
+    "compact the 9-table stack, commit per ref": 4,
     "write-table from jsonl, 1M refs": None,
+    "refs verify, one table, commit per ref": 1,
+    "refs verify, 9-table stack, commit per ref": 1,
 }
 LINE = re.compile(r"(\S+)\s+\S+ n=(\d+) best_ns_per_op=([\d.]+) median_ns_per_op=([\d.]+)")
 
@@ -102,7 +104,7 @@ def callgrind(out):
 def cli(out):
     rows = {}
     order = []
-    for name in ("cli-lookup.json", "cli-list.json", "cli-write.json"):
+    for name in ("cli-lookup.json", "cli-list.json", "cli-write.json", "cli-shapes.json"):
         path = os.path.join(out, name)
         if not os.path.exists(path):
             continue

@@ -758,12 +758,14 @@ size_t TableReader::ref_block_index_bytes() const {
 bool TableReader::LookupAids::DueForBuild(std::atomic<uint64_t>* queries, uint64_t bytes_per_query,
                                           const std::atomic<bool>& failed,
                                           uint64_t file_size) const {
+  // Lookups made while the aids are off do not count: a verification's many lookups (made
+  // with the aids off) must not get an aid built by the first lookup after it.
+  if (!enabled.load(std::memory_order_relaxed)) return false;
   // A plain load and store, not an atomic increment: a lost count between threads only
   // delays the build a little, and a locked instruction per table per lookup would not.
   uint64_t n = queries->load(std::memory_order_relaxed) + 1;
   queries->store(n, std::memory_order_relaxed);
-  return n >= 16 + file_size / bytes_per_query && !failed.load(std::memory_order_relaxed) &&
-         enabled.load(std::memory_order_relaxed);
+  return n >= 16 + file_size / bytes_per_query && !failed.load(std::memory_order_relaxed);
 }
 
 const RefBlockIndex* TableReader::MaybeBuildRefBlockIndex() const {

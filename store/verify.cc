@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <cctype>
 #include <cinttypes>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <utility>
 
+#include "format/block_reader.h"
+#include "format/constants.h"
 #include "format/record_codec.h"
 #include "store/section_cursor.h"
 
@@ -14,33 +18,6 @@ namespace {
 
 Status Problem(const TableReader& t, const std::string& what) {
   return Status::Corruption(t.name() + ": " + what);
-}
-
-Status VerifyRefs(const TableReader& t, VerifyReport* report) {
-  TableRefCursor it(&t);
-  REFTAB_RETURN_IF_ERROR(it.SeekToFirst());
-  RefRecord ref, again;
-  std::string last;
-  bool first = true;
-  while (it.Next(&ref)) {
-    ++report->refs;
-    if (!first && ref.refname <= last) {
-      return Problem(t, "ref '" + ref.refname + "' is not after '" + last + "'");
-    }
-    if (ref.update_index < t.min_update_index() || ref.update_index > t.max_update_index()) {
-      return Problem(t, "ref '" + ref.refname + "' has update index " +
-                            std::to_string(ref.update_index) + " outside the table's limits");
-    }
-    // The exact-lookup path (index descent + restart search) must agree with the scan.
-    bool found = false;
-    REFTAB_RETURN_IF_ERROR(t.ReadRef(ref.refname, &again, &found));
-    if (!found || again.value_type != ref.value_type || again.update_index != ref.update_index) {
-      return Problem(t, "ref '" + ref.refname + "' is in the scan but not found by lookup");
-    }
-    last = ref.refname;
-    first = false;
-  }
-  return it.status();
 }
 
 Status VerifyLogs(const TableReader& t, VerifyReport* report) {
@@ -70,11 +47,11 @@ Status VerifyLogs(const TableReader& t, VerifyReport* report) {
 }
 
 std::string Hex(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
   std::string out;
-  char buf[4];
   for (char c : bytes) {
-    std::snprintf(buf, sizeof buf, "%02x", unsigned(uint8_t(c)));
-    out += buf;
+    out += kDigits[uint8_t(c) >> 4];
+    out += kDigits[uint8_t(c) & 15];
   }
   return out;
 }
@@ -85,56 +62,106 @@ std::string Hex(std::string_view bytes) {
 // record lists exactly the ref blocks that hold a ref whose value or peeled value starts
 // with its prefix (unless it has no positions, git's "scan every ref block"), and every
 // prefix some ref has gets a record.
+//
+// That comparison needs every (prefix, block) pair sorted: memory and time in proportion to
+// the refs. So a first pass (kFingerprint) compares the two sets by fingerprint instead: two
+// sums of well-mixed 64-bit hashes of the pairs, one from the ref blocks (each block's
+// prefixes deduplicated) and one from the records' positions, which stay equal only when the
+// sets are. Only when they differ (or a record has no positions, whose blocks only the exact
+// comparison can work out) does a second pass (kExact) sort the pairs, to name the record.
 class ObjIndexCheck {
  public:
-  explicit ObjIndexCheck(const TableReader& t) : t_(t) {
+  enum Mode : uint8_t { kFingerprint, kExact };
+  ObjIndexCheck(const TableReader& t, Mode mode) : t_(t), mode_(mode) {
     uint64_t unused;
     active_ = t.ObjSectionStart(&unused);
   }
 
-  Status OnBlock(const BlockView& b) {
-    if (b.type == BlockType::kRef) return CollectRefBlock(b);
-    if (b.type == BlockType::kObj && active_) return CheckObjBlock(b);
-    return Status::Ok();
-  }
+  // After Finish() in kFingerprint mode: whether the sets may differ, so that the kExact
+  // pass must decide.
+  bool needs_exact() const { return needs_exact_; }
 
   // After the last block: prefixes that no record covered.
   Status Finish() {
-    if (!active_ || next_held_ >= held_.size()) return Status::Ok();
+    if (!active_) return Status::Ok();
+    if (mode_ == kFingerprint) {
+      needs_exact_ = needs_exact_ || ref_sum_ != obj_sum_;
+      return Status::Ok();
+    }
+    if (next_held_ >= held_.size()) return Status::Ok();
     return Missing(held_[next_held_]);
   }
 
  private:
   using Held = std::pair<std::string, uint64_t>;  // (id prefix, ref block)
+  struct Fingerprint;
 
-  Status CollectRefBlock(const BlockView& b) {
-    ref_blocks_.push_back(b.offset);
-    if (!active_) return Status::Ok();
-    BlockIterator it;
-    it.Init(b, t_.hash_size());
-    RefRecord r;
-    const size_t len = t_.footer().obj_id_len;
-    while (it.NextKey()) {
-      ByteReader v = it.value();
-      if (!codec::GetRefValue(v, it.value_type(), t_.min_update_index(), t_.hash_size(), &r)) {
-        return At(b.offset, "malformed ref record");
-      }
-      it.ValueDone(v);
-      if (r.value_type == RefValueType::kVal1 || r.value_type == RefValueType::kVal2) {
-        held_.emplace_back(std::string(reinterpret_cast<const char*>(r.value.data()), len),
-                           b.offset);
-      }
-      if (r.value_type == RefValueType::kVal2) {
-        held_.emplace_back(std::string(reinterpret_cast<const char*>(r.peeled.data()), len),
-                           b.offset);
-      }
+  // Hashes of a pair, for the fingerprints: independent mixes of the prefix's hash and the
+  // block's offset (splitmix64's finalizer).
+  static uint64_t Mix(uint64_t x) {
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+  }
+  void AddPair(Fingerprint* sum, uint64_t prefix_hash, uint64_t block) const {
+    const uint64_t a = Mix(prefix_hash ^ Mix(block + 0x9e3779b97f4a7c15ULL));
+    sum->a += a;
+    sum->b += Mix(a ^ 0x632be59bd9b4e019ULL);
+  }
+  uint64_t PrefixHash(const uint8_t* id) const {
+    return PrefixHash(std::string_view(reinterpret_cast<const char*>(id), t_.footer().obj_id_len));
+  }
+  // Eight bytes at a time (an id prefix is 2 to 4 bytes in git's tables: one step).
+  static uint64_t PrefixHash(std::string_view prefix) {
+    uint64_t h = prefix.size();
+    for (size_t i = 0; i < prefix.size(); i += 8) {
+      uint64_t chunk = 0;
+      std::memcpy(&chunk, prefix.data() + i, std::min<size_t>(8, prefix.size() - i));
+      h = Mix(h ^ chunk);
     }
-    if (it.error()) return At(b.offset, "malformed ref record");
-    return Status::Ok();
+    return h;
   }
 
+ public:
+  // The ref blocks' side, record by record (CheckRefBlock decodes them).
+  void StartRefBlock(const BlockView& b) {
+    ref_blocks_.push_back(b.offset);
+    block_hashes_.clear();
+  }
+  void OnRefRecord(const BlockView& b, const RefRecord& r) {
+    if (!active_) return;
+    const bool val = r.value_type == RefValueType::kVal1 || r.value_type == RefValueType::kVal2;
+    const bool peeled = r.value_type == RefValueType::kVal2;
+    if (mode_ == kFingerprint) {
+      if (val) block_hashes_.push_back(PrefixHash(r.value.data()));
+      if (peeled) block_hashes_.push_back(PrefixHash(r.peeled.data()));
+      return;
+    }
+    const size_t len = t_.footer().obj_id_len;
+    if (val) {
+      held_.emplace_back(std::string(reinterpret_cast<const char*>(r.value.data()), len), b.offset);
+    }
+    if (peeled) {
+      held_.emplace_back(std::string(reinterpret_cast<const char*>(r.peeled.data()), len),
+                         b.offset);
+    }
+  }
+  void EndRefBlock(const BlockView& b) {
+    if (!active_ || mode_ != kFingerprint) return;
+    // A block is listed once per prefix, however many of its refs have it.
+    std::sort(block_hashes_.begin(), block_hashes_.end());
+    block_hashes_.erase(std::unique(block_hashes_.begin(), block_hashes_.end()),
+                        block_hashes_.end());
+    for (uint64_t h : block_hashes_) AddPair(&ref_sum_, h, b.offset);
+  }
+
+  Status OnObjBlock(const BlockView& b) { return active_ ? CheckObjBlock(b) : Status::Ok(); }
+
+ private:
   Status CheckObjBlock(const BlockView& b) {
-    if (!sorted_) {
+    if (mode_ == kExact && !sorted_) {
       std::sort(held_.begin(), held_.end());
       held_.erase(std::unique(held_.begin(), held_.end()), held_.end());
       sorted_ = true;
@@ -172,21 +199,31 @@ class ObjIndexCheck {
 
   Status CheckRecord(uint64_t block, const std::string& key,
                      const std::vector<uint64_t>& positions) {
-    const std::string what = "obj record " + Hex(key);
+    // Named only when something is wrong (this runs once per record).
+    auto what = [&] { return "obj record " + Hex(key); };
     if (key.size() != t_.footer().obj_id_len) {
-      return At(block, what + ": key is not " + std::to_string(t_.footer().obj_id_len) +
+      return At(block, what() + ": key is not " + std::to_string(t_.footer().obj_id_len) +
                            " bytes (the footer's obj_id_len)");
     }
-    if (!last_key_.empty() && key <= last_key_) return At(block, what + ": keys out of order");
+    if (!last_key_.empty() && key <= last_key_) return At(block, what() + ": keys out of order");
     last_key_ = key;
     for (size_t i = 0; i < positions.size(); ++i) {
       if (i > 0 && positions[i] <= positions[i - 1]) {
-        return At(block, what + ": positions not in increasing order");
+        return At(block, what() + ": positions not in increasing order");
       }
-      if (!std::binary_search(ref_blocks_.begin(), ref_blocks_.end(), positions[i])) {
-        return At(block, what + ": position " + std::to_string(positions[i]) +
+      // (With fingerprints, a position that is no ref block's offset makes the sums differ,
+      // and the exact pass names it.)
+      if (mode_ == kExact &&
+          !std::binary_search(ref_blocks_.begin(), ref_blocks_.end(), positions[i])) {
+        return At(block, what() + ": position " + std::to_string(positions[i]) +
                              " is not the offset of a ref block");
       }
+    }
+    if (mode_ == kFingerprint) {
+      if (positions.empty()) needs_exact_ = true;
+      const uint64_t h = PrefixHash(key);
+      for (uint64_t p : positions) AddPair(&obj_sum_, h, p);
+      return Status::Ok();
     }
     // In step with the prefixes the ref blocks hold (both sorted).
     if (next_held_ < held_.size() && held_[next_held_].first < key)
@@ -196,8 +233,9 @@ class ObjIndexCheck {
       holders.push_back(held_[next_held_].second);
     }
     if (!positions.empty() && positions != holders) {
-      return At(block, what + " lists " + std::to_string(positions.size()) + " ref block(s), but " +
-                           std::to_string(holders.size()) + " hold a ref with that id prefix");
+      return At(block, what() + " lists " + std::to_string(positions.size()) +
+                           " ref block(s), but " + std::to_string(holders.size()) +
+                           " hold a ref with that id prefix");
     }
     return Status::Ok();
   }
@@ -211,13 +249,161 @@ class ObjIndexCheck {
     return Problem(t_, "block at offset " + std::to_string(block) + ": " + what);
   }
 
+  struct Fingerprint {
+    uint64_t a = 0, b = 0;
+    bool operator!=(const Fingerprint& o) const { return a != o.a || b != o.b; }
+  };
+
   const TableReader& t_;
+  const Mode mode_;
   bool active_ = false;
+  bool needs_exact_ = false;
+  std::vector<uint64_t> block_hashes_;  // kFingerprint: one ref block's prefix hashes
+  Fingerprint ref_sum_, obj_sum_;
   bool sorted_ = false;
   std::vector<uint64_t> ref_blocks_;  // in file order, so ascending
   std::vector<Held> held_;
   size_t next_held_ = 0;
   std::string last_key_;
+};
+
+// The ref section's own rules, record by record in file order: keys strictly increasing
+// (across blocks too), update indexes within the table's limits, and the lookup path agreeing
+// with the scan. A lookup of every ref would cost an index descent per ref; instead the
+// lookup's two steps are checked where they can go wrong: the index must send each block's
+// first and last key to that block (so every key between them too), and within a block the
+// search starts at a restart point, so each restart point must be the start of a record the
+// scan decoded, in order, and share no prefix with the key before it (so that decoding from
+// there gives the scan's keys).
+class RefSectionCheck {
+ public:
+  RefSectionCheck(const TableReader& t, VerifyReport* report) : t_(t), report_(report) {}
+
+  void StartBlock(const BlockView& b) {
+    block_ = &b;
+    next_restart_ = 0;
+    next_restart_at_ = b.restart_count > 0 ? RestartOffset(b, 0) : UINT32_MAX;
+    first_in_block_ = true;
+  }
+
+  // The record starting at `start` (from the block's data).
+  Status OnRecord(uint32_t start, std::string_view key, const RefRecord& r) {
+    ++report_->refs;
+    if (!first_ && key <= last_) {
+      return Problem(t_, "ref '" + std::string(key) + "' is not after '" + last_ + "'");
+    }
+    if (r.update_index < t_.min_update_index() || r.update_index > t_.max_update_index()) {
+      return Problem(t_, "ref '" + std::string(key) + "' has update index " +
+                             std::to_string(r.update_index) + " outside the table's limits");
+    }
+    if (start >= next_restart_at_) REFTAB_RETURN_IF_ERROR(CheckRestartsUpTo(start));
+    last_.assign(key);
+    last_type_ = r.value_type;
+    last_update_index_ = r.update_index;
+    first_ = false;
+    if (first_in_block_) {
+      first_in_block_ = false;
+      block_first_.assign(key);
+      block_first_type_ = r.value_type;
+      block_first_update_index_ = r.update_index;
+    }
+    return Status::Ok();
+  }
+
+  // The lookups come after the restart table is checked, which they rely on.
+  Status EndBlock() {
+    REFTAB_RETURN_IF_ERROR(CheckRestartsUpTo(UINT32_MAX));  // none may be left
+    if (first_in_block_) return Status::Ok();               // no records
+    REFTAB_RETURN_IF_ERROR(LookUp(block_first_, block_first_type_, block_first_update_index_));
+    return LookUp(last_, last_type_, last_update_index_);
+  }
+
+ private:
+  // Restart points before `start` that no record started at, and one at `start`, which
+  // must begin with a zero prefix length (a one-byte varint 0).
+  Status CheckRestartsUpTo(uint32_t start) {
+    const BlockView& b = *block_;
+    for (; next_restart_ < b.restart_count; ++next_restart_) {
+      const uint32_t at = RestartOffset(b, next_restart_);
+      if (at > start) {
+        next_restart_at_ = at;
+        return Status::Ok();
+      }
+      if (at < start || b.data[at] != 0) {
+        return Problem(t_, "block at offset " + std::to_string(b.offset) + ": restart point " +
+                               std::to_string(next_restart_) + " (at " + std::to_string(at) +
+                               ") is not the start of a record with a full key");
+      }
+    }
+    next_restart_at_ = UINT32_MAX;
+    return Status::Ok();
+  }
+
+  Status LookUp(std::string_view key, RefValueType type, uint64_t update_index) {
+    bool found = false;
+    REFTAB_RETURN_IF_ERROR(t_.ReadRef(key, &again_, &found));
+    if (!found || again_.value_type != type || again_.update_index != update_index) {
+      return Problem(t_, "ref '" + std::string(key) + "' is in the scan but not found by lookup");
+    }
+    return Status::Ok();
+  }
+
+  const TableReader& t_;
+  VerifyReport* report_;
+  const BlockView* block_ = nullptr;
+  uint32_t next_restart_ = 0;     // the first restart point not yet reached
+  uint32_t next_restart_at_ = 0;  // where it is (UINT32_MAX: none left)
+  bool first_in_block_ = true;
+  std::string block_first_;  // the block's first record
+  RefValueType block_first_type_ = RefValueType::kDeletion;
+  uint64_t block_first_update_index_ = 0;
+  std::string last_;  // the record before
+  RefValueType last_type_ = RefValueType::kDeletion;
+  uint64_t last_update_index_ = 0;
+  bool first_ = true;
+  RefRecord again_;
+};
+
+// Decodes a ref block's records once for both checks that read them (`refs` may be null).
+Status CheckRefBlock(const TableReader& t, const BlockView& b, RefSectionCheck* refs,
+                     ObjIndexCheck* objs) {
+  objs->StartRefBlock(b);
+  if (refs) refs->StartBlock(b);
+  BlockIterator it;
+  it.Init(b, t.hash_size());
+  RefRecord r;
+  uint32_t start = b.header_off + uint32_t(kBlockHeaderSize);  // of the next record
+  bool malformed = false;
+  while (!malformed && it.NextKey()) {
+    ByteReader v = it.value();
+    malformed = !codec::GetRefValue(v, it.value_type(), t.min_update_index(), t.hash_size(), &r);
+    if (malformed) break;
+    it.ValueDone(v);
+    if (refs) REFTAB_RETURN_IF_ERROR(refs->OnRecord(start, it.key(), r));
+    objs->OnRefRecord(b, r);
+    start = uint32_t(v.pos() - b.data);
+  }
+  if (malformed || it.error()) {
+    return Problem(t, "block at offset " + std::to_string(b.offset) + ": malformed ref record");
+  }
+  if (refs) REFTAB_RETURN_IF_ERROR(refs->EndBlock());
+  objs->EndRefBlock(b);
+  return Status::Ok();
+}
+
+// Turns a table's lookup aids off for a scope, as they were after.
+class LookupAidsOff {
+ public:
+  explicit LookupAidsOff(const TableReader& t) : t_(t), was_(t.lookup_aids()) {
+    t.set_lookup_aids(false);
+  }
+  ~LookupAidsOff() { t_.set_lookup_aids(was_); }
+  LookupAidsOff(const LookupAidsOff&) = delete;
+  LookupAidsOff& operator=(const LookupAidsOff&) = delete;
+
+ private:
+  const TableReader& t_;
+  const bool was_;
 };
 
 bool FollowsGitNaming(const std::string& name, const TableReader& t) {
@@ -240,13 +426,28 @@ Status VerifyTable(const TableReader& t, VerifyReport* report) {
   if (t.min_update_index() > t.max_update_index()) {
     return Problem(t, "min_update_index is greater than max_update_index");
   }
-  ObjIndexCheck objs(t);
+  // The lookups must take the table's own index and restart points, not an aid built from a
+  // scan (which would agree with the scan whatever the file says), and the aids' memory
+  // would grow with the table.
+  LookupAidsOff aids_off(t);
+  ObjIndexCheck objs(t, ObjIndexCheck::kFingerprint);
+  RefSectionCheck refs(t, report);
   REFTAB_RETURN_IF_ERROR(t.ForEachBlock([&](const BlockView& b) {
     ++report->blocks;
-    return objs.OnBlock(b);
+    if (b.type == BlockType::kRef) return CheckRefBlock(t, b, &refs, &objs);
+    if (b.type == BlockType::kObj) return objs.OnObjBlock(b);
+    return Status::Ok();
   }));
   REFTAB_RETURN_IF_ERROR(objs.Finish());
-  REFTAB_RETURN_IF_ERROR(VerifyRefs(t, report));
+  if (objs.needs_exact()) {
+    ObjIndexCheck exact(t, ObjIndexCheck::kExact);
+    REFTAB_RETURN_IF_ERROR(t.ForEachBlock([&](const BlockView& b) {
+      if (b.type == BlockType::kRef) return CheckRefBlock(t, b, nullptr, &exact);
+      if (b.type == BlockType::kObj) return exact.OnObjBlock(b);
+      return Status::Ok();
+    }));
+    REFTAB_RETURN_IF_ERROR(exact.Finish());
+  }
   return VerifyLogs(t, report);
 }
 

@@ -4,7 +4,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <memory>
-#include <set>
 
 #include "store/git/refs/refname.h"
 #include "store/merge_cursor.h"
@@ -45,37 +44,36 @@ class Checker {
  public:
   explicit Checker(GitVerifyReport* report) : report_(report) {}
 
+  // One pass in name order, holding nothing per ref: the findings of a ref are made while
+  // the cursor is on it, so the memory stays that of the cursor whatever the number of refs.
   Status Check(const View& v) {
     for (const std::string& t : v.table_names) {
       if (!GitWouldNameTable(t)) {
         Add(FindingSeverity::kWarning, t, "badReftableTableName", "invalid reftable table name");
       }
     }
-    std::vector<RefRecord> refs;
     RefMergeCursor it(v.own->readers());
     it.set_suppress_deletions(true);
     REFTAB_RETURN_IF_ERROR(it.SeekToFirst());
-    RefRecord r;
-    while (it.Next(&r)) refs.push_back(r);
-    REFTAB_RETURN_IF_ERROR(it.status());
-    std::set<std::string, std::less<>> live;
-    for (const RefRecord& ref : refs) live.insert(ref.refname);
-    for (const RefRecord& ref : refs) {
-      const std::string path = v.prefix + EscapedRefname(ref.refname);
-      CheckName(ref.refname, path);
+    depth_ = 0;
+    RefRecord ref;
+    while (it.Next(&ref)) {
+      path_.clear();  // made on the first finding only (Path())
+      path_prefix_ = &v.prefix;
+      CheckName(ref);
       if (ref.value_type == RefValueType::kSymref) {
-        REFTAB_RETURN_IF_ERROR(CheckSymref(v, ref, path));
+        REFTAB_RETURN_IF_ERROR(CheckSymref(v, ref));
       } else {
-        CheckObjectId(v, ref, path);
+        CheckObjectId(v, ref);
       }
-      CheckDirectoryConflict(live, ref.refname, path);
+      CheckDirectoryConflict(ref);
       if (v.main && !IsPerWorktreeRef(ref.refname)) {
-        Add(FindingSeverity::kError, path, "refInWrongStack",
+        Add(FindingSeverity::kError, Path(ref), "refInWrongStack",
             "not a per-worktree ref: git reads '" + ref.refname +
                 "' from the main stack and never sees this one");
       }
     }
-    return Status::Ok();
+    return it.status();
   }
 
   void Add(FindingSeverity severity, std::string path, std::string id, std::string message) {
@@ -83,58 +81,69 @@ class Checker {
   }
 
  private:
-  // The name as stored, whatever its bytes (`path` shows them escaped): git reads it up to a
-  // NUL byte, and has rules for the rest; bytes that are not UTF-8 git takes, but they are
-  // worth a warning.
-  void CheckName(const std::string& name, const std::string& path) {
+  // The finding's path: the ref's name (its bytes escaped where they would not print as they
+  // are), under "worktrees/<id>/" in a linked worktree.
+  const std::string& Path(const RefRecord& ref) {
+    if (path_.empty()) path_ = *path_prefix_ + EscapedRefname(ref.refname);
+    return path_;
+  }
+
+  // The name as stored, whatever its bytes: git reads it up to a NUL byte, and has rules for
+  // the rest; bytes that are not UTF-8 git takes, but they are worth a warning.
+  void CheckName(const RefRecord& ref) {
+    const std::string& name = ref.refname;
+    // The common case first: plain bytes in non-empty components under refs/ pass every
+    // rule below (no NUL, safe, well formed, ASCII).
+    if (name.starts_with("refs/") && PlainlyValidRefname(name)) return;
     const std::string_view read = StoredRefname(name);
     if (read.size() != name.size()) {
-      Add(FindingSeverity::kError, path, "badRefName",
+      Add(FindingSeverity::kError, Path(ref), "badRefName",
           "refname holds a NUL byte: git reads it as '" + EscapedRefname(read) + "'");
     } else if (!IsSafeRefname(name)) {
-      Add(FindingSeverity::kError, path, "badRefName", "refname is dangerous");
+      Add(FindingSeverity::kError, Path(ref), "badRefName", "refname is dangerous");
     } else if (!IsRootRef(name)) {
       RefnameProblem problem = CheckRefnameFormat(name);
       if (problem != RefnameProblem::kNone) {
-        Add(FindingSeverity::kError, path, "badRefName",
+        Add(FindingSeverity::kError, Path(ref), "badRefName",
             "invalid refname format: " + std::string(RefnameProblemText(problem)));
       } else if (!IsUtf8(name)) {
-        Add(FindingSeverity::kWarning, path, "badRefNameEncoding", "refname is not UTF-8");
+        Add(FindingSeverity::kWarning, Path(ref), "badRefNameEncoding", "refname is not UTF-8");
       }
     }
   }
 
-  void CheckObjectId(const View& v, const RefRecord& ref, const std::string& path) {
+  void CheckObjectId(const View& v, const RefRecord& ref) {
     const size_t hs = v.own->hash_size();
+    // An id's first bytes are almost never all zero: the loop ends there.
     bool zero = true;
-    for (size_t i = 0; i < hs; ++i) zero = zero && ref.value[i] == 0;
+    for (size_t i = 0; i < hs && zero; ++i) zero = ref.value[i] == 0;
     if (zero) {
-      Add(FindingSeverity::kError, path, "badRefOid",
+      Add(FindingSeverity::kError, Path(ref), "badRefOid",
           "points to invalid object ID '" + HexId(ref.value, hs) + "'");
     }
   }
 
   // git's symref checks in git's order (each stops the rest), then whether it resolves.
-  Status CheckSymref(const View& v, const RefRecord& ref, const std::string& path) {
+  Status CheckSymref(const View& v, const RefRecord& ref) {
     const std::string& target = ref.target;
     if (ref.refname == "HEAD" && !target.starts_with("refs/heads/")) {
-      Add(FindingSeverity::kError, path, "badHeadTarget",
+      Add(FindingSeverity::kError, Path(ref), "badHeadTarget",
           "HEAD points to non-branch '" + target + "'");
       return Status::Ok();
     }
     if (!IsRootRef(target)) {
       if (!IsValidRefname(target)) {
-        Add(FindingSeverity::kError, path, "badReferentName",
+        Add(FindingSeverity::kError, Path(ref), "badReferentName",
             "points to invalid refname '" + target + "'");
         return Status::Ok();
       }
       if (!target.starts_with("refs/") && !target.starts_with("worktrees/")) {
-        Add(FindingSeverity::kInfo, path, "symrefTargetIsNotARef",
+        Add(FindingSeverity::kInfo, Path(ref), "symrefTargetIsNotARef",
             "points to non-ref target '" + target + "'");
         return Status::Ok();
       }
     }
-    return CheckResolves(v, ref, path);
+    return CheckResolves(v, ref);
   }
 
   Status Lookup(const View& v, const std::string& name, RefRecord* out, bool* found) const {
@@ -143,11 +152,11 @@ class Checker {
   }
 
   // Follows the chain as git's resolver does: at most kMaxSymrefReads reads.
-  Status CheckResolves(const View& v, const RefRecord& ref, const std::string& path) {
+  Status CheckResolves(const View& v, const RefRecord& ref) {
     RefRecord cur = ref;
     for (int reads = 1; cur.value_type == RefValueType::kSymref; ++reads) {
       if (reads == kMaxSymrefReads) {
-        Add(FindingSeverity::kError, path, "symrefTooDeep",
+        Add(FindingSeverity::kError, Path(ref), "symrefTooDeep",
             "cannot be resolved within " + std::to_string(kMaxSymrefReads) +
                 " symbolic refs (git's limit), or is a loop");
         return Status::Ok();
@@ -157,7 +166,7 @@ class Checker {
       REFTAB_RETURN_IF_ERROR(Lookup(v, cur.target, &next, &found));
       if (!found) {
         if (ref.refname != "HEAD") {
-          Add(FindingSeverity::kWarning, path, "danglingSymref",
+          Add(FindingSeverity::kWarning, Path(ref), "danglingSymref",
               "points to missing ref '" + cur.target + "'");
         }
         return Status::Ok();
@@ -167,20 +176,34 @@ class Checker {
     return Status::Ok();
   }
 
-  void CheckDirectoryConflict(const std::set<std::string, std::less<>>& live,
-                              const std::string& name, const std::string& path) {
-    for (size_t slash = name.find('/'); slash != std::string::npos;
-         slash = name.find('/', slash + 1)) {
-      std::string_view parent(name.data(), slash);
-      if (live.count(parent)) {
-        Add(FindingSeverity::kError, path, "refDirectoryConflict",
-            "'" + std::string(parent) + "' exists; cannot create '" + name + "'");
-        return;
+  // A live ref below another live ref: in name order "a" comes before every "a/...", but
+  // names such as "a-b" may come between. ancestors_ holds the earlier names that are string
+  // prefixes of one another, shortest first: a name that is no prefix of the current one can
+  // be no prefix of a later one either (everything between a prefix and a name it starts
+  // shares that prefix), so it is dropped for good. What remains are the current name's
+  // string prefixes among the refs seen; the shortest that ends at a '/' of the name is the
+  // conflict git's transactions would name.
+  void CheckDirectoryConflict(const RefRecord& ref) {
+    const std::string& name = ref.refname;
+    while (depth_ > 0 && !name.starts_with(ancestors_[depth_ - 1])) --depth_;
+    for (size_t i = 0; i < depth_; ++i) {
+      const std::string& parent = ancestors_[i];
+      if (parent.size() < name.size() && name[parent.size()] == '/') {
+        Add(FindingSeverity::kError, Path(ref), "refDirectoryConflict",
+            "'" + parent + "' exists; cannot create '" + name + "'");
+        break;
       }
     }
+    // The strings past depth_ keep their buffers for the names to come.
+    if (depth_ == ancestors_.size()) ancestors_.emplace_back();
+    ancestors_[depth_++].assign(name);
   }
 
   GitVerifyReport* report_;
+  std::vector<std::string> ancestors_;  // CheckDirectoryConflict's chain of name prefixes:
+  size_t depth_ = 0;                    // its first depth_ strings
+  std::string path_;                    // Path() of the current ref, once made
+  const std::string* path_prefix_ = nullptr;
 };
 
 // Linked worktrees with a reftable stack, by id.

@@ -227,5 +227,40 @@ TEST_F(VerifyObjTest, KeyOfTheWrongLengthIsRejected) {
   ExpectCorrupt(With(1, r), "bytes (the footer's obj_id_len)");
 }
 
+// The lookup path is checked through the restart table: a restart point that is not the
+// start of a record (a lookup would decode garbage from there) is named with its block.
+TEST(VerifyRestartTest, RestartPointOffARecordIsRejected) {
+  std::vector<RefRecord> refs;
+  for (int i = 0; i < 40; ++i) {
+    RefRecord r;
+    r.refname = "refs/heads/branch-" + std::to_string(100 + i);
+    r.update_index = 1;
+    r.value_type = RefValueType::kVal1;
+    r.value = testutil::TestId(uint64_t(i) + 1, 20);
+    refs.push_back(r);
+  }
+  WriteOptions o;
+  o.block_size = 4096;  // one block, restart points at records 0, 16 and 32
+  std::string bytes = testutil::WriteTableToString(o, 1, 1, refs, {});
+  uint64_t pos = 0;
+  uint32_t restart = 0;
+  {
+    auto t = TableReader::OpenBytes("sample", bytes);
+    ASSERT_TRUE(t.ok());
+    ASSERT_TRUE((*t)->ForEachBlock([&](const BlockView& b) {
+                      if (b.type == BlockType::kRef && pos == 0 && b.restart_count >= 2) {
+                        pos = b.offset + b.restart_off + 3;  // restart point 1
+                        restart = RestartOffset(b, 1);
+                      }
+                      return Status::Ok();
+                    })
+                    .ok());
+  }
+  ASSERT_NE(pos, 0u) << "no ref block with two restart points";
+  EXPECT_TRUE(Verify(bytes).ok()) << Verify(bytes).ToString();
+  bytes[size_t(pos) + 2] = char(uint8_t(restart + 1));  // one byte into the record
+  ExpectCorrupt(Verify(bytes), "restart point 1");
+}
+
 }  // namespace
 }  // namespace reftab

@@ -181,11 +181,27 @@ bool LogsByDefault(LogRefUpdates mode, std::string_view name) {
   return false;
 }
 
+namespace {
+
+// Whether any table of the snapshot holds log records (a bulk write into a repository
+// without reflogs asks for each ref; a merge cursor per ref costs thousands of instructions).
+bool AnyLogSection(const Snapshot& snap) {
+  uint64_t unused;
+  for (const TableReader* t : snap.readers()) {
+    if (t->LogSectionStart(&unused)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 Status GitRefStore::ReflogExists(std::string_view refname, bool* exists) {
   *exists = false;
   REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, Locate(refname));
   if (!at.stack) return Status::Ok();
-  LogMergeCursor it(at.stack->snapshot()->readers());
+  auto snap = at.stack->snapshot();
+  if (!AnyLogSection(*snap)) return Status::Ok();
+  LogMergeCursor it(snap->readers());
   REFTAB_RETURN_IF_ERROR(it.Seek(at.key));
   LogRecord l;
   while (it.Next(&l) && l.refname == at.key) {
@@ -204,6 +220,12 @@ Status GitRefStore::ShouldWriteLog(std::string_view refname, bool* log) {
   }
   // Whatever the setting, a ref whose reflog exists keeps getting entries.
   return ReflogExists(refname, log);
+}
+
+bool GitRefStore::MayWriteLog(std::string_view refname) {
+  if (LogsByDefault(log_all_ref_updates(), refname)) return true;
+  auto at = Locate(refname);
+  return !at.ok() || (at->stack && AnyLogSection(*at->stack->snapshot()));
 }
 
 size_t GitRefStore::max_log_message() const {

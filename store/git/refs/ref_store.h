@@ -116,6 +116,10 @@ class GitRefStore {
   Status ReflogExists(std::string_view refname, bool* exists);
   // Whether an update of `refname` writes a reflog entry without --create-reflog.
   Status ShouldWriteLog(std::string_view refname, bool* log);
+  // False when ShouldWriteLog is false for `refname` for sure: logs are not on by default
+  // for it and no table of its stack has a log section. Reads no record, so a bulk writer
+  // can count the entries it will add before it adds them.
+  bool MayWriteLog(std::string_view refname);
   // Who writes reflog entries now (GIT_COMMITTER_*, config, system), with no message.
   const LogInfo& committer() const;
   // git keeps at most half a block of each reflog message.

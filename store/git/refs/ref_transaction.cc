@@ -490,15 +490,18 @@ Status GitRefTransaction::Write() {
   // check per new name. Grown by doubling instead (a reserve one short is as bad), a million
   // creates touched hundreds of megabytes more of fresh pages, each vector's old and new
   // copy, which the kernel zeroes one by one.
-  size_t renamed = 0;
+  // Reflog entries only for the updates that may write one: with reflogs off and none yet
+  // (a bare repository's bulk create), room for a million unused log records is 220 MB.
+  size_t renamed = 0, logs = 0;
   for (Item& u : updates_) {
     if (!u.queued) continue;
     REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, Where(u));
     txs.try_emplace(at.stack, at.stack);
     renamed += at.key != u.refname;
+    logs += (u.flags & kGitRefForceCreateReflog) != 0 || store_->MayWriteLog(u.refname);
   }
   for (auto& [stack, tx] : txs) {
-    tx.Reserve(updates_.size() + renamed + free_dirs_.size(), updates_.size(), new_names_.size());
+    tx.Reserve(updates_.size() + renamed + free_dirs_.size(), logs, new_names_.size());
   }
   // The conflict checks ran before the stack's lock; that nothing has appeared below a new
   // name since is checked again under it (and, below, that no parent directory of one has

@@ -294,6 +294,8 @@ TEST(GitRefStoreTest, ReflogSettings) {
     EXPECT_EQ(store->log_all_ref_updates(), LogRefUpdates::kNone);
     ASSERT_TRUE(Set(*store, "refs/heads/a", RefValue::Id(Id(1))).ok());
     EXPECT_FALSE(HasReflog(*store, "refs/heads/a"));
+    // No reflog anywhere yet: a bulk writer may count on writing none for this ref.
+    EXPECT_FALSE(store->MayWriteLog("refs/tags/t"));
     GitRefTransaction tx(store.get());
     ASSERT_TRUE(tx.Create("refs/tags/t", RefValue::Id(Id(1)), kGitRefForceCreateReflog).ok());
     ASSERT_TRUE(tx.Commit().ok());
@@ -302,6 +304,15 @@ TEST(GitRefStoreTest, ReflogSettings) {
     bool log = false;
     ASSERT_TRUE(store->ShouldWriteLog("refs/tags/t", &log).ok());
     EXPECT_TRUE(log);
+    EXPECT_TRUE(store->MayWriteLog("refs/tags/t"));
+    // Any ref may have a reflog once a table holds one (this one has none).
+    EXPECT_TRUE(store->MayWriteLog("refs/tags/other"));
+    EXPECT_FALSE(HasReflog(*store, "refs/tags/other"));
+  }
+  {
+    TempDir tmp("git-ref-store");
+    auto store = OpenRepo(tmp, "\tlogAllRefUpdates = always\n");
+    EXPECT_TRUE(store->MayWriteLog("refs/tags/t"));  // on by default
   }
   {
     TempDir tmp("git-ref-store");

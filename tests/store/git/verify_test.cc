@@ -153,6 +153,36 @@ TEST(GitVerifyTest, EveryKindOfFindingInGitsWords) {
   }
 }
 
+// Names sort between a ref and the refs below it ('-' and '.' come before '/'), and a ref
+// may sit below several others: each conflict names the shortest live ref above it, as the
+// check must find it without holding every name.
+TEST(GitVerifyTest, DirectoryConflictsAcrossNamesSortedBetween) {
+  TempDir tmp("gitverify");
+  std::string g = MakeGitDir(tmp);
+  auto repo = Open(g);
+  ASSERT_TRUE(repo);
+  const RefValue id = RefValue::Id(Oid(1));
+  ASSERT_TRUE(Plant(repo->main_stack(), {{"refs/heads/a", id},
+                                         {"refs/heads/a-b", id},
+                                         {"refs/heads/a.c", id},
+                                         {"refs/heads/a-b/x", id},
+                                         {"refs/heads/a/d", id},
+                                         {"refs/heads/a/d/e", id},
+                                         {"refs/heads/ab/f", id},
+                                         {"refs/heads/b", id},
+                                         {"refs/heads/c/d", id}})
+                  .ok());
+  EXPECT_EQ(Lines(*repo),
+            (std::vector<std::string>{
+                "error: refs/heads/a-b/x: refDirectoryConflict: 'refs/heads/a-b' exists; "
+                "cannot create 'refs/heads/a-b/x'",
+                "error: refs/heads/a/d: refDirectoryConflict: 'refs/heads/a' exists; cannot "
+                "create 'refs/heads/a/d'",
+                "error: refs/heads/a/d/e: refDirectoryConflict: 'refs/heads/a' exists; cannot "
+                "create 'refs/heads/a/d/e'",
+            }));
+}
+
 TEST(GitVerifyTest, CleanRepositoryAndUnbornHead) {
   TempDir tmp("gitverify");
   std::string g = MakeGitDir(tmp);
