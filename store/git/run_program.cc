@@ -174,6 +174,10 @@ Status RunProgram(const std::vector<std::string>& args, std::string_view input, 
     return Status::Ok();
   }
   run->started = true;
+  // Our ends never block, so a large input and a full output pipe cannot wait on each other.
+  for (int fd : {in_w.get(), out_r.get(), err_r.get()}) {
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+  }
   in_r.Close();
   out_w.Close();
   err_w.Close();
