@@ -189,14 +189,14 @@ Status RefValues::MessageAtom(const UsedAtom& a, std::string_view content, AtomV
 // (a verifier that cannot run) is printed then.
 Status RefValues::SignatureAtom(const UsedAtom& a, const ObjectData& d, AtomValue* v) {
   if (!signature_) {
-    if (!signature_config_) signature_config_ = ReadSignatureConfig(store_.config());
     GitSignatureCheck check;
-    REFTAB_RETURN_IF_ERROR(CheckCommitSignature(d.content, hash_size_, *signature_config_, &check));
+    Status s = CheckCommitSignature(d.content, hash_size_, store_.config(), &check);
+    std::fputs(check.diagnostics.c_str(), stderr);
+    REFTAB_RETURN_IF_ERROR(s);
     if (!check.unverified.empty()) {
       return Status::InvalidArgument("reftab cannot verify %(" + a.name + ") of commit " +
                                      HexId(d.id, hash_size_) + ": " + check.unverified);
     }
-    std::fputs(check.diagnostics.c_str(), stderr);
     signature_ = std::move(check);
   }
   const GitSignatureCheck& c = *signature_;

@@ -85,8 +85,7 @@ class RefValues {
   std::optional<GitTrailerConfig> trailer_config_;         // read once, when first needed
   std::vector<std::unique_ptr<GitDescriber>> describers_;  // by atom index, made when needed
   IsBaseNames is_base_;
-  std::optional<GitSignatureConfig> signature_config_;  // read once, when first needed
-  std::optional<GitSignatureCheck> signature_;          // the current object's, once checked
+  std::optional<GitSignatureCheck> signature_;  // the current object's, once checked
 };
 
 }  // namespace reftab::cli

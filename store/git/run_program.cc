@@ -159,14 +159,17 @@ Status RunProgram(const std::vector<std::string>& args, std::string_view input, 
   posix_spawnattr_setsigdefault(&attr, &pipe_only);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
-  std::vector<char*> argv;
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv[0] = program.data();
+  // argv[0] is the shell, used only for a file the kernel cannot execute (a script without
+  // "#!"), which git then hands to sh.
+  std::string shell = "/bin/sh";
+  std::vector<char*> argv = {shell.data(), program.data()};
+  for (size_t i = 1; i < args.size(); ++i) argv.push_back(const_cast<char*>(args[i].c_str()));
   argv.push_back(nullptr);
 
   SigpipeBlock block;
   pid_t pid = 0;
-  int rc = posix_spawn(&pid, program.c_str(), &actions, &attr, argv.data(), environ);
+  int rc = posix_spawn(&pid, program.c_str(), &actions, &attr, argv.data() + 1, environ);
+  if (rc == ENOEXEC) rc = posix_spawn(&pid, shell.c_str(), &actions, &attr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (rc != 0) {

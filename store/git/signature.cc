@@ -1,5 +1,6 @@
 #include "store/git/signature.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -173,18 +174,44 @@ std::string_view GitTrustLevelName(GitTrustLevel level) {
   return kTrustNames.at(static_cast<size_t>(level));
 }
 
-GitSignatureConfig ReadSignatureConfig(const GitConfig& config) {
+Result<GitSignatureConfig> ReadSignatureConfig(const GitConfig& config, std::string* error) {
+  error->clear();
   GitSignatureConfig out;
   for (const ConfigEntry& e : config.entries()) {
-    if (!e.value) continue;  // git refuses a valueless path; keep the default
+    std::string* path = nullptr;
     if (e.key == "gpg.program" || e.key == "gpg.openpgp.program") {
-      out.openpgp_program = ExpandHome(*e.value);
+      path = &out.openpgp_program;
     } else if (e.key == "gpg.x509.program") {
-      out.x509_program = ExpandHome(*e.value);
+      path = &out.x509_program;
     } else if (e.key == "gpg.ssh.program") {
-      out.ssh_program = ExpandHome(*e.value);
+      path = &out.ssh_program;
     } else if (e.key == "gpg.ssh.allowedsignersfile") {
-      out.ssh_allowed_signers = ExpandHome(*e.value);
+      path = &out.ssh_allowed_signers;
+    } else if (e.key != "user.signingkey" && e.key != "gpg.format" &&
+               e.key != "gpg.mintrustlevel" && e.key != "gpg.ssh.defaultkeycommand" &&
+               e.key != "gpg.ssh.revocationfile") {
+      continue;
+    }
+    if (!e.value) {
+      *error = "missing value for '" + e.key + "'";
+      return Status::InvalidArgument(BadConfigVariable(e));
+    }
+    if (path != nullptr) {
+      *path = ExpandHome(*e.value);
+      continue;
+    }
+    bool valid = true;
+    if (e.key == "gpg.format") {
+      valid = *e.value == "openpgp" || *e.value == "x509" || *e.value == "ssh";
+    } else if (e.key == "gpg.mintrustlevel") {
+      std::string upper = *e.value;
+      for (char& c : upper) c = static_cast<char>(toupper(static_cast<unsigned char>(c)));
+      GitTrustLevel ignored;  // it only decides git's exit status, which for-each-ref ignores
+      valid = ParseTrust(upper, &ignored);
+    }
+    if (!valid) {
+      *error = "invalid value for '" + e.key + "': '" + *e.value + "'";
+      return Status::InvalidArgument(BadConfigVariable(e));
     }
   }
   return out;
@@ -255,11 +282,18 @@ void ParseGpgStatus(std::string_view status, GitSignatureCheck* check) {
   }
 }
 
-Status CheckCommitSignature(std::string_view commit, size_t hash_size,
-                            const GitSignatureConfig& config, GitSignatureCheck* check) {
+Status CheckCommitSignature(std::string_view commit, size_t hash_size, const GitConfig& git_config,
+                            GitSignatureCheck* check) {
   *check = GitSignatureCheck();
   std::string payload, signature;
   if (!SplitSignedCommit(commit, hash_size, &payload, &signature)) return Status::Ok();
+  std::string config_error;
+  Result<GitSignatureConfig> read = ReadSignatureConfig(git_config, &config_error);
+  if (!read.ok()) {
+    check->diagnostics = "error: " + config_error + "\n";
+    return read.status();
+  }
+  const GitSignatureConfig& config = read.value();
   SigFormat format = FormatOf(signature);
   if (format == SigFormat::kUnknown) {
     return Status::InvalidArgument("bad/incompatible signature '" + signature + "'");

@@ -27,13 +27,17 @@ std::string_view GitTrustLevelName(GitTrustLevel level);
 // The programs git runs to verify each signature format: gpg.program (or
 // gpg.openpgp.program, the later one wins), gpg.x509.program, gpg.ssh.program, with "~/"
 // expanded from $HOME; and gpg.ssh.allowedSignersFile, which SSH verification needs.
+// git reads this config only to check a signature, and then refuses a valueless entry of
+// these keys (or of user.signingKey, gpg.format, gpg.minTrustLevel, gpg.ssh.defaultKeyCommand,
+// gpg.ssh.revocationFile) and an unknown gpg.format or gpg.minTrustLevel: `error` is then its
+// "error:" line ("invalid value for 'gpg.format': 'bogus'") and the status its fatal message.
 struct GitSignatureConfig {
   std::string openpgp_program = "gpg";
   std::string x509_program = "gpgsm";
   std::string ssh_program = "ssh-keygen";
   std::string ssh_allowed_signers;  // "" when unset
 };
-GitSignatureConfig ReadSignatureConfig(const GitConfig& config);
+Result<GitSignatureConfig> ReadSignatureConfig(const GitConfig& config, std::string* error);
 
 // The outcome of one verification, as git's signature_check holds it.
 struct GitSignatureCheck {
@@ -69,11 +73,13 @@ void ParseGpgStatus(std::string_view status, GitSignatureCheck* check);
 
 // Verifies the commit `commit` (its object text) as git does: no signature, or a payload
 // without a committer, leaves the result 'N' without running anything; otherwise the
-// program for the signature's format verifies it. A program that cannot run leaves 'N' and a
-// diagnostic. Fails with git's fatal message for a signature of no known format ("bad/
-// incompatible signature '<signature>'") and where the system fails (temporary file, pipes).
-Status CheckCommitSignature(std::string_view commit, size_t hash_size,
-                            const GitSignatureConfig& config, GitSignatureCheck* check);
+// program for the signature's format (ReadSignatureConfig of `config`) verifies it. A program
+// that cannot run leaves 'N' and a diagnostic. Fails with git's fatal message for config
+// ReadSignatureConfig refuses (its "error:" line in check->diagnostics), for a signature of
+// no known format ("bad/incompatible signature '<signature>'"), and where the system fails
+// (temporary file, pipes).
+Status CheckCommitSignature(std::string_view commit, size_t hash_size, const GitConfig& config,
+                            GitSignatureCheck* check);
 
 REFTAB_PUBLIC_END
 }  // namespace reftab

@@ -648,8 +648,21 @@ if command -v gpg >/dev/null 2>&1; then
         fer --format="%(refname) %(signature) $all" refs/heads/signed refs/heads/unsigned
       done
     done
+    # A stand-in verifier without "#!" (git hands it to sh), reporting an expired signature.
+    printf 'cat >/dev/null\necho "gpg: stand-in" >&2\necho "[GNUPG:] EXPSIG 0123 Old <o@example.com>"\n' \
+      >"$tmp/plain-gpg"
+    chmod +x "$tmp/plain-gpg"
+    with_config gpg.program "$tmp/plain-gpg"
+    PREFIX='[gpg.program=plain script] '
+    fer --format="%(refname) %(signature) $all" refs/heads/signed
     with_config gpg.minTrustLevel fully
     fer --format="%(refname) $all" refs/heads/signed refs/heads/sig-untrusted
+    # git reads its gpg settings only to check a signature, and then refuses bad ones.
+    for kv in gpg.format=bogus gpg.format=x509 gpg.minTrustLevel=bogus gpg.minTrustLevel=Marginal; do
+      with_config "${kv%%=*}" "${kv#*=}"
+      fer --format="%(refname) %(signature:grade)" refs/heads/signed
+      fer --format="%(refname) %(signature:grade)" refs/heads/unsigned
+    done
     unset GIT_CONFIG_COUNT GIT_CONFIG_KEY_0 GIT_CONFIG_VALUE_0
     PREFIX='atoms: '
   fi

@@ -138,12 +138,14 @@ class CheckCommitSignatureTest : public ::testing::Test {
     chmod(path.c_str(), 0755);
     return path;
   }
+  static GitConfig Program(const std::string& path) {
+    return GitConfig::Parse("[gpg]\n program = " + path + "\n");
+  }
   TempDir dir_{"signature"};
 };
 
 TEST_F(CheckCommitSignatureTest, RunsTheVerifierOnPayloadAndSignature) {
-  GitSignatureConfig config;
-  config.openpgp_program = Verifier("[GNUPG:] GOODSIG K S\n[GNUPG:] TRUST_FULLY 0 pgp\n");
+  GitConfig config = Program(Verifier("[GNUPG:] GOODSIG K S\n[GNUPG:] TRUST_FULLY 0 pgp\n"));
   GitSignatureCheck c;
   ASSERT_TRUE(CheckCommitSignature(kSigned, 20, config, &c).ok());
   EXPECT_EQ(c.output, kHeaders + kMessage);  // the payload, echoed on stderr
@@ -153,8 +155,7 @@ TEST_F(CheckCommitSignatureTest, RunsTheVerifierOnPayloadAndSignature) {
 }
 
 TEST_F(CheckCommitSignatureTest, UnsignedOrNoCommitterRunsNothing) {
-  GitSignatureConfig config;
-  config.openpgp_program = "/nonexistent/gpg";
+  GitConfig config = Program("/nonexistent/gpg");
   GitSignatureCheck c;
   ASSERT_TRUE(CheckCommitSignature(kHeaders + kMessage, 20, config, &c).ok());
   EXPECT_EQ(c.result, 'N');
@@ -166,14 +167,11 @@ TEST_F(CheckCommitSignatureTest, UnsignedOrNoCommitterRunsNothing) {
 }
 
 TEST_F(CheckCommitSignatureTest, MissingVerifierIsGitsMessage) {
-  GitSignatureConfig config;
-  config.openpgp_program = "/nonexistent/gpg";
   GitSignatureCheck c;
-  ASSERT_TRUE(CheckCommitSignature(kSigned, 20, config, &c).ok());
+  ASSERT_TRUE(CheckCommitSignature(kSigned, 20, Program("/nonexistent/gpg"), &c).ok());
   EXPECT_EQ(c.result, 'N');
   EXPECT_EQ(c.diagnostics, "fatal: cannot exec '/nonexistent/gpg': No such file or directory\n");
-  config.openpgp_program = "reftab-no-such-verifier";
-  ASSERT_TRUE(CheckCommitSignature(kSigned, 20, config, &c).ok());
+  ASSERT_TRUE(CheckCommitSignature(kSigned, 20, Program("reftab-no-such-verifier"), &c).ok());
   EXPECT_EQ(c.diagnostics,
             "error: cannot run reftab-no-such-verifier: No such file or directory\n");
 }
@@ -182,13 +180,13 @@ TEST_F(CheckCommitSignatureTest, OtherFormats) {
   std::string ssh = kSigned, unknown = kSigned;
   ssh.replace(ssh.find("BEGIN PGP"), 9, "BEGIN SSH");
   unknown.replace(unknown.find("BEGIN PGP"), 9, "BEGIN FOO");
-  GitSignatureConfig config;
+  GitConfig config;
   GitSignatureCheck c;
   ASSERT_TRUE(CheckCommitSignature(ssh, 20, config, &c).ok());
   EXPECT_EQ(c.result, 'N');
   EXPECT_NE(c.diagnostics.find("gpg.ssh.allowedSignersFile needs to be configured"),
             std::string::npos);
-  config.ssh_allowed_signers = "/some/file";
+  config = GitConfig::Parse("[gpg \"ssh\"]\n allowedSignersFile = /some/file\n");
   ASSERT_TRUE(CheckCommitSignature(ssh, 20, config, &c).ok());
   EXPECT_NE(c.unverified, "");
   Status s = CheckCommitSignature(unknown, 20, config, &c);
@@ -201,11 +199,34 @@ TEST(ReadSignatureConfig, LaterProgramWinsAndHomeExpands) {
   GitConfig config = GitConfig::Parse(
       "[gpg]\n program = first\n[gpg \"openpgp\"]\n program = ~/bin/gpg\n"
       "[gpg \"x509\"]\n program = sm\n[gpg \"ssh\"]\n allowedSignersFile = signers\n");
-  GitSignatureConfig c = ReadSignatureConfig(config);
+  std::string error;
+  Result<GitSignatureConfig> read = ReadSignatureConfig(config, &error);
+  ASSERT_TRUE(read.ok());
+  const GitSignatureConfig& c = read.value();
   const char* home = getenv("HOME");
   EXPECT_EQ(c.openpgp_program, std::string(home ? home : "~") + "/bin/gpg");
   EXPECT_EQ(c.x509_program, "sm");
   EXPECT_EQ(c.ssh_allowed_signers, "signers");
+}
+
+TEST(ReadSignatureConfig, RefusesWhatGitRefuses) {
+  std::string error;
+  GitConfig bad_format = GitConfig::Parse("[gpg]\n format = bogus\n");
+  EXPECT_FALSE(ReadSignatureConfig(bad_format, &error).ok());
+  EXPECT_EQ(error, "invalid value for 'gpg.format': 'bogus'");
+  EXPECT_TRUE(
+      ReadSignatureConfig(GitConfig::Parse("[gpg]\n minTrustLevel = Fully\n"), &error).ok());
+  EXPECT_FALSE(
+      ReadSignatureConfig(GitConfig::Parse("[gpg]\n minTrustLevel = much\n"), &error).ok());
+  EXPECT_EQ(error, "invalid value for 'gpg.mintrustlevel': 'much'");
+  Status s = ReadSignatureConfig(GitConfig::Parse("[gpg]\n program\n"), &error).status();
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(error, "missing value for 'gpg.program'");
+  // Unsigned commits read no config, so bad config is no error for them.
+  GitSignatureCheck c;
+  EXPECT_TRUE(CheckCommitSignature(kHeaders + kMessage, 20, bad_format, &c).ok());
+  EXPECT_FALSE(CheckCommitSignature(kSigned, 20, bad_format, &c).ok());
+  EXPECT_EQ(c.diagnostics, "error: invalid value for 'gpg.format': 'bogus'\n");
 }
 
 TEST(RunProgram, FeedsLargeInputWhileReadingOutput) {
@@ -215,6 +236,16 @@ TEST(RunProgram, FeedsLargeInputWhileReadingOutput) {
   EXPECT_TRUE(run.started);
   EXPECT_EQ(run.out.size(), input.size());
   EXPECT_EQ(run.exit_code, 0);
+}
+
+TEST_F(CheckCommitSignatureTest, ScriptWithoutInterpreterLineRunsUnderSh) {
+  std::string path = dir_.path() + "/plain-script";
+  std::ofstream(path) << "cat >/dev/null\necho '[GNUPG:] BADSIG K S'\n";
+  chmod(path.c_str(), 0755);
+  GitSignatureCheck c;
+  ASSERT_TRUE(CheckCommitSignature(kSigned, 20, Program(path), &c).ok());
+  EXPECT_EQ(c.result, 'B');
+  EXPECT_EQ(c.diagnostics, "");
 }
 
 TEST(RunProgram, ProgramThatReadsNothingDoesNotKillTheCaller) {
