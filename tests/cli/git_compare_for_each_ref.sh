@@ -657,6 +657,9 @@ if command -v gpg >/dev/null 2>&1; then
     fer --format="%(refname) %(signature) $all" refs/heads/signed
     with_config gpg.minTrustLevel fully
     fer --format="%(refname) $all" refs/heads/signed refs/heads/sig-untrusted
+    with_config gpg.ssh.allowedSignersFile "$tmp/allowed_signers"
+    KNOWN["[gpg.ssh.allowedSignersFile=$tmp/allowed_signers] --format=%(refname) %(signature:grade) refs/heads/sig-ssh"]="reftab runs no ssh-keygen: it refuses, naming the atom"
+    fer --format="%(refname) %(signature:grade)" refs/heads/sig-ssh
     # git reads its gpg settings only to check a signature, and then refuses bad ones.
     for kv in gpg.format=bogus gpg.format=x509 gpg.minTrustLevel=bogus gpg.minTrustLevel=Marginal; do
       with_config "${kv%%=*}" "${kv#*=}"
