@@ -14,6 +14,7 @@
 #include "cli/ref_values.h"
 #include "store/git/date_format.h"
 #include "store/git/objects/object_parse.h"
+#include "store/git/signature.h"
 
 namespace reftab::cli {
 
@@ -154,17 +155,6 @@ bool IsOneOf(AtomKind k, std::initializer_list<AtomKind> kinds) {
   return std::find(kinds.begin(), kinds.end(), k) != kinds.end();
 }
 
-// Whether a commit carries a signature header (git's parse_signed_commit finds one).
-bool SignedCommit(std::string_view content) {
-  GitCommit commit;
-  for (size_t hash_size : {20u, 32u}) {
-    if (ParseCommit(content, hash_size, &commit).ok()) {
-      return !commit.gpgsig.empty() || !commit.gpgsig_sha256.empty();
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
 // %(subject), %(body), %(contents:...), %(trailers) of a commit or tag.
@@ -194,19 +184,30 @@ Status RefValues::MessageAtom(const UsedAtom& a, std::string_view content, AtomV
   return Status::Ok();
 }
 
-// %(signature...) of a commit: an unsigned one has git's values for "no signature"; a signed
-// one needs its signature verified by gpg, which reftab does not do.
+// %(signature...) of a commit: verified once per object and ref, as git runs gpg once for all
+// the signature atoms of a ref; what git prints on its standard error during the check
+// (a verifier that cannot run) is printed then.
 Status RefValues::SignatureAtom(const UsedAtom& a, const ObjectData& d, AtomValue* v) {
-  if (SignedCommit(d.content)) {
-    std::string message = "reftab does not verify signatures: %(";
-    message.append(a.name).append(") of signed commit ").append(HexId(d.id, hash_size_));
-    message.append(" needs gpg verification");
-    return Status::InvalidArgument(message);
+  if (!signature_) {
+    GitSignatureCheck check;
+    Status s = CheckCommitSignature(d.content, hash_size_, store_.config(), &check);
+    std::fputs(check.diagnostics.c_str(), stderr);
+    REFTAB_RETURN_IF_ERROR(s);
+    if (!check.unverified.empty()) {
+      return Status::InvalidArgument("reftab cannot verify %(" + a.name + ") of commit " +
+                                     HexId(d.id, hash_size_) + ": " + check.unverified);
+    }
+    signature_ = std::move(check);
   }
+  const GitSignatureCheck& c = *signature_;
   switch (a.signature) {
-    case SignatureOption::kGrade: v->s.push_back('N'); break;
-    case SignatureOption::kTrustLevel: v->s.append(std::string_view("undefined")); break;
-    default: break;  // no output, signer, key or fingerprints
+    case SignatureOption::kBare: v->s = c.output; break;
+    case SignatureOption::kGrade: v->s.push_back(GitSignatureGrade(c)); break;
+    case SignatureOption::kSigner: v->s = c.signer; break;
+    case SignatureOption::kKey: v->s = c.key; break;
+    case SignatureOption::kFingerprint: v->s = c.fingerprint; break;
+    case SignatureOption::kPrimaryKeyFingerprint: v->s = c.primary_key_fingerprint; break;
+    case SignatureOption::kTrustLevel: v->s = GitTrustLevelName(c.trust_level); break;
   }
   return Status::Ok();
 }
@@ -313,6 +314,7 @@ Status RefValues::ObjectAtoms(const RefFormat& format, bool deref, const ObjectD
                               std::vector<AtomValue>* values) {
   const bool is_commit = d.type == GitObjectType::kCommit, is_tag = d.type == GitObjectType::kTag;
   bool ahead_behind_seen = false;
+  signature_.reset();  // git checks a signature anew for each ref (and for its peeled object)
   for (size_t i = 0; i < format.atoms.size(); ++i) {
     const UsedAtom& a = format.atoms[i];
     if (a.deref != deref || !a.needs_object) continue;

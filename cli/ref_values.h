@@ -16,6 +16,7 @@
 #include "store/git/describe.h"
 #include "store/git/objects/abbrev.h"
 #include "store/git/refs/ref_store.h"
+#include "store/git/signature.h"
 #include "store/git/trailer.h"
 #include "store/git/upstream.h"
 #include "store/git/worktrees.h"
@@ -84,6 +85,7 @@ class RefValues {
   std::optional<GitTrailerConfig> trailer_config_;         // read once, when first needed
   std::vector<std::unique_ptr<GitDescriber>> describers_;  // by atom index, made when needed
   IsBaseNames is_base_;
+  std::optional<GitSignatureCheck> signature_;  // the current object's, once checked
 };
 
 }  // namespace reftab::cli

@@ -31,6 +31,7 @@ PACKAGES=(meson ninja-build g++ lld clang-14 libclang-rt-14-dev pkg-config zlib1
           libgtest-dev libgmock-dev hyperfine valgrind python3 libjgit-java)
 PACKAGES+=(libleveldb-dev librocksdb-dev)  # the KV benchmark's peers (perf/kv_bench.cc)
 PACKAGES+=(make xz-utils ccache)  # building the real git; ccache makes a rerun's builds short
+PACKAGES+=(gpg gpgsm)  # %(signature...) verifies with them; its comparison with git needs gpg
 install_packages() {
   local missing=() p SUDO=
   for p in "${PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

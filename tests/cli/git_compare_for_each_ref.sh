@@ -586,20 +586,88 @@ with_config core.abbrev 10
 fer --format='%(refname) %(describe) %(describe:abbrev=5)'
 unset GIT_CONFIG_COUNT GIT_CONFIG_KEY_0 GIT_CONFIG_VALUE_0
 PREFIX='atoms: '
-# A signed commit: git verifies it with gpg, reftab does not (it says so, naming the atom).
+# Signed commits, verified by running gpg as git does (a private keyring): a good signature
+# by a trusted key, one by a key in the keyring but not trusted, a tampered commit (bad
+# signature), one by a key no longer in the keyring (ERRSIG), then signatures of other
+# formats and verifiers that cannot run.
 if command -v gpg >/dev/null 2>&1; then
   export GNUPGHOME=$tmp/gnupg
-  mkdir -m 700 "$GNUPGHOME"
-  if gpg --batch --passphrase '' --quick-gen-key 'Signer <signer@example.com>' ed25519 sign never \
-      >/dev/null 2>&1; then
+  mkdir -m 700 "$GNUPGHOME" "$tmp/gnupg-other"
+  newkey() { gpg --batch --passphrase '' --quick-gen-key "$1" ed25519 sign never >/dev/null 2>&1; }
+  if newkey 'Signer <signer@example.com>' && newkey 'Gone <gone@example.com>' &&
+      GNUPGHOME=$tmp/gnupg-other newkey 'Stranger <stranger@example.com>'; then
     at 1700110000
+    ga branch unsigned
+    gpg_signed=1
     ga commit -q --allow-empty -S'signer@example.com' -m "signed"
     ga branch signed
-    for f in '%(signature:grade)' '%(signature:signer)' '%(signature:trustlevel)'; do
-      KNOWN["atoms: --format=%(refname) $f refs/heads/signed"]="reftab does not run gpg to verify a signature"
-      fer --format="%(refname) $f" refs/heads/signed
+    ga tag -a -m "tag of a signed commit" signed-tag signed
+    ga commit -q --allow-empty -S'gone@example.com' -m "signed by a key deleted since"
+    ga branch sig-gone
+    GNUPGHOME=$tmp/gnupg-other ga commit -q --allow-empty -S'stranger@example.com' -m "untrusted"
+    ga branch sig-untrusted
+    GNUPGHOME=$tmp/gnupg-other gpg --batch --export stranger@example.com | gpg --batch --import \
+      >/dev/null 2>&1
+    gone=$(gpg --batch --with-colons --list-keys gone@example.com 2>/dev/null | awk -F: '/^fpr/ {print $10; exit}')
+    gpg --batch --yes --delete-secret-and-public-key "$gone" >/dev/null 2>&1
+    # gpg's next verification would rebuild its trust database, and say so, once: not a case.
+    gpg --batch --check-trustdb >/dev/null 2>&1
+    ga cat-file commit signed | sed 's/^signed$/tampered/' | ga hash-object -t commit -w --stdin \
+      >"$tmp/tampered"
+    ga update-ref refs/heads/sig-bad "$(cat "$tmp/tampered")"
+    # Signatures of other formats, told by their first line: SSH (not verified without
+    # gpg.ssh.allowedSignersFile), X.509 (gpgsm) and one git does not know.
+    fake_signed() {  # fake_signed BRANCH FIRST-LINE
+      printf 'tree %s\nauthor A <a@example.com> 1700110000 +0000\ncommitter C <c@example.com> 1700110000 +0000\ngpgsig %s\n abc\n -----END-----\n\nfake\n' \
+        "$(ga rev-parse 'HEAD^{tree}')" "$2" | ga hash-object -t commit -w --stdin >"$tmp/fake"
+      ga update-ref "refs/heads/$1" "$(cat "$tmp/fake")"
+    }
+    fake_signed sig-ssh '-----BEGIN SSH SIGNATURE-----'
+    fake_signed sig-x509 '-----BEGIN SIGNED MESSAGE-----'
+    fake_signed sig-unknown '-----BEGIN OTHER SIGNATURE-----'
+    all='%(signature:grade)|%(signature:signer)|%(signature:key)|%(signature:fingerprint)|%(signature:primarykeyfingerprint)|%(signature:trustlevel)'
+    for f in '%(signature)' '%(signature:grade)' '%(signature:signer)' '%(signature:key)' \
+             '%(signature:fingerprint)' '%(signature:primarykeyfingerprint)' \
+             '%(signature:trustlevel)' "$all" "%(signature)$all"; do
+      fer --format="%(refname) $f" refs/heads/signed refs/heads/sig-gone refs/heads/sig-untrusted \
+        refs/heads/sig-bad refs/heads/unsigned
     done
+    fer --format="%(refname) $all %(*signature:grade) %(*signature:signer)" refs/tags/signed-tag
     fer --format='%(refname) %(describe) %(trailers)' refs/heads/signed
+    fer --sort=signature:grade --format='%(refname) %(signature:grade)' refs/heads/sig-[bgu]* \
+      refs/heads/signed refs/heads/unsigned
+    fer --sort=signature:grade --format='%(refname)' refs/heads/sig*
+    fer --format="%(refname) $all" refs/heads/sig-ssh refs/heads/sig-x509
+    fer --format='%(refname) %(signature)' refs/heads/sig-ssh
+    fer --format='%(refname) %(signature:grade)' refs/heads/sig-unknown
+    fer --format='%(refname) %(subject)' refs/heads/sig-unknown
+    for program in /nonexistent/gpg no-such-gpg-program "$tmp"; do
+      for key in gpg.program gpg.openpgp.program; do
+        with_config "$key" "$program"
+        PREFIX="[$key=${program/#$tmp/TMP}] "
+        fer --format="%(refname) %(signature) $all" refs/heads/signed refs/heads/unsigned
+      done
+    done
+    # A stand-in verifier without "#!" (git hands it to sh), reporting an expired signature.
+    printf 'cat >/dev/null\necho "gpg: stand-in" >&2\necho "[GNUPG:] EXPSIG 0123 Old <o@example.com>"\n' \
+      >"$tmp/plain-gpg"
+    chmod +x "$tmp/plain-gpg"
+    with_config gpg.program "$tmp/plain-gpg"
+    PREFIX='[gpg.program=plain script] '
+    fer --format="%(refname) %(signature) $all" refs/heads/signed
+    with_config gpg.minTrustLevel fully
+    fer --format="%(refname) $all" refs/heads/signed refs/heads/sig-untrusted
+    with_config gpg.ssh.allowedSignersFile "$tmp/allowed_signers"
+    KNOWN["[gpg.ssh.allowedSignersFile=$tmp/allowed_signers] --format=%(refname) %(signature:grade) refs/heads/sig-ssh"]="reftab runs no ssh-keygen: it refuses, naming the atom"
+    fer --format="%(refname) %(signature:grade)" refs/heads/sig-ssh
+    # git reads its gpg settings only to check a signature, and then refuses bad ones.
+    for kv in gpg.format=bogus gpg.format=x509 gpg.minTrustLevel=bogus gpg.minTrustLevel=Marginal; do
+      with_config "${kv%%=*}" "${kv#*=}"
+      fer --format="%(refname) %(signature:grade)" refs/heads/signed
+      fer --format="%(refname) %(signature:grade)" refs/heads/unsigned
+    done
+    unset GIT_CONFIG_COUNT GIT_CONFIG_KEY_0 GIT_CONFIG_VALUE_0
+    PREFIX='atoms: '
   fi
 fi
 PREFIX=
@@ -636,5 +704,11 @@ fer --merged=side --format='%(refname)'
 fer --no-merged=older --format='%(refname)'
 fer --contains=older --format='%(refname)'
 fer --points-at=main --format='%(refname)'
+# A signed commit of the SHA-256 database: its signature is the "gpgsig-sha256" header.
+if [ -n "${gpg_signed:-}" ]; then
+  signed256=$("$git" -C "$S" commit-tree -S'signer@example.com' -m "signed" "main^{tree}")
+  "$git" -C "$S" update-ref refs/heads/signed "$signed256"
+  fer --format="%(refname) %(signature) $all" refs/heads/signed refs/heads/main
+fi
 
 verdict_end
