@@ -41,7 +41,8 @@ constexpr const char kReflogUsageText[] =
     "\n"
     "    <log-options>: --all, -n <N>, --max-count=<N>, --date=<mode>, --format=<format>\n"
     "                   (%gd %gD %gs %gn %ge %H %h %s %an %ae %ad %cn %ce %cd ...),\n"
-    "                   --format=json (one JSON object per entry), --[no-]color[=<when>]\n"
+    "                   --format=json (one JSON object per entry), --[no-]color[=<when>],\n"
+    "                   --decorate[=short|full|auto|no], --no-decorate\n"
     "\n";
 
 constexpr const char kExistsUsage[] = "usage: reftab reflog exists <ref>\n\n";
