@@ -196,11 +196,11 @@ ColorWhen ParseColorWhen(std::string_view v) {
   return ColorWhen::kUnknown;
 }
 
-bool WantColor(ColorWhen when) {
+bool WantColor(ColorWhen when, bool pager_color) {
   if (when == ColorWhen::kAlways) return true;
   if (when != ColorWhen::kAuto) return false;
   // Through a pager, standard output is a pipe to what shows it on the terminal.
-  if (!isatty(1) && !PagerInUse()) return false;
+  if (!isatty(1) && !(pager_color && PagerInUse())) return false;
   const char* term = std::getenv("TERM");
   return term && std::string_view(term) != "dumb";
 }
@@ -244,6 +244,8 @@ Result<LogColorConfig> ReadLogColorConfig(const GitConfig& config, std::string* 
         when = *on ? ColorWhen::kAuto : ColorWhen::kNever;
       }
       (e.key == "color.ui" ? ui : diff) = when;
+    } else if (e.key == "color.pager" || e.key == "pager.color") {
+      REFTAB_ASSIGN_OR_RETURN(c.pager, ConfigBool(e));
     } else if (e.key == "color.diff.commit" || DecorateSlot(e.key) > 0) {
       std::string* slot =
           e.key == "color.diff.commit" ? &c.commit : &c.decorate[DecorateSlot(e.key)];

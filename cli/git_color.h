@@ -21,8 +21,8 @@ enum class ColorWhen : unsigned char { kUnknown, kNever, kAlways, kAuto };
 // "never"/"always"/"auto" (any case); kUnknown for anything else.
 ColorWhen ParseColorWhen(std::string_view value);
 // Whether colours are on for standard output: kAuto means a terminal that is not "dumb"
-// (directly, or through the pager: cli/pager.h).
-bool WantColor(ColorWhen when);
+// (directly, or through the pager, cli/pager.h, when `pager_color`: git's color.pager).
+bool WantColor(ColorWhen when, bool pager_color = true);
 
 // git log's colour settings (what `reflog show` colours), read as git reads them: whether
 // (color.diff, else color.ui: never/always/auto or a boolean, true meaning auto; default
@@ -31,8 +31,10 @@ bool WantColor(ColorWhen when);
 // it, if any (without "error: ").
 // Also color.decorate.<slot>: the colours of log's decorations (cli/ref_decorations.h), by
 // DecorationType, the first (reset) not configurable.
+// color.pager (or pager.color): whether kAuto colours what goes through the pager.
 struct LogColorConfig {
   ColorWhen when = ColorWhen::kAuto;
+  bool pager = true;
   std::string commit = "\033[33m";
   std::string decorate[7] = {kGitColorReset, "\033[1;32m", "\033[1;31m", "\033[1;33m",
                              "\033[1;35m",   "\033[1;36m", "\033[1;34m"};

@@ -405,7 +405,7 @@ int ReflogShow(Store& store, const Args& args, Pager& pager) {
     return GitDie(s.message());
   }
   const LogColorConfig* line_colors = nullptr;
-  if (WantColor(o.color != ColorWhen::kUnknown ? o.color : colors->when)) {
+  if (WantColor(o.color != ColorWhen::kUnknown ? o.color : colors->when, colors->pager)) {
     o.id_color = colors->commit;
     line_colors = &*colors;
   }

@@ -245,7 +245,8 @@ tty_case() {
   if [ -n "$filter" ] && [[ $desc != *$filter* ]]; then return; fi
   local side cmd
   for side in git reftab; do
-    if [ $side = git ]; then cmd=("$git" --git-dir="$T/.git"); else cmd=("$reftab" --git-dir "$T/.git"); fi
+    local dir=${tty_dir:-$T}
+    if [ $side = git ]; then cmd=("$git" --git-dir="$dir/.git"); else cmd=("$reftab" --git-dir "$dir/.git"); fi
     # shellcheck disable=SC2086
     env $envs TERM=xterm PATH="$tmp/bin:$PATH" script -qec "$(printf '%q ' "${cmd[@]}" "$@")" \
       /dev/null </dev/null >"$tmp/tty-$side"
@@ -286,6 +287,20 @@ if command -v script >/dev/null; then
     tty_case GIT_PAGER=cat -c "$kv" reflog show --all -n 14
   done
   tty_case GIT_PAGER=cat -c color.decorate.branch reflog show -n 1
+  # A detached HEAD, refs/stash, a symbolic remote HEAD, a tag of a tag, refs git leaves out.
+  D=$tmp/decorated
+  cp -a "$T" "$D"
+  "$git" -C "$D" checkout -q --detach main~1
+  "$git" -C "$D" update-ref refs/stash main~2
+  "$git" -C "$D" symbolic-ref refs/remotes/origin/HEAD refs/remotes/origin/main
+  "$git" -C "$D" -c advice.nestedTag=false tag -a -m nested nested ann
+  "$git" -C "$D" update-ref refs/notes/n main
+  "$git" -C "$D" update-ref refs/other/x main~1
+  for a in "--all -n 20" "--all --decorate=full -n 20" "main -n 3" "--all --no-color -n 20"; do
+    # shellcheck disable=SC2086
+    tty_dir=$D tty_case GIT_PAGER=cat reflog show $a
+  done
+  tty_dir=$D tty_case GIT_PAGER=cat -c color.decorate.stash=blue reflog show --all -n 20
 
   # The pager: GIT_PAGER, core.pager, PAGER, in that order; "cat" or "" for none.
   tty_case GIT_PAGER=ppager reflog show -n 3
@@ -315,6 +330,12 @@ if command -v script >/dev/null; then
   tty_case GIT_PAGER=ppager -p reflog list
   tty_case GIT_PAGER=ppager -p -c pager.reflog=false reflog list
   tty_case GIT_PAGER=ppager -P -c pager.reflog=true reflog show -n 1
+  # Colours through the pager: color.pager (or pager.color), default true.
+  for kv in color.pager=false color.pager=true pager.color=false color.pager=bogus; do
+    tty_case GIT_PAGER=ppager -c "$kv" reflog show -n 2
+  done
+  tty_case GIT_PAGER=ppager -c color.pager=false reflog show --color -n 1
+  tty_case GIT_PAGER=cat -c color.pager=false reflog show -n 1
   # Errors: before the pager starts (on the terminal), or through it when it runs already.
   tty_case GIT_PAGER=ppager reflog show --bogus
   tty_case GIT_PAGER=ppager reflog show nosuch
@@ -329,6 +350,8 @@ for a in "--decorate -n 3" "--decorate=full --all -n 14" "--decorate --color -n 
   ro show $a
 done
 for v in short auto full; do ro_config "log.decorate=$v" show -n 2; done
+ro_config color.pager=bogus show -n 1
+ro_config color.pager=false show --color -n 1
 ro_config "color.decorate.tag=bold blue" show --all --decorate --color -n 14
 rw_label="[GIT_PAGER=ppager] " GIT_PAGER=ppager ro show -n 2
 # --- list, exists --------------------------------------------------------------------------
