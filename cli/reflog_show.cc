@@ -355,10 +355,6 @@ Status PrintEntry(Store& store, const ShowOptions& o, WalkLog& l, ReflogObjects&
   return Status::Ok();
 }
 
-}  // namespace
-
-namespace {
-
 // log.decorate as git reads it: a style (no value: short), "auto" decided now; anything
 // else quietly means none. Unset: auto.
 DecorateStyle ConfiguredDecorateStyle(const GitConfig& config) {

@@ -314,6 +314,8 @@ if command -v script >/dev/null; then
   tty_case "-u GIT_PAGER PAGER=" reflog show -n 2
   tty_case GIT_PAGER= reflog show -n 2
   tty_case GIT_PAGER=epager reflog show -n 1
+  # The default pager, less (its escapes included), when installed.
+  if command -v less >/dev/null; then tty_case "-u GIT_PAGER -u PAGER" reflog show -n 2; fi
   tty_case "GIT_PAGER=epager LESS=abc LV=x" reflog show -n 1
   # -P/--no-pager and -p/--paginate before the command (the last one given wins), pager.reflog.
   for o in -P --no-pager -p --paginate "-P -p" "-p -P"; do
