@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/git_options.h"
 #include "cli/output.h"
+#include "cli/pager.h"
 #include "cli/reflog_format.h"
 #include "cli/reflog_show.h"
 #include "cli/stack_access.h"
@@ -40,7 +41,8 @@ constexpr const char kReflogUsageText[] =
     "\n"
     "    <log-options>: --all, -n <N>, --max-count=<N>, --date=<mode>, --format=<format>\n"
     "                   (%gd %gD %gs %gn %ge %H %h %s %an %ae %ad %cn %ce %cd ...),\n"
-    "                   --format=json (one JSON object per entry), --[no-]color[=<when>]\n"
+    "                   --format=json (one JSON object per entry), --[no-]color[=<when>],\n"
+    "                   --decorate[=short|full|auto|no], --no-decorate\n"
     "\n";
 
 constexpr const char kExistsUsage[] = "usage: reftab reflog exists <ref>\n\n";
@@ -491,13 +493,18 @@ int CmdReflog(const GlobalOptions& g, const Args& args) {
   auto store = OpenStore(g, writes ? GitRepoAccess::kReadWrite : GitRepoAccess::kReadOnly);
   if (!store.ok()) return GitDie(store.status().message());
   Store& s = **store;
+  // Declared before anything prints: its destructor waits for the pager after the output.
+  Pager pager;
+  if (Status ps = StartCommandPager(s.config(), g.paginate, "reflog", &pager); !ps.ok()) {
+    return GitDie(ps.message());
+  }
   if (sub == "list") return ReflogList(s, rest);
   if (sub == "exists") return ReflogExists(s, rest);
   if (sub == "delete") return ReflogDelete(s, rest);
   if (sub == "expire") return ReflogExpire(s, rest);
   if (sub == "drop") return ReflogDrop(s, rest);
   if (sub == "write") return ReflogWrite(s, rest);
-  return ReflogShow(s, rest);
+  return ReflogShow(s, rest, pager);
 }
 
 }  // namespace reftab::cli

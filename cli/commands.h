@@ -3,6 +3,7 @@
 #ifndef REFTAB_CLI_COMMANDS_H_
 #define REFTAB_CLI_COMMANDS_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,10 +24,13 @@ inline constexpr int kExitGitIoError = 254;
 // What a git command exits with after die()'s "fatal: ..." (GitDie).
 inline constexpr int kExitGitFatal = 128;
 
-// Options that come before the subcommand and select the store.
+// Options that come before the subcommand: the store, and paging.
 struct GlobalOptions {
   std::string stack_dir;  // --stack DIR
   std::string git_dir;    // --git-dir DIR
+  // -p / --paginate (true), -P / --no-pager (false), the last one given: whether the
+  // command's output goes through the pager (cli/pager.h); unset: the command's choice.
+  std::optional<bool> paginate;
 };
 
 using Args = std::vector<std::string>;

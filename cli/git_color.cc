@@ -5,8 +5,11 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <iterator>
 #include <optional>
 #include <string>
+
+#include "cli/pager.h"
 
 namespace reftab::cli {
 namespace {
@@ -193,13 +196,37 @@ ColorWhen ParseColorWhen(std::string_view v) {
   return ColorWhen::kUnknown;
 }
 
-bool WantColor(ColorWhen when) {
+bool WantColor(ColorWhen when, bool pager_color) {
   if (when == ColorWhen::kAlways) return true;
   if (when != ColorWhen::kAuto) return false;
-  if (!isatty(1)) return false;
+  // Through a pager, standard output is a pipe to what shows it on the terminal.
+  if (!isatty(1) && !(pager_color && PagerInUse())) return false;
   const char* term = std::getenv("TERM");
   return term && std::string_view(term) != "dumb";
 }
+
+namespace {
+
+// The decoration colour a color.decorate.<slot> key sets (its index in
+// LogColorConfig::decorate), or 0 for any other key. Slot names are git's, in any case.
+size_t DecorateSlot(std::string_view key) {
+  constexpr std::string_view kPrefix = "color.decorate.";
+  if (key.size() <= kPrefix.size() || !key.starts_with(kPrefix)) return 0;
+  std::string_view slot = key.substr(kPrefix.size());
+  constexpr std::string_view kSlots[] = {"",      "branch", "remotebranch", "tag",
+                                         "stash", "head",   "grafted"};
+  for (size_t i = 1; i < std::size(kSlots); ++i) {
+    if (slot.size() != kSlots[i].size()) continue;
+    bool same = true;
+    for (size_t k = 0; k < slot.size() && same; ++k) {
+      same = std::tolower(static_cast<unsigned char>(slot[k])) == kSlots[i][k];
+    }
+    if (same) return i;
+  }
+  return 0;
+}
+
+}  // namespace
 
 Result<LogColorConfig> ReadLogColorConfig(const GitConfig& config, std::string* error) {
   error->clear();
@@ -217,12 +244,16 @@ Result<LogColorConfig> ReadLogColorConfig(const GitConfig& config, std::string* 
         when = *on ? ColorWhen::kAuto : ColorWhen::kNever;
       }
       (e.key == "color.ui" ? ui : diff) = when;
-    } else if (e.key == "color.diff.commit") {
+    } else if (e.key == "color.pager" || e.key == "pager.color") {
+      REFTAB_ASSIGN_OR_RETURN(c.pager, ConfigBool(e));
+    } else if (e.key == "color.diff.commit" || DecorateSlot(e.key) > 0) {
+      std::string* slot =
+          e.key == "color.diff.commit" ? &c.commit : &c.decorate[DecorateSlot(e.key)];
       if (!e.value) {
         *error = "missing value for '" + e.key + "'";
         return Status::InvalidArgument(BadConfigVariable(e));
       }
-      if (!ParseGitColor(*e.value, &c.commit)) {
+      if (!ParseGitColor(*e.value, slot)) {
         *error = "invalid color value: " + *e.value;
         return Status::InvalidArgument(BadConfigVariable(e));
       }

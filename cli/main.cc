@@ -19,8 +19,9 @@
 
 namespace {
 
-#define REFTAB_USAGE_LINE \
-  "usage: reftab [-C DIR] [-c NAME=VALUE] [--stack DIR | --git-dir GITDIR] <command> [<args>]\n"
+#define REFTAB_USAGE_LINE                                                     \
+  "usage: reftab [-C DIR] [-c NAME=VALUE] [--stack DIR | --git-dir GITDIR]\n" \
+  "              [-p | --paginate | -P | --no-pager] <command> [<args>]\n"
 constexpr const char kUsageLine[] = REFTAB_USAGE_LINE;
 // How `reftab --help` groups the commands: git's groups (`git help -a`) for the commands
 // git has, then reftab's own.
@@ -185,6 +186,10 @@ int main(int argc, char** argv) {
       g.stack_dir = v;
     } else if (TakeValue(rest, &i, "--git-dir", &v)) {
       g.git_dir = v;
+    } else if (rest[i] == "-p" || rest[i] == "--paginate") {
+      g.paginate = true;
+    } else if (rest[i] == "-P" || rest[i] == "--no-pager") {
+      g.paginate = false;
     } else if (rest[i] == "-h" || rest[i] == "--help" || rest[i] == "help") {
       return Help(rest, i);
     } else if (rest[i] == "--version") {
@@ -201,6 +206,8 @@ int main(int argc, char** argv) {
   if (!g.stack_dir.empty() && !g.git_dir.empty()) {
     return GlobalUsageError("error: --stack and --git-dir cannot be combined");
   }
+  // As git: no pager for this command, nor for the commands it runs (cli/pager.h).
+  if (g.paginate == false) setenv("GIT_PAGER", "cat", 1);
   const std::string& name = rest[i];
   Args args(rest.begin() + long(i) + 1, rest.end());
   if (const Command* c = FindCommand(name)) {

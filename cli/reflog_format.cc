@@ -18,6 +18,7 @@ Status AppendDefaultLine(const ReflogLine& line, ReflogObjects& objects, std::st
   } else {
     out->append(abbrev);
   }
+  out->append(line.decoration);
   out->append(" ").append(line.selector).append(": ");
   out->append(line.entry->message);
   return Status::Ok();

@@ -32,6 +32,8 @@ struct ReflogLine {
   // With colours on, the default line's id in this colour (an escape, maybe empty; git
   // writes the reset after it all the same).
   std::optional<std::string> id_color;
+  // The default line's decoration after the id (" (HEAD -> main)"), escapes included.
+  std::string decoration;
 };
 
 // The parts of a commit that --format's commit placeholders print.
@@ -51,8 +53,8 @@ struct ReflogObjects {
   std::function<Result<CommitFields>(const ObjectId&)> commit;
 };
 
-// git's oneline default: "<abbrev> <selector>: <message as stored>" (the stored message
-// brings its own newline).
+// git's oneline default: "<abbrev>[<decoration>] <selector>: <message as stored>" (the stored
+// message brings its own newline).
 Status AppendDefaultLine(const ReflogLine& line, ReflogObjects& objects, std::string* out);
 // --format=<fmt> (tformat: a newline after every entry). Unknown placeholders are copied as
 // git copies them.

@@ -12,6 +12,7 @@
 #include "cli/git_options.h"
 #include "cli/object_name_report.h"
 #include "cli/output.h"
+#include "cli/ref_decorations.h"
 #include "cli/reflog_format.h"
 #include "store/git/date.h"
 #include "store/git/objects/abbrev.h"
@@ -35,6 +36,7 @@ struct ShowOptions {
   std::vector<std::string> refs;
   ColorWhen color = ColorWhen::kUnknown;  // --color / --no-color; kUnknown: the configuration's
   std::optional<std::string> id_color;    // with colours on: the default line's id's colour
+  std::optional<DecorateStyle> decorate;  // --decorate[=...] / --no-decorate
 };
 
 // A reflog being walked: its entries newest first and where the walk is.
@@ -145,6 +147,12 @@ int ParseShowArgs(const Args& args, ShowOptions* o) {
         std::fputs("error: option `color' expects \"always\", \"auto\", or \"never\"\n", stderr);
         return kExitUsage;
       }
+    } else if (a == "--decorate" || a == "--no-decorate") {
+      o->decorate = a == "--decorate" ? DecorateStyle::kShort : DecorateStyle::kNo;
+    } else if (a.starts_with("--decorate=")) {
+      DecorateStyle d = ParseDecorateStyle(a.substr(11));
+      if (d == DecorateStyle::kInvalid) return GitDie("invalid --decorate option: " + a.substr(11));
+      o->decorate = ResolveDecorateStyle(d);
     } else if (a == "--all") {
       o->refs.push_back(kAllRefs);
     } else if (a == "--oneline" || a == "--abbrev-commit") {
@@ -317,8 +325,9 @@ ReflogObjects ObjectsFor(Store& store, int core_abbrev) {
   return o;
 }
 
+// `decoration`: what follows the default line's id.
 Status PrintEntry(Store& store, const ShowOptions& o, WalkLog& l, ReflogObjects& objects,
-                  bool first, Output* out) {
+                  const std::string& decoration, bool first, Output* out) {
   ReflogLine line;
   line.entry = &l.entries[l.pos];
   line.hash_size = store.hash_size();
@@ -328,6 +337,7 @@ Status PrintEntry(Store& store, const ShowOptions& o, WalkLog& l, ReflogObjects&
     case Style::kJson: AppendJsonLine(line, &out->buf()); break;
     case Style::kDefault:
       line.id_color = o.id_color;
+      line.decoration = decoration;
       REFTAB_RETURN_IF_ERROR(AppendDefaultLine(line, objects, &out->buf()));
       break;
     case Style::kTerminated:
@@ -345,21 +355,33 @@ Status PrintEntry(Store& store, const ShowOptions& o, WalkLog& l, ReflogObjects&
   return Status::Ok();
 }
 
+// log.decorate as git reads it: a style (no value: short), "auto" decided now; anything
+// else quietly means none. Unset: auto.
+DecorateStyle ConfiguredDecorateStyle(const GitConfig& config) {
+  const ConfigEntry* e = config.Last("log.decorate");
+  DecorateStyle d = DecorateStyle::kAuto;
+  if (e) d = e->value ? ParseDecorateStyle(*e->value) : DecorateStyle::kShort;
+  if (d == DecorateStyle::kInvalid) d = DecorateStyle::kNo;
+  return ResolveDecorateStyle(d);
+}
+
 }  // namespace
 
-int ReflogShow(Store& store, const Args& args) {
+int ReflogShow(Store& store, const Args& args, Pager& pager) {
   // git reads its configuration (core.abbrev among it) before the options.
   std::string error;
   Result<int> core_abbrev = ReadCoreAbbrev(store.config(), &error);
   if (!core_abbrev.ok()) return GitConfigDie(core_abbrev.status(), error);
   Result<LogColorConfig> colors = ReadLogColorConfig(store.config(), &error);
   if (!colors.ok()) return GitConfigDie(colors.status(), error);
+  const DecorateStyle configured = ConfiguredDecorateStyle(store.config());
   ShowOptions o;
   int r = ParseShowArgs(args, &o);
   if (r >= 0) return r;
-  if (WantColor(o.color != ColorWhen::kUnknown ? o.color : colors->when)) {
-    o.id_color = colors->commit;
-  }
+  // Only the default line shows decorations (git's formats would need %d).
+  const DecorateStyle decorate = o.style != ShowOptions::Style::kDefault ? DecorateStyle::kNo
+                                 : o.decorate                            ? *o.decorate
+                                                                         : configured;
   std::vector<WalkLog> logs;
   for (const std::string& ref : o.refs) {
     if (ref == kAllRefs) {
@@ -368,6 +390,21 @@ int ReflogShow(Store& store, const Args& args) {
     }
     if ((r = StartWalk(store, ref, &logs.emplace_back())) >= 0) return r;
   }
+  std::optional<RefDecorations> decorations;
+  if (decorate != DecorateStyle::kNo) {
+    Result<RefDecorations> d = RefDecorations::Load(store);
+    if (!d.ok()) return GitDie(d.status().message());
+    decorations = std::move(*d);
+  }
+  // As git's log: the pager once the names are read, and colours decided with it.
+  if (Status s = StartPager(store.config(), std::nullopt, &pager); !s.ok()) {
+    return GitDie(s.message());
+  }
+  const LogColorConfig* line_colors = nullptr;
+  if (WantColor(o.color != ColorWhen::kUnknown ? o.color : colors->when, colors->pager)) {
+    o.id_color = colors->commit;
+    line_colors = &*colors;
+  }
   ReflogObjects objects = ObjectsFor(store, *core_abbrev);
   Output out;
   int64_t shown = 0;
@@ -375,7 +412,13 @@ int ReflogShow(Store& store, const Args& args) {
     if (o.max_count && *o.max_count >= 0 && shown >= *o.max_count) break;
     WalkLog* next = nullptr;
     Status s = NextEntry(store, logs, &next);
-    if (s.ok() && next) s = PrintEntry(store, o, *next, objects, shown == 0, &out);
+    if (s.ok() && next) {
+      std::string decoration;
+      if (decorations) {
+        decorations->Append(next->entries[next->pos].new_id, decorate, line_colors, &decoration);
+      }
+      s = PrintEntry(store, o, *next, objects, decoration, shown == 0, &out);
+    }
     if (!s.ok()) {
       out.Flush();
       return GitDie(s.message());

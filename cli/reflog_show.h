@@ -4,12 +4,14 @@
 #define REFTAB_CLI_REFLOG_SHOW_H_
 
 #include "cli/commands.h"
+#include "cli/pager.h"
 #include "cli/stack_access.h"
 
 namespace reftab::cli {
 
-// Returns the exit status: 0, 128 after "fatal: ...".
-int ReflogShow(Store& store, const Args& args);
+// Like git's log, starts the pager (`pager`, unless it runs already; cli/pager.h) once the
+// options are read and the names checked. Returns the exit status: 0, 128 after "fatal: ...".
+int ReflogShow(Store& store, const Args& args, Pager& pager);
 
 }  // namespace reftab::cli
 

@@ -67,7 +67,7 @@ _reftab() {
   esac
   if [ -z "$cmd" ]; then
     if [[ $cur == -* ]]; then
-      mapfile -t COMPREPLY < <(compgen -W '-C -c --stack --git-dir --help --version' -- "$cur")
+      mapfile -t COMPREPLY < <(compgen -W '-C -c --stack --git-dir -p --paginate -P --no-pager --help --version' -- "$cur")
     else
       mapfile -t COMPREPLY < <(compgen -W "$(reftab help --commands 2>/dev/null) help" -- "$cur")
     fi

@@ -56,7 +56,7 @@ unset GIT_COMMITTER_DATE GIT_AUTHOR_DATE
 # Usage texts say "git ..." in git and "reftab ..." in reftab: that word is what differs.
 # Writers run in copies $tmp/g and $tmp/r, which messages may name.
 norm() {
-  sed -e "s/^usage: git /usage: reftab /" -e "s/^   or: git /   or: reftab /" -e "s/^ *\[/ [/" \
+  sed -e "s/^\(P:\)\{0,1\}usage: git /\1usage: reftab /" -e "s/^   or: git /   or: reftab /" -e "s/^ *\[/ [/" \
     -e "s#$tmp/[gr]/#$tmp/COPY/#g" "$1"
 }
 
@@ -229,28 +229,133 @@ done
 ro_config core.abbrev=3 show --color=bogus
 
 # On a terminal (a pseudo-terminal from util-linux's script, output and errors together):
-# colours follow it; git also decorates its default line with the refs at each commit there,
-# which reftab does not.
-KNOWN["[tty] show -n 3"]="git decorates the default line on a terminal; reftab does not"
-KNOWN["[tty] show --no-color -n 3"]=${KNOWN["[tty] show -n 3"]}
+# colours follow it, and so do log.decorate=auto's decorations (the refs at each commit after
+# its id) and the pager. Pagers are scripts on PATH that mark each line they show.
+mkdir -p "$tmp/bin"
+printf '#!/bin/sh\nsed "s/^/P:/"\n' >"$tmp/bin/ppager"
+printf '#!/bin/sh\nsed "s/^/C:/"\n' >"$tmp/bin/cpager"
+printf '#!/bin/sh\necho "LESS=${LESS-unset} LV=${LV-unset} IN_USE=${GIT_PAGER_IN_USE-unset}"\nsed "s/^/E:/"\n' \
+  >"$tmp/bin/epager"
+chmod +x "$tmp/bin/ppager" "$tmp/bin/cpager" "$tmp/bin/epager"
+# tty_case ENV ARG...: `<program> --git-dir <dir> ARG...` on a terminal in both programs, with
+# `env ENV` (word-split: "NAME=VALUE", "-u NAME").
+tty_case() {
+  local envs=$1; shift
+  local desc="[tty] ${envs:+$envs }$*"
+  if [ -n "$filter" ] && [[ $desc != *$filter* ]]; then return; fi
+  local side cmd
+  for side in git reftab; do
+    local dir=${tty_dir:-$T}
+    if [ $side = git ]; then cmd=("$git" --git-dir="$dir/.git"); else cmd=("$reftab" --git-dir "$dir/.git"); fi
+    # shellcheck disable=SC2086
+    env $envs TERM=xterm PATH="$tmp/bin:$PATH" script -qec "$(printf '%q ' "${cmd[@]}" "$@")" \
+      /dev/null </dev/null >"$tmp/tty-$side"
+    echo "exit $?" >>"$tmp/tty-$side"
+  done
+  why=""
+  cmp -s <(norm "$tmp/tty-git") <(norm "$tmp/tty-reftab") ||
+    why="$(diff <(norm "$tmp/tty-git") <(norm "$tmp/tty-reftab") | grep '^[<>]' | head -6)"
+  verdict "$desc" "$why"
+}
 if command -v script >/dev/null; then
   for a in "-n 3" "--no-color -n 3" "--format=%gd%x20%h%x20%gs -n 3" "--all --format=%gD -n 4" \
-    "--color=never --format=%h -n 2" "--date=relative --format=%gd -n 2" "--bogus"; do
-    desc="[tty] show $a"
-    if [ -n "$filter" ] && [[ $desc != *$filter* ]]; then continue; fi
-    for side in git reftab; do
-      if [ $side = git ]; then cmd=("$git" --git-dir="$T/.git"); else cmd=("$reftab" --git-dir "$T/.git"); fi
-      # shellcheck disable=SC2086
-      TERM=xterm GIT_PAGER=cat script -qec "$(printf '%q ' "${cmd[@]}" reflog show $a)" /dev/null \
-        </dev/null >"$tmp/tty-$side"
-      echo "exit $?" >>"$tmp/tty-$side"
-    done
-    why=""
-    cmp -s <(norm "$tmp/tty-git") <(norm "$tmp/tty-reftab") ||
-      why="$(diff <(norm "$tmp/tty-git") <(norm "$tmp/tty-reftab") | grep '^[<>]' | head -6)"
-    verdict "$desc" "$why"
+    "--color=never --format=%h -n 2" "--date=relative --format=%gd -n 2" "--bogus" \
+    "--all -n 14" "--all --no-color -n 14" "topic -n 4" \
+    "--decorate -n 3" "--decorate=short -n 3" "--decorate=full -n 3" "--decorate=full --all -n 14" \
+    "--decorate=auto -n 3" "--decorate=no -n 3" "--no-decorate -n 3" "--decorate=1 -n 2" \
+    "--decorate=false -n 2" "--decorate= -n 2" "--decorate=bogus -n 1" "--decorate=FULL -n 1" \
+    "--decorate=full --no-decorate -n 2" "--no-decorate --decorate -n 2" \
+    "--format=%h --decorate -n 2" "--oneline --decorate=full -n 2"; do
+    # shellcheck disable=SC2086
+    tty_case GIT_PAGER=cat reflog show $a
   done
+  # log.decorate (its last value; anything else quietly none) and the options over it.
+  for v in short full no auto true false 0 yes bogus ""; do
+    tty_case GIT_PAGER=cat -c "log.decorate=$v" reflog show -n 3
+  done
+  tty_case GIT_PAGER=cat -c log.decorate reflog show -n 2
+  tty_case GIT_PAGER=cat -c log.decorate=full -c log.decorate=no reflog show -n 2
+  tty_case GIT_PAGER=cat -c log.decorate=no reflog show --decorate -n 2
+  tty_case GIT_PAGER=cat -c log.decorate=full reflog show --decorate=short -n 2
+  tty_case GIT_PAGER=cat -c log.decorate=full reflog show --no-decorate -n 2
+  # Decorations' colours: color.decorate.<slot> (any case), the parentheses in the id's colour.
+  for kv in "color.decorate.branch=blue" "color.decorate.HEAD=bold red" \
+    "color.decorate.remoteBranch=#ff0000 ul" "color.decorate.tag=reverse" \
+    "color.decorate.Stash=green" "color.decorate.grafted=red" "color.decorate.bogus=red" \
+    "color.decorate.branch=bogus" "color.decorate.tag=" "color.diff.commit=blue" \
+    "color.ui=never" "color.ui=always"; do
+    tty_case GIT_PAGER=cat -c "$kv" reflog show --all -n 14
+  done
+  tty_case GIT_PAGER=cat -c color.decorate.branch reflog show -n 1
+  # A detached HEAD, refs/stash, a symbolic remote HEAD, a tag of a tag, refs git leaves out.
+  D=$tmp/decorated
+  cp -a "$T" "$D"
+  "$git" -C "$D" checkout -q --detach main~1
+  "$git" -C "$D" update-ref refs/stash main~2
+  "$git" -C "$D" symbolic-ref refs/remotes/origin/HEAD refs/remotes/origin/main
+  "$git" -C "$D" -c advice.nestedTag=false tag -a -m nested nested ann
+  "$git" -C "$D" update-ref refs/notes/n main
+  "$git" -C "$D" update-ref refs/other/x main~1
+  for a in "--all -n 20" "--all --decorate=full -n 20" "main -n 3" "--all --no-color -n 20"; do
+    # shellcheck disable=SC2086
+    tty_dir=$D tty_case GIT_PAGER=cat reflog show $a
+  done
+  tty_dir=$D tty_case GIT_PAGER=cat -c color.decorate.stash=blue reflog show --all -n 20
+
+  # The pager: GIT_PAGER, core.pager, PAGER, in that order; "cat" or "" for none.
+  tty_case GIT_PAGER=ppager reflog show -n 3
+  tty_case GIT_PAGER=ppager reflog -n 3
+  tty_case GIT_PAGER=ppager reflog show --all -n 14
+  tty_case GIT_PAGER=ppager -c core.pager=cpager reflog show -n 2
+  tty_case "-u GIT_PAGER PAGER=ppager" reflog show -n 2
+  tty_case "-u GIT_PAGER PAGER=ppager" -c core.pager=cpager reflog show -n 2
+  tty_case "-u GIT_PAGER PAGER=ppager" -c core.pager= reflog show -n 2
+  tty_case "-u GIT_PAGER PAGER=cat" reflog show -n 2
+  tty_case "-u GIT_PAGER PAGER=" reflog show -n 2
+  tty_case GIT_PAGER= reflog show -n 2
+  tty_case GIT_PAGER=epager reflog show -n 1
+  # The default pager, less (its escapes included), when installed.
+  if command -v less >/dev/null; then tty_case "-u GIT_PAGER -u PAGER" reflog show -n 2; fi
+  tty_case "GIT_PAGER=epager LESS=abc LV=x" reflog show -n 1
+  # -P/--no-pager and -p/--paginate before the command (the last one given wins), pager.reflog.
+  for o in -P --no-pager -p --paginate "-P -p" "-p -P"; do
+    # shellcheck disable=SC2086
+    tty_case GIT_PAGER=ppager $o reflog show -n 2
+  done
+  for kv in pager.reflog=false pager.reflog=true pager.reflog=0 pager.reflog=cpager; do
+    tty_case GIT_PAGER=ppager -c "$kv" reflog show -n 2
+    tty_case GIT_PAGER=ppager -c "$kv" reflog list
+  done
+  tty_case "-u GIT_PAGER" -c pager.reflog=cpager reflog show -n 2
+  tty_case "-u GIT_PAGER" -c pager.reflog=cpager -c core.pager=ppager reflog show -n 2
+  tty_case GIT_PAGER=ppager -c pager.reflog -p reflog exists HEAD
+  tty_case GIT_PAGER=ppager -p reflog list
+  tty_case GIT_PAGER=ppager -p -c pager.reflog=false reflog list
+  tty_case GIT_PAGER=ppager -P -c pager.reflog=true reflog show -n 1
+  # Colours through the pager: color.pager (or pager.color), default true.
+  for kv in color.pager=false color.pager=true pager.color=false color.pager=bogus; do
+    tty_case GIT_PAGER=ppager -c "$kv" reflog show -n 2
+  done
+  tty_case GIT_PAGER=ppager -c color.pager=false reflog show --color -n 1
+  tty_case GIT_PAGER=cat -c color.pager=false reflog show -n 1
+  # Errors: before the pager starts (on the terminal), or through it when it runs already.
+  tty_case GIT_PAGER=ppager reflog show --bogus
+  tty_case GIT_PAGER=ppager reflog show nosuch
+  tty_case GIT_PAGER=ppager -p reflog show --bogus
+  tty_case GIT_PAGER=ppager -c pager.reflog=true reflog show nosuch
+  tty_case GIT_PAGER=ppager -c pager.reflog=true reflog exists
 fi
+# Off a terminal: no decorations unless asked for, and never a pager.
+for a in "--decorate -n 3" "--decorate=full --all -n 14" "--decorate --color -n 3" \
+  "--decorate=auto -n 2" "--decorate=bogus"; do
+  # shellcheck disable=SC2086
+  ro show $a
+done
+for v in short auto full; do ro_config "log.decorate=$v" show -n 2; done
+ro_config color.pager=bogus show -n 1
+ro_config color.pager=false show --color -n 1
+ro_config "color.decorate.tag=bold blue" show --all --decorate --color -n 14
+rw_label="[GIT_PAGER=ppager] " GIT_PAGER=ppager ro show -n 2
 # --- list, exists --------------------------------------------------------------------------
 ro list
 ro list x
