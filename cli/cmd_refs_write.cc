@@ -29,20 +29,7 @@ struct WriteArgs {
 GitUsage WriteUsage(std::string_view line, bool deref, bool create_reflog, WriteArgs* o) {
   GitUsage u;
   u.lines = {line};
-  GitOption m;
-  m.long_name = "message";
-  m.arg = GitOption::Arg::kRequired;
-  m.arg_help = "reason";
-  m.help = "reason of the update";
-  m.set = [o](bool unset, std::optional<std::string_view> v) {
-    if (unset) {
-      o->message.reset();
-    } else {
-      o->message = std::string(*v);
-    }
-    return std::string();
-  };
-  u.options.push_back(std::move(m));
+  u.options.push_back(StringOption(0, "message", "reason", "reason of the update", &o->message));
   if (deref) {
     u.options.push_back(
         FlagOption(0, "no-deref", "update <refname> not the one it points to", &o->no_deref));

@@ -38,20 +38,7 @@ GitUsage SymbolicRefUsage(SymrefOptions* o) {
       FlagOption(0, "short", "shorten ref output", &o->shorten),
       FlagOption(0, "recurse", "recursively dereference (default)", &o->recurse),
   };
-  GitOption m;
-  m.short_name = 'm';
-  m.arg = GitOption::Arg::kRequired;
-  m.arg_help = "reason";
-  m.help = "reason of the update";
-  m.set = [o](bool unset, std::optional<std::string_view> v) {
-    if (unset) {
-      o->message.reset();
-    } else {
-      o->message = std::string(*v);
-    }
-    return std::string();
-  };
-  u.options.push_back(std::move(m));
+  u.options.push_back(StringOption('m', "", "reason", "reason of the update", &o->message));
   return u;
 }
 

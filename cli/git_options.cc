@@ -292,6 +292,25 @@ GitOption FlagOption(char short_name, std::string_view long_name, std::string_vi
   return o;
 }
 
+GitOption StringOption(char short_name, std::string_view long_name, std::string_view arg_help,
+                       std::string_view help, std::optional<std::string>* target) {
+  GitOption o;
+  o.short_name = short_name;
+  o.long_name = long_name;
+  o.arg = GitOption::Arg::kRequired;
+  o.arg_help = arg_help;
+  o.help = help;
+  o.set = [target](bool unset, std::optional<std::string_view> v) {
+    if (unset) {
+      target->reset();
+    } else {
+      *target = std::string(*v);
+    }
+    return std::string();
+  };
+  return o;
+}
+
 std::optional<int> ParseGitOptions(const Args& args, const GitUsage& usage, Args* operands) {
   Parser p{usage, args, 0, operands};
   return p.Run();

@@ -42,6 +42,10 @@ struct GitOption {
 GitOption FlagOption(char short_name, std::string_view long_name, std::string_view help,
                      bool* target);
 
+// A string option as git's OPT_STRING: takes a value into *target; --no-<name> clears it.
+GitOption StringOption(char short_name, std::string_view long_name, std::string_view arg_help,
+                       std::string_view help, std::optional<std::string>* target);
+
 // An integer option as git's OPT_INTEGER reads it: "0x10", "-3", k/m/g suffixes, within int;
 // --no-<name> sets 0.
 GitOption IntegerOption(char short_name, std::string_view long_name, std::string_view arg_help,

@@ -16,15 +16,6 @@ namespace {
 
 constexpr int kMaxTagChain = 1000;
 
-size_t CommonNibbles(const ObjectId& a, const ObjectId& b, size_t hs) {
-  size_t n = 0;
-  for (size_t i = 0; i < hs; ++i, n += 2) {
-    if (a[i] == b[i]) continue;
-    return n + ((a[i] >> 4) == (b[i] >> 4) ? 1 : 0);
-  }
-  return n;
-}
-
 }  // namespace
 
 GitObjectReader::GitObjectReader(std::string objects_dir, size_t hash_size)
@@ -200,7 +191,8 @@ Status GitObjectReader::CommonHexPrefix(const ObjectId& id, size_t* digits) {
     auto [it, added] = loose_lists_.try_emplace({i, id[0]});
     if (added) it->second = ListLooseObjects(dirs_[i], id[0], hash_size_);
     for (const ObjectId& other : it->second) {
-      if (other != id) *digits = std::max(*digits, CommonNibbles(other, id, hash_size_));
+      if (other != id)
+        *digits = std::max(*digits, CommonHexDigits(other.data(), id.data(), hash_size_));
     }
   }
   return Status::Ok();
@@ -219,7 +211,7 @@ Status GitObjectReader::FindByPrefix(const ObjectId& prefix, size_t digits,
       auto [it, added] = loose_lists_.try_emplace({i, uint8_t(byte)});
       if (added) it->second = ListLooseObjects(dirs_[i], uint8_t(byte), hash_size_);
       for (const ObjectId& id : it->second) {
-        if (CommonNibbles(id, prefix, hash_size_) >= digits) found->push_back(id);
+        if (CommonHexDigits(id.data(), prefix.data(), hash_size_) >= digits) found->push_back(id);
       }
     }
   }

@@ -24,17 +24,16 @@ constexpr size_t kDeltaHead = 32;   // enough of a delta for its two sizes
 
 uint32_t Be32(const uint8_t* p) { return be::Load32(p); }
 
-// Leading hex digits two ids share, up to `hs` bytes.
-size_t CommonNibbles(const uint8_t* a, const uint8_t* b, size_t hs) {
+}  // namespace
+
+size_t CommonHexDigits(const uint8_t* a, const uint8_t* b, size_t hash_size) {
   size_t n = 0;
-  for (size_t i = 0; i < hs; ++i, n += 2) {
+  for (size_t i = 0; i < hash_size; ++i, n += 2) {
     if (a[i] == b[i]) continue;
     return n + ((a[i] >> 4) == (b[i] >> 4) ? 1 : 0);
   }
   return n;
 }
-
-}  // namespace
 
 GitPack::~GitPack() {
   for (Mapped* m : {&idx_, &pack_}) {
@@ -223,7 +222,7 @@ void GitPack::IdsWithPrefix(const ObjectId& prefix, size_t digits,
   Position(prefix, &pos);
   for (; pos < count_; ++pos) {
     ObjectId id = NameAt(pos);
-    if (CommonNibbles(id.data(), prefix.data(), hs_) < digits) break;
+    if (CommonHexDigits(id.data(), prefix.data(), hs_) < digits) break;
     out->push_back(id);
   }
 }
@@ -235,7 +234,7 @@ size_t GitPack::CommonHexPrefix(const ObjectId& id) const {
   size_t best = 0;
   auto consider = [&](int64_t i) {
     if (i < 0 || i >= int64_t(count_)) return;
-    best = std::max(best, CommonNibbles(names + size_t(i) * hs_, id.data(), hs_));
+    best = std::max(best, CommonHexDigits(names + size_t(i) * hs_, id.data(), hs_));
   };
   // Position() leaves `pos` inside the id's fan-out bucket; the neighbours in sorted order
   // are the ids on either side (outside the bucket they share under two digits: harmless).

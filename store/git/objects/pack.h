@@ -22,6 +22,9 @@
 
 namespace reftab {
 
+// How many leading hex digits two ids of `hash_size` bytes share.
+size_t CommonHexDigits(const uint8_t* a, const uint8_t* b, size_t hash_size);
+
 // git's own limit on a delta chain is 4095 deep (pack.depth); this leaves room.
 inline constexpr int kMaxDeltaChain = 10000;
 
