@@ -162,7 +162,10 @@ bool GitPack::Position(const ObjectId& id, uint32_t* pos) const {
 
 bool GitPack::Find(const ObjectId& id, uint64_t* offset) const {
   uint32_t pos = 0;
-  if (!Position(id, &pos)) return false;
+  return Position(id, &pos) && OffsetAt(pos, offset);
+}
+
+bool GitPack::OffsetAt(uint32_t pos, uint64_t* offset) const {
   const uint8_t* offs = idx_.data + kIdxHeader + kFanout + size_t(count_) * (hs_ + 4);
   const uint32_t o = Be32(offs + size_t(pos) * 4);
   if (o & 0x80000000u) {
@@ -189,7 +192,7 @@ Status GitPack::Storage(uint64_t offset, uint64_t* disk_size, ObjectId* delta_ba
     by_offset_.reserve(count_);
     for (uint32_t pos = 0; pos < count_; ++pos) {
       uint64_t at = 0;
-      if (!Find(NameAt(pos), &at)) {
+      if (!OffsetAt(pos, &at)) {
         return Status::Corruption(pack_path_ + ": index entry " + std::to_string(pos) +
                                   " points outside the pack");
       }

@@ -84,6 +84,9 @@ class GitPack {
   // entries' offsets, newest first; *base the base's offset and entry.
   Status Chain(uint64_t offset, std::vector<uint64_t>* chain, uint64_t* base, Entry* e) const;
   Status Error(uint64_t offset, const std::string& what) const;
+  // The offset the index gives the entry at position `pos` of its sorted names, or false
+  // when it lies outside the pack's entries.
+  bool OffsetAt(uint32_t pos, uint64_t* offset) const;
   // The id at position `pos` of the index's sorted names.
   ObjectId NameAt(uint32_t pos) const;
 
