@@ -204,9 +204,11 @@ int RefuseRange(Store& store, const std::string& name) {
 }  // namespace
 
 int CmdRevParse(const GlobalOptions& g, const Args& args) {
-  RevParseOptions o;
+  // Unknown options are refused before the store is opened; the flags themselves take effect
+  // where they appear, as git's do ("HEAD~1 --short HEAD" shows the first id in full).
   for (const std::string& a : args) {
-    if (TakeFlag(a, &o) || IsRepoQuestion(a)) continue;
+    RevParseOptions ignored;
+    if (TakeFlag(a, &ignored) || IsRepoQuestion(a)) continue;
     if (a.size() > 1 && a[0] == '-') {
       return GitDie("rev-parse: unsupported option '" + a +
                     "' (reftab's rev-parse reads single revisions and questions about the " +
@@ -216,13 +218,17 @@ int CmdRevParse(const GlobalOptions& g, const Args& args) {
   auto opened = OpenStore(g, GitRepoAccess::kReadOnly);
   if (!opened.ok()) return GitDie(opened.status().message());
   Store& store = **opened;
-  if (o.abbrev_default) o.abbrev_strict = WarnAmbiguousRefs(store);
+  RevParseOptions o;
   std::optional<GitRepoLocation> location;
   std::vector<ObjectNameResult> found;
   std::vector<std::string> found_names;
   for (const std::string& name : args) {
-    RevParseOptions taken;  // flags were read above, before the store was open
-    if (TakeFlag(name, &taken)) continue;
+    if (TakeFlag(name, &o)) {
+      if (o.show == Show::kAbbrevRef && o.abbrev_default) {
+        o.abbrev_strict = WarnAmbiguousRefs(store);
+      }
+      continue;
+    }
     if (IsRepoQuestion(name)) {
       if (!g.stack_dir.empty()) return GitDie("rev-parse " + name + ": needs a git repository");
       if (!location) {

@@ -428,6 +428,14 @@ for n in "" "=0" "=1" "=4" "=5" "=40" "=64" "=99" "=x" "=-3" "=2147483648"; do
 done
 ro "rev-parse --short two names" rev-parse --short HEAD main~1
 ro "rev-parse --short -q nope" rev-parse --short -q nope
+# Flags act from where they appear: names before them are shown without them.
+ro "rev-parse name --short name" rev-parse HEAD~1 --short HEAD
+ro "rev-parse name --short two names" rev-parse HEAD~1 --short HEAD main~1
+ro "rev-parse name --symbolic name" rev-parse main --symbolic HEAD~1
+ro "rev-parse name --abbrev-ref name" rev-parse refs/heads/main --abbrev-ref refs/heads/main
+ro "rev-parse name --verify name" rev-parse main --verify HEAD
+ro "rev-parse nope then -q --verify" rev-parse HEAD --verify -q nope
+ro "rev-parse --symbolic-full-name then --short" rev-parse --symbolic-full-name main --short HEAD
 # update-ref takes the same revisions as values, new and old, on the command line and in --stdin.
 for value in "HEAD~1" "main^" "at1^{}" "at1^{commit}" "HEAD~99" "HEAD^{tree}" "at1^{blob}" "nope~1"; do
   check "update-ref with [$value]" "$S1" /dev/null 1 update-ref -m "to $value" refs/heads/rv "$value"
