@@ -90,7 +90,7 @@ constexpr const char kExpireUsage[] =
 constexpr int kExitGitError = 255;  // a git command returning error()'s -1
 
 int Error(const std::string& message) {
-  std::fprintf(stderr, "error: %s\n", message.c_str());
+  (void)GitError(message);
   return kExitGitError;
 }
 
@@ -331,7 +331,7 @@ int ReflogExpire(Store& store, const Args& args) {
   Result<ReflogExpiryConfig> config =
       ReflogExpiryConfig::Read(store.config(), uint64_t(std::time(nullptr)), &error);
   if (!config.ok()) {
-    std::fprintf(stderr, "error: %s\n", error.c_str());
+    (void)GitError(error);
     return GitDie(config.status().message());
   }
   // git's expire reads the rest of its configuration too, core.abbrev checked among it.

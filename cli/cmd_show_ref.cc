@@ -205,9 +205,7 @@ bool MatchesPattern(std::string_view name, const Args& patterns) {
   return false;
 }
 
-void PrintListingError(const std::string& message) {
-  std::fprintf(stderr, "error: %s\n", message.c_str());
-}
+void PrintListingError(const std::string& message) { (void)GitError(message); }
 
 int ShowPatterns(Store& store, const ShowRefOptions& o, int core_abbrev, const Args& patterns) {
   Shower shower(store, o, core_abbrev);
@@ -315,7 +313,7 @@ int ExcludeExisting(Store& store, const std::optional<std::string>& pattern) {
     if (pattern && ref.substr(0, pattern->size()) != *pattern) continue;
     if (!IsValidRefname(ref)) {
       out.Flush();
-      std::fprintf(stderr, "warning: ref '%.*s' ignored\n", int(ref.size()), ref.data());
+      GitWarning("ref '" + std::string(ref) + "' ignored");
       continue;
     }
     if (existing.find(ref) == existing.end()) {

@@ -173,7 +173,7 @@ int ParseFormatAndSort(const char* command, GitRefStore& store, const ForEachRef
   }
   if (e.ok()) ParseSortKeys(o.sorts, o.ignore_case, f, keys, &e);
   if (e.ok()) return -1;
-  if (!e.error_line.empty()) std::fprintf(stderr, "error: %s\n", e.error_line.c_str());
+  if (!e.error_line.empty()) (void)GitError(e.error_line);
   return GitDie(e.message);
 }
 

@@ -161,7 +161,7 @@ done
 printf '%s\n' refs/heads/main refs/heads/new "$H1 refs/heads/x" "$H1 refs/tags/at1^{}" \
   "$H1 refs/tags/new^{}" "$H1	refs/heads/tabbed" "refs/heads/a..b" "x y refs/heads/zz" \
   refs/remotes/origin/HEAD refs/heads/dangling refs/heads/lost "" "^{}" "just-one-level" \
-  refs/heads/sym "refs/tags/newtag" > "$tmp/stdin1"
+  refs/heads/sym "refs/tags/newtag" "refs/heads/bell$(printf '\a')name" "refs/heads/esc$(printf '\033')[31m" > "$tmp/stdin1"
 for opts in "--exclude-existing" "--exclude-existing=refs/heads/" "--exclude-existing=refs/tags" \
     "--exclude-existing=nomatch" "--exclude-existing=" "--exclude-existing=refs/heads/main"; do
   check "show-ref $opts" "$S1" "$tmp/stdin1" 0 show-ref $opts
