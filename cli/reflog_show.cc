@@ -37,6 +37,8 @@ struct ShowOptions {
   ColorWhen color = ColorWhen::kUnknown;  // --color / --no-color; kUnknown: the configuration's
   std::optional<std::string> id_color;    // with colours on: the default line's id's colour
   std::optional<DecorateStyle> decorate;  // --decorate[=...] / --no-decorate
+  bool dashdash = false;                  // "--" ended the revisions: none can be a path
+  bool default_head = false;              // no name given: HEAD's log, as git's default
 };
 
 // A reflog being walked: its entries newest first and where the walk is.
@@ -123,6 +125,7 @@ int ParseShowArgs(const Args& args, ShowOptions* o) {
       o->refs.push_back(a);
     } else if (a == "--") {
       if (i + 1 < args.size()) return GitDie("reftab reflog show: paths are not supported");
+      o->dashdash = true;
     } else if (a == "-n" || TakeValue(args, &i, "--max-count", &v) ||
                (a.starts_with("-n") && (v = a.substr(2), true))) {
       if (a == "-n") {
@@ -161,7 +164,10 @@ int ParseShowArgs(const Args& args, ShowOptions* o) {
       return GitDie("unrecognized argument: " + a);
     }
   }
-  if (o->refs.empty()) o->refs.push_back("HEAD");
+  if (o->refs.empty()) {
+    o->refs.push_back("HEAD");
+    o->default_head = true;
+  }
   return -1;
 }
 
@@ -176,23 +182,39 @@ Status CurrentBranch(Store& store, std::string* name) {
   return Status::Ok();
 }
 
+// What git says when HEAD, the default name, names no object: the branch it points to is
+// unborn, or HEAD is not a working symref.
+int MissingDefaultHead(Store& store) {
+  ResolvedRef head;
+  Status s = store.Resolve("HEAD", &head);
+  if (!s.ok()) return GitDie(s.message());
+  if (!head.resolved || !head.through_symref || head.broken) {
+    return GitDie("your current branch appears to be broken");
+  }
+  std::string_view branch = head.name;
+  if (branch.starts_with("refs/heads/")) branch.remove_prefix(11);
+  return GitDie("your current branch '" + std::string(branch) + "' does not have any commits yet");
+}
+
 // git's revision parser reads each name before the walk starts (ResolveRevision: the reflog
 // must exist and reach back far enough, with git's warnings and fatal errors). -1 when it
-// names an object, else the exit status.
-int CheckName(Store& store, const std::string& spec) {
+// names an object, else the exit status. After "--" a name that is not a revision cannot be a
+// path either, and git says so more briefly; the default HEAD gets git's diagnosis of HEAD.
+int CheckName(Store& store, const std::string& spec, const ShowOptions& o) {
   ObjectNameResult r;
   Status s = ResolveRevision(store, spec, &r);
   if (!s.ok()) return GitDie(s.message());
   ReportObjectName(r);
   if (int rc = ObjectNameDied(r); rc >= 0) return rc;
-  if (!r.found) return AmbiguousArgument(spec);
-  return -1;
+  if (r.found) return -1;
+  if (o.default_head) return MissingDefaultHead(store);
+  return o.dashdash ? GitDie("bad revision '" + spec + "'") : AmbiguousArgument(spec);
 }
 
 // Sets up the walk of one command-line name as git's reflog walk does. -1 when done (the
 // log may be empty: nothing to show), else the exit status.
-int StartWalk(Store& store, const std::string& arg, WalkLog* log) {
-  if (int r = CheckName(store, arg); r >= 0) return r;
+int StartWalk(Store& store, const std::string& arg, const ShowOptions& o, WalkLog* log) {
+  if (int r = CheckName(store, arg, o); r >= 0) return r;
   // The walk reads the log of what a branch shorthand stands for ("@{u}" is origin/main's),
   // then its own selector.
   BranchNameResult shorthand;
@@ -388,7 +410,7 @@ int ReflogShow(Store& store, const Args& args, Pager& pager) {
       if ((r = StartAllWalks(store, &logs)) >= 0) return r;
       continue;
     }
-    if ((r = StartWalk(store, ref, &logs.emplace_back())) >= 0) return r;
+    if ((r = StartWalk(store, ref, o, &logs.emplace_back())) >= 0) return r;
   }
   std::optional<RefDecorations> decorations;
   if (decorate != DecorateStyle::kNo) {

@@ -212,6 +212,35 @@ for a in "show --all" "--all" "show --all -n 7" "show --all main" "show main --a
   ro $a
 done
 
+# --- "--" ends the revisions; HEAD is the default, with git's diagnosis when it names nothing --
+for a in "show nope --" "nope --" "show --" "--" "show main --" "show main@{9} --" \
+  "show --all --" "show -n 1 -- " "show HEAD@{1} --"; do
+  # shellcheck disable=SC2086
+  ro $a
+done
+# An empty repository, HEAD on an unborn branch of a repository with commits, a detached HEAD
+# and a HEAD pointing at a ref name that is not a branch's.
+U=$tmp/heads
+rm -rf "$U" && mkdir -p "$U"
+"$git" init -q -b main --ref-format=reftable "$U/empty"
+"$git" init -q -b main --ref-format=reftable "$U/unborn"
+"$git" -C "$U/unborn" commit -q --allow-empty -m one
+"$git" -C "$U/unborn" symbolic-ref HEAD refs/heads/other
+"$git" init -q -b main --ref-format=reftable "$U/detached"
+"$git" -C "$U/detached" commit -q --allow-empty -m one
+"$git" -C "$U/detached" update-ref --no-deref HEAD HEAD
+"$git" init -q -b main --ref-format=reftable "$U/odd"
+"$git" -C "$U/odd" symbolic-ref HEAD refs/odd/place
+for repo in empty unborn detached odd; do
+  for a in "" "show" "--" "show --" "show HEAD" "show HEAD --" "show main"; do
+    desc="show [$repo HEAD] $a"
+    if [ -n "$filter" ] && [[ $desc != *$filter* ]]; then continue; fi
+    # shellcheck disable=SC2086
+    run_both "$U/$repo/.git" "$U/$repo/.git" $a
+    verdict "$desc" "$why"
+  done
+done
+
 # --- colours: --color[=WHEN], --no-color, color.ui / color.diff / color.diff.commit ----------
 for a in "--color -n 2" "--color=always -n 2" "--color=never -n 2" "--color=auto -n 2" \
   "--color=bogus -n 1" "--color= -n 1" "--color --no-color -n 1" "--no-color --color -n 1" \
