@@ -10,6 +10,7 @@
 #include "store/log_entry.h"
 #include "store/merge_cursor.h"
 #include "store/random_seed.h"
+#include "store/symref_chain.h"
 #include "store/table_log_blocks.h"
 #include "store/temp_table.h"
 #include "store/trace.h"
@@ -329,17 +330,17 @@ Status ExpectationFailed(const std::string& refname, const RefValue& current,
 }
 
 // The object id a value stands for in a reflog entry: a symref logs its referent's id.
+// A chain that ends nowhere, is too long or cannot be read logs the zero id.
 ObjectId LoggedId(const Snapshot& snap, const RefValue& v) {
   if (v.type == RefValueType::kVal1 || v.type == RefValueType::kVal2) return v.id;
-  std::string name = v.target;
+  if (v.type != RefValueType::kSymref) return ObjectId{};
+  auto read = [&snap](std::string_view n, RefRecord* ref, bool* found) {
+    return snap.ReadRef(n, ref, found);
+  };
   RefRecord rec;
-  for (int depth = 0; v.type == RefValueType::kSymref && depth < 5; ++depth) {
-    bool found = false;
-    if (!snap.ReadRef(name, &rec, &found).ok() || !found) break;
-    if (rec.value_type != RefValueType::kSymref) return rec.value;
-    name = rec.target;
-  }
-  return ObjectId{};
+  bool found = false;
+  if (!FollowSymrefs(read, v.target, &rec, &found).ok() || !found) return ObjectId{};
+  return rec.value;
 }
 
 }  // namespace

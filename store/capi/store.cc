@@ -8,6 +8,7 @@
 #include "store/capi/internal.h"
 #include "store/file.h"
 #include "store/git/refs/object_name.h"
+#include "store/symref_chain.h"
 #include "store/verify.h"
 
 namespace reftab::capi {
@@ -55,14 +56,10 @@ Status ReadExact(reftab_store* store, std::string_view name, RefRecord* ref, boo
 
 // Symref following for stores without git's rules: the same depth limit, nothing else.
 Status ResolvePlain(reftab_store* store, std::string_view name, bool* found) {
-  std::string next(name);
-  for (int depth = 0; depth < GitRefStore::kMaxSymrefDepth; depth++) {
-    REFTAB_RETURN_IF_ERROR(ReadExact(store, next, &store->lookup, found));
-    if (!*found || store->lookup.value_type != RefValueType::kSymref) return Status::Ok();
-    next = store->lookup.target;
-  }
-  *found = false;  // too deep: broken, as git sees it
-  return Status::Ok();
+  auto read = [store](std::string_view n, RefRecord* ref, bool* f) {
+    return ReadExact(store, n, ref, f);
+  };
+  return FollowSymrefs(read, name, &store->lookup, found);
 }
 
 }  // namespace

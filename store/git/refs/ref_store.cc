@@ -121,7 +121,7 @@ Status ResolveRefAsGit(GitRefStore& store, std::string_view refname, unsigned fl
   }
   const bool any_form = flags & kResolveAllowBadName;
   std::string name(refname);
-  for (int depth = 0; depth < GitRefStore::kMaxSymrefDepth; ++depth) {
+  for (int depth = 0; depth < kMaxSymrefDepth; ++depth) {
     // A name git would not accept is never looked up, here or at the end of a symref.
     if (!any_form && !IsValidRefname(name, kRefnameAllowOneLevel)) return Status::Ok();
     RefRecord rec;

@@ -22,6 +22,7 @@
 #include "store/git/objects/objects.h"
 #include "store/git/repo.h"
 #include "store/stack.h"
+#include "store/symref_chain.h"
 #include "store/transaction.h"
 
 namespace reftab {
@@ -62,7 +63,6 @@ struct ResolvedRef {
 class GitRefStore {
  public:
   // git resolves at most this many names for one lookup (a symref chain of four hops).
-  static constexpr int kMaxSymrefDepth = 5;
 
   // A repository (see GitRepo::Open; kReadOnly for commands that only read, so that a bad
   // write setting stops writers only, as in git).
@@ -135,9 +135,8 @@ class GitRefStore {
 };
 
 // The one symref walk every resolution goes through: follows `refname` in `store` at most
-// GitRefStore::kMaxSymrefDepth names deep, checking names as `flags` (GitResolveFlags) say.
-// Errors are I/O and corruption errors only; a name that does not resolve is `resolved`
-// false.
+// kMaxSymrefDepth (store/symref_chain.h) names deep, checking names as `flags` (GitResolveFlags)
+// say. Errors are I/O and corruption errors only; a name that does not resolve is `resolved` false.
 Status ResolveRefAsGit(GitRefStore& store, std::string_view refname, unsigned flags,
                        ResolvedRef* out);
 
