@@ -183,8 +183,10 @@ struct KvIteratorOptions {
 // blocks decode forwards only (a key is stored as the bytes it shares with the one before),
 // so each table's cursor goes back a restart interval at a time (about 16 records, decoded
 // forwards once into a small buffer and handed out backwards) and a block at a time (the
-// block before is one block size earlier in an aligned table; the index gives the last
-// one); the tables, the immutable memtable and the memtable are merged backwards as they
+// block before is one block size earlier in a padded table, as the store writes them; in
+// an unpadded one, written elsewhere, the blocks' offsets are collected once per iterator
+// by reading each block's header; the index gives the last block); the tables, the
+// immutable memtable and the memtable are merged backwards as they
 // are forwards (newer hides older, a deletion hides the key). A seek backwards costs what a
 // Seek does. Changing direction (Next after Prev, Prev after Next) seeks again from the
 // current key, once. Bounds and prefix apply as forwards.
