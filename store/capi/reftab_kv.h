@@ -205,7 +205,7 @@ REFTAB_C_EXPORT reftab_code reftab_kv_iter_seek(reftab_kv_iter* it, const void* 
 /* Fills `out` with the next entry and sets *has = 1, or *has = 0 at the end. */
 REFTAB_C_EXPORT reftab_code reftab_kv_iter_next(reftab_kv_iter* it, reftab_kv_entry* out, int* has,
                                                 reftab_error** err);
-/* Backwards (store/kv/kv_store.h says how: forward scans of windows below the position).
+/* Backwards, for about what forwards costs per entry (store/kv/kv_store.h says how).
  * reftab_kv_iter_seek_last positions after the last key within the range,
  * reftab_kv_iter_seek_for_prev after the last key <= `key`; reftab_kv_iter_prev then fills
  * `out` with that entry, and each later call with the entry before the one returned last

@@ -14,9 +14,11 @@
 #include "store/compaction_policy.h"
 #include "store/kv/kv_files.h"
 #include "store/kv/kv_log_format.h"
+#include "store/kv/kv_mem_reverse_cursor.h"
 #include "store/kv/kv_memtable.h"
 #include "store/merge_cursor.h"
 #include "store/merged_iterator.h"
+#include "store/reverse_merge_cursor.h"
 #include "store/snapshot_access.h"
 #include "store/stack.h"
 #include "store/transaction.h"
@@ -38,18 +40,24 @@ void KvWriteBatch::Delete(std::string_view key) {
 // Two sources merged: the snapshot's frozen memtable (newer, deletions included) and the
 // tables' merged cursor (deletions already applied among the tables). On equal keys the
 // memtable's entry wins and the table's is skipped; a memtable deletion hides the key.
+// Backwards, the same over the reverse cursors, made at the first backward move (a
+// forward-only iterator never pays for them).
 struct KvIterator::Impl {
+  Impl(std::shared_ptr<const Snapshot> s, RefMergeCursor merge, const KvIteratorOptions& o)
+      : snap(std::move(s)), it(std::move(merge)), options(o) {}
   std::shared_ptr<const Snapshot> snap;  // keeps the tables mapped
   RefMergeCursor it;
   KvIteratorOptions options;
   std::optional<KvMemCursor> mem;  // when the snapshot has a memtable
   RefRecord table_rec;             // the tables' next entry, when table_valid
   bool table_valid = false;
-  // Backwards: the entries before the current one, nearest last; `reversed` while the
-  // iterator was last moved backwards (the forward cursors are then elsewhere).
-  std::deque<std::pair<std::string, std::string>> before;
+  // Backwards: `reversed` while the iterator was last positioned or moved backwards (the
+  // forward cursors are then elsewhere, and the reverse ones on the entry before rec_).
   bool reversed = false;
-  bool before_complete = false;  // `before` holds every entry below the current one
+  std::optional<RefReverseMergeCursor> back;
+  std::optional<KvMemReverseCursor> mem_back;
+  std::shared_ptr<const KvMemLayers> layers;  // the memtable's, for mem_back
+  std::string floor;  // no key below it is visited (the lower bound or the prefix)
 };
 
 KvIterator::KvIterator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {
@@ -66,14 +74,16 @@ std::string_view KvIterator::value() const {
                           impl_->snap->hash_size());
 }
 
-const Status& KvIterator::status() const { return impl_->it.status(); }
+const Status& KvIterator::status() const {
+  const Impl& m = *impl_;
+  return m.reversed && m.back ? m.back->status() : m.it.status();
+}
 
 Status KvIterator::SeekToFirst() { return Seek(std::string_view()); }
 
 Status KvIterator::Seek(std::string_view key) {
   Impl& m = *impl_;
   m.reversed = false;
-  m.before.clear();
   const KvIteratorOptions& o = m.options;
   std::string_view from = key;
   if (o.lower_bound && std::string_view(*o.lower_bound) > from) from = *o.lower_bound;
@@ -110,81 +120,82 @@ std::optional<std::string> PrefixEnd(std::string prefix) {
 
 }  // namespace
 
-Status KvIterator::SeekToLast() { return FindBefore(std::nullopt, false); }
+Status KvIterator::SeekToLast() { return SeekBack(std::nullopt, false); }
 
-Status KvIterator::SeekForPrev(std::string_view key) {
-  return FindBefore(std::string(key), /*inclusive=*/true);
-}
+Status KvIterator::SeekForPrev(std::string_view key) { return SeekBack(key, /*inclusive=*/true); }
 
 void KvIterator::Prev() {
   if (!valid_) return;
-  Impl& m = *impl_;
-  if (m.reversed && !m.before.empty()) return TakeFromBack();
-  if (m.reversed && m.before_complete) {
-    valid_ = false;
-    return;
-  }
-  Status s = FindBefore(std::string(key()), /*inclusive=*/false);
+  if (impl_->reversed) return SettleBack();
+  // The reverse cursors are elsewhere: seek to the entry before the current key. The key
+  // stays in rec_ until SettleBack replaces it, after the seeks.
+  Status s = SeekBack(std::string_view(rec_.refname), /*inclusive=*/false);
   (void)s;  // in status()
 }
 
-void KvIterator::TakeFromBack() {
-  Impl& m = *impl_;
-  auto& [k, v] = m.before.back();
-  rec_.refname.swap(k);
-  rec_.value_type = RefValueType::kSymref;
-  rec_.target.swap(v);
-  m.before.pop_back();
-  valid_ = true;
-}
-
-Status KvIterator::FindBefore(const std::optional<std::string>& below, bool inclusive) {
+Status KvIterator::SeekBack(const std::optional<std::string_view>& below, bool inclusive) {
   Impl& m = *impl_;
   const KvIteratorOptions& o = m.options;
-  // The limit: `below`, the upper bound and the end of the prefix, whichever is lowest.
-  std::optional<std::string> limit = below;
-  if (inclusive && limit) limit->push_back('\0');  // <= key is < key + "\0"
-  auto lower_limit = [&limit](const std::optional<std::string>& other) {
-    if (other && (!limit || *other < *limit)) limit = other;
-  };
-  lower_limit(o.upper_bound);
-  if (!o.prefix.empty()) lower_limit(PrefixEnd(o.prefix));
-  std::string floor = o.prefix;  // no key below it is visited
-  if (o.lower_bound && *o.lower_bound > floor) floor = *o.lower_bound;
-  // Windows [from, limit): `from` is the limit cut one byte shorter each time; with no
-  // limit, a first byte from 0xff down.
-  std::vector<std::string> starts;
-  if (limit) {
-    for (size_t l = limit->size(); l-- > 0;) starts.push_back(limit->substr(0, l));
-  } else {
-    for (int c = 0xff; c >= 0; --c) starts.emplace_back(1, char(c));
-  }
-  for (size_t i = 0; i < starts.size(); ++i) {
-    std::string from = starts[i] < floor ? floor : starts[i];
-    m.before.clear();
-    REFTAB_RETURN_IF_ERROR(Seek(from));
-    bool truncated = false;
-    for (; valid_ && (!limit || key() < std::string_view(*limit)); Next()) {
-      if (m.before.size() == kKvReverseBuffer) {
-        m.before.pop_front();
-        truncated = true;
-      }
-      m.before.emplace_back(std::string(key()), std::string(value()));
+  m.reversed = true;
+  valid_ = false;
+  // The limit: `below`, the upper bound and the end of the prefix, whichever is lowest (on
+  // a tie, the exclusive one). The keys within it that are >= the floor are visible.
+  std::optional<std::string_view> limit = below;
+  bool limit_inclusive = inclusive && below;
+  std::optional<std::string> prefix_end;
+  if (!o.prefix.empty()) prefix_end = PrefixEnd(o.prefix);
+  const std::optional<std::string>* const others[] = {&o.upper_bound, &prefix_end};
+  for (const std::optional<std::string>* other : others) {
+    if (*other && (!limit || std::string_view(**other) <= *limit)) {
+      limit = **other;
+      limit_inclusive = false;
     }
-    REFTAB_RETURN_IF_ERROR(status());
-    valid_ = false;
-    m.reversed = true;
-    // Complete when nothing below `from` can be visited: it is the floor or the empty key.
-    m.before_complete = !truncated && (from == floor || from.empty());
-    if (!m.before.empty()) {
-      TakeFromBack();
-      return Status::Ok();
-    }
-    if (from == floor || from.empty()) break;  // nothing below it is visible
   }
-  m.before.clear();
-  m.before_complete = true;
-  return Status::Ok();
+  if (!m.back) {
+    m.back.emplace(m.snap->readers());
+    m.back->set_suppress_deletions(true);
+    if (m.layers) m.mem_back.emplace(m.layers);
+  }
+  Status s = limit ? m.back->SeekBefore(*limit, limit_inclusive) : m.back->SeekToLast();
+  if (m.mem_back) {
+    if (limit) {
+      m.mem_back->SeekBefore(*limit, limit_inclusive);
+    } else {
+      m.mem_back->SeekToLast();
+    }
+  }
+  REFTAB_RETURN_IF_ERROR(s);
+  SettleBack();
+  return m.back->status();
+}
+
+void KvIterator::SettleBack() {
+  Impl& m = *impl_;
+  RefReverseMergeCursor& t = *m.back;
+  valid_ = false;
+  for (;;) {
+    if (!t.status().ok()) return;
+    const bool from_mem = m.mem_back && m.mem_back->Valid();
+    if (!from_mem && !t.Valid()) return;
+    // Above 0: the table's entry comes first (backwards: it is the greater).
+    const int order = !from_mem ? 1 : !t.Valid() ? -1 : t.key().compare(m.mem_back->key());
+    if (order > 0) {
+      if (!t.ReadValue(&rec_)) return;
+      t.Prev();
+      break;
+    }
+    if (order == 0) t.Prev();  // hidden by the memtable's
+    const std::optional<std::string>& v = m.mem_back->value();
+    if (v) {
+      rec_.refname.assign(m.mem_back->key());
+      rec_.value_type = RefValueType::kSymref;
+      rec_.target.assign(*v);
+      m.mem_back->Prev();
+      break;
+    }
+    m.mem_back->Prev();  // a deletion
+  }
+  valid_ = m.floor.empty() || std::string_view(rec_.refname) >= std::string_view(m.floor);
 }
 
 void KvIterator::Settle() {
@@ -255,9 +266,15 @@ Status KvSnapshot::Get(std::string_view key, std::string* value, bool* found) co
 KvIterator KvSnapshot::NewIterator(const KvIteratorOptions& options) const {
   RefMergeCursor merge(snap_->readers());
   merge.set_merge_order(SnapshotAccess::RefOrder(*snap_));
-  auto impl = std::unique_ptr<KvIterator::Impl>(new KvIterator::Impl{
-      snap_, std::move(merge), options, std::nullopt, RefRecord(), false, {}, false, false});
-  if (mem_) impl->mem.emplace(mem_->layers);
+  auto impl = std::make_unique<KvIterator::Impl>(snap_, std::move(merge), options);
+  if (mem_) {
+    impl->mem.emplace(mem_->layers);
+    impl->layers = mem_->layers;
+  }
+  impl->floor = options.prefix;
+  if (options.lower_bound && *options.lower_bound > impl->floor) {
+    impl->floor = *options.lower_bound;
+  }
   return KvIterator(std::move(impl));
 }
 

@@ -177,21 +177,19 @@ struct KvIteratorOptions {
 };
 
 // Iteration in key order over one snapshot, forwards and backwards; tombstones are never
-// returned. Records
-// are copied into buffers the iterator reuses, so it allocates nothing per entry once they
-// have grown; key() and value() stay valid until the next Seek/Next/Prev.
-// Backwards (SeekToLast, SeekForPrev, Prev): reftable blocks are prefix-compressed against
-// the record before, so they decode forward only, and so do the engine's table and merge
-// cursors. Going back is therefore built on forward scans: the entries before a key K are
-// found by scanning windows [P, K) forward, P being K cut one byte shorter at a time (keys
-// below K either have K's first l bytes and a smaller next byte, or are a prefix of K), and
-// the last kKvReverseBuffer entries of the first non-empty window are kept, so that the
-// next Prevs cost nothing. A window costs one Seek per byte tried plus a forward scan of
-// its entries: about that of a forward step per entry when keys share prefixes evenly, but
-// a window over many entries (e.g. the one key above a million that share no prefix with
-// it) is scanned again every kKvReverseBuffer Prevs. Bounds and prefix apply as forwards.
-inline constexpr size_t kKvReverseBuffer = 1024;
-
+// returned. Records are copied into buffers the iterator reuses, so it allocates nothing per
+// entry once they have grown; key() and value() stay valid until the next Seek/Next/Prev.
+// Backwards (SeekToLast, SeekForPrev, Prev) costs what forwards does, per entry: reftable
+// blocks decode forwards only (a key is stored as the bytes it shares with the one before),
+// so each table's cursor goes back a restart interval at a time (about 16 records, decoded
+// forwards once into a small buffer and handed out backwards) and a block at a time (the
+// block before is one block size earlier in a padded table, as the store writes them; in
+// an unpadded one, written elsewhere, the blocks' offsets are collected once per iterator
+// by reading each block's header; the index gives the last block); the tables, the
+// immutable memtable and the memtable are merged backwards as they
+// are forwards (newer hides older, a deletion hides the key). A seek backwards costs what a
+// Seek does. Changing direction (Next after Prev, Prev after Next) seeks again from the
+// current key, once. Bounds and prefix apply as forwards.
 class KvIterator {
  public:
   KvIterator(KvIterator&&) noexcept;
@@ -221,9 +219,10 @@ class KvIterator {
   struct Impl;
   explicit KvIterator(std::unique_ptr<Impl> impl);
   void Settle();  // reads the next record into rec_, applying the bounds
-  // Positions at the last key < `below` (inclusive: <=), nullopt: no limit but the bounds.
-  Status FindBefore(const std::optional<std::string>& below, bool inclusive);
-  void TakeFromBack();  // positions at the reverse buffer's last entry, removing it
+  // Positions at the last key < `below` (inclusive: <=) within the bounds; nullopt: no limit
+  // but the bounds.
+  Status SeekBack(const std::optional<std::string_view>& below, bool inclusive);
+  void SettleBack();  // reads the current record backwards into rec_, applying the bounds
 
   std::unique_ptr<Impl> impl_;
   RefRecord rec_;

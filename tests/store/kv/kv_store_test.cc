@@ -552,7 +552,7 @@ TEST(KvStoreTest, BackwardsWithinBoundsAndPrefix) {
   EXPECT_EQ(back(range, std::nullopt), "a\xff,abc,ab,");
   EXPECT_EQ(back(range, "zzz"), "a\xff,abc,ab,");
   EXPECT_EQ(back(range, "aa"), "");
-  // More entries than the reverse buffer holds, sharing no prefix with the last key.
+  // Many entries sharing no prefix with the last key, in the memtable: a long way back.
   auto m_key = [](int i) {
     std::string k = std::to_string(i);
     k.insert(k.begin(), 'm');
