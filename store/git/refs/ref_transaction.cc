@@ -327,8 +327,11 @@ Status GitRefTransaction::CheckAvailable(const std::vector<size_t>& to_check) {
   std::set<std::string, std::less<>> dirs_seen;
   DirsBelow below;
   std::string_view previous;
-  for (size_t i : to_check) {
+  for (size_t k = 0; k < to_check.size(); ++k) {
+    const size_t i = to_check[k];
     const std::string& name = updates_[i].refname;
+    below.next = k + 1 < to_check.size() ? std::string_view(updates_[to_check[k + 1]].refname)
+                                         : std::string_view();
     // The parents this name shares with the last one found free (most of them, for sorted
     // input) were checked with it: those whose '/' lies within the common prefix.
     const size_t n = std::min(previous.size(), name.size());
@@ -369,6 +372,9 @@ Status GitRefTransaction::CheckNameAvailable(size_t i, size_t checked,
   // Nothing exists below the name if nothing exists below its directory. Sorted input
   // creates names a directory at a time, so one look below the directory spares a look
   // below each name (a cursor set up per name was an eighth of a large --stdin's time).
+  // Only when the next name is in the same directory: a look below a directory walks every
+  // deleted name in it up to the first live one, where the look below a lone name walks
+  // only those below that name.
   auto first_below = [&](std::string_view prefix, std::string* existing) {
     return store_->ForEachRef(prefix, [&](const RefRecord& r) {
       *existing = r.refname;
@@ -381,7 +387,9 @@ Status GitRefTransaction::CheckNameAvailable(size_t i, size_t checked,
   };
   const size_t last_slash = name.rfind('/');
   bool dir_empty = under(dirs_below->empty_dir);
+  const std::string_view next = dirs_below->next;
   if (!dir_empty && last_slash != std::string::npos && last_slash > 0 &&
+      next.rfind('/') == last_slash && next.compare(0, last_slash, name, 0, last_slash) == 0 &&
       !(dirs_below->full_dir.size() == last_slash && under(dirs_below->full_dir))) {
     std::string existing;
     REFTAB_RETURN_IF_ERROR(
