@@ -453,25 +453,28 @@ Status CheckNoneBelowAll(const Snapshot& snap, const std::vector<Check>& checks)
   // `at` were walked under an earlier prefix and found deleted, or there are none.
   bool positioned = false, have = false, conflict = false;
   std::string_view at;
+  auto next = [&] {
+    if (!it.NextView(&r)) return false;
+    at = it.key();
+    return true;
+  };
   for (const Check* c : order) {
     const std::string_view prefix = c->prefix;
     if (!positioned || (have && at < prefix)) {
       REFTAB_RETURN_IF_ERROR(it.Seek(prefix));
-      have = it.NextView(&r);
-      at = have ? it.key() : std::string_view();
       positioned = true;
+      have = next();
     }
     while (have && at.substr(0, prefix.size()) == prefix) {
       if (!r.is_deletion()) {
         conflict = true;
         break;
       }
-      have = it.NextView(&r);
-      at = have ? it.key() : std::string_view();
+      have = next();
     }
-    REFTAB_RETURN_IF_ERROR(it.status());
     if (conflict) break;
   }
+  REFTAB_RETURN_IF_ERROR(it.status());  // an error ends the walk (have is false after it)
   if (!conflict) return Status::Ok();
   for (const Check& c : checks) {
     REFTAB_RETURN_IF_ERROR(CheckNoneBelow(snap, c.prefix, c.key()));

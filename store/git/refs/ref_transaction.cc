@@ -330,8 +330,7 @@ Status GitRefTransaction::CheckAvailable(const std::vector<size_t>& to_check) {
   for (size_t k = 0; k < to_check.size(); ++k) {
     const size_t i = to_check[k];
     const std::string& name = updates_[i].refname;
-    below.next = k + 1 < to_check.size() ? std::string_view(updates_[to_check[k + 1]].refname)
-                                         : std::string_view();
+    below.next = k + 1 < to_check.size() ? to_check[k + 1] : std::string::npos;
     // The parents this name shares with the last one found free (most of them, for sorted
     // input) were checked with it: those whose '/' lies within the common prefix.
     const size_t n = std::min(previous.size(), name.size());
@@ -387,10 +386,14 @@ Status GitRefTransaction::CheckNameAvailable(size_t i, size_t checked,
   };
   const size_t last_slash = name.rfind('/');
   bool dir_empty = under(dirs_below->empty_dir);
-  const std::string_view next = dirs_below->next;
+  auto next_in_dir = [&] {
+    if (dirs_below->next == std::string::npos) return false;
+    const std::string& next = updates_[dirs_below->next].refname;
+    return next.rfind('/') == last_slash && next.compare(0, last_slash, name, 0, last_slash) == 0;
+  };
   if (!dir_empty && last_slash != std::string::npos && last_slash > 0 &&
-      next.rfind('/') == last_slash && next.compare(0, last_slash, name, 0, last_slash) == 0 &&
-      !(dirs_below->full_dir.size() == last_slash && under(dirs_below->full_dir))) {
+      !(dirs_below->full_dir.size() == last_slash && under(dirs_below->full_dir)) &&
+      next_in_dir()) {
     std::string existing;
     REFTAB_RETURN_IF_ERROR(
         first_below(std::string_view(name).substr(0, last_slash + 1), &existing));
