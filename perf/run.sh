@@ -9,7 +9,8 @@
 #   3. CLI scenarios with hyperfine, each reftab command paired with the same git command
 #      when a reftable-capable git is given (GIT argument or $REFTAB_GIT), each labelled with
 #      its data's shape: "commit per ref" (the dataset above), and perf/shapes.sh's refs
-#      sharing 1,000 commits beside a commit per ref, both made by git;
+#      sharing 1,000 commits beside a commit per ref, both made by git; stacks holding many
+#      tombstones (tombstones.sh) and one-ref transactions into 1M refs (small_tx.sh);
 #   4. the ablations (reftab-ablate) and the compiled variants (tracing compiled in but off
 #      vs compiled out; hot helpers inlined vs out of line);
 #   5. peak memory of a scan and of writing 1M refs (/usr/bin/time -v);
@@ -303,6 +304,18 @@ if [[ -n $GIT ]]; then
     "$(( RUNS < 10 ? RUNS : 10 ))"
 else
   skipped "shapes comparison skipped: no reftable-capable git"
+fi
+# Deletions (perf/tombstones.sh: stacks holding K tombstones, lookups, scans, update-ref and
+# compaction per K) and small transactions (perf/small_tx.sh: one update-ref into the
+# shared-commits repository, auto-compaction on, reflogs off and on), beside git.
+if [[ -n $GIT ]]; then
+  log "tombstones (perf/tombstones.sh)"
+  bash "$HERE/tombstones.sh" "$BUILD" "$OUT" "$GIT" "${REFTAB_TOMB_SIZES:-10000 30000 100000}" \
+    "$(( RUNS < 10 ? RUNS : 10 ))"
+  log "small transactions (perf/small_tx.sh)"
+  bash "$HERE/small_tx.sh" "$BUILD" "$OUT" "$GIT" "${REFTAB_SHAPES_REFS:-1000000}" "$RUNS"
+else
+  skipped "tombstones and small transactions skipped: no reftable-capable git"
 fi
 
 # ---------------------------------------------------------------- 4. ablations, variants

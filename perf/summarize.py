@@ -142,6 +142,12 @@ def main(out):
         if os.path.exists(path):
             lines += [f"    {l.rstrip()}" for l in open(path)] + [""]
     lines += in_process(out, chart) + callgrind(out) + cli(out)
+    # The tables tombstones.sh and small_tx.sh print, as they are.
+    for name, title in (("tombstones.txt", "Tombstones (tombstones.sh, medians ms)"),
+                        ("small-tx.txt", "Small transactions (small_tx.sh, medians ms)")):
+        path = os.path.join(out, name)
+        if os.path.exists(path):
+            lines += [f"### {title}", ""] + [f"    {l.rstrip()}" for l in open(path)] + [""]
     with open(os.path.join(out, "chart.dat"), "w") as f:
         f.write("# operation git_ns reftab_ns target_ns\n")
         for op, git, ours, target in chart:

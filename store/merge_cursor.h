@@ -139,6 +139,26 @@ class MergeCursor {
   // The key of the record the last Next() or NextView() returned; valid until the next call.
   // That child is the bypass child, or the one whose advance is pending.
   std::string_view key() const { return children_[single_ != kNone ? single_ : pending_].key(); }
+  // After a Seek(prefix): the next live record whose name starts with `prefix` (name and
+  // value in `*out`); false once the merge reaches any record past the prefix, deleted or
+  // not, or on error. Next() with deletions suppressed would walk every tombstone after the
+  // prefix up to the next live ref, so a look below a name that a run of deleted names
+  // follows cost as much as the run. Whatever set_suppress_deletions says. Refs only.
+  bool NextLiveUnder(std::string_view prefix, Record* out) {
+    const bool suppress = suppress_deletions_;
+    suppress_deletions_ = false;
+    bool found = false;
+    while (NextRecord<false>(out)) {
+      const std::string_view k = key();
+      if (k.substr(0, prefix.size()) != prefix) break;
+      if (out->is_deletion()) continue;
+      out->refname.assign(k);
+      found = true;
+      break;
+    }
+    suppress_deletions_ = suppress;
+    return found;
+  }
   const Status& status() const { return status_; }
 
  private:

@@ -422,21 +422,21 @@ Status SortLogs(std::vector<LogRecord>* logs) {
 // Transaction::VerifyNoneBelow's check, on the snapshot taken under the lock.
 Status CheckNoneBelow(const Snapshot& snap, const std::string& prefix, std::string_view for_key) {
   RefMergeCursor it(snap.readers());
-  it.set_suppress_deletions(true);
   REFTAB_RETURN_IF_ERROR(it.Seek(prefix));
   RefRecord r;
-  if (it.Next(&r) && r.refname.compare(0, prefix.size(), prefix) == 0) {
+  if (it.NextLiveUnder(prefix, &r)) {
     return Status::Conflict("'" + r.refname + "' exists; cannot create '" + std::string(for_key) +
                             "'");
   }
   return it.status();
 }
 
-// All of a transaction's VerifyNoneBelow checks. Taken in name order, one iterator serves
-// them all: the first live ref at or after a prefix is also the first at or after each later
-// prefix up to it, so only a prefix past it needs a new seek (a transaction creating many
-// refs in a new directory seeks once, not once per ref). A conflict is reported as the
-// checks in the transaction's order find it first.
+// All of a transaction's VerifyNoneBelow checks. Taken in name order, one cursor serves
+// them all: each walk stops at the first record past its prefix, deleted or not, and the
+// next prefix seeks again only if it lies past that record (a transaction creating many
+// refs in a new directory seeks once, not once per ref); no walk reads the deleted names
+// after a prefix. A conflict is reported as the checks in the transaction's order find it
+// first.
 // (A template only because Transaction::NoneBelow is private to the stack.)
 template <typename Check>
 Status CheckNoneBelowAll(const Snapshot& snap, const std::vector<Check>& checks) {
@@ -448,23 +448,34 @@ Status CheckNoneBelowAll(const Snapshot& snap, const std::vector<Check>& checks)
   if (!std::is_sorted(order.begin(), order.end(), by_prefix)) {
     std::sort(order.begin(), order.end(), by_prefix);
   }
-  MergedRefIterator it = snap.NewRefIterator();
-  it.set_suppress_deletions(true);
+  RefMergeCursor it(snap.readers());
   RefRecord r;
+  // `have`: the cursor is on a record, whose name is `at`. Records between a prefix and
+  // `at` were walked under an earlier prefix and found deleted, or there are none.
   bool positioned = false, have = false, conflict = false;
+  std::string_view at;
+  auto next = [&] {
+    if (!it.NextView(&r)) return false;
+    at = it.key();
+    return true;
+  };
   for (const Check* c : order) {
-    const std::string& prefix = c->prefix;
-    if (!positioned || (have && r.refname < prefix)) {
+    const std::string_view prefix = c->prefix;
+    if (!positioned || (have && at < prefix)) {
       REFTAB_RETURN_IF_ERROR(it.Seek(prefix));
-      have = it.Next(&r);
-      REFTAB_RETURN_IF_ERROR(it.status());
       positioned = true;
+      have = next();
     }
-    if (have && r.refname.compare(0, prefix.size(), prefix) == 0) {
-      conflict = true;
-      break;
+    while (have && at.substr(0, prefix.size()) == prefix) {
+      if (!r.is_deletion()) {
+        conflict = true;
+        break;
+      }
+      have = next();
     }
+    if (conflict) break;
   }
+  REFTAB_RETURN_IF_ERROR(it.status());  // an error ends the walk (have is false after it)
   if (!conflict) return Status::Ok();
   for (const Check& c : checks) {
     REFTAB_RETURN_IF_ERROR(CheckNoneBelow(snap, c.prefix, c.key()));

@@ -305,29 +305,25 @@ Status GitRepo::ReadRef(std::string_view refname, RefRecord* ref, bool* found) {
 Status GitRepo::ForEachRef(std::string_view prefix,
                            const std::function<bool(const RefRecord&)>& fn) {
   // Two sorted sources: the main stack without per-worktree names, and the worktree's stack.
+  // Each walk ends at the first record past the prefix, deleted or not (NextLiveUnder):
+  // a look below a name that deleted names follow reads none of them.
   auto main_snap = main_->snapshot();
   RefMergeCursor a(main_snap->readers());
-  a.set_suppress_deletions(true);
   REFTAB_RETURN_IF_ERROR(a.Seek(prefix));
   std::shared_ptr<const Snapshot> wt_snap = worktree_ ? worktree_->snapshot() : nullptr;
   std::optional<RefMergeCursor> b;
   if (wt_snap) {
     b.emplace(wt_snap->readers());
-    b->set_suppress_deletions(true);
     REFTAB_RETURN_IF_ERROR(b->Seek(prefix));
   }
-  auto in_prefix = [&](const RefRecord& r) {
-    return std::string_view(r.refname).substr(0, prefix.size()) == prefix;
-  };
   RefRecord ra, rb;
   auto next_a = [&] {
-    while (a.Next(&ra)) {
-      if (!in_prefix(ra)) return false;
+    while (a.NextLiveUnder(prefix, &ra)) {
       if (!wt_snap || !IsPerWorktreeRef(ra.refname)) return true;
     }
     return false;
   };
-  auto next_b = [&] { return b && b->Next(&rb) && in_prefix(rb); };
+  auto next_b = [&] { return b && b->NextLiveUnder(prefix, &rb); };
   bool has_a = next_a(), has_b = next_b();
   while (has_a || has_b) {
     bool take_a = has_a && (!has_b || ra.refname < rb.refname);

@@ -42,6 +42,12 @@ Z=0000000000000000000000000000000000000000
 TAG=$("$git" -C "$T" rev-parse refs/tags/at1)
 TREE=$("$git" -C "$T" rev-parse "$C^{tree}")
 MISSING=1111111111111111111111111111111111111111
+# Deleted names that stay in the stack as tombstones (refs/heads/gone/*, with a live
+# refs/heads/gone2 after them): the conflict checks must see through them.
+printf 'create refs/heads/gone/a %s\ncreate refs/heads/gone/b/c %s\ncreate refs/heads/gone2 %s\n' \
+  "$A" "$A" "$A" | GIT_TEST_REFTABLE_AUTOCOMPACTION=false "$git" -C "$T" update-ref --stdin
+printf 'delete refs/heads/gone/a\ndelete refs/heads/gone/b/c\n' |
+  GIT_TEST_REFTABLE_AUTOCOMPACTION=false "$git" -C "$T" update-ref --stdin
 
 CASE_ENV=()
 CASE_GITDIR=.git  # the git directory of a case, inside the repository copy
@@ -224,6 +230,9 @@ tx "df symref created under a ref" "symref-create $H/x/s $H/main\n"
 tx "df tag directory" "create refs/tags/t1/sub $A\n"
 tx "df deep child" "create $H/d/e/f/g $A\n"
 tx "df update of missing child" "update $H/x/y $A\n"
+tx "df create over deleted refs" "create $H/gone $A\n"
+tx "df create under a deleted ref" "create $H/gone/a/b $A\ncreate $H/gone/b $A\n"
+tx "df create over deleted refs and beside them" "create $H/gone/b $A\ncreate $H/gone1 $A\ncreate $H/gone2/x $A\n"
 run_case "${PASS:+(no autocompaction) }df args update under a ref" "" args "" $H/x/y "$A"
 run_case "${PASS:+(no autocompaction) }df args update over a directory" "" args "" $H/d "$A"
 # one update per ref

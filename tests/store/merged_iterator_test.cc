@@ -321,6 +321,48 @@ TEST(MergedIteratorTest, ManyTombstonesBelowTheCallersRange) {
   EXPECT_TRUE(found);
 }
 
+// NextLiveUnder, the look below a name: live records under the prefix only, and the walk
+// ends at the first record past the prefix even when that one is deleted, so a look below
+// a name that a run of deleted names follows does not walk the run.
+TEST(MergedIteratorTest, NextLiveUnderEndsAtTheFirstRecordPastThePrefix) {
+  Tables t;
+  std::vector<RefRecord> old, dead;
+  for (int i = 0; i < 3000; ++i) {
+    char name[32];
+    std::snprintf(name, sizeof name, "refs/heads/a/%05d", i);
+    old.push_back(Val(name, 1, uint64_t(i)));
+    if (i != 2000) dead.push_back(Tomb(name, 2));
+  }
+  old.push_back(Val("refs/heads/b/keep", 1, 77777));
+  t.Add(1, 1, old);
+  t.Add(2, 2, dead);
+  for (bool suppress : {false, true}) {
+    RefMergeCursor c(t.raw());
+    c.set_suppress_deletions(suppress);
+    RefRecord r;
+    // Nothing under "refs/heads/0/": the walk stops on the first tombstone after it.
+    ASSERT_TRUE(c.Seek("refs/heads/0/").ok());
+    EXPECT_FALSE(c.NextLiveUnder("refs/heads/0/", &r));
+    EXPECT_EQ(c.key(), "refs/heads/a/00000") << "suppress=" << suppress;
+    // Under "refs/heads/a/": past 2000 tombstones, the one live ref; then the end at b/.
+    ASSERT_TRUE(c.Seek("refs/heads/a/").ok());
+    ASSERT_TRUE(c.NextLiveUnder("refs/heads/a/", &r));
+    EXPECT_EQ(FormatRef(r, 20), FormatRef(Val("refs/heads/a/02000", 1, 2000), 20));
+    EXPECT_FALSE(c.NextLiveUnder("refs/heads/a/", &r));
+    EXPECT_EQ(c.key(), "refs/heads/b/keep");
+    // A prefix of several: every live ref under it.
+    ASSERT_TRUE(c.Seek("refs/heads/").ok());
+    std::vector<std::string> got;
+    while (c.NextLiveUnder("refs/heads/", &r)) got.push_back(r.refname);
+    EXPECT_EQ(got, (std::vector<std::string>{"refs/heads/a/02000", "refs/heads/b/keep"}));
+    ASSERT_TRUE(c.status().ok());
+    // The caller's choice about deletions holds for Next afterwards.
+    ASSERT_TRUE(c.Seek("refs/heads/a/00001").ok());
+    ASSERT_TRUE(c.Next(&r));
+    EXPECT_EQ(r.refname, suppress ? "refs/heads/a/02000" : "refs/heads/a/00001");
+  }
+}
+
 TEST(SnapshotTest, ReadRefTakesTheNewestTableThatHasTheName) {
   Tables t;
   t.Add(1, 1, {Val("refs/heads/a", 1, 1), Val("refs/heads/b", 1, 2)});

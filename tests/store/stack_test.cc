@@ -255,6 +255,48 @@ TEST(StackTest, ManyVerifyNoneBelowChecksInAnyOrder) {
   EXPECT_TRUE(tx.Commit().ok());
 }
 
+// The same checks among deleted names: a run of tombstones under a prefix hides nothing,
+// a live ref after such a run under the same prefix is found, and the walks end where
+// their prefixes do (the prefixes here nest and interleave with the runs).
+TEST(StackTest, VerifyNoneBelowSeesThroughRunsOfDeletedNames) {
+  TempDir tmp;
+  auto s = OpenOrDie(tmp.path(), TestOptions());
+  {
+    Transaction tx = s->NewTransaction();
+    for (int i = 0; i < 500; ++i) {
+      tx.Update("refs/a/" + std::to_string(1000 + i), IdValue(uint64_t(i + 1)));
+      tx.Update("refs/c/" + std::to_string(1000 + i), IdValue(uint64_t(i + 1)));
+    }
+    tx.Update("refs/c/zz", IdValue(7));
+    ASSERT_TRUE(tx.Commit().ok());
+  }
+  {
+    Transaction tx = s->NewTransaction();
+    for (int i = 0; i < 500; ++i) {
+      tx.Delete("refs/a/" + std::to_string(1000 + i));
+      tx.Delete("refs/c/" + std::to_string(1000 + i));
+    }
+    ASSERT_TRUE(tx.Commit().ok());
+  }
+  {
+    Transaction tx = s->NewTransaction();
+    tx.Update("refs/new", IdValue(4));
+    for (const char* p : {"refs/0/", "refs/a/", "refs/a/1200/", "refs/b/", "refs/c/1499/"}) {
+      tx.VerifyNoneBelow(p, std::string(p, std::strlen(p) - 1));
+    }
+    Status st = tx.Commit();
+    EXPECT_TRUE(st.ok()) << st.ToString();
+  }
+  Transaction tx = s->NewTransaction();
+  tx.Update("refs/new2", IdValue(5));
+  for (const char* p : {"refs/a/", "refs/c/1000/", "refs/c/"}) {
+    tx.VerifyNoneBelow(p, std::string(p, std::strlen(p) - 1));
+  }
+  Status st = tx.Commit();
+  EXPECT_EQ(st.code(), Code::kConflict) << st.ToString();
+  EXPECT_EQ(st.message(), "'refs/c/zz' exists; cannot create 'refs/c'");
+}
+
 TEST(StackTest, TransactionThatChangesNothingWritesNoTable) {
   TempDir tmp;
   auto s = OpenOrDie(tmp.path(), TestOptions());

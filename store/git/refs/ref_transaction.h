@@ -153,9 +153,11 @@ class GitRefTransaction {
   Status CheckAvailable(const std::vector<size_t>& to_check);
   // What CheckAvailable learnt about the existing refs below a directory, for the names
   // after it: `empty_dir` holds none, `full_dir` holds some. `below` is the checked name
-  // and a '/', in one buffer for all names.
+  // and a '/', in one buffer for all names. `next` is the update checked after this one
+  // (npos: none).
   struct DirsBelow {
     std::string empty_dir, full_dir, below;
+    size_t next = std::string::npos;
   };
   Status CheckNameAvailable(size_t i, size_t checked, std::set<std::string, std::less<>>* dirs_seen,
                             DirsBelow* below, Why* why);
