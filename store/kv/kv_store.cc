@@ -19,7 +19,6 @@
 #include "store/merged_iterator.h"
 #include "store/snapshot_access.h"
 #include "store/stack.h"
-#include "store/transaction.h"
 
 namespace reftab {
 
@@ -201,7 +200,7 @@ void KvIterator::Settle() {
       break;
     }
     if (order == 0) m.table_valid = m.it.Next(&m.table_rec);  // hidden by the memtable's
-    const std::optional<std::string>& v = m.mem->value();
+    const std::optional<std::string_view>& v = m.mem->value();
     if (v) {
       rec_.refname.assign(m.mem->key());
       rec_.value_type = RefValueType::kSymref;
@@ -301,28 +300,37 @@ Status CheckEntry(std::string_view key, size_t value_size) {
   return Status::Ok();
 }
 
-// Frozen memtable layers as one transaction (one table; nothing if they are empty).
-Status CommitLayers(Stack* stack, std::shared_ptr<const KvMemLayers> layers, bool* wrote_table) {
+// Frozen memtable layers written straight into one new table of the stack (nothing if they
+// are empty): the cursor gives their entries in key order, one per key, as the table wants
+// them. They are writes the store acknowledged, so nothing is read first to drop the few
+// that change nothing (a tombstone for a missing key costs a record until a full
+// compaction drops it). `largest` bounds their key + value sizes (the block size).
+Status WriteLayers(Stack* stack, std::shared_ptr<const KvMemLayers> layers, size_t largest,
+                   bool* wrote_table) {
   *wrote_table = false;
   if (layers->empty()) return Status::Ok();
-  size_t entries = 0;  // at least as many as the cursor gives (layers may share keys)
-  for (const auto& layer : *layers) entries += layer->size();
   KvMemCursor entry(std::move(layers));
-  Transaction tx = stack->NewTransaction();
-  tx.Reserve(entries, 0);
-  // The memtable's entries are writes the store acknowledged: no need to read each key to
-  // drop the few that change nothing (a tombstone for a missing key costs a record until a
-  // full compaction drops it).
-  tx.set_blind_writes(true);
-  for (entry.Seek(std::string_view()); entry.Valid(); entry.Next()) {
-    if (entry.value()) {
-      tx.Update(entry.key(), RefValue::Symref(*entry.value()));
-    } else {
-      tx.Delete(entry.key());
-    }
-  }
-  REFTAB_RETURN_IF_ERROR(tx.Commit());
-  *wrote_table = tx.committed_update_index() != 0;
+  RefRecord rec;  // its buffers are reused from entry to entry
+  uint64_t added = 0;
+  REFTAB_RETURN_IF_ERROR(stack->AddTable(
+      largest,
+      [&](TableWriter& w, uint64_t update_index) -> Status {
+        rec.update_index = update_index;
+        for (entry.Seek(std::string_view()); entry.Valid(); entry.Next()) {
+          rec.refname.assign(entry.key());
+          if (entry.value()) {
+            rec.value_type = RefValueType::kSymref;
+            rec.target.assign(*entry.value());
+          } else {
+            rec.value_type = RefValueType::kDeletion;
+            rec.target.clear();
+          }
+          REFTAB_RETURN_IF_ERROR(w.AddRef(rec));
+        }
+        return Status::Ok();
+      },
+      &added));
+  *wrote_table = added != 0;
   return Status::Ok();
 }
 
@@ -374,6 +382,7 @@ struct KvStore::Bg {
   std::shared_ptr<const KvMemLayers> imm;  // the immutable memtable, or null
   uint64_t imm_batches = 0;
   size_t imm_bytes = 0;
+  size_t imm_largest = 0;                  // its largest key + value
   uint64_t rotations = 0;                  // memtables made immutable
   uint64_t flushed = 0;                    // of them, written into tables
   std::shared_ptr<const Snapshot> tables;  // the stack's state, as the thread left it
@@ -501,7 +510,8 @@ Status KvStore::Recover() {
     }
   }
   bool wrote_table = false;
-  REFTAB_RETURN_IF_ERROR(CommitLayers(stack_.get(), b.mem->Freeze(), &wrote_table));
+  const size_t largest = b.mem->largest();
+  REFTAB_RETURN_IF_ERROR(WriteLayers(stack_.get(), b.mem->Freeze(), largest, &wrote_table));
   b.mem = std::make_unique<KvMemtable>();
   const bool sync = options_.durability != Durability::kNone;
   if (sync) REFTAB_RETURN_IF_ERROR(options_.fs->SyncDir(stack_->dir()));
@@ -660,6 +670,7 @@ Status KvStore::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force)
     }
     b.log = std::move(fresh);
     b.imm_bytes = b.mem->bytes();
+    b.imm_largest = b.mem->largest();
     b.imm = b.mem->Freeze();
     b.imm_batches = b.batches;
     b.mem = std::make_unique<KvMemtable>();
@@ -690,13 +701,14 @@ void KvStore::BackgroundLoop() {
 Status KvStore::FlushImmutable(std::unique_lock<std::mutex>& lock) {
   Bg& b = *bg_;
   std::shared_ptr<const KvMemLayers> imm = b.imm;
+  const size_t imm_largest = b.imm_largest;
   lock.unlock();
   bool wrote_table = false;
   Status s;
   std::shared_ptr<const Snapshot> after;
   {
     std::lock_guard<std::mutex> stack_lock(stack_mu_);
-    s = CommitLayers(stack_.get(), imm, &wrote_table);
+    s = WriteLayers(stack_.get(), imm, imm_largest, &wrote_table);
     if (s.ok() && options_.durability != Durability::kNone) {
       s = options_.fs->SyncDir(stack_->dir());
     }
@@ -715,6 +727,7 @@ Status KvStore::FlushImmutable(std::unique_lock<std::mutex>& lock) {
   if (!wrote_table) b.batches += b.imm_batches;  // else sequence() would go back
   b.imm_batches = 0;
   b.imm_bytes = 0;
+  b.imm_largest = 0;
   ++b.flushed;
   ++b.counters.flushes;
   return Status::Ok();

@@ -12,8 +12,9 @@
 //   * when the memtable passes KvOptions::memtable_size (and on Flush()), it becomes
 //     immutable: kv.log is renamed kv.log.flushing, a fresh kv.log takes the next writes
 //     and a new memtable, and a background thread writes the immutable memtable into one
-//     new table of the stack (a stack transaction of blind writes: no read per key), lists
-//     it, and only then removes kv.log.flushing. Reads consult the memtable, then the
+//     new table of the stack, straight from its sorted entries (Stack::AddTable: no
+//     transaction, no read or copy per key), lists it, and only then removes
+//     kv.log.flushing. Reads consult the memtable, then the
 //     immutable one, then the tables. A crash at any point leaves the logs of every write
 //     no table holds: open replays kv.log.flushing, then kv.log (a log whose writes a table
 //     already holds changes nothing when replayed again);
