@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 
 namespace reftab {
 
@@ -53,7 +54,10 @@ void KvMemtable::Set(std::string_view key, std::optional<std::string_view> value
   largest_ = std::max(largest_, size);
   std::optional<std::string_view> stored;
   if (value) stored = arena_->Copy(*value);
-  auto it = writable_.lower_bound(key);  // one descent, for the insert's hint too
+  // Keys written in ascending order (a sequential fill, a sorted batch) go after the last
+  // one without a descent; otherwise one descent, for the insert's hint too.
+  auto it = writable_.end();
+  if (!writable_.empty() && std::prev(it)->first >= key) it = writable_.lower_bound(key);
   if (it == writable_.end() || it->first != key) {
     writable_.emplace_hint(it, arena_->Copy(key), stored);
   } else {
