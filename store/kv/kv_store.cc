@@ -24,12 +24,43 @@ namespace reftab {
 
 // ------------------------------------------------------------------ KvWriteBatch
 
+namespace {
+
+Status CheckEntry(std::string_view key, size_t value_size) {
+  if (key.empty()) return Status::InvalidArgument("empty key");
+  if (key.size() + value_size > kMaxEntryBytes) {
+    return Status::TooLarge("entry of " + std::to_string(key.size() + value_size) +
+                            " bytes exceeds the limit of " + std::to_string(kMaxEntryBytes));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 void KvWriteBatch::Put(std::string_view key, std::string_view value) {
-  ops_.push_back(Op{std::string(key), std::string(value)});
+  Status s = CheckEntry(key, value.size());
+  if (!s.ok()) {
+    if (invalid_.ok()) invalid_ = std::move(s);
+    return;
+  }
+  AppendKvLogPut(&ops_, key, value);
+  ++count_;
 }
 
 void KvWriteBatch::Delete(std::string_view key) {
-  ops_.push_back(Op{std::string(key), std::nullopt});
+  Status s = CheckEntry(key, 0);
+  if (!s.ok()) {
+    if (invalid_.ok()) invalid_ = std::move(s);
+    return;
+  }
+  AppendKvLogDelete(&ops_, key);
+  ++count_;
+}
+
+void KvWriteBatch::Clear() {
+  ops_.clear();
+  count_ = 0;
+  invalid_ = Status::Ok();
 }
 
 // ------------------------------------------------------------------ KvIterator
@@ -291,15 +322,6 @@ Status MakeDir(const std::string& dir) {
   return Status::IoError(dir + ": cannot create directory: " + std::strerror(errno));
 }
 
-Status CheckEntry(std::string_view key, size_t value_size) {
-  if (key.empty()) return Status::InvalidArgument("empty key");
-  if (key.size() + value_size > kMaxEntryBytes) {
-    return Status::TooLarge("entry of " + std::to_string(key.size() + value_size) +
-                            " bytes exceeds the limit of " + std::to_string(kMaxEntryBytes));
-  }
-  return Status::Ok();
-}
-
 // Frozen memtable layers written straight into one new table of the stack (nothing if they
 // are empty): the cursor gives their entries in key order, one per key, as the table wants
 // them. They are writes the store acknowledged, so nothing is read first to drop the few
@@ -355,16 +377,10 @@ constexpr size_t kSmallRecordBytes = 128 << 10;
 
 }  // namespace
 
-struct KvStore::OpView {
-  std::string_view key;
-  std::optional<std::string_view> value;  // nullopt: delete
-};
-
 // A write waiting in the queue; it lives on its thread's stack until `done`.
 struct KvStore::Writer {
-  const OpView* ops = nullptr;
-  size_t n = 0;        // 0: a Flush's turn, which makes the memtable immutable
-  std::string record;  // its log record
+  size_t n = 0;        // its operations; 0: a Flush's turn, which makes the memtable immutable
+  std::string record;  // its log record, which the memtable reads the operations from
   bool sync = false;
   bool done = false;  // written by the head of the queue, with `status`
   Status status;
@@ -523,46 +539,42 @@ Status KvStore::Recover() {
 }
 
 Status KvStore::Put(std::string_view key, std::string_view value, const KvWriteOptions& options) {
-  const OpView op{key, value};
-  return WriteOps(&op, 1, options);
+  REFTAB_RETURN_IF_ERROR(CheckEntry(key, value.size()));
+  Writer w;
+  w.record.reserve(kKvLogRecordHeaderSize + kKvLogOpOverhead + key.size() + value.size());
+  KvLogRecordBuilder record(&w.record);
+  record.Put(key, value);
+  REFTAB_RETURN_IF_ERROR(record.Finish());
+  return WriteRecord(&w, 1, options);
 }
 
 Status KvStore::Delete(std::string_view key, const KvWriteOptions& options) {
-  const OpView op{key, std::nullopt};
-  return WriteOps(&op, 1, options);
+  REFTAB_RETURN_IF_ERROR(CheckEntry(key, 0));
+  Writer w;
+  w.record.reserve(kKvLogRecordHeaderSize + kKvLogOpOverhead + key.size());
+  KvLogRecordBuilder record(&w.record);
+  record.Delete(key);
+  REFTAB_RETURN_IF_ERROR(record.Finish());
+  return WriteRecord(&w, 1, options);
 }
 
 Status KvStore::Write(const KvWriteBatch& batch, const KvWriteOptions& options) {
-  std::vector<OpView> ops;
-  ops.reserve(batch.ops_.size());
-  for (const KvWriteBatch::Op& op : batch.ops_) {
-    ops.push_back(
-        OpView{op.key, op.value ? std::optional<std::string_view>(*op.value) : std::nullopt});
-  }
-  return WriteOps(ops.data(), ops.size(), options);
+  REFTAB_RETURN_IF_ERROR(batch.invalid_);
+  Writer w;
+  // Built before queueing: threads encode their records in parallel.
+  w.record.reserve(kKvLogRecordHeaderSize + batch.ops_.size());
+  KvLogRecordBuilder record(&w.record);
+  record.AppendEncoded(batch.ops_);
+  REFTAB_RETURN_IF_ERROR(record.Finish());
+  return WriteRecord(&w, batch.count_, options);
 }
 
-Status KvStore::WriteOps(const OpView* ops, size_t n, const KvWriteOptions& options) {
+Status KvStore::WriteRecord(Writer* w, size_t n, const KvWriteOptions& options) {
   if (!bg_) return Status::InvalidArgument(stack_->dir() + ": the store is open read-only");
-  for (size_t i = 0; i < n; ++i) {
-    REFTAB_RETURN_IF_ERROR(CheckEntry(ops[i].key, ops[i].value ? ops[i].value->size() : 0));
-  }
   if (n == 0) return Status::Ok();
-  Writer w;
-  w.ops = ops;
-  w.n = n;
-  w.sync = options.sync;
-  // Built before queueing: threads encode their records in parallel.
-  KvLogRecordBuilder record(&w.record);
-  for (size_t i = 0; i < n; ++i) {
-    if (ops[i].value) {
-      record.Put(ops[i].key, *ops[i].value);
-    } else {
-      record.Delete(ops[i].key);
-    }
-  }
-  REFTAB_RETURN_IF_ERROR(record.Finish());
-  return WriteQueued(&w);
+  w->n = n;
+  w->sync = options.sync;
+  return WriteQueued(w);
 }
 
 // The queue (group commit): the head makes room, appends its record and those of the
@@ -605,15 +617,17 @@ Status KvStore::WriteQueued(Writer* w) {
       b.counters.log_bytes_written += records.size();
       for (auto it = b.writers.begin();; ++it) {
         const Writer& x = **it;
-        for (size_t i = 0; i < x.n; ++i) {
-          const OpView& op = x.ops[i];
-          b.counters.user_bytes_written += op.key.size() + (op.value ? op.value->size() : 0);
-          if (op.value) {
-            b.mem->Put(op.key, *op.value);
-          } else {
-            b.mem->Delete(op.key);
-          }
-        }
+        // Records this store encoded: they decode (the status only says so).
+        Status decoded = DecodeKvLogBatch(
+            std::string_view(x.record).substr(kKvLogRecordHeaderSize), [&](const KvLogOp& op) {
+              b.counters.user_bytes_written += op.key.size() + (op.value ? op.value->size() : 0);
+              if (op.value) {
+                b.mem->Put(op.key, *op.value);
+              } else {
+                b.mem->Delete(op.key);
+              }
+            });
+        (void)decoded;
         ++b.batches;
         if (*it == last) break;
       }
