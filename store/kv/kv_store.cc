@@ -393,6 +393,8 @@ struct KvStore::Bg {
   std::condition_variable work_cv;   // to the thread: a job, or stop
   std::condition_variable state_cv;  // a job done, the queue moved
   std::unique_ptr<KvLogWriter> log;
+  bool log_has_synced = false;    // `log` holds a synced record
+  bool log_name_durable = false;  // the folder was synced since `log` was put in place
   std::unique_ptr<KvMemtable> mem = std::make_unique<KvMemtable>();
   uint64_t batches = 0;                    // write batches in `mem`
   std::shared_ptr<const KvMemLayers> imm;  // the immutable memtable, or null
@@ -535,6 +537,7 @@ Status KvStore::Recover() {
   // writes would be replayed over the newer ones of the old kv.log that the table holds.
   Status gone = options_.fs->Remove(KvPath(stack_->dir(), kKvFlushingLogName));
   if (!gone.ok() && gone.code() != Code::kNotFound) return gone;
+  b.log_name_durable = sync;
   return KvLogWriter::CreateFresh(options_.fs, stack_->dir(), sync, &b.log);
 }
 
@@ -603,12 +606,17 @@ Status KvStore::WriteQueued(Writer* w) {
       last = next;
     }
     if (last != w) records = b.group;
+    const bool name_durable = b.log_name_durable;
     lock.unlock();
     // A failed append may have left part of a record, after which nothing appended could
     // be read back: the store takes no more writes.
     s = b.log->Append(records);
     if (s.ok() && w->sync) s = b.log->Sync();
+    // A fresh log's name (and its predecessor's, kv.log.flushing) reach the disk with its
+    // first synced record, not when it is put in place: writers that never sync pay nothing.
+    if (s.ok() && w->sync && !name_durable) s = options_.fs->SyncDir(stack_->dir());
     lock.lock();
+    if (s.ok() && w->sync) b.log_has_synced = b.log_name_durable = true;
     ++b.counters.log_writes;
     if (w->sync) ++b.counters.log_syncs;
     if (!s.ok()) {
@@ -675,14 +683,14 @@ Status KvStore::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force)
     }
     // A failure leaves the logs in a state only the next open sorts out (kv.log may be
     // missing until then): the store takes no more writes.
-    const bool sync = options_.durability != Durability::kNone;
     std::unique_ptr<KvLogWriter> fresh;
-    Status s = RotateKvLog(options_.fs, stack_->dir(), sync, &fresh);
+    Status s = RotateKvLog(options_.fs, stack_->dir(), b.log_has_synced, &fresh);
     if (!s.ok()) {
       b.error = s;
       return s;
     }
     b.log = std::move(fresh);
+    b.log_has_synced = b.log_name_durable = false;
     b.imm_bytes = b.mem->bytes();
     b.imm_largest = b.mem->largest();
     b.imm = b.mem->Freeze();

@@ -149,7 +149,9 @@ struct KvOptions {
 struct KvWriteOptions {
   // false: the write returns once the log record is written (write(2)): a crash of the
   // process loses nothing acknowledged, a crash of the machine may lose the last writes.
-  // true: once the record is fsynced as well.
+  // true: once the record is fsynced as well (the first synced write into a fresh log
+  // also syncs the folder, for the log's name: replacing the log costs unsynced writers no
+  // fsync).
   bool sync = false;
 };
 

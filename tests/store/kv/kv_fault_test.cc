@@ -118,5 +118,35 @@ TEST(KvFaultTest, AnIoErrorAnywhereLosesNoAcknowledgedWrite) {
   EXPECT_GT(runs, 50);
 }
 
+// A fresh log costs an unsynced writer no fsync; the first synced record in it syncs the
+// folder too (its name, and the old log's), later ones only the log.
+TEST(KvFaultTest, ALogIsReplacedWithoutSyncsUntilASyncedWrite) {
+  testutil::TempDir dir("kvfault");
+  FaultInjectingFileSystem fs;
+  fs.set_perform_syncs(false);
+  KvOptions o = FaultOptions(&fs);
+  o.durability = Durability::kNone;  // the flushes' tables unsynced too: only the log counts
+  o.auto_compact = false;
+  auto kv = KvStore::Open(dir.path(), o);
+  ASSERT_TRUE(kv.ok()) << kv.status().ToString();
+  fs.Reset();
+  for (int i = 0; i < kPuts; ++i) ASSERT_TRUE((*kv)->Put(KeyOf(i), ValueOf(i)).ok());
+  ASSERT_TRUE((*kv)->Flush().ok());
+  EXPECT_GT((*kv)->Properties().flushes, 3u);  // the log was replaced as many times
+  EXPECT_EQ(fs.count(FsOp::kSync), 0u);
+  EXPECT_EQ(fs.count(FsOp::kSyncDir), 0u);
+  ASSERT_TRUE((*kv)->Put("synced", "1", KvWriteOptions{.sync = true}).ok());
+  EXPECT_EQ(fs.count(FsOp::kSync), 1u);
+  EXPECT_EQ(fs.count(FsOp::kSyncDir), 1u);
+  ASSERT_TRUE((*kv)->Put("synced", "2", KvWriteOptions{.sync = true}).ok());
+  EXPECT_EQ(fs.count(FsOp::kSync), 2u);
+  EXPECT_EQ(fs.count(FsOp::kSyncDir), 1u);
+  // Its log replaced, the synced records keep a durable name: the folder is synced between
+  // the renames.
+  ASSERT_TRUE((*kv)->Flush().ok());
+  EXPECT_EQ(fs.count(FsOp::kSyncDir), 2u);
+  ASSERT_TRUE((*kv)->Close().ok());
+}
+
 }  // namespace
 }  // namespace reftab
