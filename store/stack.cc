@@ -577,18 +577,23 @@ Status Stack::CollectUpdates(Transaction& tx, const Snapshot& snap, uint64_t nex
 
 namespace {
 
-// A block size that holds the largest of the records in a block of its own: the record
-// (bounded above: each varint at most 10 bytes, both ids at their largest), plus the file
-// header, the block header and one restart entry with its count.
-uint32_t BlockSizeFor(const std::vector<RefRecord>& refs, const std::vector<LogRecord>& logs) {
+// A block size that holds a record of `largest` bytes of names, targets and messages in a
+// block of its own: the record (bounded above: each varint at most 10 bytes, both ids at
+// their largest), plus the file header, the block header and one restart entry with its
+// count.
+uint32_t BlockSizeFor(size_t largest) {
   constexpr size_t kOverhead = 4 * 10 + 2 * kMaxHashSize + 28 + 4 + 3 + 2;
+  return uint32_t(std::min<size_t>(largest + kOverhead, kMaxBlockSize));
+}
+
+uint32_t BlockSizeFor(const std::vector<RefRecord>& refs, const std::vector<LogRecord>& logs) {
   size_t largest = 0;
   for (const RefRecord& r : refs) largest = std::max(largest, r.refname.size() + r.target.size());
   for (const LogRecord& l : logs) {
     size_t n = l.refname.size() + 9 + l.name.size() + l.email.size() + l.message.size() + 40;
     largest = std::max(largest, n);
   }
-  return uint32_t(std::min<size_t>(largest + kOverhead, kMaxBlockSize));
+  return BlockSizeFor(largest);
 }
 
 }  // namespace
@@ -628,6 +633,27 @@ Status Stack::FinishCommit(std::unique_ptr<LockFile> lock, Status committed) {
   if (options_.auto_compact) last_auto_compaction_ = AutoCompact();
   fresh_logs_.reset();
   return committed.ok() ? reloaded : committed;
+}
+
+// A commit's steps, with `fill` in place of the transaction's records.
+Status Stack::AddTable(size_t largest_record, const FillTableFn& fill, uint64_t* added) {
+  if (added) *added = 0;
+  REFTAB_ASSIGN_OR_RETURN(std::unique_ptr<LockFile> lock, LockList());
+  REFTAB_RETURN_IF_ERROR(ReloadIfChanged());
+  last_auto_compaction_ = Status::Ok();
+  const uint64_t index = snapshot_->max_update_index() + 1;
+  std::unique_ptr<TempTable> table;
+  REFTAB_RETURN_IF_ERROR(WriteTempTable(
+      index, index, [&](TableWriter& w) { return fill(w, index); }, &table,
+      options_.fit_block_size ? BlockSizeFor(largest_record) : 0));
+  if (!table) return Status::Ok();  // empty: the lock is released, nothing changed
+  const std::string name = TableName(index, index) + ".ref";
+  std::vector<std::string> list = names_;
+  list.push_back(name);
+  Status s = Publish(lock.get(), std::move(table), name, list);
+  if (!lock->committed()) return s;
+  if (added) *added = index;
+  return FinishCommit(std::move(lock), s);
 }
 
 // What a transaction will write, decided under its stack's lock.

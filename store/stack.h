@@ -171,6 +171,24 @@ class Stack {
   // A new, empty transaction on this stack.
   Transaction NewTransaction() { return Transaction(this); }
 
+  // Adds one table that `fill` writes, on top of the stack, without a transaction: nothing
+  // is read, checked, copied or sorted here. For a writer whose records are already in
+  // table order and known to be changes (the key/value store's memtable flush,
+  // store/kv/kv_store.h). The stack's protocol is a commit's: tables.list.lock is taken
+  // (waiting as a commit does), the stack reloaded, then `fill` gets a writer whose update
+  // indexes are limited to `update_index` (the stack's next) and adds the records as
+  // TableWriter wants them (refs by strictly increasing name, each at `update_index`, then
+  // logs); the table is written under a temporary name, made durable, renamed and listed
+  // as the durability says. `largest_record` is the largest name + symref target size among
+  // the refs `fill` adds, from which fit_block_size picks the block size. A table that comes
+  // out empty adds nothing. A failure at any step (of `fill` too) leaves the stack as it
+  // was, with no stray file, as a failed commit does; a failure to sync the folder after
+  // the list was replaced is reported, but the table is in. Auto-compaction follows when
+  // the options ask for it, as after a commit. *added (if given) is the new table's update
+  // index, 0 when none was added.
+  using FillTableFn = std::function<Status(TableWriter& writer, uint64_t update_index)>;
+  Status AddTable(size_t largest_record, const FillTableFn& fill, uint64_t* added = nullptr);
+
   // Merges every table into one (tombstones and deleted logs dropped; reflog expiry
   // applied). An empty result leaves no table at all. A stack of one table is left as it
   // is, without taking a lock, unless the options expire reflogs (as git's compaction).

@@ -61,11 +61,11 @@ Status KvLogWriter::CreateFresh(FileSystem* fs, const std::string& dir, bool syn
   return sync ? fs->SyncDir(dir) : Status::Ok();
 }
 
-Status RotateKvLog(FileSystem* fs, const std::string& dir, bool sync,
+Status RotateKvLog(FileSystem* fs, const std::string& dir, bool keep_synced,
                    std::unique_ptr<KvLogWriter>* out) {
   REFTAB_RETURN_IF_ERROR(fs->Rename(KvPath(dir, kKvLogName), KvPath(dir, kKvFlushingLogName)));
-  if (sync) REFTAB_RETURN_IF_ERROR(fs->SyncDir(dir));
-  return KvLogWriter::CreateFresh(fs, dir, sync, out);
+  if (keep_synced) REFTAB_RETURN_IF_ERROR(fs->SyncDir(dir));
+  return KvLogWriter::CreateFresh(fs, dir, /*sync=*/false, out);
 }
 
 Status ReplayKvLog(FileSystem* fs, const std::string& dir, std::string_view name,

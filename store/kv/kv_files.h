@@ -60,12 +60,16 @@ class KvLogWriter {
 };
 
 // Moves kv.log aside as kv.log.flushing (replacing one already flushed) and puts a fresh
-// kv.log in its place (CreateFresh). With `sync`, the folder is synced between the two
+// kv.log in its place (CreateFresh, without syncs: the writer pays none of them). With
+// `keep_synced` (the old log holds synced records), the folder is synced between the two
 // renames, so that a machine crash cannot keep the second without the first (which would
-// lose the old log). On error, *out says whether the fresh log is in place (the old one is
-// then kv.log.flushing): if not, and the first rename succeeded, kv.log is missing until
-// the next open replays kv.log.flushing.
-Status RotateKvLog(FileSystem* fs, const std::string& dir, bool sync,
+// lose those records). The fresh log and its name are not synced: the caller syncs the
+// folder with the first synced record it appends (a machine crash before that may lose the
+// fresh log, which holds only unsynced records, or leave it without its header). On
+// error, *out says whether the fresh log is in place (the old one is then
+// kv.log.flushing): if not, and the first rename succeeded, kv.log is missing until the
+// next open replays kv.log.flushing.
+Status RotateKvLog(FileSystem* fs, const std::string& dir, bool keep_synced,
                    std::unique_ptr<KvLogWriter>* out);
 
 // Reads dir/`name` (none: nothing to do) and calls `apply` with each intact record's

@@ -44,20 +44,24 @@ KvLogRecordBuilder::KvLogRecordBuilder(std::string* out) : out_(out), start_(out
   out_->append(kKvLogRecordHeaderSize, '\0');
 }
 
-void KvLogRecordBuilder::AppendBytes(std::string_view bytes) {
-  AppendLength(out_, bytes.size());
-  out_->append(bytes);
+namespace {
+
+void AppendField(std::string* out, std::string_view bytes) {
+  AppendLength(out, bytes.size());
+  out->append(bytes);
 }
 
-void KvLogRecordBuilder::Put(std::string_view key, std::string_view value) {
-  out_->push_back(char(kPut));
-  AppendBytes(key);
-  AppendBytes(value);
+}  // namespace
+
+void AppendKvLogPut(std::string* payload, std::string_view key, std::string_view value) {
+  payload->push_back(char(kPut));
+  AppendField(payload, key);
+  AppendField(payload, value);
 }
 
-void KvLogRecordBuilder::Delete(std::string_view key) {
-  out_->push_back(char(kDelete));
-  AppendBytes(key);
+void AppendKvLogDelete(std::string* payload, std::string_view key) {
+  payload->push_back(char(kDelete));
+  AppendField(payload, key);
 }
 
 Status KvLogRecordBuilder::Finish() {

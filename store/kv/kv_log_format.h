@@ -30,18 +30,25 @@ namespace reftab {
 
 inline constexpr std::string_view kKvLogMagic = "RTKVLOG1";
 inline constexpr size_t kKvLogRecordHeaderSize = 12;  // length + checksum
+inline constexpr size_t kKvLogOpOverhead = 9;  // an operation's bytes beyond its key and value
+
+// Appends one operation to a record's payload (a write batch keeps its operations so,
+// store/kv/kv_store.h: a write copies them into its record whole).
+void AppendKvLogPut(std::string* payload, std::string_view key, std::string_view value);
+void AppendKvLogDelete(std::string* payload, std::string_view key);
 
 // Builds one record at the end of `out` (which may hold earlier bytes).
 class KvLogRecordBuilder {
  public:
   explicit KvLogRecordBuilder(std::string* out);
-  void Put(std::string_view key, std::string_view value);
-  void Delete(std::string_view key);
+  void Put(std::string_view key, std::string_view value) { AppendKvLogPut(out_, key, value); }
+  void Delete(std::string_view key) { AppendKvLogDelete(out_, key); }
+  // Operations already encoded by AppendKvLogPut and AppendKvLogDelete.
+  void AppendEncoded(std::string_view ops) { out_->append(ops); }
   // Fills in the length and checksum. kTooLarge if the payload exceeds 4 GiB - 1.
   Status Finish();
 
  private:
-  void AppendBytes(std::string_view bytes);
   std::string* out_;
   size_t start_;  // where the record's header begins in *out_
 };

@@ -1,5 +1,9 @@
 #include "store/kv/kv_memtable.h"
 
+#include <algorithm>
+#include <cstring>
+#include <iterator>
+
 namespace reftab {
 
 namespace {
@@ -10,10 +14,33 @@ constexpr size_t kEntryOverhead = 64;
 
 }  // namespace
 
+std::string_view KvArena::Copy(std::string_view bytes) {
+  if (bytes.empty()) return std::string_view();
+  char* dst;
+  if (bytes.size() > kBlock / 4) {
+    blocks_.push_back(std::make_unique_for_overwrite<char[]>(bytes.size()));
+    memory_ += bytes.size();
+    dst = blocks_.back().get();
+  } else {
+    if (left_ < bytes.size()) {
+      blocks_.push_back(std::make_unique_for_overwrite<char[]>(kBlock));
+      memory_ += kBlock;
+      at_ = blocks_.back().get();
+      left_ = kBlock;
+    }
+    dst = at_;
+    at_ += bytes.size();
+    left_ -= bytes.size();
+  }
+  std::memcpy(dst, bytes.data(), bytes.size());
+  return std::string_view(dst, bytes.size());
+}
+
 KvMemLookup LookupKvMemLayers(const KvMemLayers& layers, std::string_view key, std::string* value) {
   for (auto layer = layers.rbegin(); layer != layers.rend(); ++layer) {
-    auto it = (*layer)->find(key);
-    if (it == (*layer)->end()) continue;
+    const KvMemMap& map = (*layer)->map;
+    auto it = map.find(key);
+    if (it == map.end()) continue;
     if (!it->second) return KvMemLookup::kDeleted;
     value->assign(*it->second);
     return KvMemLookup::kValue;
@@ -22,17 +49,19 @@ KvMemLookup LookupKvMemLayers(const KvMemLayers& layers, std::string_view key, s
 }
 
 void KvMemtable::Set(std::string_view key, std::optional<std::string_view> value) {
-  bytes_ += key.size() + (value ? value->size() : 0) + kEntryOverhead;
-  auto it = writable_.lower_bound(key);  // one descent, for the insert's hint too
+  const size_t size = key.size() + (value ? value->size() : 0);
+  bytes_ += size + kEntryOverhead;
+  largest_ = std::max(largest_, size);
+  std::optional<std::string_view> stored;
+  if (value) stored = arena_->Copy(*value);
+  // Keys written in ascending order (a sequential fill, a sorted batch) go after the last
+  // one without a descent; otherwise one descent, for the insert's hint too.
+  auto it = writable_.end();
+  if (!writable_.empty() && std::prev(it)->first >= key) it = writable_.lower_bound(key);
   if (it == writable_.end() || it->first != key) {
-    writable_.emplace_hint(it, std::string(key),
-                           value ? std::optional<std::string>(*value) : std::nullopt);
-  } else if (value && it->second) {
-    it->second->assign(*value);  // an overwrite reuses the old value's buffer
-  } else if (value) {
-    it->second.emplace(*value);
+    writable_.emplace_hint(it, arena_->Copy(key), stored);
   } else {
-    it->second.reset();
+    it->second = stored;  // the old value's bytes stay in the arena (counted in bytes_)
   }
 }
 
@@ -52,11 +81,22 @@ KvMemLookup KvMemtable::Get(std::string_view key, std::string* value) const {
 std::shared_ptr<const KvMemLayers> KvMemtable::Freeze() {
   if (writable_.empty()) return frozen_;
   KvMemLayers layers = *frozen_;
-  layers.push_back(std::make_shared<const KvMemMap>(std::move(writable_)));
+  auto fresh = std::make_shared<KvMemLayer>();
+  fresh->map = std::move(writable_);
+  fresh->arenas.push_back(arena_);  // later writes add to it; the views stay valid
+  layers.push_back(std::move(fresh));
   writable_.clear();
-  while (layers.size() >= 2 && layers[layers.size() - 2]->size() <= 2 * layers.back()->size()) {
-    auto merged = std::make_shared<KvMemMap>(*layers[layers.size() - 2]);
-    for (const auto& [k, v] : *layers.back()) merged->insert_or_assign(k, v);
+  auto size_of = [&layers](size_t i) { return layers[i]->map.size(); };
+  while (layers.size() >= 2 && size_of(layers.size() - 2) <= 2 * size_of(layers.size() - 1)) {
+    const KvMemLayer& older = *layers[layers.size() - 2];
+    const KvMemLayer& newer = *layers.back();
+    auto merged = std::make_shared<KvMemLayer>(older);
+    for (const auto& [k, v] : newer.map) merged->map.insert_or_assign(k, v);
+    for (const auto& a : newer.arenas) {
+      if (std::find(merged->arenas.begin(), merged->arenas.end(), a) == merged->arenas.end()) {
+        merged->arenas.push_back(a);
+      }
+    }
     layers.pop_back();
     layers.back() = std::move(merged);
   }
@@ -66,17 +106,19 @@ std::shared_ptr<const KvMemLayers> KvMemtable::Freeze() {
 
 void KvMemtable::Clear() {
   writable_.clear();
+  arena_ = std::make_shared<KvArena>();
   frozen_ = std::make_shared<const KvMemLayers>();
   bytes_ = 0;
+  largest_ = 0;
 }
 
 KvMemCursor::KvMemCursor(std::shared_ptr<const KvMemLayers> layers) : layers_(std::move(layers)) {
   pos_.reserve(layers_->size());
-  for (const auto& layer : *layers_) pos_.push_back(layer->end());
+  for (const auto& layer : *layers_) pos_.push_back(layer->map.end());
 }
 
 void KvMemCursor::Seek(std::string_view key) {
-  for (size_t i = 0; i < pos_.size(); ++i) pos_[i] = (*layers_)[i]->lower_bound(key);
+  for (size_t i = 0; i < pos_.size(); ++i) pos_[i] = (*layers_)[i]->map.lower_bound(key);
   PickCurrent();
 }
 
@@ -84,9 +126,9 @@ void KvMemCursor::Next() {
   if (!Valid()) return;
   // The older layers' entries of the same key are hidden by the current one; the current
   // layer moves last, as its entry is what they are compared with.
-  const std::string& k = pos_[current_]->first;
+  const std::string_view k = pos_[current_]->first;
   for (size_t i = 0; i < pos_.size(); ++i) {
-    if (i != current_ && pos_[i] != (*layers_)[i]->end() && pos_[i]->first == k) ++pos_[i];
+    if (i != current_ && pos_[i] != (*layers_)[i]->map.end() && pos_[i]->first == k) ++pos_[i];
   }
   ++pos_[current_];
   PickCurrent();
@@ -96,7 +138,7 @@ void KvMemCursor::Next() {
 void KvMemCursor::PickCurrent() {
   current_ = kNone;
   for (size_t i = pos_.size(); i-- > 0;) {
-    if (pos_[i] == (*layers_)[i]->end()) continue;
+    if (pos_[i] == (*layers_)[i]->map.end()) continue;
     if (current_ == kNone || pos_[i]->first < pos_[current_]->first) current_ = i;
   }
 }

@@ -1,5 +1,6 @@
 // The key/value store's memtable: the writes the log holds that no table holds yet, in key
 // order, deletions included (they hide older values in the tables). Internal to store/kv/.
+// Keys and values are copied into an arena (KvArena); a map node per key indexes them.
 //
 // Snapshots need a fixed copy of it that other threads may read while the store's thread
 // goes on writing. So the memtable is one map the store's thread writes, plus frozen
@@ -22,10 +23,36 @@
 
 namespace reftab {
 
-// Key -> value, or nullopt for a deletion.
-using KvMemMap = std::map<std::string, std::optional<std::string>, std::less<>>;
+// Where a memtable's keys and values live: blocks that are only appended to and go all at
+// once with the arena, so that a write costs one copy of its bytes and no allocation of its
+// own (a block of kBlock bytes holds hundreds of small entries). The views it gives
+// stay valid while it lives: frozen layers share it (KvMemLayer::arena).
+class KvArena {
+ public:
+  static constexpr size_t kBlock = 64 << 10;
+  // A copy of `bytes` in the arena (an entry over a quarter block gets a block of its own,
+  // so that the current one is not cut short).
+  std::string_view Copy(std::string_view bytes);
+  // Bytes of the blocks it holds.
+  size_t memory() const { return memory_; }
+
+ private:
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  char* at_ = nullptr;  // the free part of the current block
+  size_t left_ = 0;
+  size_t memory_ = 0;
+};
+
+// Key -> value, or nullopt for a deletion; views into an arena.
+using KvMemMap = std::map<std::string_view, std::optional<std::string_view>, std::less<>>;
+// A frozen layer: its map, and the arenas its views point into (one for a layer made by
+// Freeze(), and those of the layers merged into it).
+struct KvMemLayer {
+  KvMemMap map;
+  std::vector<std::shared_ptr<const KvArena>> arenas;
+};
 // Frozen layers, oldest first.
-using KvMemLayers = std::vector<std::shared_ptr<const KvMemMap>>;
+using KvMemLayers = std::vector<std::shared_ptr<const KvMemLayer>>;
 
 enum class KvMemLookup { kAbsent, kValue, kDeleted };
 
@@ -45,13 +72,17 @@ class KvMemtable {
   // what the memtable size option is compared with.
   size_t bytes() const { return bytes_; }
   bool empty() const { return bytes_ == 0; }
+  // The largest key + value size written since the last Clear().
+  size_t largest() const { return largest_; }
   void Clear();
 
  private:
   void Set(std::string_view key, std::optional<std::string_view> value);
+  std::shared_ptr<KvArena> arena_ = std::make_shared<KvArena>();  // of writable_'s views
   KvMemMap writable_;
   std::shared_ptr<const KvMemLayers> frozen_ = std::make_shared<const KvMemLayers>();
   size_t bytes_ = 0;
+  size_t largest_ = 0;
 };
 
 // Forward iteration over frozen layers in key order: one entry per key, the newest layer's,
@@ -62,8 +93,8 @@ class KvMemCursor {
   // Positions at the first key >= `key`.
   void Seek(std::string_view key);
   bool Valid() const { return current_ != kNone; }
-  const std::string& key() const { return pos_[current_]->first; }
-  const std::optional<std::string>& value() const { return pos_[current_]->second; }
+  std::string_view key() const { return pos_[current_]->first; }
+  const std::optional<std::string_view>& value() const { return pos_[current_]->second; }
   void Next();
 
  private:

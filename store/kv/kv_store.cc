@@ -21,18 +21,48 @@
 #include "store/reverse_merge_cursor.h"
 #include "store/snapshot_access.h"
 #include "store/stack.h"
-#include "store/transaction.h"
 
 namespace reftab {
 
 // ------------------------------------------------------------------ KvWriteBatch
 
+namespace {
+
+Status CheckEntry(std::string_view key, size_t value_size) {
+  if (key.empty()) return Status::InvalidArgument("empty key");
+  if (key.size() + value_size > kMaxEntryBytes) {
+    return Status::TooLarge("entry of " + std::to_string(key.size() + value_size) +
+                            " bytes exceeds the limit of " + std::to_string(kMaxEntryBytes));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 void KvWriteBatch::Put(std::string_view key, std::string_view value) {
-  ops_.push_back(Op{std::string(key), std::string(value)});
+  Status s = CheckEntry(key, value.size());
+  if (!s.ok()) {
+    if (invalid_.ok()) invalid_ = std::move(s);
+    return;
+  }
+  AppendKvLogPut(&ops_, key, value);
+  ++count_;
 }
 
 void KvWriteBatch::Delete(std::string_view key) {
-  ops_.push_back(Op{std::string(key), std::nullopt});
+  Status s = CheckEntry(key, 0);
+  if (!s.ok()) {
+    if (invalid_.ok()) invalid_ = std::move(s);
+    return;
+  }
+  AppendKvLogDelete(&ops_, key);
+  ++count_;
+}
+
+void KvWriteBatch::Clear() {
+  ops_.clear();
+  count_ = 0;
+  invalid_ = Status::Ok();
 }
 
 // ------------------------------------------------------------------ KvIterator
@@ -212,7 +242,7 @@ void KvIterator::Settle() {
       break;
     }
     if (order == 0) m.table_valid = m.it.Next(&m.table_rec);  // hidden by the memtable's
-    const std::optional<std::string>& v = m.mem->value();
+    const std::optional<std::string_view>& v = m.mem->value();
     if (v) {
       rec_.refname.assign(m.mem->key());
       rec_.value_type = RefValueType::kSymref;
@@ -309,37 +339,37 @@ Status MakeDir(const std::string& dir) {
   return Status::IoError(dir + ": cannot create directory: " + std::strerror(errno));
 }
 
-Status CheckEntry(std::string_view key, size_t value_size) {
-  if (key.empty()) return Status::InvalidArgument("empty key");
-  if (key.size() + value_size > kMaxEntryBytes) {
-    return Status::TooLarge("entry of " + std::to_string(key.size() + value_size) +
-                            " bytes exceeds the limit of " + std::to_string(kMaxEntryBytes));
-  }
-  return Status::Ok();
-}
-
-// Frozen memtable layers as one transaction (one table; nothing if they are empty).
-Status CommitLayers(Stack* stack, std::shared_ptr<const KvMemLayers> layers, bool* wrote_table) {
+// Frozen memtable layers written straight into one new table of the stack (nothing if they
+// are empty): the cursor gives their entries in key order, one per key, as the table wants
+// them. They are writes the store acknowledged, so nothing is read first to drop the few
+// that change nothing (a tombstone for a missing key costs a record until a full
+// compaction drops it). `largest` bounds their key + value sizes (the block size).
+Status WriteLayers(Stack* stack, std::shared_ptr<const KvMemLayers> layers, size_t largest,
+                   bool* wrote_table) {
   *wrote_table = false;
   if (layers->empty()) return Status::Ok();
-  size_t entries = 0;  // at least as many as the cursor gives (layers may share keys)
-  for (const auto& layer : *layers) entries += layer->size();
   KvMemCursor entry(std::move(layers));
-  Transaction tx = stack->NewTransaction();
-  tx.Reserve(entries, 0);
-  // The memtable's entries are writes the store acknowledged: no need to read each key to
-  // drop the few that change nothing (a tombstone for a missing key costs a record until a
-  // full compaction drops it).
-  tx.set_blind_writes(true);
-  for (entry.Seek(std::string_view()); entry.Valid(); entry.Next()) {
-    if (entry.value()) {
-      tx.Update(entry.key(), RefValue::Symref(*entry.value()));
-    } else {
-      tx.Delete(entry.key());
-    }
-  }
-  REFTAB_RETURN_IF_ERROR(tx.Commit());
-  *wrote_table = tx.committed_update_index() != 0;
+  RefRecord rec;  // its buffers are reused from entry to entry
+  uint64_t added = 0;
+  REFTAB_RETURN_IF_ERROR(stack->AddTable(
+      largest,
+      [&](TableWriter& w, uint64_t update_index) -> Status {
+        rec.update_index = update_index;
+        for (entry.Seek(std::string_view()); entry.Valid(); entry.Next()) {
+          rec.refname.assign(entry.key());
+          if (entry.value()) {
+            rec.value_type = RefValueType::kSymref;
+            rec.target.assign(*entry.value());
+          } else {
+            rec.value_type = RefValueType::kDeletion;
+            rec.target.clear();
+          }
+          REFTAB_RETURN_IF_ERROR(w.AddRef(rec));
+        }
+        return Status::Ok();
+      },
+      &added));
+  *wrote_table = added != 0;
   return Status::Ok();
 }
 
@@ -364,16 +394,10 @@ constexpr size_t kSmallRecordBytes = 128 << 10;
 
 }  // namespace
 
-struct KvStore::OpView {
-  std::string_view key;
-  std::optional<std::string_view> value;  // nullopt: delete
-};
-
 // A write waiting in the queue; it lives on its thread's stack until `done`.
 struct KvStore::Writer {
-  const OpView* ops = nullptr;
-  size_t n = 0;        // 0: a Flush's turn, which makes the memtable immutable
-  std::string record;  // its log record
+  size_t n = 0;        // its operations; 0: a Flush's turn, which makes the memtable immutable
+  std::string record;  // its log record, which the memtable reads the operations from
   bool sync = false;
   bool done = false;  // written by the head of the queue, with `status`
   Status status;
@@ -386,11 +410,14 @@ struct KvStore::Bg {
   std::condition_variable work_cv;   // to the thread: a job, or stop
   std::condition_variable state_cv;  // a job done, the queue moved
   std::unique_ptr<KvLogWriter> log;
+  bool log_has_synced = false;    // `log` holds a synced record
+  bool log_name_durable = false;  // the folder was synced since `log` was put in place
   std::unique_ptr<KvMemtable> mem = std::make_unique<KvMemtable>();
   uint64_t batches = 0;                    // write batches in `mem`
   std::shared_ptr<const KvMemLayers> imm;  // the immutable memtable, or null
   uint64_t imm_batches = 0;
   size_t imm_bytes = 0;
+  size_t imm_largest = 0;                  // its largest key + value
   uint64_t rotations = 0;                  // memtables made immutable
   uint64_t flushed = 0;                    // of them, written into tables
   std::shared_ptr<const Snapshot> tables;  // the stack's state, as the thread left it
@@ -518,7 +545,8 @@ Status KvStore::Recover() {
     }
   }
   bool wrote_table = false;
-  REFTAB_RETURN_IF_ERROR(CommitLayers(stack_.get(), b.mem->Freeze(), &wrote_table));
+  const size_t largest = b.mem->largest();
+  REFTAB_RETURN_IF_ERROR(WriteLayers(stack_.get(), b.mem->Freeze(), largest, &wrote_table));
   b.mem = std::make_unique<KvMemtable>();
   const bool sync = options_.durability != Durability::kNone;
   if (sync) REFTAB_RETURN_IF_ERROR(options_.fs->SyncDir(stack_->dir()));
@@ -526,50 +554,47 @@ Status KvStore::Recover() {
   // writes would be replayed over the newer ones of the old kv.log that the table holds.
   Status gone = options_.fs->Remove(KvPath(stack_->dir(), kKvFlushingLogName));
   if (!gone.ok() && gone.code() != Code::kNotFound) return gone;
+  b.log_name_durable = sync;
   return KvLogWriter::CreateFresh(options_.fs, stack_->dir(), sync, &b.log);
 }
 
 Status KvStore::Put(std::string_view key, std::string_view value, const KvWriteOptions& options) {
-  const OpView op{key, value};
-  return WriteOps(&op, 1, options);
+  REFTAB_RETURN_IF_ERROR(CheckEntry(key, value.size()));
+  Writer w;
+  w.record.reserve(kKvLogRecordHeaderSize + kKvLogOpOverhead + key.size() + value.size());
+  KvLogRecordBuilder record(&w.record);
+  record.Put(key, value);
+  REFTAB_RETURN_IF_ERROR(record.Finish());
+  return WriteRecord(&w, 1, options);
 }
 
 Status KvStore::Delete(std::string_view key, const KvWriteOptions& options) {
-  const OpView op{key, std::nullopt};
-  return WriteOps(&op, 1, options);
+  REFTAB_RETURN_IF_ERROR(CheckEntry(key, 0));
+  Writer w;
+  w.record.reserve(kKvLogRecordHeaderSize + kKvLogOpOverhead + key.size());
+  KvLogRecordBuilder record(&w.record);
+  record.Delete(key);
+  REFTAB_RETURN_IF_ERROR(record.Finish());
+  return WriteRecord(&w, 1, options);
 }
 
 Status KvStore::Write(const KvWriteBatch& batch, const KvWriteOptions& options) {
-  std::vector<OpView> ops;
-  ops.reserve(batch.ops_.size());
-  for (const KvWriteBatch::Op& op : batch.ops_) {
-    ops.push_back(
-        OpView{op.key, op.value ? std::optional<std::string_view>(*op.value) : std::nullopt});
-  }
-  return WriteOps(ops.data(), ops.size(), options);
+  REFTAB_RETURN_IF_ERROR(batch.invalid_);
+  Writer w;
+  // Built before queueing: threads encode their records in parallel.
+  w.record.reserve(kKvLogRecordHeaderSize + batch.ops_.size());
+  KvLogRecordBuilder record(&w.record);
+  record.AppendEncoded(batch.ops_);
+  REFTAB_RETURN_IF_ERROR(record.Finish());
+  return WriteRecord(&w, batch.count_, options);
 }
 
-Status KvStore::WriteOps(const OpView* ops, size_t n, const KvWriteOptions& options) {
+Status KvStore::WriteRecord(Writer* w, size_t n, const KvWriteOptions& options) {
   if (!bg_) return Status::InvalidArgument(stack_->dir() + ": the store is open read-only");
-  for (size_t i = 0; i < n; ++i) {
-    REFTAB_RETURN_IF_ERROR(CheckEntry(ops[i].key, ops[i].value ? ops[i].value->size() : 0));
-  }
   if (n == 0) return Status::Ok();
-  Writer w;
-  w.ops = ops;
-  w.n = n;
-  w.sync = options.sync;
-  // Built before queueing: threads encode their records in parallel.
-  KvLogRecordBuilder record(&w.record);
-  for (size_t i = 0; i < n; ++i) {
-    if (ops[i].value) {
-      record.Put(ops[i].key, *ops[i].value);
-    } else {
-      record.Delete(ops[i].key);
-    }
-  }
-  REFTAB_RETURN_IF_ERROR(record.Finish());
-  return WriteQueued(&w);
+  w->n = n;
+  w->sync = options.sync;
+  return WriteQueued(w);
 }
 
 // The queue (group commit): the head makes room, appends its record and those of the
@@ -598,12 +623,17 @@ Status KvStore::WriteQueued(Writer* w) {
       last = next;
     }
     if (last != w) records = b.group;
+    const bool name_durable = b.log_name_durable;
     lock.unlock();
     // A failed append may have left part of a record, after which nothing appended could
     // be read back: the store takes no more writes.
     s = b.log->Append(records);
     if (s.ok() && w->sync) s = b.log->Sync();
+    // A fresh log's name (and its predecessor's, kv.log.flushing) reach the disk with its
+    // first synced record, not when it is put in place: writers that never sync pay nothing.
+    if (s.ok() && w->sync && !name_durable) s = options_.fs->SyncDir(stack_->dir());
     lock.lock();
+    if (s.ok() && w->sync) b.log_has_synced = b.log_name_durable = true;
     ++b.counters.log_writes;
     if (w->sync) ++b.counters.log_syncs;
     if (!s.ok()) {
@@ -612,15 +642,17 @@ Status KvStore::WriteQueued(Writer* w) {
       b.counters.log_bytes_written += records.size();
       for (auto it = b.writers.begin();; ++it) {
         const Writer& x = **it;
-        for (size_t i = 0; i < x.n; ++i) {
-          const OpView& op = x.ops[i];
-          b.counters.user_bytes_written += op.key.size() + (op.value ? op.value->size() : 0);
-          if (op.value) {
-            b.mem->Put(op.key, *op.value);
-          } else {
-            b.mem->Delete(op.key);
-          }
-        }
+        // Records this store encoded: they decode (the status only says so).
+        Status decoded = DecodeKvLogBatch(
+            std::string_view(x.record).substr(kKvLogRecordHeaderSize), [&](const KvLogOp& op) {
+              b.counters.user_bytes_written += op.key.size() + (op.value ? op.value->size() : 0);
+              if (op.value) {
+                b.mem->Put(op.key, *op.value);
+              } else {
+                b.mem->Delete(op.key);
+              }
+            });
+        (void)decoded;
         ++b.batches;
         if (*it == last) break;
       }
@@ -668,15 +700,16 @@ Status KvStore::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force)
     }
     // A failure leaves the logs in a state only the next open sorts out (kv.log may be
     // missing until then): the store takes no more writes.
-    const bool sync = options_.durability != Durability::kNone;
     std::unique_ptr<KvLogWriter> fresh;
-    Status s = RotateKvLog(options_.fs, stack_->dir(), sync, &fresh);
+    Status s = RotateKvLog(options_.fs, stack_->dir(), b.log_has_synced, &fresh);
     if (!s.ok()) {
       b.error = s;
       return s;
     }
     b.log = std::move(fresh);
+    b.log_has_synced = b.log_name_durable = false;
     b.imm_bytes = b.mem->bytes();
+    b.imm_largest = b.mem->largest();
     b.imm = b.mem->Freeze();
     b.imm_batches = b.batches;
     b.mem = std::make_unique<KvMemtable>();
@@ -707,13 +740,14 @@ void KvStore::BackgroundLoop() {
 Status KvStore::FlushImmutable(std::unique_lock<std::mutex>& lock) {
   Bg& b = *bg_;
   std::shared_ptr<const KvMemLayers> imm = b.imm;
+  const size_t imm_largest = b.imm_largest;
   lock.unlock();
   bool wrote_table = false;
   Status s;
   std::shared_ptr<const Snapshot> after;
   {
     std::lock_guard<std::mutex> stack_lock(stack_mu_);
-    s = CommitLayers(stack_.get(), imm, &wrote_table);
+    s = WriteLayers(stack_.get(), imm, imm_largest, &wrote_table);
     if (s.ok() && options_.durability != Durability::kNone) {
       s = options_.fs->SyncDir(stack_->dir());
     }
@@ -732,6 +766,7 @@ Status KvStore::FlushImmutable(std::unique_lock<std::mutex>& lock) {
   if (!wrote_table) b.batches += b.imm_batches;  // else sequence() would go back
   b.imm_batches = 0;
   b.imm_bytes = 0;
+  b.imm_largest = 0;
   ++b.flushed;
   ++b.counters.flushes;
   return Status::Ok();

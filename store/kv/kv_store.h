@@ -12,8 +12,9 @@
 //   * when the memtable passes KvOptions::memtable_size (and on Flush()), it becomes
 //     immutable: kv.log is renamed kv.log.flushing, a fresh kv.log takes the next writes
 //     and a new memtable, and a background thread writes the immutable memtable into one
-//     new table of the stack (a stack transaction of blind writes: no read per key), lists
-//     it, and only then removes kv.log.flushing. Reads consult the memtable, then the
+//     new table of the stack, straight from its sorted entries (Stack::AddTable: no
+//     transaction, no read or copy per key), lists it, and only then removes
+//     kv.log.flushing. Reads consult the memtable, then the
 //     immutable one, then the tables. A crash at any point leaves the logs of every write
 //     no table holds: open replays kv.log.flushing, then kv.log (a log whose writes a table
 //     already holds changes nothing when replayed again);
@@ -148,26 +149,30 @@ struct KvOptions {
 struct KvWriteOptions {
   // false: the write returns once the log record is written (write(2)): a crash of the
   // process loses nothing acknowledged, a crash of the machine may lose the last writes.
-  // true: once the record is fsynced as well.
+  // true: once the record is fsynced as well (the first synced write into a fresh log
+  // also syncs the folder, for the log's name: replacing the log costs unsynced writers no
+  // fsync).
   bool sync = false;
 };
 
 // Puts and deletes applied together, or not at all, by KvStore::Write. A later operation
-// on the same key replaces an earlier one.
+// on the same key replaces an earlier one. An empty key or an entry over kMaxEntryBytes
+// makes Write refuse the whole batch.
 class KvWriteBatch {
  public:
   void Put(std::string_view key, std::string_view value);
   void Delete(std::string_view key);
-  void Clear() { ops_.clear(); }
-  size_t count() const { return ops_.size(); }
+  void Clear();
+  size_t count() const { return count_; }
 
  private:
   friend class KvStore;
-  struct Op {
-    std::string key;
-    std::optional<std::string> value;  // nullopt: delete
-  };
-  std::vector<Op> ops_;
+  // The operations encoded as the log's record payload (store/kv/kv_log_format.h in the
+  // source tree): a write copies them into its record whole, and the memtable reads them
+  // from there, so an operation costs no allocation of its own.
+  std::string ops_;
+  size_t count_ = 0;
+  Status invalid_;  // the first operation Write must refuse, if any
 };
 
 struct KvIteratorOptions {
@@ -355,11 +360,11 @@ class KvStore {
  private:
   struct Writer;  // a queued write (kv_store.cc)
   struct Bg;      // a writer's memtables, log, write queue and background thread
-  struct OpView;  // one operation of a write, as views (kv_store.cc)
   KvStore(std::unique_ptr<Stack> stack, const KvOptions& options);
   Status MaybeRefresh();
   Status Recover();
-  Status WriteOps(const OpView* ops, size_t n, const KvWriteOptions& options);
+  // Queues a write of `n` operations whose record `w` holds (see Write()).
+  Status WriteRecord(Writer* w, size_t n, const KvWriteOptions& options);
   Status WriteQueued(Writer* w);
   Status MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force);
   void BackgroundLoop();

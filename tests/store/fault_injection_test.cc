@@ -1,7 +1,8 @@
 // Fault injection through the FileSystem seam (STYLE.md §3.3 rule 8, §3.9 item 5): for a
-// transaction, a transaction followed by auto-compaction, a full compaction and a range
-// compaction, every operation the library makes (create/lock, append, sync, close, rename,
-// remove, directory sync, and the reads) is failed in turn, for every N. Afterwards:
+// transaction, a transaction followed by auto-compaction, a full compaction, a range
+// compaction and a table added by Stack::AddTable (alone and followed by auto-compaction), every
+// operation the library makes (create/lock, append, sync, close, rename, remove, directory sync,
+// and the reads) is failed in turn, for every N. Afterwards:
 //   * if tables.list was not replaced, the directory is exactly as before (same list, same
 //     files, same merged contents) and the call reported the failure;
 //   * if it was replaced (a failure after the list's rename, e.g. the directory sync of
@@ -94,6 +95,22 @@ Status LoggedTransaction(Stack& s) {
   return tx.Commit();
 }
 
+// A table written straight by its records' producer (Stack::AddTable, the key/value
+// store's flush): symrefs and tombstones in name order, a few blocks' worth.
+Status AddedTable(Stack& s) {
+  return s.AddTable(200, [](TableWriter& w, uint64_t update_index) -> Status {
+    RefRecord r;
+    r.update_index = update_index;
+    for (int i = 0; i < 40; ++i) {
+      r.refname = "refs/kv/" + std::string(60, 'x') + std::to_string(1000 + i);
+      r.value_type = i % 5 == 4 ? RefValueType::kDeletion : RefValueType::kSymref;
+      r.target = i % 5 == 4 ? std::string() : std::string(100 + size_t(i), char('a' + i % 26));
+      REFTAB_RETURN_IF_ERROR(w.AddRef(r));
+    }
+    return Status::Ok();
+  });
+}
+
 const std::vector<Scenario>& Scenarios() {
   static const std::vector<Scenario> kScenarios = {
       {"TransactionFull", Durability::kFull, false, FourTables, BigTransaction},
@@ -107,6 +124,9 @@ const std::vector<Scenario>& Scenarios() {
        [](Stack& s) { return s.CompactRange(1, 2); }},
       {"TransactionThenAutoCompactionWithMode", Durability::kGit, true, EqualTables,
        [](Stack& s) { return Put(s, "refs/heads/b004", 4); }, 0640},
+      {"AddTableFull", Durability::kFull, false, FourTables, AddedTable},
+      {"AddTableGit", Durability::kGit, false, FourTables, AddedTable},
+      {"AddTableThenAutoCompaction", Durability::kFull, true, EqualTables, AddedTable},
   };
   return kScenarios;
 }

@@ -344,6 +344,81 @@ TEST(StackTest, BlindWritesAreWrittenAsGivenWhileExpectationsAreStillChecked) {
   EXPECT_EQ(s->snapshot()->max_update_index(), 2u);
 }
 
+// A record for Stack::AddTable: a symref to `target`, or a tombstone if it is null.
+RefRecord KvRecord(std::string name, const char* target, uint64_t update_index) {
+  RefRecord r;
+  r.refname = std::move(name);
+  r.update_index = update_index;
+  r.value_type = target ? RefValueType::kSymref : RefValueType::kDeletion;
+  if (target) r.target = target;
+  return r;
+}
+
+TEST(StackTest, AddTableWritesWhatItsCallbackAddsAtTheNextUpdateIndex) {
+  TempDir tmp;
+  StackOptions o = TestOptions();
+  o.fit_block_size = true;
+  o.write_options.block_size = 256;
+  auto s = OpenOrDie(tmp.path(), o);
+  ASSERT_TRUE(Put(*s, "refs/heads/main", 1).ok());
+  const std::string big(3000, 'v');  // beyond the block size: fit_block_size raises it
+  uint64_t added = 99;
+  Status st = s->AddTable(
+      16 + big.size(),
+      [&](TableWriter& w, uint64_t update_index) -> Status {
+        EXPECT_EQ(update_index, 2u);
+        REFTAB_RETURN_IF_ERROR(w.AddRef(KvRecord("refs/heads/main", nullptr, update_index)));
+        return w.AddRef(KvRecord("refs/kv/a", big.c_str(), update_index));
+      },
+      &added);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(added, 2u);
+  EXPECT_EQ(Ranges(*s), (R{{1, 1}, {2, 2}}));
+  RefRecord got;
+  bool found = false;
+  ASSERT_TRUE(s->snapshot()->ReadRef("refs/kv/a", &got, &found).ok());
+  ASSERT_TRUE(found);
+  EXPECT_EQ(got.target, big);
+  ASSERT_TRUE(s->snapshot()->ReadRef("refs/heads/main", &got, &found).ok());
+  EXPECT_FALSE(found);
+  // Reopened from the files: the same.
+  auto again = OpenOrDie(tmp.path(), o);
+  EXPECT_EQ(Ranges(*again), (R{{1, 1}, {2, 2}}));
+}
+
+TEST(StackTest, AddTableThatFailsOrComesOutEmptyChangesNothing) {
+  TempDir tmp;
+  auto s = OpenOrDie(tmp.path(), TestOptions());
+  ASSERT_TRUE(Put(*s, "refs/heads/main", 1).ok());
+  const std::string list = ReadFileOr(tmp.path() + "/tables.list");
+  const auto files = ListDirSorted(tmp.path());
+  uint64_t added = 99;
+  // An error of the callback, after it added a record.
+  Status st = s->AddTable(
+      10,
+      [](TableWriter& w, uint64_t update_index) -> Status {
+        REFTAB_RETURN_IF_ERROR(w.AddRef(KvRecord("refs/kv/a", "x", update_index)));
+        return Status::IoError("the producer failed");
+      },
+      &added);
+  EXPECT_EQ(st.code(), Code::kIoError);
+  EXPECT_EQ(added, 0u);
+  // Records out of order: the writer's error.
+  st = s->AddTable(10, [](TableWriter& w, uint64_t update_index) -> Status {
+    REFTAB_RETURN_IF_ERROR(w.AddRef(KvRecord("refs/kv/b", "x", update_index)));
+    return w.AddRef(KvRecord("refs/kv/a", "x", update_index));
+  });
+  EXPECT_FALSE(st.ok());
+  // Nothing added: no table, and the lock is free for the next writer.
+  st = s->AddTable(
+      10, [](TableWriter&, uint64_t) { return Status::Ok(); }, &added);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(added, 0u);
+  EXPECT_EQ(ReadFileOr(tmp.path() + "/tables.list"), list);
+  EXPECT_EQ(ListDirSorted(tmp.path()), files);
+  EXPECT_TRUE(Put(*s, "refs/heads/main", 2).ok());
+}
+
 TEST(StackTest, FailedExpectationReturnsConflictAndChangesNothing) {
   TempDir tmp;
   auto s = OpenOrDie(tmp.path(), TestOptions());

@@ -2,7 +2,8 @@
 // puts with flushes (some puts synced, tables synced, Durability::kGit) runs while one
 // operation of the file system fails (every kind: create, append, sync, close, rename,
 // remove, directory sync, the reads and the lock; the Nth of its kind, for every N the workload
-// makes). Writes that report an error may or may not be there afterwards. The store is closed
+// makes). Writes that report an error may or may not be there afterwards. The open store
+// must still read every acknowledged write (a failed flush keeps its memtable). It is closed
 // without a flush (so the last writes are in the log only), opened again on the operating
 // system's files, and must hold every acknowledged write, and never a wrong value.
 #include <gtest/gtest.h>
@@ -47,6 +48,20 @@ std::vector<bool> Workload(const std::string& dir, FileSystem* fs) {
   if (!kv.ok()) return acked;
   for (int i = 0; i < kPuts; ++i) {
     acked[size_t(i)] = (*kv)->Put(KeyOf(i), ValueOf(i), KvWriteOptions{.sync = i % 10 == 0}).ok();
+  }
+  // A failed flush (the table's writing, its listing, the log's removal) leaves the store as
+  // it was: the open store still reads every acknowledged write, from its memtables.
+  for (int i = 0; i < kPuts; ++i) {
+    std::string v;
+    bool found = false;
+    Status s = (*kv)->Get(KeyOf(i), &v, &found);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    if (acked[size_t(i)]) {
+      EXPECT_TRUE(found) << "acknowledged put " << i << " is not read before the close";
+    }
+    if (found) {
+      EXPECT_EQ(v, ValueOf(i)) << "put " << i << ", before the close";
+    }
   }
   return acked;  // closed without a flush, as by a crash: what is not in a table is in the log
 }
@@ -101,6 +116,36 @@ TEST(KvFaultTest, AnIoErrorAnywhereLosesNoAcknowledgedWrite) {
   }
   std::printf("\n");
   EXPECT_GT(runs, 50);
+}
+
+// A fresh log costs an unsynced writer no fsync; the first synced record in it syncs the
+// folder too (its name, and the old log's), later ones only the log.
+TEST(KvFaultTest, ALogIsReplacedWithoutSyncsUntilASyncedWrite) {
+  testutil::TempDir dir("kvfault");
+  FaultInjectingFileSystem fs;
+  fs.set_perform_syncs(false);
+  KvOptions o = FaultOptions(&fs);
+  o.durability = Durability::kNone;  // the flushes' tables unsynced too: only the log counts
+  o.auto_compact = false;
+  auto kv = KvStore::Open(dir.path(), o);
+  ASSERT_TRUE(kv.ok()) << kv.status().ToString();
+  fs.Reset();
+  for (int i = 0; i < kPuts; ++i) ASSERT_TRUE((*kv)->Put(KeyOf(i), ValueOf(i)).ok());
+  ASSERT_TRUE((*kv)->Flush().ok());
+  EXPECT_GT((*kv)->Properties().flushes, 3u);  // the log was replaced as many times
+  EXPECT_EQ(fs.count(FsOp::kSync), 0u);
+  EXPECT_EQ(fs.count(FsOp::kSyncDir), 0u);
+  ASSERT_TRUE((*kv)->Put("synced", "1", KvWriteOptions{.sync = true}).ok());
+  EXPECT_EQ(fs.count(FsOp::kSync), 1u);
+  EXPECT_EQ(fs.count(FsOp::kSyncDir), 1u);
+  ASSERT_TRUE((*kv)->Put("synced", "2", KvWriteOptions{.sync = true}).ok());
+  EXPECT_EQ(fs.count(FsOp::kSync), 2u);
+  EXPECT_EQ(fs.count(FsOp::kSyncDir), 1u);
+  // Its log replaced, the synced records keep a durable name: the folder is synced between
+  // the renames.
+  ASSERT_TRUE((*kv)->Flush().ok());
+  EXPECT_EQ(fs.count(FsOp::kSyncDir), 2u);
+  ASSERT_TRUE((*kv)->Close().ok());
 }
 
 }  // namespace
