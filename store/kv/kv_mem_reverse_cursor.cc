@@ -5,12 +5,12 @@ namespace reftab {
 KvMemReverseCursor::KvMemReverseCursor(std::shared_ptr<const KvMemLayers> layers)
     : layers_(std::move(layers)) {
   pos_.reserve(layers_->size());
-  for (const auto& layer : *layers_) pos_.push_back(layer->end());
+  for (const auto& layer : *layers_) pos_.push_back(layer->map.end());
 }
 
 void KvMemReverseCursor::SeekToLast() {
   for (size_t i = 0; i < pos_.size(); ++i) {
-    const KvMemMap& m = *(*layers_)[i];
+    const KvMemMap& m = (*layers_)[i]->map;
     pos_[i] = m.empty() ? m.end() : std::prev(m.end());
   }
   PickCurrent();
@@ -18,7 +18,7 @@ void KvMemReverseCursor::SeekToLast() {
 
 void KvMemReverseCursor::SeekBefore(std::string_view key, bool inclusive) {
   for (size_t i = 0; i < pos_.size(); ++i) {
-    const KvMemMap& m = *(*layers_)[i];
+    const KvMemMap& m = (*layers_)[i]->map;
     auto above = inclusive ? m.upper_bound(key) : m.lower_bound(key);  // the first not before
     pos_[i] = above == m.begin() ? m.end() : std::prev(above);
   }
@@ -26,7 +26,7 @@ void KvMemReverseCursor::SeekBefore(std::string_view key, bool inclusive) {
 }
 
 void KvMemReverseCursor::StepBack(size_t layer) {
-  const KvMemMap& m = *(*layers_)[layer];
+  const KvMemMap& m = (*layers_)[layer]->map;
   pos_[layer] = pos_[layer] == m.begin() ? m.end() : std::prev(pos_[layer]);
 }
 
@@ -34,9 +34,9 @@ void KvMemReverseCursor::Prev() {
   if (!Valid()) return;
   // As KvMemCursor::Next, mirrored: the older layers' entries of the same key go first, the
   // current one last, as its key is what they are compared with.
-  const std::string& k = pos_[current_]->first;
+  const std::string_view k = pos_[current_]->first;
   for (size_t i = 0; i < pos_.size(); ++i) {
-    if (i != current_ && pos_[i] != (*layers_)[i]->end() && pos_[i]->first == k) StepBack(i);
+    if (i != current_ && pos_[i] != (*layers_)[i]->map.end() && pos_[i]->first == k) StepBack(i);
   }
   StepBack(current_);
   PickCurrent();
@@ -46,7 +46,7 @@ void KvMemReverseCursor::Prev() {
 void KvMemReverseCursor::PickCurrent() {
   current_ = kNone;
   for (size_t i = pos_.size(); i-- > 0;) {
-    if (pos_[i] == (*layers_)[i]->end()) continue;
+    if (pos_[i] == (*layers_)[i]->map.end()) continue;
     if (current_ == kNone || pos_[i]->first > pos_[current_]->first) current_ = i;
   }
 }

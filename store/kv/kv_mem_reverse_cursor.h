@@ -22,8 +22,8 @@ class KvMemReverseCursor {
   // Positions at the last key < `key` (inclusive: <= `key`).
   void SeekBefore(std::string_view key, bool inclusive);
   bool Valid() const { return current_ != kNone; }
-  const std::string& key() const { return pos_[current_]->first; }
-  const std::optional<std::string>& value() const { return pos_[current_]->second; }
+  std::string_view key() const { return pos_[current_]->first; }
+  const std::optional<std::string_view>& value() const { return pos_[current_]->second; }
   // Moves to the key before; only while Valid().
   void Prev();
 

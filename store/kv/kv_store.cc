@@ -215,7 +215,7 @@ void KvIterator::SettleBack() {
       break;
     }
     if (order == 0) t.Prev();  // hidden by the memtable's
-    const std::optional<std::string>& v = m.mem_back->value();
+    const std::optional<std::string_view>& v = m.mem_back->value();
     if (v) {
       rec_.refname.assign(m.mem_back->key());
       rec_.value_type = RefValueType::kSymref;
