@@ -204,6 +204,22 @@ Status TableBuilder::FinishSection(uint64_t* index_position) {
   return Status::Ok();
 }
 
+// Compares two id tails (hash_size - 8 bytes: 12 or 24, a multiple of 4) as memcmp does,
+// inline: with shared ids the sort and the obj section compare a tail per ref (a memcmp
+// call took 215 of 1,150 instructions per ref on refs sharing 1,000 ids).
+static inline int CompareIdTails(const uint8_t* a, const uint8_t* b, size_t n) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x = be::Load64(a + i), y = be::Load64(b + i);
+    if (x != y) return x < y ? -1 : 1;
+  }
+  for (; i < n; i += 4) {
+    uint32_t x = be::Load32(a + i), y = be::Load32(b + i);
+    if (x != y) return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
 // Sorts the obj index keys by (id, insertion order) with two radix passes on the ids' first
 // two bytes, most significant first: 256 buckets per pass keep every scatter's write streams
 // in cache (a single 65536-bucket pass writes at random). Ids are hashes, so the buckets
@@ -214,8 +230,8 @@ void TableBuilder::SortObjIds(std::vector<ObjSortKey>* sorted) {
   const size_t tail_size = hash_size_ - 8;
   auto less = [tails, tail_size](const ObjSortKey& a, const ObjSortKey& b) {
     if (a.head != b.head) return a.head < b.head;
-    int c = std::memcmp(tails + size_t(a.index) * tail_size, tails + size_t(b.index) * tail_size,
-                        tail_size);
+    int c = CompareIdTails(tails + size_t(a.index) * tail_size, tails + size_t(b.index) * tail_size,
+                           tail_size);
     return c != 0 ? c < 0 : a.index < b.index;
   };
   // Pass 1: by the first byte, obj_keys_ -> *sorted (stable, so insertion order is kept).
@@ -253,7 +269,9 @@ void TableBuilder::SortObjIds(std::vector<ObjSortKey>* sorted) {
           for (; j > first && less(k, j[-1]); --j) *j = j[-1];
           *j = k;
         }
-      } else {
+      } else if (!std::is_sorted(first, last, less)) {
+        // Refs sharing ids: a bucket is mostly one id, its keys already in insertion order
+        // (the passes are stable), which std::sort would still take n log n steps over.
         std::sort(first, last, less);
       }
     }
@@ -286,7 +304,7 @@ Status TableBuilder::WriteObjSection() {
     size_t j = i;
     positions_.clear();
     while (j < sorted.size() && sorted[j].head == sorted[i].head &&
-           (j == i || std::memcmp(tail_at(j), tail_at(i), tail_size) == 0)) {
+           (j == i || CompareIdTails(tail_at(j), tail_at(i), tail_size) == 0)) {
       uint64_t offset = obj_block_offsets_[sorted[j].block];
       if (positions_.empty() || positions_.back() != offset) positions_.push_back(offset);
       ++j;
