@@ -335,9 +335,15 @@ Status TableBuilder::WriteObjSection() {
   return FinishSection(&stats_.footer.obj_index_position);
 }
 
+void TableBuilder::GrowObjTails() {
+  size_t n = obj_tails_.size();
+  obj_tails_.resize(std::max(2 * n, n + 4096));
+}
+
 void TableBuilder::ClearObjIds() {
   std::vector<ObjSortKey>().swap(obj_keys_);
   std::vector<uint8_t>().swap(obj_tails_);
+  obj_tails_used_ = 0;
   std::vector<uint64_t>().swap(obj_block_offsets_);
 }
 
