@@ -204,22 +204,6 @@ Status TableBuilder::FinishSection(uint64_t* index_position) {
   return Status::Ok();
 }
 
-// Compares two id tails (hash_size - 8 bytes: 12 or 24, a multiple of 4) as memcmp does,
-// inline: with shared ids the sort and the obj section compare a tail per ref (a memcmp
-// call took 215 of 1,150 instructions per ref on refs sharing 1,000 ids).
-static inline int CompareIdTails(const uint8_t* a, const uint8_t* b, size_t n) {
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t x = be::Load64(a + i), y = be::Load64(b + i);
-    if (x != y) return x < y ? -1 : 1;
-  }
-  for (; i < n; i += 4) {
-    uint32_t x = be::Load32(a + i), y = be::Load32(b + i);
-    if (x != y) return x < y ? -1 : 1;
-  }
-  return 0;
-}
-
 // Sorts the obj index keys by (id, insertion order) with two radix passes on the ids' first
 // two bytes, most significant first: 256 buckets per pass keep every scatter's write streams
 // in cache (a single 65536-bucket pass writes at random). Ids are hashes, so the buckets
@@ -280,9 +264,25 @@ void TableBuilder::SortObjIds(std::vector<ObjSortKey>* sorted) {
 }
 
 Status TableBuilder::WriteObjSection() {
-  // Sort (id, block) keys; blocks of one id come out ascending and deduplicated.
+  // Sort the entries by (id, entry); an id's blocks are its entries' in that order, each
+  // entry's first block then its repeats, so they come out ascending (deduplicated below).
   std::vector<ObjSortKey> sorted;
   SortObjIds(&sorted);
+  // Each entry's repeats, together: a counting sort by entry (stable, so blocks ascend).
+  std::vector<uint32_t> repeat_start, repeat_blocks;
+  if (!obj_repeats_.empty()) {
+    repeat_start.assign(obj_keys_.size() + 1, 0);
+    for (const ObjRepeat& r : obj_repeats_) ++repeat_start[r.entry + 1];
+    for (size_t e = 1; e < repeat_start.size(); ++e) repeat_start[e] += repeat_start[e - 1];
+    repeat_blocks.resize(obj_repeats_.size());
+    std::vector<uint32_t> fill(repeat_start.begin(), repeat_start.end() - 1);
+    for (const ObjRepeat& r : obj_repeats_) repeat_blocks[fill[r.entry]++] = r.block;
+    std::vector<ObjRepeat>().swap(obj_repeats_);
+  }
+  auto add_position = [&](uint32_t block) {
+    uint64_t offset = obj_block_offsets_[block];
+    if (positions_.empty() || positions_.back() != offset) positions_.push_back(offset);
+  };
   const size_t tail_size = hash_size_ - 8;
   const uint8_t* tails = obj_tails_.data();
   auto tail_at = [&](size_t i) { return tails + size_t(sorted[i].index) * tail_size; };
@@ -305,8 +305,13 @@ Status TableBuilder::WriteObjSection() {
     positions_.clear();
     while (j < sorted.size() && sorted[j].head == sorted[i].head &&
            (j == i || CompareIdTails(tail_at(j), tail_at(i), tail_size) == 0)) {
-      uint64_t offset = obj_block_offsets_[sorted[j].block];
-      if (positions_.empty() || positions_.back() != offset) positions_.push_back(offset);
+      add_position(sorted[j].block);
+      if (!repeat_start.empty()) {
+        const uint32_t e = sorted[j].index;
+        for (uint32_t k = repeat_start[e]; k < repeat_start[e + 1]; ++k) {
+          add_position(repeat_blocks[k]);
+        }
+      }
       ++j;
     }
     be::Store64(key_bytes, sorted[i].head);
@@ -335,6 +340,23 @@ Status TableBuilder::WriteObjSection() {
   return FinishSection(&stats_.footer.obj_index_position);
 }
 
+void TableBuilder::AddObjEntry(const ObjectId& id, uint64_t head, uint32_t block, ObjSlot* slot) {
+  const uint32_t entry = uint32_t(obj_keys_.size());
+  obj_keys_.push_back(ObjSortKey{head, block, entry});
+  // A fixed-size copy of the whole array's tail; only hash_size - 8 bytes of it count.
+  if (obj_tails_.size() < obj_tails_used_ + (kMaxHashSize - 8)) GrowObjTails();
+  std::memcpy(obj_tails_.data() + obj_tails_used_, id.data() + 8, kMaxHashSize - 8);
+  obj_tails_used_ += hash_size_ - 8;
+  if (!slot) return;  // too many probes: the id goes unremembered
+  *slot = ObjSlot{head, entry + 1, block};
+  if (++obj_slots_used_ > kObjSlots / 2) {
+    // Half full: start again, rather than probe ever longer (or hold every id of a table
+    // whose refs share none). Slots of older entries now count as empty.
+    obj_slot_base_ = entry + 1;
+    obj_slots_used_ = 0;
+  }
+}
+
 void TableBuilder::GrowObjTails() {
   size_t n = obj_tails_.size();
   obj_tails_.resize(std::max(2 * n, n + 4096));
@@ -345,6 +367,10 @@ void TableBuilder::ClearObjIds() {
   std::vector<uint8_t>().swap(obj_tails_);
   obj_tails_used_ = 0;
   std::vector<uint64_t>().swap(obj_block_offsets_);
+  std::vector<ObjRepeat>().swap(obj_repeats_);
+  obj_slots_.reset();
+  obj_slots_used_ = 0;
+  obj_slot_base_ = 0;
 }
 
 Status TableBuilder::FinishPublicSection() {
@@ -451,6 +477,10 @@ Status TableBuilder::AddRefSlow(const RefRecord& ref) {
   if (!s.ok()) return Fail(s);
   // The block is open and holds this ref: the next one may take AddRef's fast path.
   ref_block_open_ = true;
+  if (opts_.index_objects && !obj_slots_) {
+    obj_slots_.reset(static_cast<ObjSlot*>(std::calloc(kObjSlots, sizeof(ObjSlot))));
+    if (!obj_slots_) return Fail(Status::IoError("out of memory for the obj index"));
+  }
   return RefAdded(ref);
 }
 
