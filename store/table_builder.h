@@ -43,6 +43,19 @@ REFTAB_FORCE_INLINE int CompareIdTails(const uint8_t* a, const uint8_t* b, size_
   return 0;
 }
 
+// Whether two id tails (12 or 24 bytes) are equal: two or three 8-byte compares, the last
+// overlapping for 12, with no byte swaps (CompareIdTails orders; this only matches).
+REFTAB_FORCE_INLINE bool IdTailsEqual(const uint8_t* a, const uint8_t* b, size_t n) {
+  auto word = [](const uint8_t* p) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    return w;
+  };
+  uint64_t d = (word(a) ^ word(b)) | (word(a + n - 8) ^ word(b + n - 8));
+  if (n > 16) d |= word(a + 8) ^ word(b + 8);
+  return d == 0;
+}
+
 // See TableWriter for the contract.
 class TableBuilder {
  public:
@@ -101,8 +114,10 @@ class TableBuilder {
   // which g++ 12 does not make of a call returning a Status in memory.
   REFTAB_FORCE_INLINE Status RefAdded(const ObjectId* value, const ObjectId* peeled) {
     ++stats_.ref_records;
-    if (opts_.index_objects) return AddRefObjIds(value, peeled);
-    return Status::Ok();
+    if (!opts_.index_objects) return Status::Ok();
+    // One id (a constant decision in AddRef by parts): a call with fewer live values.
+    if (value != nullptr && peeled == nullptr) return AddRefObjId(*value);
+    return AddRefObjIds(value, peeled);
   }
   REFTAB_FORCE_INLINE Status RefAdded(const RefRecord& ref) {
     bool one = ref.value_type == RefValueType::kVal1 || ref.value_type == RefValueType::kVal2;
@@ -110,6 +125,7 @@ class TableBuilder {
                     ref.value_type == RefValueType::kVal2 ? &ref.peeled : nullptr);
   }
   [[gnu::noinline]] Status AddRefObjIds(const ObjectId* value, const ObjectId* peeled);
+  [[gnu::noinline]] Status AddRefObjId(const ObjectId& value);
   [[gnu::noinline]] Status AddRefSlow(const RefRecord& ref);
   // AddRef(name, update_index, value)'s slow path: the ref as a record, for AddRefSlow.
   [[gnu::noinline]] Status AddRefByParts(std::string_view refname, uint64_t update_index,
@@ -166,10 +182,7 @@ class TableBuilder {
   // One id may still have several entries (the table is cleared when half full, and
   // gives up after a few probes); the obj section joins them, oldest first.
   REFTAB_FORCE_INLINE void AddObjId(const ObjectId& id) {
-    if (obj_block_offsets_.empty() || obj_block_offsets_.back() != block_start_) {
-      obj_block_offsets_.push_back(block_start_);
-    }
-    const uint32_t block = uint32_t(obj_block_offsets_.size() - 1);
+    const uint32_t block = obj_block_;
     const uint64_t head = be::Load64(id.data());
     const size_t tail_size = hash_size_ - 8;
     uint64_t tail_word;
@@ -179,9 +192,8 @@ class TableBuilder {
     for (size_t probe = 0; probe < kObjMaxProbes; ++probe, at = (at + 1) & (kObjSlots - 1)) {
       ObjSlot& slot = obj_slots_[at];
       if (slot.entry <= obj_slot_base_) return AddObjEntry(id, head, block, &slot);
-      if (slot.head == head &&
-          CompareIdTails(obj_tails_.data() + size_t(slot.entry - 1) * tail_size, id.data() + 8,
-                         tail_size) == 0) {
+      if (slot.head == head && IdTailsEqual(obj_tails_.data() + size_t(slot.entry - 1) * tail_size,
+                                            id.data() + 8, tail_size)) {
         if (slot.last_block != block) {
           slot.last_block = block;
           obj_repeats_.push_back(ObjRepeat{slot.entry - 1, block});
@@ -200,8 +212,9 @@ class TableBuilder {
   std::vector<ObjSortKey> obj_keys_;  // the entries, in insertion order
   std::vector<uint8_t> obj_tails_;    // the first obj_tails_used_ bytes hold tails
   size_t obj_tails_used_ = 0;
-  std::vector<uint64_t> obj_block_offsets_;
-  std::vector<ObjRepeat> obj_repeats_;  // in insertion order
+  std::vector<uint64_t> obj_block_offsets_;  // of the ref blocks, as StartBlock begins them
+  uint32_t obj_block_ = 0;                   // the last of them: the current ref block
+  std::vector<ObjRepeat> obj_repeats_;       // in insertion order
   struct FreeSlots {
     void operator()(ObjSlot* p) const { std::free(p); }
   };

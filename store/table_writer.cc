@@ -72,6 +72,10 @@ void TableBuilder::StartBlock(BlockType type) {
   block_.Start(type, header_bytes_);
   block_open_ = true;
   block_start_ = next_offset();
+  if (type == BlockType::kRef && opts_.index_objects) {
+    obj_block_ = uint32_t(obj_block_offsets_.size());
+    obj_block_offsets_.push_back(block_start_);
+  }
 }
 
 Status TableBuilder::WriteBlock(std::string_view bytes, BlockType type) {
@@ -304,7 +308,7 @@ Status TableBuilder::WriteObjSection() {
     size_t j = i;
     positions_.clear();
     while (j < sorted.size() && sorted[j].head == sorted[i].head &&
-           (j == i || CompareIdTails(tail_at(j), tail_at(i), tail_size) == 0)) {
+           (j == i || IdTailsEqual(tail_at(j), tail_at(i), tail_size))) {
       add_position(sorted[j].block);
       if (!repeat_start.empty()) {
         const uint32_t e = sorted[j].index;
@@ -367,6 +371,7 @@ void TableBuilder::ClearObjIds() {
   std::vector<uint8_t>().swap(obj_tails_);
   obj_tails_used_ = 0;
   std::vector<uint64_t>().swap(obj_block_offsets_);
+  obj_block_ = 0;
   std::vector<ObjRepeat>().swap(obj_repeats_);
   obj_slots_.reset();
   obj_slots_used_ = 0;
@@ -445,6 +450,11 @@ Status TableBuilder::AddRefObjIds(const ObjectId* value, const ObjectId* peeled)
   // After the add, block_start_ is the block that holds the record.
   if (value) AddObjId(*value);
   if (peeled) AddObjId(*peeled);
+  return Status::Ok();
+}
+
+Status TableBuilder::AddRefObjId(const ObjectId& value) {
+  AddObjId(value);
   return Status::Ok();
 }
 
