@@ -20,6 +20,7 @@
 #include "format/record.h"
 #include "format/status.h"
 #include "store/file.h"
+#include "store/grow_array.h"
 #include "store/table_writer.h"
 
 namespace reftab {
@@ -196,7 +197,7 @@ class TableBuilder {
                                             id.data() + 8, tail_size)) {
         if (slot.last_block != block) {
           slot.last_block = block;
-          obj_repeats_.push_back(ObjRepeat{slot.entry - 1, block});
+          if (!obj_repeats_.push_back(ObjRepeat{slot.entry - 1, block})) obj_no_memory_ = true;
         }
         return;
       }
@@ -205,16 +206,15 @@ class TableBuilder {
   }
   // A new entry for `id`, remembered in `slot` if given.
   void AddObjEntry(const ObjectId& id, uint64_t head, uint32_t block, ObjSlot* slot);
-  void GrowObjTails();
   void SortObjIds(std::vector<ObjSortKey>* sorted);
   void ClearObjIds();
 
-  std::vector<ObjSortKey> obj_keys_;  // the entries, in insertion order
-  std::vector<uint8_t> obj_tails_;    // the first obj_tails_used_ bytes hold tails
-  size_t obj_tails_used_ = 0;
+  std::vector<ObjSortKey> obj_keys_;         // the entries, in insertion order
+  GrowArray<uint8_t> obj_tails_;             // the entries' tails, hash_size - 8 bytes each
   std::vector<uint64_t> obj_block_offsets_;  // of the ref blocks, as StartBlock begins them
   uint32_t obj_block_ = 0;                   // the last of them: the current ref block
-  std::vector<ObjRepeat> obj_repeats_;       // in insertion order
+  GrowArray<ObjRepeat> obj_repeats_;         // in insertion order
+  bool obj_no_memory_ = false;               // an obj index array could not grow: Finish fails
   struct FreeSlots {
     void operator()(ObjSlot* p) const { std::free(p); }
   };

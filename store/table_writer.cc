@@ -268,6 +268,7 @@ void TableBuilder::SortObjIds(std::vector<ObjSortKey>* sorted) {
 }
 
 Status TableBuilder::WriteObjSection() {
+  if (obj_no_memory_) return Status::IoError("out of memory for the obj index");
   // Sort the entries by (id, entry); an id's blocks are its entries' in that order, each
   // entry's first block then its repeats, so they come out ascending (deduplicated below).
   std::vector<ObjSortKey> sorted;
@@ -281,7 +282,7 @@ Status TableBuilder::WriteObjSection() {
     repeat_blocks.resize(obj_repeats_.size());
     std::vector<uint32_t> fill(repeat_start.begin(), repeat_start.end() - 1);
     for (const ObjRepeat& r : obj_repeats_) repeat_blocks[fill[r.entry]++] = r.block;
-    std::vector<ObjRepeat>().swap(obj_repeats_);
+    obj_repeats_.Release();
   }
   auto add_position = [&](uint32_t block) {
     uint64_t offset = obj_block_offsets_[block];
@@ -348,9 +349,13 @@ void TableBuilder::AddObjEntry(const ObjectId& id, uint64_t head, uint32_t block
   const uint32_t entry = uint32_t(obj_keys_.size());
   obj_keys_.push_back(ObjSortKey{head, block, entry});
   // A fixed-size copy of the whole array's tail; only hash_size - 8 bytes of it count.
-  if (obj_tails_.size() < obj_tails_used_ + (kMaxHashSize - 8)) GrowObjTails();
-  std::memcpy(obj_tails_.data() + obj_tails_used_, id.data() + 8, kMaxHashSize - 8);
-  obj_tails_used_ += hash_size_ - 8;
+  uint8_t* tail = obj_tails_.Reserve(kMaxHashSize - 8);
+  if (tail == nullptr) {
+    obj_no_memory_ = true;
+    return;
+  }
+  std::memcpy(tail, id.data() + 8, kMaxHashSize - 8);
+  obj_tails_.Commit(hash_size_ - 8);
   if (!slot) return;  // too many probes: the id goes unremembered
   *slot = ObjSlot{head, entry + 1, block};
   if (++obj_slots_used_ > kObjSlots / 2) {
@@ -361,18 +366,12 @@ void TableBuilder::AddObjEntry(const ObjectId& id, uint64_t head, uint32_t block
   }
 }
 
-void TableBuilder::GrowObjTails() {
-  size_t n = obj_tails_.size();
-  obj_tails_.resize(std::max(2 * n, n + 4096));
-}
-
 void TableBuilder::ClearObjIds() {
   std::vector<ObjSortKey>().swap(obj_keys_);
-  std::vector<uint8_t>().swap(obj_tails_);
-  obj_tails_used_ = 0;
+  obj_tails_.Release();
   std::vector<uint64_t>().swap(obj_block_offsets_);
   obj_block_ = 0;
-  std::vector<ObjRepeat>().swap(obj_repeats_);
+  obj_repeats_.Release();
   obj_slots_.reset();
   obj_slots_used_ = 0;
   obj_slot_base_ = 0;
