@@ -6,6 +6,8 @@
 #   2. in-process figures: reftab-bench and, when built (-Dgit_peer=GIT_TREE),
 #      git-reftable-bench (git's reftable library) on the same tables, run alternately
 #      (A B A B ...), medians and ratios git/reftab; with valgrind, instruction counts too;
+#      the table writes on both shapes (with git: refs sharing 1,000 commits beside the
+#      dataset's commit per ref);
 #   3. CLI scenarios with hyperfine, each reftab command paired with the same git command
 #      when a reftable-capable git is given (GIT argument or $REFTAB_GIT), each labelled with
 #      its data's shape: "commit per ref" (the dataset above), and perf/shapes.sh's refs
@@ -143,6 +145,21 @@ pair prefix-one prefix "$ONE" refs/tags/
 pair prefix-stack prefix "$STACK" refs/tags/
 pair write-obj write "$DATA/IN.txt" "$SCRATCH/w.ref"
 pair write-noobj write "$DATA/IN.txt" "$SCRATCH/w.ref" noobj
+# The same writes on the other shape: 1M refs sharing 1,000 commits (dataset.sh shared, made
+# by git; shapes.sh uses it too), as "<id> <name>" lines in name order, refs/heads/main
+# being the last commit.
+SHARED=$DATA/shared-1000000
+if [[ -n $GIT ]]; then
+  GIT="$GIT" bash "$HERE/dataset.sh" "$BUILD" "$DATA" shared 1000000
+  [[ -f $SHARED/IN.txt ]] ||
+    { awk '{ print $3 " " $2 }' "$SHARED/update-stdin.txt"
+      echo "$(tail -1 "$DATA/shared-objects-1000.git/ids.txt") refs/heads/main"; } |
+      LC_ALL=C sort -k2,2 >"$SHARED/IN.txt"
+  pair write-obj-shared write "$SHARED/IN.txt" "$SCRATCH/w.ref"
+  pair write-noobj-shared write "$SHARED/IN.txt" "$SCRATCH/w.ref" noobj
+else
+  skipped "in-process writes of refs sharing 1,000 commits skipped: the dataset needs git"
+fi
 # The write mode must produce git's bytes: the same input through the CLI writer (whose
 # output the contract checks compare with git's) and through git's library must give the
 # same file.
@@ -155,12 +172,15 @@ awk '{ printf "{\"type\":\"ref\",\"name\":\"%s\",\"update_index\":1,\"value_type
     echo "write: WARNING reftab-bench output differs from reftab write-table's" | tee -a "$BENCH_TXT"
   fi
 if [[ -n $GITBENCH ]]; then
-  REFTAB_BENCH_REPS=1 "$GITBENCH" write "$DATA/IN.txt" "$SCRATCH/git.ref" >/dev/null
-  if cmp -s "$SCRATCH/bench.ref" "$SCRATCH/git.ref"; then
-    echo "write: reftab-bench output is byte-identical to git-reftable-bench's" | tee -a "$BENCH_TXT"
-  else
-    echo "write: WARNING reftab-bench output differs from git-reftable-bench's" | tee -a "$BENCH_TXT"
-  fi
+  for input in "$DATA/IN.txt" ${GIT:+"$SHARED/IN.txt"}; do
+    REFTAB_BENCH_REPS=1 "$BENCH" write "$input" "$SCRATCH/bench.ref" >/dev/null
+    REFTAB_BENCH_REPS=1 "$GITBENCH" write "$input" "$SCRATCH/git.ref" >/dev/null
+    if cmp -s "$SCRATCH/bench.ref" "$SCRATCH/git.ref"; then
+      echo "write $input: reftab-bench output is byte-identical to git-reftable-bench's" | tee -a "$BENCH_TXT"
+    else
+      echo "write $input: WARNING reftab-bench output differs from git-reftable-bench's" | tee -a "$BENCH_TXT"
+    fi
+  done
 fi
 rm -f "$SCRATCH/bench.ref" "$SCRATCH/cli.ref" "$SCRATCH/git.ref" "$SCRATCH/w.ref"
 

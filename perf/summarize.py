@@ -21,8 +21,10 @@ IN_PROCESS = {
     "prefix-stack": ("prefix `refs/tags/`, 9-table stack (ns per ref)", None),
     "lookup-one": ("exact lookup, one table (ns, 100k names)", 8),
     "lookup-stack": ("exact lookup, 9-table stack (ns, 100k names)", 25),
-    "write-obj": ("write 1M refs, obj index (ns per ref)", 6),
-    "write-noobj": ("write 1M refs, no obj index (ns per ref)", 5),
+    "write-obj": ("write 1M refs, obj index, commit per ref (ns per ref)", 6),
+    "write-noobj": ("write 1M refs, no obj index, commit per ref (ns per ref)", 5),
+    "write-obj-shared": ("write 1M refs, obj index, shared commits (ns per ref)", 6),
+    "write-noobj-shared": ("write 1M refs, no obj index, shared commits (ns per ref)", 5),
 }
 # hyperfine name (without the "reftab " / "git " in front) -> target ratio
 CLI = {

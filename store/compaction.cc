@@ -134,8 +134,16 @@ Status WriteMerged(TableWriter& w, const std::vector<const TableReader*>& tables
   refs.set_suppress_deletions(to_base);
   REFTAB_RETURN_IF_ERROR(refs.SeekToFirst());
   RefRecord r;
-  while (refs.Next(&r)) {
-    REFTAB_RETURN_IF_ERROR(w.AddRef(r));
+  // The name stays in the table's key buffer: the common ref (one id) goes to the writer
+  // by its parts, with no copy of each name into `r` (NextView); others take a copy.
+  while (refs.NextView(&r)) {
+    if (r.value_type == RefValueType::kVal1) {
+      REFTAB_RETURN_IF_ERROR(w.AddRef(refs.key(), r.update_index, r.value));
+    } else {
+      const std::string_view name = refs.key();
+      r.refname.assign(name.data(), name.size());
+      REFTAB_RETURN_IF_ERROR(w.AddRef(r));
+    }
     progress.Tick();
   }
   REFTAB_RETURN_IF_ERROR(refs.status());

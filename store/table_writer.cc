@@ -72,6 +72,10 @@ void TableBuilder::StartBlock(BlockType type) {
   block_.Start(type, header_bytes_);
   block_open_ = true;
   block_start_ = next_offset();
+  if (type == BlockType::kRef && opts_.index_objects) {
+    obj_block_ = uint32_t(obj_block_offsets_.size());
+    obj_block_offsets_.push_back(block_start_);
+  }
 }
 
 Status TableBuilder::WriteBlock(std::string_view bytes, BlockType type) {
@@ -214,8 +218,8 @@ void TableBuilder::SortObjIds(std::vector<ObjSortKey>* sorted) {
   const size_t tail_size = hash_size_ - 8;
   auto less = [tails, tail_size](const ObjSortKey& a, const ObjSortKey& b) {
     if (a.head != b.head) return a.head < b.head;
-    int c = std::memcmp(tails + size_t(a.index) * tail_size, tails + size_t(b.index) * tail_size,
-                        tail_size);
+    int c = CompareIdTails(tails + size_t(a.index) * tail_size, tails + size_t(b.index) * tail_size,
+                           tail_size);
     return c != 0 ? c < 0 : a.index < b.index;
   };
   // Pass 1: by the first byte, obj_keys_ -> *sorted (stable, so insertion order is kept).
@@ -253,7 +257,9 @@ void TableBuilder::SortObjIds(std::vector<ObjSortKey>* sorted) {
           for (; j > first && less(k, j[-1]); --j) *j = j[-1];
           *j = k;
         }
-      } else {
+      } else if (!std::is_sorted(first, last, less)) {
+        // Refs sharing ids: a bucket is mostly one id, its keys already in insertion order
+        // (the passes are stable), which std::sort would still take n log n steps over.
         std::sort(first, last, less);
       }
     }
@@ -262,9 +268,26 @@ void TableBuilder::SortObjIds(std::vector<ObjSortKey>* sorted) {
 }
 
 Status TableBuilder::WriteObjSection() {
-  // Sort (id, block) keys; blocks of one id come out ascending and deduplicated.
+  if (obj_no_memory_) return Status::IoError("out of memory for the obj index");
+  // Sort the entries by (id, entry); an id's blocks are its entries' in that order, each
+  // entry's first block then its repeats, so they come out ascending (deduplicated below).
   std::vector<ObjSortKey> sorted;
   SortObjIds(&sorted);
+  // Each entry's repeats, together: a counting sort by entry (stable, so blocks ascend).
+  std::vector<uint32_t> repeat_start, repeat_blocks;
+  if (!obj_repeats_.empty()) {
+    repeat_start.assign(obj_keys_.size() + 1, 0);
+    for (const ObjRepeat& r : obj_repeats_) ++repeat_start[r.entry + 1];
+    for (size_t e = 1; e < repeat_start.size(); ++e) repeat_start[e] += repeat_start[e - 1];
+    repeat_blocks.resize(obj_repeats_.size());
+    std::vector<uint32_t> fill(repeat_start.begin(), repeat_start.end() - 1);
+    for (const ObjRepeat& r : obj_repeats_) repeat_blocks[fill[r.entry]++] = r.block;
+    obj_repeats_.Release();
+  }
+  auto add_position = [&](uint32_t block) {
+    uint64_t offset = obj_block_offsets_[block];
+    if (positions_.empty() || positions_.back() != offset) positions_.push_back(offset);
+  };
   const size_t tail_size = hash_size_ - 8;
   const uint8_t* tails = obj_tails_.data();
   auto tail_at = [&](size_t i) { return tails + size_t(sorted[i].index) * tail_size; };
@@ -286,9 +309,14 @@ Status TableBuilder::WriteObjSection() {
     size_t j = i;
     positions_.clear();
     while (j < sorted.size() && sorted[j].head == sorted[i].head &&
-           (j == i || std::memcmp(tail_at(j), tail_at(i), tail_size) == 0)) {
-      uint64_t offset = obj_block_offsets_[sorted[j].block];
-      if (positions_.empty() || positions_.back() != offset) positions_.push_back(offset);
+           (j == i || IdTailsEqual(tail_at(j), tail_at(i), tail_size))) {
+      add_position(sorted[j].block);
+      if (!repeat_start.empty()) {
+        const uint32_t e = sorted[j].index;
+        for (uint32_t k = repeat_start[e]; k < repeat_start[e + 1]; ++k) {
+          add_position(repeat_blocks[k]);
+        }
+      }
       ++j;
     }
     be::Store64(key_bytes, sorted[i].head);
@@ -317,10 +345,36 @@ Status TableBuilder::WriteObjSection() {
   return FinishSection(&stats_.footer.obj_index_position);
 }
 
+void TableBuilder::AddObjEntry(const ObjectId& id, uint64_t head, uint32_t block, ObjSlot* slot) {
+  const uint32_t entry = uint32_t(obj_keys_.size());
+  obj_keys_.push_back(ObjSortKey{head, block, entry});
+  // A fixed-size copy of the whole array's tail; only hash_size - 8 bytes of it count.
+  uint8_t* tail = obj_tails_.Reserve(kMaxHashSize - 8);
+  if (tail == nullptr) {
+    obj_no_memory_ = true;
+    return;
+  }
+  std::memcpy(tail, id.data() + 8, kMaxHashSize - 8);
+  obj_tails_.Commit(hash_size_ - 8);
+  if (!slot) return;  // too many probes: the id goes unremembered
+  *slot = ObjSlot{head, entry + 1, block};
+  if (++obj_slots_used_ > kObjSlots / 2) {
+    // Half full: start again, rather than probe ever longer (or hold every id of a table
+    // whose refs share none). Slots of older entries now count as empty.
+    obj_slot_base_ = entry + 1;
+    obj_slots_used_ = 0;
+  }
+}
+
 void TableBuilder::ClearObjIds() {
   std::vector<ObjSortKey>().swap(obj_keys_);
-  std::vector<uint8_t>().swap(obj_tails_);
+  obj_tails_.Release();
   std::vector<uint64_t>().swap(obj_block_offsets_);
+  obj_block_ = 0;
+  obj_repeats_.Release();
+  obj_slots_.reset();
+  obj_slots_used_ = 0;
+  obj_slot_base_ = 0;
 }
 
 Status TableBuilder::FinishPublicSection() {
@@ -398,6 +452,11 @@ Status TableBuilder::AddRefObjIds(const ObjectId* value, const ObjectId* peeled)
   return Status::Ok();
 }
 
+Status TableBuilder::AddRefObjId(const ObjectId& value) {
+  AddObjId(value);
+  return Status::Ok();
+}
+
 Status TableBuilder::AddRefSlow(const RefRecord& ref) {
   ref_block_open_ = false;
   if (!error_.ok()) return error_;
@@ -427,6 +486,10 @@ Status TableBuilder::AddRefSlow(const RefRecord& ref) {
   if (!s.ok()) return Fail(s);
   // The block is open and holds this ref: the next one may take AddRef's fast path.
   ref_block_open_ = true;
+  if (opts_.index_objects && !obj_slots_) {
+    obj_slots_.reset(static_cast<ObjSlot*>(std::calloc(kObjSlots, sizeof(ObjSlot))));
+    if (!obj_slots_) return Fail(Status::IoError("out of memory for the obj index"));
+  }
   return RefAdded(ref);
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -265,6 +266,91 @@ TEST(TableWriterInputTest, AddRefByNameWritesTheSameTable) {
       ASSERT_TRUE(b.Finish().ok());
       EXPECT_GT(a.stats().blocks, 3u);
       EXPECT_TRUE(want.bytes == got.bytes) << index_objects << " " << int(hash);
+    }
+  }
+}
+
+// The obj index of refs sharing ids, in the ways its input can repeat an id: ids shared by
+// many refs across blocks, then more distinct ids than the writer remembers at once (so the
+// shared ids come back as new entries), ids that differ only past their first 8 bytes, and
+// ids that all land on one hash slot (more than the writer probes). Every id's refs found
+// through the obj index are the refs a scan finds, once each and in order, for both hashes.
+TEST(TableWriterObjIndexTest, SharedIdsFindTheirRefs) {
+  for (HashId hash : {HashId::kSha1, HashId::kSha256}) {
+    const size_t hs = HashSize(hash);
+    // The ids below use only their first 20 bytes, so that they are valid SHA-1 ids too.
+    auto shared = [](int k) {
+      ObjectId id{};
+      id[0] = uint8_t(0x10 + k);
+      id[5] = uint8_t(k * 7);
+      id[19] = 1;
+      return id;
+    };
+    auto same_head = [](int k) {  // the first 8 bytes of shared(0)
+      ObjectId id{};
+      id[0] = 0x10;
+      id[9] = uint8_t(1 + k);
+      return id;
+    };
+    auto same_slot = [](int k) {  // bytes 0..15 equal: head ^ next word is 0 for all of them
+      ObjectId id{};
+      for (int b = 0; b < 16; ++b) id[b] = 0xab;
+      id[18] = uint8_t(k);
+      return id;
+    };
+    std::vector<RefRecord> refs;
+    for (int i = 0; i < 30000; ++i) {
+      char name[40];
+      std::snprintf(name, sizeof name, "refs/heads/b/%06d", i);
+      RefRecord r;
+      r.refname = name;
+      r.update_index = 1;
+      r.value_type = RefValueType::kVal1;
+      if (i >= 8000 && i < 18000) {  // distinct ids
+        r.value[0] = uint8_t(i >> 8);
+        r.value[1] = uint8_t(i);
+        r.value[2] = 0x5a;
+      } else if (i % 5 == 0) {
+        r.value = same_head(i % 7);
+      } else if (i % 5 == 1) {
+        r.value = same_slot(i % 12);
+      } else {
+        r.value = shared(i % 40);
+      }
+      if (i % 11 == 0) {
+        r.value_type = RefValueType::kVal2;
+        r.peeled = shared((i + 3) % 40);
+      }
+      refs.push_back(r);
+    }
+    WriteOptions opts;
+    opts.hash_id = hash;
+    WriterToString out(1024, opts);
+    ASSERT_TRUE(out.w.SetLimits(1, 1).ok());
+    for (const RefRecord& r : refs) ASSERT_TRUE(out.w.AddRef(r).ok());
+    ASSERT_TRUE(out.w.Finish().ok());
+    ASSERT_NE(out.w.stats().footer.obj_position, 0u);
+    auto reader = TableReader::OpenBytes("shared-ids.ref", out.bytes);
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    std::vector<ObjectId> ids;
+    for (int k = 0; k < 40; ++k) ids.push_back(shared(k));
+    for (int k = 0; k < 7; ++k) ids.push_back(same_head(k));
+    for (int k = 0; k < 12; ++k) ids.push_back(same_slot(k));
+    ids.push_back(refs[9000].value);
+    size_t distinct = 10000 + 40 + 7 + 12;
+    EXPECT_EQ(out.w.stats().obj_records, distinct) << hs;
+    for (const ObjectId& id : ids) {
+      std::vector<std::string> want;
+      for (const RefRecord& r : refs) {
+        if (r.value == id || (r.value_type == RefValueType::kVal2 && r.peeled == id)) {
+          want.push_back(r.refname);
+        }
+      }
+      std::vector<RefRecord> got;
+      ASSERT_TRUE((*reader)->RefsFor(id, &got).ok());
+      ASSERT_FALSE(want.empty());
+      ASSERT_EQ(got.size(), want.size()) << hs << " " << HexId(id, hs);
+      for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(got[i].refname, want[i]);
     }
   }
 }
