@@ -8,12 +8,14 @@
 #ifndef REFTAB_STORE_GIT_MIGRATE_FILES_BACKEND_READ_H_
 #define REFTAB_STORE_GIT_MIGRATE_FILES_BACKEND_READ_H_
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "format/record.h"
 #include "format/status.h"
+#include "store/file.h"
 #include "store/git/migrate/migrate.h"  // RefProblem
 
 namespace reftab {
@@ -45,7 +47,8 @@ class FilesRefs {
     uint32_t size;
   };
   size_t hash_size_ = 20;
-  std::string packed_;  // the packed-refs file
+  std::unique_ptr<RandomAccessFile> packed_file_;  // packed-refs, mapped
+  std::string_view packed_;                        // its bytes
   std::vector<PackedName> packed_names_;
   std::string packed_ids_;        // hash_size_ bytes per packed ref, as packed_names_
   std::vector<RefRecord> loose_;  // loose and root refs

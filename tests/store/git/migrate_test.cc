@@ -124,6 +124,18 @@ TEST(FilesRead, LooseRefsShadowPackedOnesInNameOrder) {
   EXPECT_EQ(refs.name(2), "refs/tags/z");
 }
 
+TEST(FilesRead, PackedRefsNeverReadThroughASymbolicLink) {
+  TempDir dir("migrate");
+  const std::string g = dir.Subdir("git"), other = dir.path() + "/elsewhere";
+  testutil::WriteFileOrDie(other, std::string(40, 'a') + " refs/heads/x\n");
+  ASSERT_EQ(symlink(other.c_str(), (g + "/packed-refs").c_str()), 0);
+  FilesRefs refs;
+  EXPECT_FALSE(ReadFilesRefs(g, 20, &refs).ok());
+  ASSERT_EQ(unlink((g + "/packed-refs").c_str()), 0);
+  ASSERT_TRUE(ReadFilesRefs(g, 20, &refs).ok());  // no packed-refs: no refs
+  EXPECT_EQ(refs.size(), 0u);
+}
+
 TEST(FilesRead, LooseRefContents) {
   RefRecord r;
   EXPECT_EQ(ParseLooseRef("ref:   refs/heads/main \n", 20, &r), LooseKind::kSymref);
