@@ -6,7 +6,8 @@
 #                    holds a record per ref, so leads there are partly git's weakness).
 # For each shape: update-ref --stdin of the N-1 creates into an empty repository, the
 # compaction of the stacked tables (`reftab compact` / `git pack-refs --all`), for-each-ref
-# (names only, and git's default format, which reads every object's type), and refs verify.
+# (names only, and git's default format, which reads every object's type), refs verify, and
+# refs migrate both ways (files→reftable and reftable→files; with reflogs up to 100,000 refs).
 # hyperfine (RUNS runs, 5 by default, -N) pairs each reftab command with git's;
 # OUT/cli-shapes.{json,md}, and peak memory (/usr/bin/time -v) in OUT/memory-shapes.txt.
 # Called by run.sh; alone it is the quick way to compare the shapes at a smaller N.
@@ -74,7 +75,48 @@ for shape in shared distinct; do
   mem "git for-each-ref (default format), $label" "$GIT" --git-dir="$R" for-each-ref
   mem "reftab refs verify, $label" "$REFTAB" --git-dir "$R" refs verify
   mem "git refs verify, $label" "$GIT" --git-dir="$R" refs verify
+  # --- refs migrate, both ways, with and without reflogs -------------------------------
+  # From files: the shape's refs in packed-refs (git's own `refs migrate --ref-format=files`
+  # of the repository). With reflogs: every ref written by git with core.logAllRefUpdates
+  # (as a clone leaves heads and remote-tracking refs: a one-entry reflog each; tags none),
+  # kept as a reftable repository and, migrated by git, as a files one. The reflog fixtures
+  # hold a file per reflog, so they are made only up to REFTAB_MIGRATE_REFLOG_REFS refs
+  # (100,000 by default).
+  MIG=$DATA/scratch/migrate-$shape-$N
+  rm -rf "$MIG" && mkdir -p "$MIG"
+  cp -a "$SD/repo" "$MIG/rt"
+  cp -a "$SD/repo" "$MIG/files"
+  "$GIT" -C "$MIG/files" refs migrate --ref-format=files
+  MIG_CASES=("rt reftable" "files files")
+  if ((N <= ${REFTAB_MIGRATE_REFLOG_REFS:-100000})); then
+    "$GIT" init -q --ref-format=reftable "$MIG/rt-log"
+    echo "$ALTS" >"$MIG/rt-log/.git/objects/info/alternates"
+    "$GIT" -C "$MIG/rt-log" config core.logAllRefUpdates true
+    "$GIT" -C "$MIG/rt-log" update-ref -m "bench: create" refs/heads/main \
+      "$("$GIT" -C "$SD/repo" rev-parse refs/heads/main)"
+    "$GIT" -C "$MIG/rt-log" update-ref -m "bench: create" --stdin <"$SD/update-stdin.txt"
+    "$GIT" -C "$MIG/rt-log" pack-refs --all
+    cp -a "$MIG/rt-log" "$MIG/files-log"
+    "$GIT" -C "$MIG/files-log" refs migrate --ref-format=files
+    MIG_CASES+=("rt-log reftable" "files-log files")
+  fi
+  for c in "${MIG_CASES[@]}"; do
+    read -r fixture from <<<"$c"
+    if [[ $from == reftable ]]; then to=files; else to=reftable; fi
+    logs=""
+    [[ $fixture == *-log ]] && logs=" with reflogs"
+    what="refs migrate $from→$to, $N refs$logs"
+    COPY="bash -c 'rm -rf $W && cp -a $MIG/$fixture $W'"
+    HF+=(--prepare "$COPY" -n "reftab $what, $label"
+      "$REFTAB --git-dir $W/.git refs migrate --ref-format=$to"
+      --prepare "$COPY" -n "git $what, $label" "$GIT --git-dir=$W/.git refs migrate --ref-format=$to")
+    eval "$COPY"
+    mem "reftab $what, $label" "$REFTAB" --git-dir "$W/.git" refs migrate --ref-format="$to"
+    eval "$COPY"
+    mem "git $what, $label" "$GIT" --git-dir="$W/.git" refs migrate --ref-format="$to"
+  done
+  # --- end of refs migrate ----------------------------------------------------------------
 done
 hyperfine -N --warmup 1 --style basic --runs "$RUNS" --export-json "$OUT/cli-shapes.json" \
   --export-markdown "$OUT/cli-shapes.md" "${HF[@]}"
-rm -rf "$W" "$W.time"
+rm -rf "$W" "$W.time" "$DATA"/scratch/migrate-*

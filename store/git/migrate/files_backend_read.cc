@@ -36,10 +36,17 @@ Status ListSorted(const std::string& dir, std::vector<DirEntry>* out) {
   while (struct dirent* de = readdir(d)) {
     std::string name = de->d_name;
     if (name == "." || name == "..") continue;
-    struct stat st;
-    if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // raced away
-    out->push_back(
-        {std::move(name), S_ISDIR(st.st_mode), S_ISREG(st.st_mode), S_ISLNK(st.st_mode)});
+    // The entry's type as readdir tells it (no stat per file); stat where it cannot.
+    unsigned char type = de->d_type;
+    if (type == DT_UNKNOWN) {
+      struct stat st;
+      if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // raced away
+      type = S_ISDIR(st.st_mode)   ? DT_DIR
+             : S_ISREG(st.st_mode) ? DT_REG
+             : S_ISLNK(st.st_mode) ? DT_LNK
+                                   : DT_UNKNOWN;
+    }
+    out->push_back({std::move(name), type == DT_DIR, type == DT_REG, type == DT_LNK});
   }
   closedir(d);
   std::sort(out->begin(), out->end(),
@@ -53,28 +60,41 @@ Status ReadWhole(const std::string& path, std::string* out) {
     std::string what = path + ": " + std::strerror(errno);
     return errno == ENOENT ? Status::NotFound(what) : Status::IoError(what);
   }
+  // Straight into the string, sized by fstat (and grown if the file grew meanwhile).
   struct stat st;
-  out->clear();
-  if (fstat(fd, &st) == 0 && st.st_size > 0) out->reserve(size_t(st.st_size));
-  char buf[1 << 16];
+  size_t size = 0;
+  out->resize(fstat(fd, &st) == 0 && st.st_size > 0 ? size_t(st.st_size) + 1 : 4096);
   ssize_t n;
-  while ((n = read(fd, buf, sizeof buf)) > 0) out->append(buf, size_t(n));
+  while ((n = read(fd, out->data() + size, out->size() - size)) > 0) {
+    size += size_t(n);
+    if (size == out->size()) out->resize(2 * size);
+  }
   int err = errno;
   close(fd);
+  out->resize(size);
   if (n < 0) return Status::IoError(path + ": " + std::strerror(err));
   return Status::Ok();
 }
 
 bool IsSpace(char c) { return std::isspace(uint8_t(c)) != 0; }
 
-// Hex digit values, 16 for anything else: a million packed refs are two million ids to parse,
-// and a table lookup per digit is what keeps that cheap.
+// Hex digit values as the high and the low half of a byte, 0x100 for anything else: a
+// million packed refs are two million ids to parse, and one lookup per digit, with no
+// branch, is what keeps that cheap.
 struct HexTable {
-  uint8_t v[256];
-  constexpr HexTable() : v() {
-    for (int i = 0; i < 256; ++i) v[i] = 16;
-    for (int i = 0; i < 10; ++i) v['0' + i] = uint8_t(i);
-    for (int i = 0; i < 6; ++i) v['a' + i] = v['A' + i] = uint8_t(10 + i);
+  uint16_t hi[256];
+  uint16_t lo[256];
+  constexpr HexTable() : hi(), lo() {
+    for (int i = 0; i < 256; ++i) hi[i] = lo[i] = 0x100;
+    for (int i = 0; i < 16; ++i) {
+      const int digit = i < 10 ? '0' + i : 'a' + i - 10;
+      hi[digit] = uint16_t(i << 4);
+      lo[digit] = uint16_t(i);
+      if (i >= 10) {
+        hi[digit - 'a' + 'A'] = uint16_t(i << 4);
+        lo[digit - 'a' + 'A'] = uint16_t(i);
+      }
+    }
   }
 };
 constexpr HexTable kHex;
@@ -82,20 +102,32 @@ constexpr HexTable kHex;
 // Exactly 2 * hash_size hex digits (either case, as git reads them) into `out`.
 bool ParseHex(std::string_view hex, size_t hash_size, ObjectId* out) {
   if (hex.size() != 2 * hash_size) return false;
-  uint8_t bad = 0;
+  const auto* p = reinterpret_cast<const uint8_t*>(hex.data());
+  uint16_t bad = 0;
   *out = ObjectId{};
   for (size_t i = 0; i < hash_size; ++i) {
-    uint8_t hi = kHex.v[uint8_t(hex[2 * i])], lo = kHex.v[uint8_t(hex[2 * i + 1])];
-    bad |= (hi | lo) & 16;
-    (*out)[i] = uint8_t((hi << 4) | (lo & 15));
+    const uint16_t v = kHex.hi[p[2 * i]] | kHex.lo[p[2 * i + 1]];
+    bad |= v;
+    (*out)[i] = uint8_t(v);
   }
-  return bad == 0;
+  return (bad & 0x100) == 0;
+}
+
+// Loose and root refs as read, before packed ones are merged in.
+struct LooseRefs {
+  std::vector<RefRecord> refs;
+  std::vector<RefProblem> problems;
+};
+
+// A name git's refs code accepts (one level allowed): the quick look first, as most are plain.
+bool IsGoodRefname(std::string_view name) {
+  return PlainlyValidRefname(name) || IsValidRefname(name, kRefnameAllowOneLevel);
 }
 
 // One loose ref (a file or link at `path` named `refname`) into `out`, or a problem.
 void ReadLoose(const std::string& path, const std::string& refname, bool is_link, size_t hash_size,
-               FilesRefs* out) {
-  if (!IsValidRefname(refname, kRefnameAllowOneLevel)) {
+               LooseRefs* out) {
+  if (!IsGoodRefname(refname)) {
     out->problems.push_back({refname, "not a valid ref name"});
     return;
   }
@@ -128,7 +160,7 @@ void ReadLoose(const std::string& path, const std::string& refname, bool is_link
 
 // Loose refs under `dir` (the path of `prefix`, "refs/..."), recursively.
 Status WalkLoose(const std::string& dir, const std::string& prefix, size_t hash_size,
-                 FilesRefs* out) {
+                 LooseRefs* out) {
   std::vector<DirEntry> entries;
   REFTAB_RETURN_IF_ERROR(ListSorted(dir, &entries));
   for (const DirEntry& e : entries) {
@@ -145,7 +177,7 @@ Status WalkLoose(const std::string& dir, const std::string& prefix, size_t hash_
 }
 
 // Root refs: files directly in the git directory with a root ref's name.
-Status ReadRootRefs(const std::string& git_dir, size_t hash_size, FilesRefs* out) {
+Status ReadRootRefs(const std::string& git_dir, size_t hash_size, LooseRefs* out) {
   std::vector<DirEntry> entries;
   REFTAB_RETURN_IF_ERROR(ListSorted(git_dir, &entries));
   for (const DirEntry& e : entries) {
@@ -158,28 +190,33 @@ Status ReadRootRefs(const std::string& git_dir, size_t hash_size, FilesRefs* out
 
 bool ByName(const RefRecord& a, const RefRecord& b) { return a.refname < b.refname; }
 
-// Packed records not shadowed by a loose one (or a loose problem), merged with the loose.
-void MergeLooseOverPacked(std::vector<RefRecord> loose, std::vector<RefRecord> packed,
-                          FilesRefs* out) {
-  std::sort(loose.begin(), loose.end(), ByName);
-  std::vector<std::string> broken;
-  for (const RefProblem& p : out->problems) broken.push_back(p.refname);
-  std::sort(broken.begin(), broken.end());
-  out->refs.clear();
-  out->refs.reserve(loose.size() + packed.size());
-  size_t i = 0, j = 0;
-  while (i < loose.size() || j < packed.size()) {
-    if (j == packed.size() || (i < loose.size() && loose[i].refname <= packed[j].refname)) {
-      if (j < packed.size() && loose[i].refname == packed[j].refname) ++j;
-      out->refs.push_back(std::move(loose[i++]));
-    } else {
-      if (!std::binary_search(broken.begin(), broken.end(), packed[j].refname)) {
-        out->refs.push_back(std::move(packed[j]));
-      }
-      ++j;
+// Walks the ref lines of packed-refs `text`, calling on_ref(offset of the line, name, id)
+// for each (peeled and comment lines skipped); fails naming the first line that is not
+// "<hex> <name>".
+template <class OnRef>
+Status ScanPackedRefs(std::string_view text, size_t hash_size, OnRef&& on_ref) {
+  const size_t hex = 2 * hash_size;
+  size_t line_no = 0, pos = 0;
+  ObjectId id;
+  while (pos < text.size()) {
+    ++line_no;
+    const size_t nl = text.find('\n', pos);
+    const size_t end = nl == std::string_view::npos ? text.size() : nl;
+    const std::string_view line = text.substr(pos, end - pos);
+    const size_t at = pos;
+    pos = end == text.size() ? end : end + 1;
+    if (line.empty() || line[0] == '#' || line[0] == '^') continue;
+    if (line.size() < hex + 2 || line[hex] != ' ' ||
+        !ParseHex(line.substr(0, hex), hash_size, &id)) {
+      return Status::Corruption("packed-refs: line " + std::to_string(line_no) +
+                                ": unexpected line");
     }
+    on_ref(at, line.substr(hex + 1), id);
   }
+  return Status::Ok();
 }
+
+constexpr uint64_t kLooseBit = uint64_t(1) << 63;
 
 // "Name <email> 1700000000 +0100" already cut at '>': name and email as git splits them.
 void SplitIdent(std::string_view ident, LogRecord* log) {
@@ -265,51 +302,119 @@ LooseKind ParseLooseRef(std::string_view contents, size_t hash_size, RefRecord* 
 }
 
 Status ParsePackedRefs(std::string_view text, size_t hash_size, std::vector<RefRecord>* out) {
-  const size_t hex = 2 * hash_size;
   out->clear();
-  out->reserve(text.size() / (hex + 30));
   bool sorted = true;
-  size_t line_no = 0;
-  while (!text.empty()) {
-    ++line_no;
-    size_t nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
-    if (line.empty() || line[0] == '#' || line[0] == '^') continue;
-    RefRecord rec;
-    if (line.size() < hex + 2 || line[hex] != ' ' ||
-        !ParseHex(line.substr(0, hex), hash_size, &rec.value)) {
-      return Status::Corruption("packed-refs: line " + std::to_string(line_no) +
-                                ": unexpected line");
-    }
-    rec.refname = std::string(line.substr(hex + 1));
-    rec.value_type = RefValueType::kVal1;
-    if (!out->empty() && !(out->back().refname < rec.refname)) sorted = false;
-    out->push_back(std::move(rec));
-  }
+  REFTAB_RETURN_IF_ERROR(
+      ScanPackedRefs(text, hash_size, [&](size_t, std::string_view name, const ObjectId& id) {
+        if (!out->empty() && !(out->back().refname < name)) sorted = false;
+        RefRecord& rec = out->emplace_back();
+        rec.refname = std::string(name);
+        rec.value = id;
+        rec.value_type = RefValueType::kVal1;
+      }));
   if (!sorted) std::stable_sort(out->begin(), out->end(), ByName);
   return Status::Ok();
 }
 
+std::string_view FilesRefs::Name(uint64_t entry) const {
+  if (entry & kLooseBit) return loose_[entry & ~kLooseBit].refname;
+  const PackedName& n = packed_names_[entry];
+  return packed_.substr(n.at, n.size);
+}
+
+bool FilesRefs::HasNullId(size_t i) const {
+  const uint64_t entry = order_[i];
+  if (entry & kLooseBit) {
+    const RefRecord& r = loose_[entry & ~kLooseBit];
+    return r.value_type != RefValueType::kSymref && IsZeroId(r.value, kMaxHashSize);
+  }
+  const char* id = packed_ids_.data() + entry * hash_size_;
+  return std::all_of(id, id + hash_size_, [](char c) { return c == 0; });
+}
+
+void FilesRefs::Get(size_t i, RefRecord* out) const {
+  const uint64_t entry = order_[i];
+  if (entry & kLooseBit) {
+    *out = loose_[entry & ~kLooseBit];
+    return;
+  }
+  out->refname.assign(Name(entry));
+  out->update_index = 0;
+  out->value_type = RefValueType::kVal1;
+  out->value = ObjectId{};
+  std::memcpy(out->value.data(), packed_ids_.data() + entry * hash_size_, hash_size_);
+  out->peeled = ObjectId{};
+  out->target.clear();
+}
+
+void FilesRefs::Drop(const std::vector<std::string>& sorted_names) {
+  std::erase_if(order_, [&](uint64_t e) {
+    return std::binary_search(sorted_names.begin(), sorted_names.end(), Name(e));
+  });
+}
+
 Status ReadFilesRefs(const std::string& git_dir, size_t hash_size, FilesRefs* out) {
-  FilesRefs loose;
+  *out = FilesRefs();
+  out->hash_size_ = hash_size;
+  LooseRefs loose;
   REFTAB_RETURN_IF_ERROR(ReadRootRefs(git_dir, hash_size, &loose));
   REFTAB_RETURN_IF_ERROR(WalkLoose(git_dir + "/refs", "refs/", hash_size, &loose));
-  std::vector<RefRecord> packed;
-  std::string text;
-  Status read = ReadWhole(git_dir + "/packed-refs", &text);
-  if (read.ok()) {
-    REFTAB_RETURN_IF_ERROR(ParsePackedRefs(text, hash_size, &packed));
-  } else if (read.code() != Code::kNotFound) {
-    return read;
+  // Mapped, not read: a million refs are 65 MB that need no copy (nor page faults of a copy).
+  // As every file here, never through a symbolic link.
+  const std::string packed_path = git_dir + "/packed-refs";
+  struct stat st;
+  if (lstat(packed_path.c_str(), &st) == 0) {
+    if (S_ISLNK(st.st_mode)) return Status::IoError(packed_path + ": " + std::strerror(ELOOP));
+    REFTAB_ASSIGN_OR_RETURN(out->packed_file_, PosixFileSystem()->OpenRead(packed_path));
+    out->packed_ = std::string_view(reinterpret_cast<const char*>(out->packed_file_->data()),
+                                    out->packed_file_->size());
+  } else if (errno != ENOENT) {
+    return Status::IoError(packed_path + ": " + std::strerror(errno));
   }
-  for (const RefRecord& r : packed) {
-    if (!IsValidRefname(r.refname, kRefnameAllowOneLevel)) {
-      loose.problems.push_back({r.refname, "not a valid ref name (in packed-refs)"});
+  std::vector<uint64_t> packed;  // indexes into packed_names_, in name order
+  std::vector<RefProblem> packed_problems;
+  bool sorted = true;
+  std::string_view last;
+  out->packed_ids_.reserve(out->packed_.size() / (2 * hash_size + 30) * hash_size);
+  REFTAB_RETURN_IF_ERROR(ScanPackedRefs(
+      out->packed_, hash_size, [&](size_t at, std::string_view name, const ObjectId& id) {
+        if (!IsGoodRefname(name)) {
+          packed_problems.push_back({std::string(name), "not a valid ref name (in packed-refs)"});
+          return;
+        }
+        if (!packed.empty() && !(last < name)) sorted = false;
+        packed.push_back(out->packed_names_.size());
+        out->packed_names_.push_back({at + 2 * hash_size + 1, uint32_t(name.size())});
+        out->packed_ids_.append(reinterpret_cast<const char*>(id.data()), hash_size);
+        last = name;
+      }));
+  if (!sorted) {
+    std::stable_sort(packed.begin(), packed.end(),
+                     [&](uint64_t a, uint64_t b) { return out->Name(a) < out->Name(b); });
+  }
+  // Loose refs shadow packed ones, and so do loose files git cannot read.
+  std::sort(loose.refs.begin(), loose.refs.end(), ByName);
+  std::vector<std::string> broken;
+  for (const RefProblem& p : loose.problems) broken.push_back(p.refname);
+  std::sort(broken.begin(), broken.end());
+  out->loose_ = std::move(loose.refs);
+  out->order_.reserve(out->loose_.size() + packed.size());
+  size_t i = 0, j = 0;
+  while (i < out->loose_.size() || j < packed.size()) {
+    if (j == packed.size() ||
+        (i < out->loose_.size() && out->loose_[i].refname <= out->Name(packed[j]))) {
+      if (j < packed.size() && out->loose_[i].refname == out->Name(packed[j])) ++j;
+      out->order_.push_back(kLooseBit | i++);
+    } else {
+      if (broken.empty() ||
+          !std::binary_search(broken.begin(), broken.end(), out->Name(packed[j]))) {
+        out->order_.push_back(packed[j]);
+      }
+      ++j;
     }
   }
   out->problems = std::move(loose.problems);
-  MergeLooseOverPacked(std::move(loose.refs), std::move(packed), out);
+  for (RefProblem& p : packed_problems) out->problems.push_back(std::move(p));
   return Status::Ok();
 }
 

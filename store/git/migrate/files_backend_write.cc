@@ -10,8 +10,10 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#include <set>
 #include <unordered_map>
 
+#include "store/git/config/config.h"
 #include "store/git/refs/refname.h"
 
 namespace reftab {
@@ -114,11 +116,18 @@ class TreeWriter {
       : root_(root), options_(options) {}
   Status Init() {
     root_fd_.Reset(open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    // Where the umask already gives the modes asked for, creating with them is enough: no
+    // chmod per file (a reflog each is a million files).
+    const uint32_t umask = CurrentUmask();
+    chmod_files_ = (options_.file_mode & ~umask) != options_.file_mode;
+    chmod_dirs_ = (options_.dir_mode & ~umask) != options_.dir_mode;
     return root_fd_.get() < 0 ? Errno(root_) : Status::Ok();
   }
   Status MakeDir(std::string_view rel) {
+    if (made_.contains(rel)) return Status::Ok();
     REFTAB_ASSIGN_OR_RETURN(int fd, OpenDir(rel));
     (void)fd;
+    made_.emplace(rel);
     return Status::Ok();
   }
   Status WriteFile(std::string_view rel, std::string_view contents, bool sync = false) {
@@ -127,9 +136,10 @@ class TreeWriter {
     std::string base(slash == std::string_view::npos ? rel : rel.substr(slash + 1));
     REFTAB_ASSIGN_OR_RETURN(int dfd, OpenDir(dir));
     std::string path = root_ + "/" + std::string(rel);
-    Fd fd(openat(dfd, base.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666));
+    Fd fd(openat(dfd, base.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                 options_.file_mode));
     if (fd.get() < 0) return Errno(path);
-    if (fchmod(fd.get(), options_.file_mode) != 0) return Errno(path);
+    if (chmod_files_ && fchmod(fd.get(), options_.file_mode) != 0) return Errno(path);
     while (!contents.empty()) {
       ssize_t n = write(fd.get(), contents.data(), contents.size());
       if (n < 0 && errno == EINTR) continue;
@@ -152,8 +162,9 @@ class TreeWriter {
       std::string comp(rel.substr(0, slash));
       rel.remove_prefix(slash == std::string_view::npos ? rel.size() : slash + 1);
       done += "/" + comp;
-      if (mkdirat(cur.get(), comp.c_str(), 0777) == 0) {
-        if (fchmodat(cur.get(), comp.c_str(), options_.dir_mode, 0) != 0) return Errno(done);
+      if (mkdirat(cur.get(), comp.c_str(), options_.dir_mode) == 0) {
+        if (chmod_dirs_ && fchmodat(cur.get(), comp.c_str(), options_.dir_mode, 0) != 0)
+          return Errno(done);
       } else if (errno != EEXIST) {
         return Errno(done);
       }
@@ -171,6 +182,10 @@ class TreeWriter {
   Fd root_fd_;
   std::string last_dir_;
   Fd last_fd_;
+  bool chmod_files_ = true;
+  bool chmod_dirs_ = true;
+  // Directories MakeDir made (or found): asked again for each reflog under them.
+  std::set<std::string, std::less<>> made_;
 };
 
 void AppendHex(const ObjectId& id, size_t hash_size, std::string* out) {

@@ -34,25 +34,42 @@ bool Exists(const std::string& path) {
   return lstat(path.c_str(), &st) == 0;
 }
 
-// Removes `path` and everything below it without following symbolic links.
-Status RemoveTree(const std::string& path) {
-  struct stat st;
-  if (lstat(path.c_str(), &st) != 0) return errno == ENOENT ? Status::Ok() : Errno(path);
-  if (S_ISDIR(st.st_mode)) {
-    DIR* d = opendir(path.c_str());
-    if (!d) return Errno(path);
-    std::vector<std::string> names;
-    while (struct dirent* de = readdir(d)) {
-      if (std::strcmp(de->d_name, ".") != 0 && std::strcmp(de->d_name, "..") != 0) {
-        names.push_back(de->d_name);
-      }
-    }
-    closedir(d);
-    for (const std::string& n : names) REFTAB_RETURN_IF_ERROR(RemoveTree(path + "/" + n));
-    return rmdir(path.c_str()) == 0 ? Status::Ok() : Errno(path);
+// Removes the entry `name` of the directory `dir_fd` and everything below it, without
+// following symbolic links; `path` names it in errors. Types come from readdir (a stat only
+// where the file system does not tell), names relative to an open directory: a retired
+// logs/ holds a file per reflog.
+Status RemoveAt(int dir_fd, const char* name, const std::string& path) {
+  if (unlinkat(dir_fd, name, 0) == 0) return Status::Ok();
+  if (errno == ENOENT) return Status::Ok();
+  if (errno != EISDIR && errno != EPERM) return Errno(path);
+  const int fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return Errno(path);
+  DIR* d = fdopendir(fd);
+  if (!d) {
+    close(fd);
+    return Errno(path);
   }
-  return unlink(path.c_str()) == 0 ? Status::Ok() : Errno(path);
+  Status s = Status::Ok();
+  while (struct dirent* de = readdir(d)) {
+    if (std::strcmp(de->d_name, ".") == 0 || std::strcmp(de->d_name, "..") == 0) continue;
+    bool is_dir = de->d_type == DT_DIR;
+    if (de->d_type == DT_UNKNOWN) {
+      struct stat st;
+      is_dir = fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+    }
+    const std::string child = path + "/" + de->d_name;
+    s = is_dir
+            ? RemoveAt(fd, de->d_name, child)
+            : (unlinkat(fd, de->d_name, 0) == 0 || errno == ENOENT ? Status::Ok() : Errno(child));
+    if (!s.ok()) break;
+  }
+  closedir(d);
+  REFTAB_RETURN_IF_ERROR(s);
+  return unlinkat(dir_fd, name, AT_REMOVEDIR) == 0 ? Status::Ok() : Errno(path);
 }
+
+// Removes `path` and everything below it without following symbolic links.
+Status RemoveTree(const std::string& path) { return RemoveAt(AT_FDCWD, path.c_str(), path); }
 
 Status Rename(const std::string& from, const std::string& to) {
   return rename(from.c_str(), to.c_str()) == 0 ? Status::Ok() : Errno("rename " + from);

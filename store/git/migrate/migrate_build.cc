@@ -28,10 +28,10 @@ bool Crud(uint8_t c) {
          c == '\\' || c == '\'';
 }
 
-// Drops what cannot be migrated from `items` (by name), or fails when that is not allowed.
-template <class T>
-Status Settle(std::vector<RefProblem> problems, bool skip, std::vector<T>* items,
-              std::string T::*name, MigrateResult* result) {
+// Records what cannot be migrated and fails when that is not allowed; else calls
+// drop(names, sorted) to leave those out.
+template <class Drop>
+Status Settle(std::vector<RefProblem> problems, bool skip, MigrateResult* result, Drop&& drop) {
   if (problems.empty()) return Status::Ok();
   std::vector<std::string> bad;
   for (const RefProblem& p : problems) bad.push_back(p.refname);
@@ -41,20 +41,30 @@ Status Settle(std::vector<RefProblem> problems, bool skip, std::vector<T>* items
                                    " ref(s) cannot be migrated; the repository is unchanged");
   }
   std::sort(bad.begin(), bad.end());
-  std::erase_if(*items,
-                [&](const T& t) { return std::binary_search(bad.begin(), bad.end(), t.*name); });
+  drop(bad);
   return Status::Ok();
+}
+
+// Settle for a vector of items named by `name`.
+template <class T>
+Status Settle(std::vector<RefProblem> problems, bool skip, std::vector<T>* items,
+              std::string T::*name, MigrateResult* result) {
+  return Settle(std::move(problems), skip, result, [&](const std::vector<std::string>& bad) {
+    std::erase_if(*items,
+                  [&](const T& t) { return std::binary_search(bad.begin(), bad.end(), t.*name); });
+  });
 }
 
 // git's transaction rules for the refs read from the files storage (ReadFilesRefs has
 // already reported every name that is not a valid ref name).
-std::vector<RefProblem> CheckRefsForReftable(const std::vector<RefRecord>& refs) {
+std::vector<RefProblem> CheckRefsForReftable(const FilesRefs& refs) {
   std::vector<RefProblem> problems;
-  for (const RefRecord& r : refs) {
-    if (IsPseudoRef(r.refname)) {
-      problems.push_back({r.refname, *RefnameRefusal(r.refname, true)});
-    } else if (r.value_type != RefValueType::kSymref && IsZeroId(r.value, kMaxHashSize)) {
-      problems.push_back({r.refname, "has a null object id"});
+  for (size_t i = 0; i < refs.size(); ++i) {
+    const std::string_view name = refs.name(i);
+    if (IsPseudoRef(name)) {
+      problems.push_back({std::string(name), *RefnameRefusal(name, true)});
+    } else if (refs.HasNullId(i)) {
+      problems.push_back({std::string(name), "has a null object id"});
     }
   }
   return problems;
@@ -91,9 +101,8 @@ uint64_t NumberEntries(std::vector<FilesReflog>* logs, size_t max_message) {
   return next - 1;
 }
 
-Status WriteTable(const RepoFacts& repo, std::vector<RefRecord>* refs,
-                  std::vector<FilesReflog>* logs, const std::string& dir, std::string* list,
-                  Progress* progress) {
+Status WriteTable(const RepoFacts& repo, const FilesRefs& refs, std::vector<FilesReflog>* logs,
+                  const std::string& dir, std::string* list, Progress* progress) {
   WriteOptions wo = repo.write_options;
   wo.hash_id = repo.hash;
   wo.exact_log_message = false;
@@ -109,8 +118,10 @@ Status WriteTable(const RepoFacts& repo, std::vector<RefRecord>* refs,
   BufferedSink sink(std::move(file));
   TableWriter writer(wo, &sink);
   REFTAB_RETURN_IF_ERROR(writer.SetLimits(1, max));
-  ProgressPhase phase(progress, "Writing refs", refs->size() + entries);
-  for (RefRecord& r : *refs) {
+  ProgressPhase phase(progress, "Writing refs", refs.size() + entries);
+  RefRecord r;
+  for (size_t i = 0; i < refs.size(); ++i) {
+    refs.Get(i, &r);
     r.update_index = 1;
     REFTAB_RETURN_IF_ERROR(writer.AddRef(r).WithContext(r.refname));
     phase.Tick();
@@ -247,12 +258,12 @@ Status BuildReftable(const RepoFacts& repo, const MigrateOptions& options, const
     // The files backend reads everything at once: the count appears when it is done.
     ProgressPhase phase(options.progress, "Reading refs", 0);
     REFTAB_RETURN_IF_ERROR(ReadFilesRefs(repo.git_dir, repo.hash_size, &refs));
-    phase.Set(refs.refs.size());
+    phase.Set(refs.size());
   }
   std::vector<RefProblem> problems = std::move(refs.problems);
-  for (RefProblem& p : CheckRefsForReftable(refs.refs)) problems.push_back(std::move(p));
-  REFTAB_RETURN_IF_ERROR(Settle(std::move(problems), options.skip_unmigratable, &refs.refs,
-                                &RefRecord::refname, result));
+  for (RefProblem& p : CheckRefsForReftable(refs)) problems.push_back(std::move(p));
+  REFTAB_RETURN_IF_ERROR(Settle(std::move(problems), options.skip_unmigratable, result,
+                                [&](const std::vector<std::string>& bad) { refs.Drop(bad); }));
   std::vector<FilesReflog> logs;
   if (!options.no_reflog) {
     ProgressPhase phase(options.progress, "Reading reflogs", 0);
@@ -264,11 +275,11 @@ Status BuildReftable(const RepoFacts& repo, const MigrateOptions& options, const
   REFTAB_RETURN_IF_ERROR(MakeDir(temp + "/reftable", repo.dir_mode));
   std::string list;
   REFTAB_RETURN_IF_ERROR(
-      WriteTable(repo, &refs.refs, &logs, temp + "/reftable", &list, options.progress));
+      WriteTable(repo, refs, &logs, temp + "/reftable", &list, options.progress));
   REFTAB_RETURN_IF_ERROR(
       WriteNewFile(temp + "/reftable/tables.list", list, repo.file_mode, repo.sync_refs));
   REFTAB_RETURN_IF_ERROR(WriteStubs(repo, temp));
-  result->refs = refs.refs.size();
+  result->refs = refs.size();
   result->reflogs = logs.size();
   for (const FilesReflog& l : logs) result->reflog_entries += l.entries.size();
   return Status::Ok();

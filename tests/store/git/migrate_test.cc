@@ -61,6 +61,12 @@ TEST(ConfigEdit, UnsettingTheLastKeyDropsTheSection) {
             "[extensions \"x\"]\n\trefstorage = a\n");
 }
 
+std::vector<std::string> Names(const std::vector<RefProblem>& problems) {
+  std::vector<std::string> out;
+  for (const RefProblem& p : problems) out.push_back(p.refname);
+  return out;
+}
+
 TEST(FilesRead, PackedRefsSortedWhateverTheTraitsSay) {
   const std::string a(40, 'a'), b(40, 'b');
   std::vector<RefRecord> refs;
@@ -75,6 +81,59 @@ TEST(FilesRead, PackedRefsSortedWhateverTheTraitsSay) {
   Status bad = ParsePackedRefs(a + "refs/heads/x\n", 20, &refs);
   EXPECT_FALSE(bad.ok());
   EXPECT_NE(bad.message().find("line 1"), std::string::npos);
+}
+
+TEST(FilesRead, LooseRefsShadowPackedOnesInNameOrder) {
+  TempDir dir("migrate");
+  const std::string g = dir.path(), a(40, 'a'), b(40, 'b'), z(40, '0');
+  // Unsorted, with a peeled line, a bad name, a null id and a ref a loose file shadows.
+  testutil::WriteFileOrDie(g + "/packed-refs", "# pack-refs with: peeled \n" + a +
+                                                   " refs/tags/z\n^" + b + "\n" + a +
+                                                   " refs/heads/m\n" + a + " refs/heads/x..y\n" +
+                                                   z + " refs/heads/null\n" + a + " refs/heads/c");
+  ASSERT_EQ(mkdir((g + "/refs").c_str(), 0755), 0);
+  ASSERT_EQ(mkdir((g + "/refs/heads").c_str(), 0755), 0);
+  testutil::WriteFileOrDie(g + "/refs/heads/m", b + "\n");
+  testutil::WriteFileOrDie(g + "/refs/heads/broken", "junk\n");
+  testutil::WriteFileOrDie(g + "/HEAD", "ref: refs/heads/m\n");
+  FilesRefs refs;
+  ASSERT_TRUE(ReadFilesRefs(g, 20, &refs).ok());
+  std::vector<std::string> names;
+  for (size_t i = 0; i < refs.size(); ++i) names.emplace_back(refs.name(i));
+  EXPECT_EQ(names, (std::vector<std::string>{"HEAD", "refs/heads/c", "refs/heads/m",
+                                             "refs/heads/null", "refs/tags/z"}));
+  EXPECT_EQ(Names(refs.problems),
+            (std::vector<std::string>{"refs/heads/broken", "refs/heads/x..y"}));
+  RefRecord r;
+  refs.Get(0, &r);
+  EXPECT_EQ(r.value_type, RefValueType::kSymref);
+  EXPECT_EQ(r.target, "refs/heads/m");
+  refs.Get(2, &r);  // the loose one
+  EXPECT_EQ(HexId(r.value, 20), b);
+  refs.Get(4, &r);  // packed, after a loose symref in the same record
+  EXPECT_EQ(r.refname, "refs/tags/z");
+  EXPECT_EQ(r.value_type, RefValueType::kVal1);
+  EXPECT_TRUE(r.target.empty());
+  EXPECT_EQ(HexId(r.value, 20), a);
+  EXPECT_TRUE(refs.HasNullId(3));
+  EXPECT_FALSE(refs.HasNullId(0));
+  EXPECT_FALSE(refs.HasNullId(1));
+  refs.Drop({"HEAD", "refs/heads/null"});
+  ASSERT_EQ(refs.size(), 3u);
+  EXPECT_EQ(refs.name(0), "refs/heads/c");
+  EXPECT_EQ(refs.name(2), "refs/tags/z");
+}
+
+TEST(FilesRead, PackedRefsNeverReadThroughASymbolicLink) {
+  TempDir dir("migrate");
+  const std::string g = dir.Subdir("git"), other = dir.path() + "/elsewhere";
+  testutil::WriteFileOrDie(other, std::string(40, 'a') + " refs/heads/x\n");
+  ASSERT_EQ(symlink(other.c_str(), (g + "/packed-refs").c_str()), 0);
+  FilesRefs refs;
+  EXPECT_FALSE(ReadFilesRefs(g, 20, &refs).ok());
+  ASSERT_EQ(unlink((g + "/packed-refs").c_str()), 0);
+  ASSERT_TRUE(ReadFilesRefs(g, 20, &refs).ok());  // no packed-refs: no refs
+  EXPECT_EQ(refs.size(), 0u);
 }
 
 TEST(FilesRead, LooseRefContents) {
@@ -125,12 +184,6 @@ RefRecord Val(const std::string& name) {
 // Packed refs share one file: only the loose ones matter to the path checks.
 void AddLoose(FilesLayout* layout, const RefRecord& r) {
   if (IsLooseInFiles(r)) layout->loose.push_back(r);
-}
-
-std::vector<std::string> Names(const std::vector<RefProblem>& problems) {
-  std::vector<std::string> out;
-  for (const RefProblem& p : problems) out.push_back(p.refname);
-  return out;
 }
 
 TEST(FilesWriteSafety, NamesThatAreNotRefNamesNeverBecomePaths) {
