@@ -500,7 +500,7 @@ struct Bench {
 
   void Record(int run, const std::string& phase, const Engine& e, uint64_t ops, double secs) {
     double rate = double(ops) / secs;
-    std::printf("run %d %-12s %-8s %12.0f ops/s\n", run, phase.c_str(), e.name(), rate);
+    std::printf("run %d %-13s %-13s %12.0f ops/s\n", run, phase.c_str(), e.name(), rate);
     std::fflush(stdout);
     results[phase][e.name()].push_back(rate);
   }
@@ -657,7 +657,7 @@ void Bench::RunOnce(int run) {
     double amp = 0, mib = 0;
     const int got = std::fscanf(child, "%lf %lf", &amp, &mib);
     if (pclose(child) != 0 || got != 2) Die("no figures from " + cmd);
-    std::printf("run %d %-12s %-8s write amplification %.2f, peak memory +%.1f MiB\n", run,
+    std::printf("run %d %-13s %-13s write amplification %.2f, peak memory +%.1f MiB\n", run,
                 "fill+overwrite", e->name(), amp, mib);
     write_amp[e->name()].push_back(amp);
     peak_mib[e->name()].push_back(mib);
