@@ -1,23 +1,27 @@
 // reftab-kv-bench: db_bench-style figures for the key/value store (store/kv/kv_store.h) beside
 // LevelDB and RocksDB, in one process, the engines alternating within every run.
 //
-//   reftab-kv-bench [--num N] [--runs R] [--reads N] [--seeks N] [--syncs N] [--dir DIR]
-//                   [--engines LIST]
+//   reftab-kv-bench [--num N] [--value-size BYTES] [--reads N] [--seeks N] [--syncs N]
+//                   [--runs R] [--dir DIR] [--engines LIST]
 //
-// Keys are 16 bytes ("%016llu" of the key number), values 100 bytes of incompressible
-// (pseudo-random) data. Phases as db_bench defines them, each on every engine before the
-// next phase:
+// Keys are 16 bytes ("%016llu" of the key number), values --value-size bytes (100) of
+// incompressible (pseudo-random) data; --num keys (1M). --engines lists configurations
+// (default all five): reftab (its defaults; it always builds its own per-table hash index
+// and filters), leveldb and rocksdb (each library's defaults: no filter, 8 MiB block cache,
+// Snappy), leveldb-bloom and rocksdb-bloom (the same plus a Bloom filter of 10 bits per key,
+// as db_bench's --bloom_bits=10). Phases as db_bench defines them, each on every engine
+// before the next phase:
 //   fillseq       N keys in ascending order, one put per write      (fresh store)
+//   deleterandom  N deletes of random keys, one per write            (the fillseq store)
 //   fillbatch     N keys in ascending order, batches of 1,000        (fresh store)
 //   fillsync      --syncs keys (1,000), one synced put per write     (fresh store)
 //   fill4         N keys in ascending order, one put per write, from 4 threads at once,
 //                 each writing every fourth key                      (fresh store)
 //   fill4sync     --syncs keys the same way, each put synced: group commit shares fsyncs
-//   deleterandom  N deletes of random keys, one per write            (the fillseq store)
 //   fillrandom    N keys in a random permutation, one put per write  (fresh store; kept)
 //   overwrite     N puts of random present keys, one per write       (the fillrandom store)
-//   readrandom    --reads Gets of random present keys, on a snapshot of the fillrandom store
-//                 as the writes left it (reftab: tables and a memtable)
+//   readrandom    --reads (N) Gets of random present keys, on a snapshot of the fillrandom
+//                 store as the writes left it (reftab: tables and a memtable)
 //   compact       a full compaction of it (not timed as a figure)
 //   readcompacted readrandom again, after the compaction
 //   readlatest    the same Gets of the latest state, without a snapshot
@@ -26,19 +30,22 @@
 //   readseq       one forward scan over all entries
 //   readreverse   one backward scan over all entries (SeekToLast, then Prev)
 //   seekrandom    --seeks Seeks to random present keys, each followed by 10 Nexts
-// Then, per engine alone, in a fresh process of this program: fillrandom and overwrite on a
-// fresh store, closed, for the write amplification (bytes the process passed to write(2)
-// while the store was open, /proc/self/io wchar, over the bytes of keys and values written)
-// and the peak memory growth (VmHWM at the end less the RSS before opening).
+// Each store is removed after its last phase; the run refuses to start when the disk under
+// --dir cannot hold one store per engine (CheckDiskSpace: with 100 KiB values, 100,000 keys
+// are 10 GB per engine). Then, per engine alone, in a fresh process of this program:
+// fillrandom and overwrite on a fresh store, closed, for the write amplification (bytes the
+// process passed to write(2) while the store was open, /proc/self/io wchar, over the bytes of
+// keys and values written) and the peak memory growth (VmHWM at the end less the RSS before
+// opening).
 // Every engine with its default durability: nothing synced per write unless the phase says
 // so (LevelDB and RocksDB WriteOptions::sync, reftab KvWriteOptions::sync; the log is on in
 // all three), the tables they write made durable as each engine does by default (reftab:
-// Durability::kGit). Both LSM stores get a 10-bit Bloom filter per key, a 256 MiB block
-// cache and no compression (reftab stores values uncompressed too; it builds its own
-// filters); otherwise their defaults. Everything but fill4 and fill4sync runs on one thread.
+// Durability::kGit). Everything but fill4 and fill4sync runs on one thread.
 // Output: per run and phase a line "run R phase ENGINE ops/s", then a markdown table of the
-// medians over the runs with the ratios first engine/other (above 1: the first, reftab by
-// default, is faster).
+// medians over the runs, in db_bench's order, with the first engine's (reftab's) ratio to the
+// better default peer and to the better Bloom peer (above 1: the first is faster).
+#include <sys/statvfs.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -72,7 +79,6 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr size_t kValueSize = 100;
 constexpr size_t kBatch = 1000;
 
 [[noreturn]] void Die(const std::string& what) {
@@ -90,7 +96,10 @@ std::string KeyOf(uint64_t n) {
 class Engine {
  public:
   virtual ~Engine() = default;
+  // The configuration's name, as --engines takes it and the tables print it.
   virtual const char* name() const = 0;
+  // The size of every value written: what the reads check they got.
+  size_t value_size = 100;
   virtual void Open(const std::string& dir) = 0;
   virtual void Close() = 0;
   virtual void Write(const std::vector<std::pair<std::string, std::string>>& batch) = 0;
@@ -153,7 +162,7 @@ class ReftabEngine : public Engine {
     reftab::KvIterator it = snap_->NewIterator();
     Check(it.SeekToFirst());
     uint64_t n = 0;
-    for (; it.Valid(); it.Next()) n += it.value().size() == kValueSize;
+    for (; it.Valid(); it.Next()) n += it.value().size() == value_size;
     Check(it.status());
     return n;
   }
@@ -161,7 +170,7 @@ class ReftabEngine : public Engine {
     reftab::KvIterator it = snap_->NewIterator();
     Check(it.SeekToLast());
     uint64_t n = 0;
-    for (; it.Valid(); it.Prev()) n += it.value().size() == kValueSize;
+    for (; it.Valid(); it.Prev()) n += it.value().size() == value_size;
     Check(it.status());
     return n;
   }
@@ -185,15 +194,17 @@ class ReftabEngine : public Engine {
 #ifdef REFTAB_KV_BENCH_LEVELDB
 class LevelDbEngine : public Engine {
  public:
-  const char* name() const override { return "leveldb"; }
+  // LevelDB's defaults (8 MiB block cache, Snappy), with `bloom`: its 10-bit Bloom filter
+  // per key too, as db_bench's --bloom_bits=10.
+  explicit LevelDbEngine(bool bloom) : bloom_(bloom) {}
+  const char* name() const override { return bloom_ ? "leveldb-bloom" : "leveldb"; }
   void Open(const std::string& dir) override {
-    filter_.reset(leveldb::NewBloomFilterPolicy(10));
-    cache_.reset(leveldb::NewLRUCache(256 << 20));
     leveldb::Options o;
     o.create_if_missing = true;
-    o.compression = leveldb::kNoCompression;
-    o.filter_policy = filter_.get();
-    o.block_cache = cache_.get();
+    if (bloom_) {
+      filter_.reset(leveldb::NewBloomFilterPolicy(10));
+      o.filter_policy = filter_.get();
+    }
     leveldb::DB* db = nullptr;
     Check(leveldb::DB::Open(o, dir, &db));
     db_.reset(db);
@@ -234,14 +245,14 @@ class LevelDbEngine : public Engine {
   uint64_t Scan() override {
     std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(ro_));
     uint64_t n = 0;
-    for (it->SeekToFirst(); it->Valid(); it->Next()) n += it->value().size() == kValueSize;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) n += it->value().size() == value_size;
     Check(it->status());
     return n;
   }
   uint64_t ScanReverse() override {
     std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(ro_));
     uint64_t n = 0;
-    for (it->SeekToLast(); it->Valid(); it->Prev()) n += it->value().size() == kValueSize;
+    for (it->SeekToLast(); it->Valid(); it->Prev()) n += it->value().size() == value_size;
     Check(it->status());
     return n;
   }
@@ -263,8 +274,8 @@ class LevelDbEngine : public Engine {
   static void Check(const leveldb::Status& s) {
     if (!s.ok()) Die("leveldb: " + s.ToString());
   }
+  bool bloom_;
   std::unique_ptr<const leveldb::FilterPolicy> filter_;
-  std::unique_ptr<leveldb::Cache> cache_;
   std::unique_ptr<leveldb::DB> db_;
   const leveldb::Snapshot* snap_ = nullptr;
   leveldb::ReadOptions ro_;
@@ -275,15 +286,18 @@ class LevelDbEngine : public Engine {
 #ifdef REFTAB_KV_BENCH_ROCKSDB
 class RocksDbEngine : public Engine {
  public:
-  const char* name() const override { return "rocksdb"; }
+  // RocksDB's defaults (its block-based table with an 8 MiB block cache, Snappy), with
+  // `bloom`: its 10-bit Bloom filter per key too, as db_bench's --bloom_bits=10.
+  explicit RocksDbEngine(bool bloom) : bloom_(bloom) {}
+  const char* name() const override { return bloom_ ? "rocksdb-bloom" : "rocksdb"; }
   void Open(const std::string& dir) override {
-    rocksdb::BlockBasedTableOptions t;
-    t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
-    t.block_cache = rocksdb::NewLRUCache(256 << 20);
     rocksdb::Options o;
     o.create_if_missing = true;
-    o.compression = rocksdb::kNoCompression;
-    o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
+    if (bloom_) {
+      rocksdb::BlockBasedTableOptions t;
+      t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+      o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
+    }
     rocksdb::DB* db = nullptr;
     Check(rocksdb::DB::Open(o, dir, &db));
     db_.reset(db);
@@ -326,14 +340,14 @@ class RocksDbEngine : public Engine {
   uint64_t Scan() override {
     std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro_));
     uint64_t n = 0;
-    for (it->SeekToFirst(); it->Valid(); it->Next()) n += it->value().size() == kValueSize;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) n += it->value().size() == value_size;
     Check(it->status());
     return n;
   }
   uint64_t ScanReverse() override {
     std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro_));
     uint64_t n = 0;
-    for (it->SeekToLast(); it->Valid(); it->Prev()) n += it->value().size() == kValueSize;
+    for (it->SeekToLast(); it->Valid(); it->Prev()) n += it->value().size() == value_size;
     Check(it->status());
     return n;
   }
@@ -355,6 +369,7 @@ class RocksDbEngine : public Engine {
   static void Check(const rocksdb::Status& s) {
     if (!s.ok()) Die("rocksdb: " + s.ToString());
   }
+  bool bloom_;
   std::unique_ptr<rocksdb::DB> db_;
   const rocksdb::Snapshot* snap_ = nullptr;
   rocksdb::ReadOptions ro_;
@@ -364,27 +379,30 @@ class RocksDbEngine : public Engine {
 
 struct Config {
   uint64_t num = 1000000;
-  uint64_t reads = 1000000;
+  uint64_t value_size = 100;
+  uint64_t reads = 0;  // 0: --num, as db_bench's
   uint64_t seeks = 100000;
   uint64_t syncs = 1000;
   int runs = 3;
   std::string dir = "/tmp/reftab-kv-bench";
-  std::string engines = "reftab,leveldb,rocksdb";
+  std::string engines = "reftab,leveldb,leveldb-bloom,rocksdb,rocksdb-bloom";
   int measure_writes = 0;  // > 0: only Bench::MeasureWrites of that run (internal)
 };
 
-// Incompressible value bytes: value i is a 100-byte window of one random buffer.
+// Incompressible value bytes: value i is a window of `size` bytes of one random buffer.
 class Values {
  public:
-  Values() : buf_(1 << 20, '\0') {
+  explicit Values(size_t size) : size_(size), buf_(std::max<size_t>(1 << 20, 4 * size), '\0') {
     std::mt19937_64 rng(301);
     for (char& c : buf_) c = char(rng());
   }
   std::string Of(uint64_t i) const {
-    return buf_.substr((i * 7919) % (buf_.size() - kValueSize), kValueSize);
+    return buf_.substr((i * 7919) % (buf_.size() - size_), size_);
   }
+  size_t size() const { return size_; }
 
  private:
+  size_t size_;
   std::string buf_;
 };
 
@@ -445,13 +463,13 @@ using Keys = std::vector<std::string>;
 [[gnu::noinline]] uint64_t ReadRandomPhase(Engine& e, const Keys& keys) {
   std::string v;
   uint64_t found = 0;
-  for (const std::string& k : keys) found += e.Get(k, &v) && v.size() == kValueSize;
+  for (const std::string& k : keys) found += e.Get(k, &v) && v.size() == e.value_size;
   return found;
 }
 [[gnu::noinline]] uint64_t ReadLatestPhase(Engine& e, const Keys& keys) {
   std::string v;
   uint64_t found = 0;
-  for (const std::string& k : keys) found += e.GetLatest(k, &v) && v.size() == kValueSize;
+  for (const std::string& k : keys) found += e.GetLatest(k, &v) && v.size() == e.value_size;
   return found;
 }
 [[gnu::noinline]] uint64_t ReadMissingPhase(Engine& e, const Keys& keys) {
@@ -472,21 +490,18 @@ using Keys = std::vector<std::string>;
 using Phase = std::function<uint64_t(Engine&)>;
 
 struct Bench {
+  explicit Bench(const Config& c) : cfg(c), values(c.value_size) {}
   Config cfg;
   Values values;
   std::vector<std::unique_ptr<Engine>> engines;
   std::map<std::string, std::map<std::string, std::vector<double>>> results;  // phase, engine
   // Per engine: write amplification and peak memory growth (MiB), one value per run.
   std::map<std::string, std::vector<double>> write_amp, peak_mib;
-  std::vector<std::string> phase_order;
 
   void Record(int run, const std::string& phase, const Engine& e, uint64_t ops, double secs) {
     double rate = double(ops) / secs;
-    std::printf("run %d %-12s %-8s %12.0f ops/s\n", run, phase.c_str(), e.name(), rate);
+    std::printf("run %d %-13s %-13s %12.0f ops/s\n", run, phase.c_str(), e.name(), rate);
     std::fflush(stdout);
-    if (std::find(phase_order.begin(), phase_order.end(), phase) == phase_order.end()) {
-      phase_order.push_back(phase);
-    }
     results[phase][e.name()].push_back(rate);
   }
 
@@ -515,6 +530,25 @@ struct Bench {
   void Report() const;
 };
 
+// Refuses to start a run the disk under `dir` cannot hold: at most one store per engine
+// lives at a time, but the random one holds the fillrandom data plus the overwrite's before
+// its compaction, and LSM compactions write their output before removing their input:
+// counted as 2.5 times the keys and values, per engine.
+void CheckDiskSpace(const Config& cfg, size_t engines) {
+  struct statvfs fs {};
+  if (::statvfs(cfg.dir.c_str(), &fs) != 0) Die("cannot statvfs " + cfg.dir);
+  const double free_bytes = double(fs.f_bavail) * double(fs.f_frsize);
+  const double per_key = 2.5 * double(engines) * double(16 + cfg.value_size);
+  const double need = per_key * double(cfg.num);
+  if (need <= free_bytes) return;
+  char msg[256];
+  std::snprintf(msg, sizeof msg,
+                "%.1f GB needed in %s (%zu engines x 2.5 x N x (key + value)), %.1f GB free: "
+                "use --num %.0f or less, or another --dir",
+                need / 1e9, cfg.dir.c_str(), engines, free_bytes / 1e9, free_bytes / per_key);
+  Die(msg);
+}
+
 void RemoveDir(const std::string& dir) {
   std::string cmd = "rm -rf '" + dir + "'";
   if (std::system(cmd.c_str()) != 0) Die("cannot remove " + dir);
@@ -532,41 +566,20 @@ void Bench::RunOnce(int run) {
   for (uint64_t& r : randoms) r = rng() % n;
   std::vector<uint64_t> sync_keys(seq.begin(), seq.begin() + long(std::min(cfg.syncs, n)));
 
-  for (auto& e : engines) {
-    for (const char* what : {"seq", "batch", "sync", "random", "threads", "threads-sync", "wamp"}) {
-      RemoveDir(DirOf(*e, what));
-    }
+  auto remove = [&](const char* what) {
+    for (auto& e : engines) RemoveDir(DirOf(*e, what));
+  };
+  for (const char* what : {"seq", "batch", "sync", "random", "threads", "threads-sync", "wamp"}) {
+    remove(what);
   }
+  // Each store is removed once its last phase is done, deleterandom running right after
+  // fillseq on its store, so that the disk holds one store per engine at a time (see
+  // CheckDiskSpace); the table prints the phases in db_bench's order all the same.
   Timed(run, "fillseq", n, [&](Engine& e) {
     e.Open(DirOf(e, "seq"));
     FillOneByOne(e, seq, values);
     e.Close();
     return n;
-  });
-  Timed(run, "fillbatch", n, [&](Engine& e) {
-    e.Open(DirOf(e, "batch"));
-    Fill(e, seq, values);
-    e.Close();
-    return n;
-  });
-  Timed(run, "fillsync", sync_keys.size(), [&](Engine& e) {
-    e.Open(DirOf(e, "sync"));
-    FillOneByOne(e, sync_keys, values, /*sync=*/true);
-    e.Close();
-    return sync_keys.size();
-  });
-  std::vector<uint64_t> seq_sync(sync_keys);
-  Timed(run, "fill4", n, [&](Engine& e) {
-    e.Open(DirOf(e, "threads"));
-    FillThreads(e, seq, values, /*sync=*/false, 4);
-    e.Close();
-    return n;
-  });
-  Timed(run, "fill4sync", seq_sync.size(), [&](Engine& e) {
-    e.Open(DirOf(e, "threads-sync"));
-    FillThreads(e, seq_sync, values, /*sync=*/true, 4);
-    e.Close();
-    return seq_sync.size();
   });
   Timed(run, "deleterandom", n, [&](Engine& e) {
     e.Open(DirOf(e, "seq"));
@@ -574,6 +587,35 @@ void Bench::RunOnce(int run) {
     e.Close();
     return n;
   });
+  remove("seq");
+  Timed(run, "fillbatch", n, [&](Engine& e) {
+    e.Open(DirOf(e, "batch"));
+    Fill(e, seq, values);
+    e.Close();
+    return n;
+  });
+  remove("batch");
+  Timed(run, "fillsync", sync_keys.size(), [&](Engine& e) {
+    e.Open(DirOf(e, "sync"));
+    FillOneByOne(e, sync_keys, values, /*sync=*/true);
+    e.Close();
+    return sync_keys.size();
+  });
+  remove("sync");
+  Timed(run, "fill4", n, [&](Engine& e) {
+    e.Open(DirOf(e, "threads"));
+    FillThreads(e, seq, values, /*sync=*/false, 4);
+    e.Close();
+    return n;
+  });
+  remove("threads");
+  Timed(run, "fill4sync", sync_keys.size(), [&](Engine& e) {
+    e.Open(DirOf(e, "threads-sync"));
+    FillThreads(e, sync_keys, values, /*sync=*/true, 4);
+    e.Close();
+    return sync_keys.size();
+  });
+  remove("threads-sync");
   Timed(run, "fillrandom", n, [&](Engine& e) {
     e.Open(DirOf(e, "random"));
     FillOneByOne(e, perm, values);
@@ -603,17 +645,19 @@ void Bench::RunOnce(int run) {
                                  present.begin() + long(std::min(cfg.seeks, cfg.reads)));
   Timed(run, "seekrandom", seeks.size(), [&](Engine& e) { return SeekRandomPhase(e, seeks); });
   for (auto& e : engines) e->Close();
+  remove("random");
   // Each engine alone, in a fresh process of this program (so that no other engine's memory
   // or background thread counts): what it writes for fillrandom + overwrite, and its memory.
   for (auto& e : engines) {
-    std::string cmd = "'" + self + "' --num " + std::to_string(n) + " --dir '" + DirOf(*e, "wamp") +
+    std::string cmd = "'" + self + "' --num " + std::to_string(n) + " --value-size " +
+                      std::to_string(cfg.value_size) + " --dir '" + DirOf(*e, "wamp") +
                       "' --engines " + e->name() + " --measure-writes " + std::to_string(run);
     FILE* child = popen(cmd.c_str(), "r");
     if (child == nullptr) Die("cannot run " + cmd);
     double amp = 0, mib = 0;
     const int got = std::fscanf(child, "%lf %lf", &amp, &mib);
     if (pclose(child) != 0 || got != 2) Die("no figures from " + cmd);
-    std::printf("run %d %-12s %-8s write amplification %.2f, peak memory +%.1f MiB\n", run,
+    std::printf("run %d %-13s %-13s write amplification %.2f, peak memory +%.1f MiB\n", run,
                 "fill+overwrite", e->name(), amp, mib);
     write_amp[e->name()].push_back(amp);
     peak_mib[e->name()].push_back(mib);
@@ -640,7 +684,7 @@ void Bench::MeasureWrites(int run) {
   e.Close();
   const uint64_t wrote = ProcField("/proc/self/io", "wchar:") - written;
   const uint64_t hwm_kb = ProcField("/proc/self/status", "VmHWM:");
-  const double user_bytes = double(2 * n * (KeyOf(0).size() + kValueSize));
+  const double user_bytes = double(2 * n * (KeyOf(0).size() + cfg.value_size));
   std::printf("%.3f %.1f\n", double(wrote) / user_bytes,
               hwm_kb > rss_kb ? double(hwm_kb - rss_kb) / 1024 : 0.0);
 }
@@ -651,33 +695,78 @@ double Median(std::vector<double> v) {
   return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
 
+// How each configuration is set up, for the legend under the table.
+std::string Legend(const std::string& name) {
+  if (name == "reftab") {
+    return "KvStore's defaults (4 MiB memtable, Durability::kGit tables, 4 KiB blocks raised to "
+           "a power of two that holds the largest record); each table always has its own hash "
+           "index and filters, nothing to configure";
+  }
+  if (name == "leveldb" || name == "rocksdb") {
+    return "the library's defaults (8 MiB block cache, Snappy, no filter)";
+  }
+  return "the defaults plus a Bloom filter of 10 bits per key (db_bench's --bloom_bits=10)";
+}
+
+// The configurations of `engines` other than the first whose name ends in "-bloom" (or not).
+std::vector<std::string> Peers(const std::vector<std::unique_ptr<Engine>>& engines, bool bloom) {
+  std::vector<std::string> out;
+  for (size_t i = 1; i < engines.size(); ++i) {
+    std::string_view n = engines[i]->name();
+    const bool is_bloom = n.size() > 6 && n.substr(n.size() - 6) == "-bloom";
+    if (is_bloom == bloom) out.emplace_back(n);
+  }
+  return out;
+}
+
+// db_bench's order, whatever order the phases ran in.
+const char* const kPhaseOrder[] = {"fillseq",    "fillbatch",     "fillsync",   "fill4",
+                                   "fill4sync",  "fillrandom",    "overwrite",  "deleterandom",
+                                   "readrandom", "readcompacted", "readlatest", "readmissing",
+                                   "readseq",    "readreverse",   "seekrandom"};
+
 void Bench::Report() const {
   std::printf(
-      "\nmedian ops/s over %d runs (N=%llu, %zu-byte values, fillbatch in batches of %zu, "
-      "fillsync %llu puts):\n\n",
-      cfg.runs, static_cast<unsigned long long>(cfg.num), kValueSize, kBatch,
+      "\nmedian ops/s over %d runs (N=%llu keys of 16 bytes, %llu-byte values, --reads %llu, "
+      "--seeks %llu, fillbatch in batches of %zu, fillsync and fill4sync %llu puts):\n\n",
+      cfg.runs, static_cast<unsigned long long>(cfg.num),
+      static_cast<unsigned long long>(cfg.value_size), static_cast<unsigned long long>(cfg.reads),
+      static_cast<unsigned long long>(std::min(cfg.seeks, cfg.reads)), kBatch,
       static_cast<unsigned long long>(cfg.syncs));
+  const std::string first = engines[0]->name();
+  const std::vector<std::string> groups[2] = {Peers(engines, false), Peers(engines, true)};
+  const char* group_names[2] = {"the better default peer", "the better Bloom peer"};
   std::printf("| phase |");
   for (const auto& e : engines) std::printf(" %s |", e->name());
-  for (size_t i = 1; i < engines.size(); ++i) {
-    std::printf(" %s/%s |", engines[0]->name(), engines[i]->name());
+  int ratio_columns = 0;
+  for (int g = 0; g < 2; ++g) {
+    if (groups[g].empty()) continue;
+    std::printf(" %s ÷ %s |", first.c_str(), group_names[g]);
+    ++ratio_columns;
   }
   std::printf("\n|---|");
-  for (size_t i = 0; i < 2 * engines.size() - 1; ++i) std::printf("---:|");
+  for (size_t i = 0; i < engines.size() + size_t(ratio_columns); ++i) std::printf("---:|");
   std::printf("\n");
-  for (const std::string& phase : phase_order) {
-    const auto& by_engine = results.at(phase);
-    std::printf("| %s |", phase.c_str());
-    for (const auto& e : engines) std::printf(" %.0f |", Median(by_engine.at(e->name())));
-    double ours = Median(by_engine.at(engines[0]->name()));  // the first engine's
-    for (size_t i = 1; i < engines.size(); ++i) {
-      std::printf(" %.2f |", ours / Median(by_engine.at(engines[i]->name())));
+  auto median = [this](const std::string& phase, const std::string& engine) {
+    return Median(results.at(phase).at(engine));
+  };
+  for (const char* phase : kPhaseOrder) {
+    if (results.count(phase) == 0) continue;
+    std::printf("| %s |", phase);
+    for (const auto& e : engines) std::printf(" %.0f |", median(phase, e->name()));
+    for (const auto& group : groups) {
+      if (group.empty()) continue;
+      double best = 0;
+      for (const std::string& peer : group) best = std::max(best, median(phase, peer));
+      std::printf(" %.2f |", median(phase, first) / best);
     }
     std::printf("\n");
   }
+  std::printf("\nConfigurations:\n");
+  for (const auto& e : engines) std::printf("- %s: %s\n", e->name(), Legend(e->name()).c_str());
   std::printf(
-      "\nfillrandom + overwrite on a fresh store, each engine alone (median): bytes passed to "
-      "write(2) / bytes of keys and values, and peak RSS growth:\n\n| engine | write "
+      "\nfillrandom + overwrite on a fresh store, each configuration alone (median): bytes "
+      "passed to write(2) / bytes of keys and values, and peak RSS growth:\n\n| engine | write "
       "amplification | peak memory (MiB) |\n|---|---:|---:|\n");
   for (const auto& e : engines) {
     std::printf("| %s | %.2f | %.1f |\n", e->name(), Median(write_amp.at(e->name())),
@@ -688,10 +777,14 @@ void Bench::Report() const {
 std::unique_ptr<Engine> MakeEngine(const std::string& name) {
   if (name == "reftab") return std::make_unique<ReftabEngine>();
 #ifdef REFTAB_KV_BENCH_LEVELDB
-  if (name == "leveldb") return std::make_unique<LevelDbEngine>();
+  if (name == "leveldb" || name == "leveldb-bloom") {
+    return std::make_unique<LevelDbEngine>(name == "leveldb-bloom");
+  }
 #endif
 #ifdef REFTAB_KV_BENCH_ROCKSDB
-  if (name == "rocksdb") return std::make_unique<RocksDbEngine>();
+  if (name == "rocksdb" || name == "rocksdb-bloom") {
+    return std::make_unique<RocksDbEngine>(name == "rocksdb-bloom");
+  }
 #endif
   std::fprintf(stderr, "reftab-kv-bench: %s is not built in: skipped\n", name.c_str());
   return nullptr;
@@ -705,6 +798,8 @@ Config ParseArgs(int argc, char** argv) {
     std::string v = argv[++i];
     if (a == "--num") {
       c.num = std::strtoull(v.c_str(), nullptr, 10);
+    } else if (a == "--value-size") {
+      c.value_size = std::strtoull(v.c_str(), nullptr, 10);
     } else if (a == "--reads") {
       c.reads = std::strtoull(v.c_str(), nullptr, 10);
     } else if (a == "--seeks") {
@@ -723,21 +818,27 @@ Config ParseArgs(int argc, char** argv) {
       Die("unknown option " + a);
     }
   }
-  if (c.num == 0 || c.reads == 0 || c.runs <= 0) Die("--num, --reads and --runs must be > 0");
+  if (c.reads == 0) c.reads = c.num;
+  if (c.num == 0 || c.runs <= 0) Die("--num and --runs must be > 0");
+  if (c.value_size == 0 || c.value_size + 16 > reftab::kMaxEntryBytes) {
+    Die("--value-size must be > 0 and at most " + std::to_string(reftab::kMaxEntryBytes - 16));
+  }
   return c;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  Bench b;
-  b.cfg = ParseArgs(argc, argv);
+  Bench b(ParseArgs(argc, argv));
   size_t from = 0;
   const std::string& list = b.cfg.engines;
   while (from <= list.size()) {
     size_t to = list.find(',', from);
     if (to == std::string::npos) to = list.size();
-    if (auto e = MakeEngine(list.substr(from, to - from))) b.engines.push_back(std::move(e));
+    if (auto e = MakeEngine(list.substr(from, to - from))) {
+      e->value_size = b.cfg.value_size;
+      b.engines.push_back(std::move(e));
+    }
     from = to + 1;
   }
   if (b.engines.empty()) Die("no engine to run");
@@ -750,6 +851,7 @@ int main(int argc, char** argv) {
   b.self = argv[0];
   RemoveDir(b.cfg.dir);
   if (std::system(("mkdir -p '" + b.cfg.dir + "'").c_str()) != 0) Die("cannot create --dir");
+  CheckDiskSpace(b.cfg, b.engines.size());
   for (int run = 1; run <= b.cfg.runs; ++run) b.RunOnce(run);
   b.Report();
   RemoveDir(b.cfg.dir);

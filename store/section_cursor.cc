@@ -144,7 +144,7 @@ Status SectionCursor::PlaceBound(std::string_view limit) {
   uint64_t index_pos = type_ == BlockType::kIndex ? 0 : table_->IndexPosition(type_);
   if (index_pos != 0) {
     bool found = false;
-    Status s = table_->DescendIndex(index_pos, type_, limit, &at, &found);
+    Status s = table_->FindIndexedBlock(type_, limit, &at, &found);
     if (!s.ok()) {
       status_ = std::move(s);
       return status_;
@@ -190,7 +190,7 @@ Status SectionCursor::SeekFrom(std::string_view want) {
   }
   uint64_t leaf = 0;
   bool found = false;
-  Status s = table_->DescendIndex(index_pos, type_, want, &leaf, &found);
+  Status s = table_->FindIndexedBlock(type_, want, &leaf, &found);
   if (!s.ok()) {
     status_ = std::move(s);
     return status_;

@@ -560,20 +560,27 @@ Status TableReader::LocateRef(std::string_view name, uint64_t* pos) const {
   return Status::Ok();
 }
 
+Status TableReader::FindIndexedBlock(BlockType section, std::string_view want, uint64_t* offset,
+                                     bool* found) const {
+  if (section == BlockType::kRef) {
+    const RefBlockIndex* flat = aids_->ref_block_index.load(std::memory_order_acquire);
+    if (!flat) flat = MaybeBuildRefBlockIndex();
+    if (flat) {
+      *found = flat->Find(want, offset);
+      return Status::Ok();
+    }
+  }
+  *found = false;
+  return DescendIndex(IndexPosition(section), section, want, offset, found);
+}
+
 Status TableReader::FindRefBlock(std::string_view name, uint64_t* pos) const {
   *pos = kNoBlock;
   uint64_t at = 0;
   if (footer_.ref_index_position != 0) {
-    const RefBlockIndex* flat = aids_->ref_block_index.load(std::memory_order_acquire);
-    if (!flat) flat = MaybeBuildRefBlockIndex();
-    if (flat) {
-      if (!flat->Find(name, &at)) return Status::Ok();
-    } else {
-      bool any = false;
-      REFTAB_RETURN_IF_ERROR(
-          DescendIndex(footer_.ref_index_position, BlockType::kRef, name, &at, &any));
-      if (!any) return Status::Ok();
-    }
+    bool any = false;
+    REFTAB_RETURN_IF_ERROR(FindIndexedBlock(BlockType::kRef, name, &at, &any));
+    if (!any) return Status::Ok();
   } else if (!RefSectionStart(&at)) {
     return Status::Ok();
   }

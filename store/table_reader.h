@@ -181,6 +181,12 @@ class TableReader {
   Status DescendIndex(uint64_t index_pos, BlockType leaf, std::string_view want, uint64_t* offset,
                       bool* found) const;
 
+  // DescendIndex for a section whose index is at IndexPosition(section) != 0, through the
+  // flattened ref index for refs once lookups built it (one binary search over contiguous
+  // keys instead of decoding index blocks; seeks count towards its build as lookups do).
+  Status FindIndexedBlock(BlockType section, std::string_view want, uint64_t* offset,
+                          bool* found) const;
+
   // Called where a block of `section` ends at `next` and the block there is not one more of
   // its kind: Ok when the section may end there (the end of the block data, its own index,
   // or a later section the footer points at), Corruption otherwise, so that a damaged type
