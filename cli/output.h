@@ -12,17 +12,31 @@
 #include <cerrno>
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 namespace reftab::cli {
 
 class Output {
  public:
+  // How much buf() gathers before MaybeFlush() writes it.
+  static constexpr size_t kFlushAt = 1 << 16;
+
   explicit Output(FILE* f = stdout) : f_(f) {}
   ~Output() { Flush(); }
   std::string& buf() { return buf_; }
   // Call after appending to buf(); writes out once enough has accumulated.
   void MaybeFlush() {
     if (buf_.size() >= kFlushAt) Flush();
+  }
+  // Appends `bytes` as if to buf() and MaybeFlush(), but when that would write, they are
+  // written straight from the caller's memory after buf() (for a listing that fills blocks of
+  // its own: no copy).
+  void Write(std::string_view bytes) {
+    if (buf_.size() + bytes.size() < kFlushAt) {
+      buf_.append(bytes);
+      return;
+    }
+    if (!Flush() || !WriteAll(bytes.data(), bytes.size())) ok_ = false;
   }
   bool Flush() {
     if (std::fflush(f_) != 0) ok_ = false;
@@ -45,7 +59,6 @@ class Output {
     return true;
   }
 
-  static constexpr size_t kFlushAt = 1 << 16;
   FILE* f_;
   std::string buf_;
   bool ok_ = true;

@@ -103,6 +103,17 @@ REFTAB_FORCE_INLINE void CopyShort(uint8_t* dst, const uint8_t* src, size_t n) {
   }
 }
 
+// s->assign(v) for a scan's names, which come in families of one length: one as long as
+// the one it replaces is copied over it (CopyShort), without std::string's call.
+REFTAB_FORCE_INLINE void AssignName(std::string* s, std::string_view v) {
+  if (s->size() == v.size()) {
+    CopyShort(reinterpret_cast<uint8_t*>(s->data()), reinterpret_cast<const uint8_t*>(v.data()),
+              v.size());
+  } else {
+    s->assign(v.data(), v.size());
+  }
+}
+
 // Raw write cursor. It never checks space: the owner reserved enough for a whole record.
 class Appender {
  public:

@@ -45,6 +45,16 @@ class MappedFile final : public RandomAccessFile {
   const std::string& name() const override { return name_; }
   uint64_t size() const override { return size_; }
   const uint8_t* data() const override { return data_; }
+  void Release(uint64_t offset, uint64_t length) const override {
+    // The whole pages inside the range. The mapping is read-only, so dropping its pages loses
+    // nothing: the next read maps the file's page again.
+    const uint64_t page = uint64_t(sysconf(_SC_PAGESIZE));
+    const uintptr_t base = reinterpret_cast<uintptr_t>(data_);
+    const uint64_t end = offset > size_ || length > size_ - offset ? size_ : offset + length;
+    const uintptr_t from = (base + offset + page - 1) / page * page;
+    const uintptr_t to = (base + end) / page * page;
+    if (from < to) (void)madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+  }
 
  private:
   std::string name_;

@@ -26,6 +26,14 @@ class RandomAccessFile {
   virtual uint64_t size() const = 0;
   // The file's bytes, valid for the object's lifetime.
   virtual const uint8_t* data() const = 0;
+  // A hint that [offset, offset + length) will not be read again soon: a mapping gives those
+  // pages back to the system (they stay in its cache and are faulted in again when read),
+  // so that a pass over a whole file need not hold it all. data() and its bytes stay valid.
+  // Does nothing by default.
+  virtual void Release(uint64_t offset, uint64_t length) const {
+    (void)offset;
+    (void)length;
+  }
 };
 
 // A sink for bytes; tables are written through it.

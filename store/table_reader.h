@@ -169,6 +169,11 @@ class TableReader {
   // Uses the obj index when present, otherwise scans.
   Status RefsFor(const ObjectId& id, std::vector<RefRecord>* out) const;
 
+  // Hints that the bytes [offset, offset + length) of the file will not be read again soon
+  // (RandomAccessFile::Release): a pass over the whole table then holds only what it reads
+  // at the moment. Reads stay correct, only slower if they come back there.
+  void ReleasePages(uint64_t offset, uint64_t length) const { file_->Release(offset, length); }
+
   // Calls `fn` for every block in file order, for dumps and verification.
   Status ForEachBlock(const std::function<Status(const BlockView&)>& fn) const;
 

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "format/block_reader.h"
+#include "format/bytes.h"
 #include "format/constants.h"
 #include "format/record_codec.h"
 #include "store/section_cursor.h"
@@ -96,8 +97,8 @@ class ObjIndexCheck {
   using Held = std::pair<std::string, uint64_t>;  // (id prefix, ref block)
   struct Fingerprint;
 
-  // Hashes of a pair, for the fingerprints: independent mixes of the prefix's hash and the
-  // block's offset (splitmix64's finalizer).
+  // Hashes of a pair, for the fingerprints: a well-mixed hash of the prefix's hash and the
+  // block's offset (splitmix64's finalizer), and a second function of it for the second sum.
   static uint64_t Mix(uint64_t x) {
     x ^= x >> 30;
     x *= 0xbf58476d1ce4e5b9ULL;
@@ -105,21 +106,32 @@ class ObjIndexCheck {
     x *= 0x94d049bb133111ebULL;
     return x ^ (x >> 31);
   }
-  void AddPair(Fingerprint* sum, uint64_t prefix_hash, uint64_t block) const {
-    const uint64_t a = Mix(prefix_hash ^ Mix(block + 0x9e3779b97f4a7c15ULL));
+  static void AddPair(Fingerprint* sum, uint64_t prefix_hash, uint64_t block) {
+    const uint64_t a = Mix(prefix_hash + block * 0x9e3779b97f4a7c15ULL);
     sum->a += a;
-    sum->b += Mix(a ^ 0x632be59bd9b4e019ULL);
+    sum->b += (a ^ (a >> 29)) * 0x632be59bd9b4e019ULL;
   }
+  // An id prefix's first eight bytes as a big-endian number, from a buffer with at least eight
+  // readable bytes: numbers order as the prefixes do.
+  static uint64_t Word(const uint8_t* p, size_t len) {
+    const size_t n = len < 8 ? len : 8;
+    return n == 0 ? 0 : be::Load64(p) & (~uint64_t(0) << (64 - 8 * n));
+  }
+  // From an id (at least eight bytes).
   uint64_t PrefixHash(const uint8_t* id) const {
-    return PrefixHash(std::string_view(reinterpret_cast<const char*>(id), t_.footer().obj_id_len));
+    const size_t len = t_.footer().obj_id_len;
+    if (len <= 8) [[likely]]
+      return Mix(len ^ Word(id, len));
+    return PrefixHash(std::string_view(reinterpret_cast<const char*>(id), len));
   }
-  // Eight bytes at a time (an id prefix is 2 to 4 bytes in git's tables: one step).
+  // Eight bytes at a time, each step as Word (an id prefix is 2 to 7 bytes in git's tables:
+  // one step).
   static uint64_t PrefixHash(std::string_view prefix) {
     uint64_t h = prefix.size();
     for (size_t i = 0; i < prefix.size(); i += 8) {
-      uint64_t chunk = 0;
-      std::memcpy(&chunk, prefix.data() + i, std::min<size_t>(8, prefix.size() - i));
-      h = Mix(h ^ chunk);
+      uint8_t chunk[8] = {};
+      std::memcpy(chunk, prefix.data() + i, std::min<size_t>(8, prefix.size() - i));
+      h = Mix(h ^ Word(chunk, std::min<size_t>(8, prefix.size() - i)));
     }
     return h;
   }
@@ -157,9 +169,64 @@ class ObjIndexCheck {
     for (uint64_t h : block_hashes_) AddPair(&ref_sum_, h, b.offset);
   }
 
-  Status OnObjBlock(const BlockView& b) { return active_ ? CheckObjBlock(b) : Status::Ok(); }
+  Status OnObjBlock(const BlockView& b) {
+    if (!active_) return Status::Ok();
+    if (mode_ == kFingerprint && FingerprintObjBlock(b)) return Status::Ok();
+    return CheckObjBlock(b);
+  }
 
  private:
+  // kFingerprint's pass over an obj block for prefixes of at most 8 bytes (git's): the
+  // checks of CheckObjBlock with no copy of a key and no vector of positions, each key kept
+  // as a number (Word). False, with nothing changed, if the block has anything these checks
+  // do not pass (or longer prefixes): CheckObjBlock then finds and names it.
+  bool FingerprintObjBlock(const BlockView& b) {
+    const size_t len = t_.footer().obj_id_len;
+    if (len == 0 || len > 8) return false;
+    static_assert(BlockIterator::kKeyReadSlack >= 8, "Word reads eight bytes of a key");
+    BlockIterator it;
+    it.Init(b, t_.hash_size());
+    Fingerprint sum = obj_sum_;
+    bool needs_exact = needs_exact_;
+    bool have_last = have_last_word_;
+    uint64_t last = last_word_;
+    while (it.NextKey()) {
+      const std::string_view key = it.key();
+      if (key.size() != len) return false;
+      const uint64_t word = Word(reinterpret_cast<const uint8_t*>(key.data()), len);
+      if (have_last && word <= last) return false;
+      ByteReader v = it.value();
+      uint64_t count = it.value_type();
+      if (count == 0) count = v.GetVarint();
+      if (!v.ok() || count > ref_blocks_.size() || count > v.remaining()) return false;
+      if (count == 0) needs_exact = true;
+      const uint64_t h = Mix(len ^ word);
+      uint64_t pos = 0;
+      for (uint64_t i = 0; i < count; ++i) {
+        const uint64_t delta = v.GetVarint();
+        if ((i > 0 && delta == 0) || pos + delta < pos) return false;
+        pos += delta;
+        AddPair(&sum, h, pos);
+      }
+      if (!v.ok()) return false;
+      it.ValueDone(v);
+      have_last = true;
+      last = word;
+    }
+    if (it.error()) return false;
+    obj_sum_ = sum;
+    needs_exact_ = needs_exact;
+    have_last_word_ = have_last;
+    last_word_ = last;
+    if (have_last) last_key_ = LastKey(last, len);  // for CheckRecord, should it follow
+    return true;
+  }
+  static std::string LastKey(uint64_t word, size_t len) {
+    std::string key(len, '\0');
+    for (size_t i = 0; i < len; ++i) key[i] = char(word >> (56 - 8 * i));
+    return key;
+  }
+
   Status CheckObjBlock(const BlockView& b) {
     if (mode_ == kExact && !sorted_) {
       std::sort(held_.begin(), held_.end());
@@ -207,6 +274,12 @@ class ObjIndexCheck {
     }
     if (!last_key_.empty() && key <= last_key_) return At(block, what() + ": keys out of order");
     last_key_ = key;
+    if (key.size() <= 8) {  // for FingerprintObjBlock, should it follow
+      uint8_t chunk[8] = {};
+      std::memcpy(chunk, key.data(), key.size());
+      last_word_ = Word(chunk, key.size());
+      have_last_word_ = true;
+    }
     for (size_t i = 0; i < positions.size(); ++i) {
       if (i > 0 && positions[i] <= positions[i - 1]) {
         return At(block, what() + ": positions not in increasing order");
@@ -265,6 +338,9 @@ class ObjIndexCheck {
   std::vector<Held> held_;
   size_t next_held_ = 0;
   std::string last_key_;
+  // FingerprintObjBlock's last key (as Word), while the keys are at most eight bytes.
+  uint64_t last_word_ = 0;
+  bool have_last_word_ = false;
 };
 
 // The ref section's own rules, record by record in file order: keys strictly increasing
@@ -286,10 +362,18 @@ class RefSectionCheck {
     first_in_block_ = true;
   }
 
-  // The record starting at `start` (from the block's data).
-  Status OnRecord(uint32_t start, std::string_view key, const RefRecord& r) {
+  // The record starting at `start` (from the block's data). `lcp`: the length of the common
+  // prefix of `key` and the block's record before it (BlockIterator::lcp()), or kNoLcp for a
+  // block's first record.
+  static constexpr uint32_t kNoLcp = ~uint32_t(0);
+  Status OnRecord(uint32_t start, std::string_view key, const RefRecord& r, uint32_t lcp) {
     ++report_->refs;
-    if (!first_ && key <= last_) {
+    // The keys agree on their first lcp bytes (a stored prefix may be shorter than the common
+    // one, never longer): where they differ at lcp, that byte decides; else all of them.
+    const bool differ_at_lcp = lcp < key.size() && lcp < last_.size() && key[lcp] != last_[lcp];
+    const bool after = lcp != kNoLcp && differ_at_lcp ? uint8_t(key[lcp]) > uint8_t(last_[lcp])
+                                                      : first_ || key > last_;
+    if (!after) {
       return Problem(t_, "ref '" + std::string(key) + "' is not after '" + last_ + "'");
     }
     if (r.update_index < t_.min_update_index() || r.update_index > t_.max_update_index()) {
@@ -297,7 +381,7 @@ class RefSectionCheck {
                              std::to_string(r.update_index) + " outside the table's limits");
     }
     if (start >= next_restart_at_) REFTAB_RETURN_IF_ERROR(CheckRestartsUpTo(start));
-    last_.assign(key);
+    AssignName(&last_, key);
     last_type_ = r.value_type;
     last_update_index_ = r.update_index;
     first_ = false;
@@ -371,15 +455,21 @@ Status CheckRefBlock(const TableReader& t, const BlockView& b, RefSectionCheck* 
   if (refs) refs->StartBlock(b);
   BlockIterator it;
   it.Init(b, t.hash_size());
+  it.set_track_lcp(refs != nullptr);  // the order of keys from their common prefixes
   RefRecord r;
   uint32_t start = b.header_off + uint32_t(kBlockHeaderSize);  // of the next record
   bool malformed = false;
+  bool first = true;  // the block's first record has no key before it
   while (!malformed && it.NextKey()) {
     ByteReader v = it.value();
     malformed = !codec::GetRefValue(v, it.value_type(), t.min_update_index(), t.hash_size(), &r);
     if (malformed) break;
     it.ValueDone(v);
-    if (refs) REFTAB_RETURN_IF_ERROR(refs->OnRecord(start, it.key(), r));
+    if (refs) {
+      const uint32_t lcp = first ? RefSectionCheck::kNoLcp : it.lcp();
+      REFTAB_RETURN_IF_ERROR(refs->OnRecord(start, it.key(), r, lcp));
+      first = false;
+    }
     objs->OnRefRecord(b, r);
     start = uint32_t(v.pos() - b.data);
   }
@@ -404,6 +494,38 @@ class LookupAidsOff {
  private:
   const TableReader& t_;
   const bool was_;
+};
+
+// Gives back the pages of the blocks a check has read that nothing reads again soon: the obj,
+// log and index blocks (the git-level checks that follow read the ref blocks again), in
+// steps of kStep bytes, so that verifying a table holds its ref blocks and little more.
+class PassedBlocks {
+ public:
+  explicit PassedBlocks(const TableReader& t) : t_(t) {}
+  ~PassedBlocks() { ReleaseUpTo(t_.file_size()); }
+  PassedBlocks(const PassedBlocks&) = delete;
+  PassedBlocks& operator=(const PassedBlocks&) = delete;
+
+  void Passed(const BlockView& b) {
+    if (b.type == BlockType::kRef) {
+      ReleaseUpTo(b.offset);
+      from_ = kNone;
+      return;
+    }
+    if (from_ == kNone) from_ = b.offset;
+    if (b.offset + b.full_size - from_ >= kStep) ReleaseUpTo(b.offset + b.full_size);
+  }
+
+ private:
+  static constexpr uint64_t kNone = ~uint64_t(0);
+  static constexpr uint64_t kStep = 1 << 20;
+  void ReleaseUpTo(uint64_t end) {
+    if (from_ == kNone || end <= from_) return;
+    t_.ReleasePages(from_, end - from_);
+    from_ = end;
+  }
+  const TableReader& t_;
+  uint64_t from_ = kNone;  // where the blocks not given back yet start
 };
 
 bool FollowsGitNaming(const std::string& name, const TableReader& t) {
@@ -432,12 +554,17 @@ Status VerifyTable(const TableReader& t, VerifyReport* report) {
   LookupAidsOff aids_off(t);
   ObjIndexCheck objs(t, ObjIndexCheck::kFingerprint);
   RefSectionCheck refs(t, report);
-  REFTAB_RETURN_IF_ERROR(t.ForEachBlock([&](const BlockView& b) {
-    ++report->blocks;
-    if (b.type == BlockType::kRef) return CheckRefBlock(t, b, &refs, &objs);
-    if (b.type == BlockType::kObj) return objs.OnObjBlock(b);
-    return Status::Ok();
-  }));
+  {
+    PassedBlocks passed(t);
+    REFTAB_RETURN_IF_ERROR(t.ForEachBlock([&](const BlockView& b) {
+      ++report->blocks;
+      Status s;
+      if (b.type == BlockType::kRef) s = CheckRefBlock(t, b, &refs, &objs);
+      if (b.type == BlockType::kObj) s = objs.OnObjBlock(b);
+      passed.Passed(b);
+      return s;
+    }));
+  }
   REFTAB_RETURN_IF_ERROR(objs.Finish());
   if (objs.needs_exact()) {
     ObjIndexCheck exact(t, ObjIndexCheck::kExact);

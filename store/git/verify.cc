@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "format/bytes.h"
 #include "store/git/refs/refname.h"
 #include "store/merge_cursor.h"
 
@@ -196,7 +197,7 @@ class Checker {
     }
     // The strings past depth_ keep their buffers for the names to come.
     if (depth_ == ancestors_.size()) ancestors_.emplace_back();
-    ancestors_[depth_++].assign(name);
+    AssignName(&ancestors_[depth_++], name);
   }
 
   GitVerifyReport* report_;

@@ -38,6 +38,7 @@ base_records() {
   val 'refs/heads/back\\slash' $A
   val 'refs/heads/tab\tx' $B
   val refs/heads/zz $C
+  val refs/heads/a-long-name/that-takes/more-than/two-blocks/of-32-bytes/to-copy $B
   sym refs/heads/sym-to-a refs/heads/a
   sym refs/heads/sym-dangling refs/heads/nowhere
   sym refs/heads/sym-unsafe ../../etc/passwd
@@ -115,24 +116,60 @@ cases=(
   "--format=%(refname) --points-at=$A"
   "--format=%(if)%(symref)%(then)%(refname)%(end) --omit-empty"
   "--format=%(refname) --stdin"
+  "--format=<%(refname)>%(refname)|"
+  "--format=%(refname)%(refname) --count=5"
 )
 printf 'refs/heads/s\nrefs/tags/\r\n' >"$T/patterns" # for --stdin
 n=0
+# Runs run() with the fast path and with the general path only; same output and status.
+compare_paths() {
+  fast_rc=0 general_rc=0
+  run >"$T/fast.out" 2>"$T/fast.err" || fast_rc=$?
+  REFTAB_TEST_FOR_EACH_REF_GENERAL=1 run >"$T/general.out" 2>"$T/general.err" || general_rc=$?
+  cmp -s "$T/fast.out" "$T/general.out" ||
+    fail "${store:-} for-each-ref $c: output differs: $(diff "$T/general.out" "$T/fast.out" | head)"
+  cmp -s "$T/fast.err" "$T/general.err" ||
+    fail "${store:-} for-each-ref $c: stderr differs: $(cat "$T/general.err") / $(cat "$T/fast.err")"
+  [[ $fast_rc -eq $general_rc ]] || fail "${store:-} for-each-ref $c: status $fast_rc, general $general_rc"
+  n=$((n + 1))
+}
 for store in "--stack $T/stack" "--git-dir $G"; do
   for c in "${cases[@]}"; do
     # shellcheck disable=SC2086  # the cases are word lists
     run() { "$REFTAB" $store for-each-ref $c <"$T/patterns"; }
-    fast_rc=0 general_rc=0
-    run >"$T/fast.out" 2>"$T/fast.err" || fast_rc=$?
-    REFTAB_TEST_FOR_EACH_REF_GENERAL=1 run >"$T/general.out" 2>"$T/general.err" || general_rc=$?
-    cmp -s "$T/fast.out" "$T/general.out" ||
-      fail "$store for-each-ref $c: output differs: $(diff "$T/general.out" "$T/fast.out" | head)"
-    cmp -s "$T/fast.err" "$T/general.err" ||
-      fail "$store for-each-ref $c: stderr differs: $(cat "$T/general.err") / $(cat "$T/fast.err")"
-    [[ $fast_rc -eq $general_rc ]] || fail "$store for-each-ref $c: status $fast_rc, general $general_rc"
-    n=$((n + 1))
+    compare_paths
   done
 done
+# Listings of many kilobytes (the fast path writes its lines in blocks of its own), with a
+# broken name, a symref and a dangerous name part way, whose lines come from the general
+# path's code in between: every line in its place, stderr and stdout interleaved as before.
+many_records() {
+  for i in $(seq 1000 9000); do val "refs/heads/branch-with-a-long-name/number-$i" $A; done
+  val 'refs/heads/branch-with-a-long-name/number-5000.lock' $B
+  sym refs/heads/branch-with-a-long-name/number-6000-sym refs/heads/a
+  val refs/tags/v1 $C
+}
+mkdir -p "$T/many"
+many_records | LC_ALL=C sort -t'"' -k8,8 |
+  "$REFTAB" write-table --min-update-index 1 --max-update-index 1 \
+    "$T/many/0x000000000001-0x000000000001-00000001.ref"
+echo 0x000000000001-0x000000000001-00000001.ref >"$T/many/tables.list"
+for c in "--format=%(refname)" "--format=[%(refname)]" "--format=%(refname) --count=7000"; do
+  run() { "$REFTAB" --stack "$T/many" for-each-ref $c 2>&1; }
+  compare_paths
+done
+lines=$(grep -c '^refs/' "$T/fast.out")
+[[ $lines -eq 7000 ]] || fail "--count=7000 listed $lines lines"
+grep -q '^warning: ignoring ref with broken name .*5000.lock$' "$T/fast.out" ||
+  fail "no warning for the broken name"
+val 'refs/heads/branch-with-a-long-name/number-7000/../x' $A | sed 's/"update_index":1/"update_index":2/' |
+  "$REFTAB" write-table --min-update-index 2 --max-update-index 2 \
+    "$T/many/0x000000000002-0x000000000002-00000002.ref"
+echo 0x000000000002-0x000000000002-00000002.ref >>"$T/many/tables.list"
+c="--format=%(refname)"
+run() { "$REFTAB" --stack "$T/many" for-each-ref $c 2>&1; }
+compare_paths
+grep -q 'fatal: refname is dangerous' "$T/fast.out" || fail "no fatal line: $(tail -2 "$T/fast.out")"
 # The listings are not trivially empty: the symref rules and the deletions show.
 out=$("$REFTAB" --stack "$T/stack" for-each-ref --format='%(refname) %(symref)')
 grep -qx 'refs/heads/sym-to-a refs/heads/a' <<<"$out" || fail "no symref line in: $out"

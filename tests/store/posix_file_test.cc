@@ -50,6 +50,30 @@ TEST(PosixFileTest, WholeFileReadsReturnEveryByte) {
   }
 }
 
+// Release gives pages back, not bytes: whatever ranges are released (unaligned, past the
+// end, the whole file), every byte reads as before.
+TEST(PosixFileTest, ReleasedRangesReadTheSameBytes) {
+  TempDir tmp("posixfile");
+  const std::string path = tmp.path() + "/mapped";
+  const std::string bytes = RandomBytes((1u << 20) + 123, 7);
+  WriteRaw(path, bytes);
+  auto file = PosixFileSystem()->OpenRead(path);
+  ASSERT_TRUE(file.ok()) << file.status().ToString();
+  const RandomAccessFile& f = **file;
+  ASSERT_EQ(f.size(), bytes.size());
+  auto same = [&] {
+    return std::string_view(reinterpret_cast<const char*>(f.data()), f.size()) == bytes;
+  };
+  ASSERT_TRUE(same());
+  const uint64_t ranges[][2] = {{0, 4096},          {100, 50000},       {4095, 2},
+                                {300000, 1u << 30}, {bytes.size(), 10}, {bytes.size() + 5, 1},
+                                {0, bytes.size()}};
+  for (const auto& r : ranges) {
+    f.Release(r[0], r[1]);
+    EXPECT_TRUE(same()) << r[0] << " " << r[1];
+  }
+}
+
 TEST(PosixFileTest, MissingFileNamesThePath) {
   TempDir tmp("posixfile");
   Result<std::string> read = PosixFileSystem()->ReadFile(tmp.path() + "/nothing-here");

@@ -262,5 +262,37 @@ TEST(VerifyRestartTest, RestartPointOffARecordIsRejected) {
   ExpectCorrupt(Verify(bytes), "restart point 1");
 }
 
+// Keys must increase: a record whose stored suffix makes its key smaller than, or equal to,
+// the one before (the prefix it shares with it is as written) is named.
+TEST(VerifyOrderTest, KeyNotAfterThePreviousIsRejected) {
+  std::vector<RefRecord> refs;
+  for (int i = 0; i < 40; ++i) {
+    RefRecord r;
+    r.refname = "refs/heads/branch-" + std::to_string(100 + i);
+    r.update_index = 1;
+    r.value_type = RefValueType::kVal1;
+    r.value = testutil::TestId(uint64_t(i) + 1, 20);
+    refs.push_back(r);
+  }
+  WriteOptions o;
+  o.block_size = 4096;  // one block; record 5 is no restart point
+  const std::string bytes = testutil::WriteTableToString(o, 1, 1, refs, {});
+  EXPECT_TRUE(Verify(bytes).ok()) << Verify(bytes).ToString();
+  // refs/heads/branch-105: 20 bytes shared with branch-104, then one byte of suffix ('5').
+  const size_t at =
+      bytes.find(std::string("\x14\x09"
+                             "5",
+                             3));
+  ASSERT_NE(at, std::string::npos);
+  for (char suffix : {'0', '4'}) {
+    std::string bad = bytes;
+    bad[at + 2] = suffix;
+    ExpectCorrupt(Verify(bad), "is not after 'refs/heads/branch-104'");
+  }
+  std::string later = bytes;
+  later[at + 2] = '6';  // equal to the next one instead
+  ExpectCorrupt(Verify(later), "'refs/heads/branch-106' is not after 'refs/heads/branch-106'");
+}
+
 }  // namespace
 }  // namespace reftab

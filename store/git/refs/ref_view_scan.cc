@@ -9,6 +9,9 @@
 
 namespace reftab {
 
+// Next()'s names are views of the cursors' key buffers (or their first part).
+static_assert(TableRefCursor::kKeyReadSlack >= RefViewScan::kNameReadSlack);
+
 struct RefViewScan::Impl {
   explicit Impl(std::shared_ptr<const Snapshot> s) : snap(std::move(s)), cursor(snap->readers()) {
     cursor.set_suppress_deletions(true);

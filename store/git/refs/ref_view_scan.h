@@ -46,6 +46,9 @@ class RefViewScan {
   // name as git reads it (StoredRefname: up to a NUL byte), valid until the next Next() or
   // Seek(); an empty view at the end or on error (status()), as no ref has an empty name.
   std::string_view Next();
+  // At least this many readable bytes (of no particular value) follow every name Next()
+  // returns, so that a caller may copy a name in fixed-size blocks.
+  static constexpr size_t kNameReadSlack = 16;
   // What git's listings make of the name Next() returned last (JudgeListedRefname), found
   // with the name: one quick look at a plain name (PlainlyValidRefname).
   ListedRefname judged() const { return judged_; }

@@ -283,6 +283,26 @@ TEST(RefnameTest, PlainlyValidOnlyWhenValid) {
   EXPECT_FALSE(PlainlyValidRefname("refs/heads/abcd/"));
 }
 
+// Every byte value at every position of names around the quick look's blocks (16 and 32
+// bytes): it passes exactly the bytes outside its set (whichever instructions the CPU has).
+TEST(RefnameTest, PlainlyValidTakesEveryPlainByte) {
+  auto looked_at = [](unsigned char c) {
+    return c < 0x21 || c > 0x7a || (c >= 0x5b && c <= 0x5e) || (c >= 0x3a && c <= 0x3f) ||
+           c == '*' || c == '.';
+  };
+  for (size_t n : {1, 2, 15, 16, 17, 31, 32, 33, 47, 48, 63, 64, 65, 70}) {
+    for (size_t i = 0; i < n; ++i) {
+      std::string name(n, 'x');
+      for (int c = 0; c < 256; ++c) {
+        name[i] = char(c);
+        bool plain = !looked_at(uint8_t(c)) && !(c == '/' && (i == 0 || i == n - 1)) &&
+                     !(n == 1 && c == '@');
+        EXPECT_EQ(PlainlyValidRefname(name), plain) << n << " " << i << " " << c;
+      }
+    }
+  }
+}
+
 TEST(RefnameTest, StoredNamesAsGitReadsThem) {
   EXPECT_EQ(StoredRefname("refs/heads/a\0evil"s), "refs/heads/a");
   EXPECT_EQ(StoredRefname("refs/heads/a"), "refs/heads/a");
