@@ -344,24 +344,28 @@ ObjectId LoggedId(const Snapshot& snap, const RefValue& v) {
 
 }  // namespace
 
-// The records a transaction writes, in table order.
+// The records a transaction writes, in table order. A ref is written from its update, whose
+// value CollectItem made the one to write (Absent: a tombstone), under the update index
+// `update_index`: a record per update held besides the updates themselves was a sixth of
+// the memory of a million creates.
 struct Stack::NewRecords {
-  std::vector<RefRecord> refs;
+  std::vector<Transaction::Item*> refs;
+  uint64_t update_index = 0;
   std::vector<LogRecord> logs;
   bool empty() const { return refs.empty() && logs.empty(); }
 };
 
 namespace {
 
-RefRecord RefFor(std::string refname, RefValue v, uint64_t update_index) {
-  RefRecord rec;
-  rec.refname = std::move(refname);
-  rec.update_index = update_index;
-  rec.value_type = v.type;
-  rec.value = v.id;
-  rec.peeled = v.peeled;
-  rec.target = std::move(v.target);
-  return rec;
+// `rec` made the record that writes `v` to `refname`.
+void SetRecord(const std::string& refname, const RefValue& v, uint64_t update_index,
+               RefRecord* rec) {
+  rec->refname = refname;
+  rec->update_index = update_index;
+  rec->value_type = v.type;
+  rec->value = v.id;
+  rec->peeled = v.peeled;
+  rec->target = v.target;
 }
 
 LogRecord LogFor(const std::string& refname, const LogInfo& info, const ObjectId& old_id,
@@ -431,33 +435,42 @@ Status CheckNoneBelow(const Snapshot& snap, const std::string& prefix, std::stri
   return it.status();
 }
 
-// All of a transaction's VerifyNoneBelow checks. Taken in name order, one iterator serves
-// them all: the first live ref at or after a prefix is also the first at or after each later
-// prefix up to it, so only a prefix past it needs a new seek (a transaction creating many
-// refs in a new directory seeks once, not once per ref). A conflict is reported as the
-// checks in the transaction's order find it first.
+// All of a transaction's VerifyNoneBelow checks, with one iterator for all of them: after a
+// seek to `sought`, the live ref found (`r`, if `have`) is the first at or after any prefix
+// from `sought` up to it, so a check only seeks again when its prefix lies outside that
+// range. Checks in name order (the git layer hands them so) then seek once per run of
+// prefixes with no ref between them (once in all, creating many refs in a new directory),
+// and a prefix out of order only costs a seek; checks in no order are sorted first, since a
+// seek per check would cost more than the sort. A conflict is reported as the checks in the
+// transaction's order find it first.
 // (A template only because Transaction::NoneBelow is private to the stack.)
 template <typename Check>
 Status CheckNoneBelowAll(const Snapshot& snap, const std::vector<Check>& checks) {
   if (checks.empty()) return Status::Ok();
   std::vector<const Check*> order;
   order.reserve(checks.size());
-  for (const Check& c : checks) order.push_back(&c);
-  auto by_prefix = [](const Check* a, const Check* b) { return a->prefix < b->prefix; };
-  if (!std::is_sorted(order.begin(), order.end(), by_prefix)) {
-    std::sort(order.begin(), order.end(), by_prefix);
+  size_t descents = 0;
+  for (const Check& c : checks) {
+    if (!order.empty() && c.prefix < order.back()->prefix) ++descents;
+    order.push_back(&c);
+  }
+  if (descents > checks.size() / 16) {
+    std::sort(order.begin(), order.end(),
+              [](const Check* a, const Check* b) { return a->prefix < b->prefix; });
   }
   MergedRefIterator it = snap.NewRefIterator();
   it.set_suppress_deletions(true);
   RefRecord r;
+  std::string_view sought;
   bool positioned = false, have = false, conflict = false;
   for (const Check* c : order) {
     const std::string& prefix = c->prefix;
-    if (!positioned || (have && r.refname < prefix)) {
+    if (!positioned || prefix < sought || (have && r.refname < prefix)) {
       REFTAB_RETURN_IF_ERROR(it.Seek(prefix));
       have = it.Next(&r);
       REFTAB_RETURN_IF_ERROR(it.status());
       positioned = true;
+      sought = prefix;
     }
     if (have && r.refname.compare(0, prefix.size(), prefix) == 0) {
       conflict = true;
@@ -477,10 +490,8 @@ Status Stack::CollectItem(Transaction::Item& item, bool blind, const Snapshot& s
                           NewRecords* out) const {
   if (blind && item.kind != Transaction::Kind::kVerify && !item.expected_old.checked() &&
       !item.log) {
-    out->refs.push_back(
-        RefFor(std::string(),
-               item.kind == Transaction::Kind::kDelete ? RefValue::Absent() : std::move(item.value),
-               next));
+    if (item.kind == Transaction::Kind::kDelete) item.value = RefValue::Absent();
+    out->refs.push_back(&item);
     return Status::Ok();
   }
   const size_t hs = snap.hash_size();
@@ -492,7 +503,8 @@ Status Stack::CollectItem(Transaction::Item& item, bool blind, const Snapshot& s
     return ExpectationFailed(item.refname, current, item.expected_old.value(), hs);
   }
   if (item.kind == Transaction::Kind::kVerify) return Status::Ok();
-  RefValue target = item.kind == Transaction::Kind::kDelete ? RefValue::Absent() : item.value;
+  if (item.kind == Transaction::Kind::kDelete) item.value = RefValue::Absent();
+  const RefValue& target = item.value;
   if (current.Equals(target, hs)) return Status::Ok();  // changes nothing: git writes nothing
   if (item.kind == Transaction::Kind::kDelete) {
     REFTAB_RETURN_IF_ERROR(AddReflogTombstones(snap, item.refname, &out->logs));
@@ -500,8 +512,7 @@ Status Stack::CollectItem(Transaction::Item& item, bool blind, const Snapshot& s
     out->logs.push_back(
         LogFor(item.refname, *item.log, LoggedId(snap, current), LoggedId(snap, target), next));
   }
-  // Nameless: CollectUpdates moves the item's name in once it has compared it with the next.
-  out->refs.push_back(RefFor(std::string(), std::move(target), next));
+  out->refs.push_back(&item);
   return Status::Ok();
 }
 
@@ -520,28 +531,19 @@ Status Stack::CollectUpdates(Transaction& tx, const Snapshot& snap, uint64_t nex
     std::stable_sort(sorted_end, items.end(), by_name);
     std::inplace_merge(items.begin(), sorted_end, items.end(), by_name);
   }
+  out->update_index = next;
   out->refs.reserve(items.size());
-  // A name moves into its record (a transaction is committed once, and a million names are
-  // not copied a second time) once the next item has been compared with it.
-  constexpr size_t kNone = size_t(-1);
-  size_t named_by_previous = kNone;  // the record the previous item added, if any
   for (size_t i = 0; i < items.size(); ++i) {
     Transaction::Item& item = *items[i];
     if (item.refname.empty()) return Status::InvalidArgument("empty refname in transaction");
     if (i > 0 && items[i - 1]->refname == item.refname) {
       return Status::InvalidArgument("multiple updates for ref '" + item.refname + "' not allowed");
     }
-    if (named_by_previous != kNone) {
-      out->refs[named_by_previous].refname = std::move(items[i - 1]->refname);
-    }
-    const size_t before = out->refs.size();
     REFTAB_RETURN_IF_ERROR(CollectItem(item, tx.blind_writes_, snap, next, out));
-    named_by_previous = out->refs.size() > before ? before : kNone;
-  }
-  if (named_by_previous != kNone) {
-    out->refs[named_by_previous].refname = std::move(items.back()->refname);
   }
   REFTAB_RETURN_IF_ERROR(CheckNoneBelowAll(snap, tx.empty_prefixes_));
+  // Checked: not needed while the table is written.
+  tx.empty_prefixes_ = {};
   // Moved, not copied: a transaction is committed once (Commit refuses a second time). When
   // the raw records are all there is (the git layer logs that way), the vector is taken whole.
   size_t first_raw = out->logs.size();
@@ -568,10 +570,13 @@ namespace {
 // A block size that holds the largest of the records in a block of its own: the record
 // (bounded above: each varint at most 10 bytes, both ids at their largest), plus the file
 // header, the block header and one restart entry with its count.
-uint32_t BlockSizeFor(const std::vector<RefRecord>& refs, const std::vector<LogRecord>& logs) {
+// (A template only because Transaction::Item is private to the stack.)
+template <typename Item>
+uint32_t BlockSizeFor(const std::vector<Item*>& refs, const std::vector<LogRecord>& logs) {
   constexpr size_t kOverhead = 4 * 10 + 2 * kMaxHashSize + 28 + 4 + 3 + 2;
   size_t largest = 0;
-  for (const RefRecord& r : refs) largest = std::max(largest, r.refname.size() + r.target.size());
+  for (const Item* r : refs)
+    largest = std::max(largest, r->refname.size() + r->value.target.size());
   for (const LogRecord& l : logs) {
     size_t n = l.refname.size() + 9 + l.name.size() + l.email.size() + l.message.size() + 40;
     largest = std::max(largest, n);
@@ -590,7 +595,11 @@ Status Stack::WriteTransactionTable(LockFile* lock, const NewRecords& records, u
   REFTAB_RETURN_IF_ERROR(WriteTempTable(
       first, next,
       [&](TableWriter& w) -> Status {
-        for (const RefRecord& r : records.refs) REFTAB_RETURN_IF_ERROR(w.AddRef(r));
+        RefRecord rec;  // one for all: its strings' room is reused
+        for (const Transaction::Item* item : records.refs) {
+          SetRecord(item->refname, item->value, records.update_index, &rec);
+          REFTAB_RETURN_IF_ERROR(w.AddRef(rec));
+        }
         for (const LogRecord& l : records.logs) REFTAB_RETURN_IF_ERROR(w.AddLog(l));
         return Status::Ok();
       },
