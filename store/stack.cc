@@ -435,51 +435,96 @@ Status CheckNoneBelow(const Snapshot& snap, const std::string& prefix, std::stri
   return it.status();
 }
 
-// All of a transaction's VerifyNoneBelow checks, with one iterator for all of them: after a
-// seek to `sought`, the live ref found (`r`, if `have`) is the first at or after any prefix
-// from `sought` up to it, so a check only seeks again when its prefix lies outside that
-// range. Checks in name order (the git layer hands them so) then seek once per run of
-// prefixes with no ref between them (once in all, creating many refs in a new directory),
-// and a prefix out of order only costs a seek; checks in no order are sorted first, since a
-// seek per check would cost more than the sort. A conflict is reported as the checks in the
-// transaction's order find it first.
-// (A template only because Transaction::NoneBelow is private to the stack.)
-template <typename Check>
-Status CheckNoneBelowAll(const Snapshot& snap, const std::vector<Check>& checks) {
-  if (checks.empty()) return Status::Ok();
-  std::vector<const Check*> order;
-  order.reserve(checks.size());
-  size_t descents = 0;
-  for (const Check& c : checks) {
-    if (!order.empty() && c.prefix < order.back()->prefix) ++descents;
-    order.push_back(&c);
+// The prefix of a VerifyNoneBelow check: `base`, followed by a '/' when `slash` (the check
+// below an update's own name, made without a copy of the name).
+struct Prefix {
+  std::string_view base;
+  bool slash = false;
+  size_t size() const { return base.size() + (slash ? 1 : 0); }
+  unsigned char at(size_t i) const { return i < base.size() ? base[i] : '/'; }
+  std::string str() const { return std::string(base) + (slash ? "/" : ""); }
+};
+
+// <0, 0 or >0 as `a` sorts before, with or after `b` (bytes unsigned, as std::string).
+int Compare(const Prefix& a, const Prefix& b) {
+  const size_t n = std::min(a.base.size(), b.base.size());
+  if (int c = n ? std::memcmp(a.base.data(), b.base.data(), n) : 0) return c;
+  // Past the shorter base, at most one byte is left to compare: its '/'.
+  const size_t m = std::min(a.size(), b.size());
+  for (size_t i = n; i < m; ++i) {
+    if (a.at(i) != b.at(i)) return a.at(i) < b.at(i) ? -1 : 1;
   }
-  if (descents > checks.size() / 16) {
-    std::sort(order.begin(), order.end(),
-              [](const Check* a, const Check* b) { return a->prefix < b->prefix; });
+  return a.size() < b.size() ? -1 : a.size() > b.size() ? 1 : 0;
+}
+
+bool StartsWith(const std::string& name, const Prefix& p) {
+  return name.size() >= p.size() && name.compare(0, p.base.size(), p.base) == 0 &&
+         (!p.slash || name[p.base.size()] == '/');
+}
+
+// Whether a live ref starts with one of `prefixes`, with one iterator for all of them:
+// after a seek to `sought`, the live ref found (`r`, if `have`) is the first at or after any
+// prefix from `sought` up to it, so a prefix needs a seek of its own only outside that range.
+// Prefixes in name order (the git layer hands its updates so) then seek once per run with
+// no ref between them (once in all, creating many refs in a new directory), and one out of
+// order only costs a seek; prefixes in no order are sorted first, since a seek for each would
+// cost more than the sort.
+Status AnyBelow(const Snapshot& snap, std::vector<Prefix> prefixes, bool* found) {
+  *found = false;
+  size_t descents = 0;
+  for (size_t i = 1; i < prefixes.size(); ++i) {
+    descents += Compare(prefixes[i], prefixes[i - 1]) < 0;
+  }
+  if (descents > prefixes.size() / 16) {
+    std::sort(prefixes.begin(), prefixes.end(),
+              [](const Prefix& a, const Prefix& b) { return Compare(a, b) < 0; });
   }
   MergedRefIterator it = snap.NewRefIterator();
   it.set_suppress_deletions(true);
   RefRecord r;
-  std::string_view sought;
-  bool positioned = false, have = false, conflict = false;
-  for (const Check* c : order) {
-    const std::string& prefix = c->prefix;
-    if (!positioned || prefix < sought || (have && r.refname < prefix)) {
-      REFTAB_RETURN_IF_ERROR(it.Seek(prefix));
+  std::string sought;
+  bool positioned = false, have = false;
+  for (const Prefix& prefix : prefixes) {
+    if (!positioned || Compare(prefix, Prefix{sought}) < 0 ||
+        (have && Compare(Prefix{r.refname}, prefix) < 0)) {
+      sought = prefix.str();
+      REFTAB_RETURN_IF_ERROR(it.Seek(sought));
       have = it.Next(&r);
       REFTAB_RETURN_IF_ERROR(it.status());
       positioned = true;
-      sought = prefix;
     }
-    if (have && r.refname.compare(0, prefix.size(), prefix) == 0) {
-      conflict = true;
-      break;
+    if (have && StartsWith(r.refname, prefix)) return *found = true, Status::Ok();
+  }
+  return Status::Ok();
+}
+
+// All of a transaction's VerifyNoneBelow checks, those added with their prefix (`checks`)
+// and those of updates in `items` (in name order) marked none_below. A conflict is reported
+// as the checks in the transaction's order find it first.
+// (A template only because Transaction's Item and NoneBelow are private to the stack.)
+template <typename Check, typename Item>
+Status CheckNoneBelowAll(const Snapshot& snap, const std::vector<Check>& checks,
+                         const std::vector<Item*>& items, const std::vector<Item>& in_order) {
+  std::vector<Prefix> prefixes;
+  prefixes.reserve(checks.size());
+  for (const Check& c : checks) prefixes.push_back(Prefix{c.prefix});
+  bool found = false;
+  REFTAB_RETURN_IF_ERROR(AnyBelow(snap, std::move(prefixes), &found));
+  if (found) {
+    for (const Check& c : checks) {
+      REFTAB_RETURN_IF_ERROR(CheckNoneBelow(snap, c.prefix, c.key()));
     }
   }
-  if (!conflict) return Status::Ok();
-  for (const Check& c : checks) {
-    REFTAB_RETURN_IF_ERROR(CheckNoneBelow(snap, c.prefix, c.key()));
+  prefixes.clear();
+  for (const Item* item : items) {
+    if (item->none_below) prefixes.push_back(Prefix{item->refname, true});
+  }
+  if (prefixes.empty()) return Status::Ok();
+  REFTAB_RETURN_IF_ERROR(AnyBelow(snap, std::move(prefixes), &found));
+  if (!found) return Status::Ok();
+  for (const Item& item : in_order) {
+    if (item.none_below)
+      REFTAB_RETURN_IF_ERROR(CheckNoneBelow(snap, item.refname + "/", item.refname));
   }
   return Status::Ok();
 }
@@ -541,7 +586,7 @@ Status Stack::CollectUpdates(Transaction& tx, const Snapshot& snap, uint64_t nex
     }
     REFTAB_RETURN_IF_ERROR(CollectItem(item, tx.blind_writes_, snap, next, out));
   }
-  REFTAB_RETURN_IF_ERROR(CheckNoneBelowAll(snap, tx.empty_prefixes_));
+  REFTAB_RETURN_IF_ERROR(CheckNoneBelowAll(snap, tx.empty_prefixes_, items, tx.updates_));
   // Checked: not needed while the table is written.
   tx.empty_prefixes_ = {};
   // Moved, not copied: a transaction is committed once (Commit refuses a second time). When
@@ -731,18 +776,18 @@ const RefValue& Transaction::ExpectedOld::value() const {
 
 void Transaction::Update(std::string refname, RefValue value, std::optional<RefValue> expected_old,
                          std::optional<LogInfo> log) {
-  updates_.push_back(Item{Kind::kUpdate, std::move(refname), std::move(value),
+  updates_.push_back(Item{Kind::kUpdate, false, std::move(refname), std::move(value),
                           ExpectedOld(std::move(expected_old)),
                           log ? std::make_unique<LogInfo>(std::move(*log)) : nullptr});
 }
 
 void Transaction::Delete(std::string refname, std::optional<RefValue> expected_old) {
-  updates_.push_back(Item{Kind::kDelete, std::move(refname), RefValue::Absent(),
+  updates_.push_back(Item{Kind::kDelete, false, std::move(refname), RefValue::Absent(),
                           ExpectedOld(std::move(expected_old)), nullptr});
 }
 
 void Transaction::Verify(std::string refname, RefValue expected) {
-  updates_.push_back(Item{Kind::kVerify, std::move(refname), RefValue::Absent(),
+  updates_.push_back(Item{Kind::kVerify, false, std::move(refname), RefValue::Absent(),
                           ExpectedOld(std::optional<RefValue>(std::move(expected))), nullptr});
 }
 
@@ -754,6 +799,10 @@ void Transaction::VerifyNoneBelow(std::string prefix, std::string for_key) {
   if (!check.key_is_prefix_dir) check.for_key = std::move(for_key);
   check.prefix = std::move(prefix);
   empty_prefixes_.push_back(std::move(check));
+}
+
+void Transaction::VerifyNoneBelowLast() {
+  if (!updates_.empty()) updates_.back().none_below = true;
 }
 
 void Transaction::Reserve(size_t updates, size_t logs, size_t none_below) {

@@ -410,7 +410,8 @@ Status GitRefTransaction::CheckAvailable(const std::vector<size_t>& to_check) {
     if (s.ok()) return s;
     if (s.code() != Code::kConflict) return s;
     free_dirs_.clear();
-    new_names_.clear();
+    for (size_t i : by_name) updates_[i].new_name = false;
+    new_names_ = 0;
   }
   return CheckNamesAvailable(to_check, nullptr, /*stop_at_first=*/false);
 }
@@ -515,7 +516,8 @@ Status GitRefTransaction::CheckNameAvailable(size_t i, size_t checked,
     return conflict("cannot process '" + name + "' and '" + std::string(it->first) +
                     "' at the same time");
   }
-  new_names_.push_back(i);
+  updates_[i].new_name = true;
+  ++new_names_;
   return Status::Ok();
 }
 
@@ -614,18 +616,8 @@ Status GitRefTransaction::Write() {
     logs += u.may_log;
   }
   for (auto& [stack, tx] : txs) {
-    tx.Reserve(updates_.size() + renamed + free_dirs_.size(), logs, new_names_.size());
+    tx.Reserve(updates_.size() + renamed + free_dirs_.size(), logs);
   }
-  // The conflict checks ran before the stack's lock; that nothing has appeared below a new
-  // name since is checked again under it (and, below, that no parent directory of one has
-  // become a ref).
-  for (size_t i : new_names_) {
-    const std::string& name = updates_[i].refname;
-    REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, Where(updates_[i]));
-    auto it = txs.find(at.stack);
-    if (it != txs.end()) it->second.VerifyNoneBelow(name + "/", name);
-  }
-  new_names_.clear();
   // The updates go to the stack transactions in name order, the order of their table, so
   // that these need not sort them again (with a million updates, a sort is a tenth of the
   // commit). Those without a name in refnames_ (HEAD's reflog entry over its branch) follow
@@ -646,10 +638,29 @@ Status GitRefTransaction::Write() {
   // The count reaches the total as the tables are queued; the phase ends once they are
   // written.
   ProgressPhase phase(progress_, "Updating references", updates_.size());
+  // The conflict checks ran before the stack's lock; that nothing has appeared below a new
+  // name since is checked again under it (and, below, that no parent directory of one has
+  // become a ref), by the item the name goes into when there is one.
   auto write_one = [&](Item& u) -> Status {
-    if (!u.queued) return Status::Ok();
+    if (!u.queued) {
+      if (u.new_name) {
+        REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, Where(u));
+        auto it = txs.find(at.stack);
+        if (it != txs.end()) it->second.VerifyNoneBelow(u.refname + "/", u.refname);
+      }
+      return Status::Ok();
+    }
     REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, Where(u));
     Transaction& tx = txs.try_emplace(at.stack, at.stack).first->second;
+    // `moved`: the name just went into the transaction's last item.
+    auto none_below = [&](bool moved) {
+      if (!u.new_name) return;
+      if (moved) {
+        tx.VerifyNoneBelowLast();
+      } else {
+        tx.VerifyNoneBelow(u.refname + "/", u.refname);
+      }
+    };
     const bool is_symref = u.exists && u.current_type == RefValueType::kSymref;
     std::optional<RefValue> pin;
     if (u.old_value && (u.old_value->type == RefValueType::kSymref || !is_symref)) {
@@ -663,12 +674,15 @@ Status GitRefTransaction::Write() {
       pin.reset();
     }
     if (!u.new_value) {
-      if (!u.log_only && pin) tx.Verify(std::move(u.refname), std::move(*pin));
+      const bool verify = !u.log_only && pin;
+      if (verify) tx.Verify(std::move(u.refname), std::move(*pin));
+      none_below(verify);
       return Status::Ok();
     }
     const bool null_new = IsNullNew(*u.new_value, hs);
     if (null_new && !is_symref) {
       tx.Delete(std::move(u.refname), std::move(pin));  // the ref and its reflog
+      none_below(true);
       return Status::Ok();
     }
     bool log = (u.flags & kGitRefForceCreateReflog) != 0;
@@ -679,9 +693,13 @@ Status GitRefTransaction::Write() {
                                          std::move(u.message), &entry));
       if (entry) tx.AddLogRecord(std::move(*entry));
     }
-    if (u.log_only) return Status::Ok();
+    if (u.log_only) {
+      none_below(false);
+      return Status::Ok();
+    }
     tx.Update(std::move(u.refname), null_new ? RefValue::Absent() : std::move(*u.new_value),
               std::move(pin));
+    none_below(true);
     return Status::Ok();
   };
   for (size_t i : order) {

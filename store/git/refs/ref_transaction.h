@@ -165,6 +165,7 @@ class GitRefTransaction {
     bool rejected = false;     // left out of a batch (rejected_ says why)
     bool check_names = false;  // a name that appears: CheckAvailable checks the names around it
     bool may_log = false;      // GitRefStore::MayWriteLog, or a forced reflog (set by Write)
+    bool new_name = false;     // a name it creates, found free: checked again under the lock
   };
   // Why a failure of one update may reject it alone; nullopt: it fails the transaction.
   using Why = std::optional<GitRefRejectReason>;
@@ -204,7 +205,7 @@ class GitRefTransaction {
   // in updates_ (a deque, so they stay where they are), not a second copy of each.
   Refnames refnames_;
   std::string head_target_;             // HEAD's referent when HEAD is a symref
-  std::vector<size_t> new_names_;       // updates whose names it creates, checked free
+  size_t new_names_ = 0;                // updates whose names it creates (Item::new_name)
   std::vector<std::string> free_dirs_;  // parents of new names, found not to be refs
   enum class State { kOpen, kPrepared, kClosed };
   State state_ = State::kOpen;
