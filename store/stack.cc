@@ -345,24 +345,28 @@ ObjectId LoggedId(const Snapshot& snap, const RefValue& v) {
 
 }  // namespace
 
-// The records a transaction writes, in table order.
+// The records a transaction writes, in table order. A ref is written from its update, whose
+// value CollectItem made the one to write (Absent: a tombstone), under the update index
+// `update_index`: a record per update held besides the updates themselves was a sixth of
+// the memory of a million creates.
 struct Stack::NewRecords {
-  std::vector<RefRecord> refs;
+  std::vector<Transaction::Item*> refs;
+  uint64_t update_index = 0;
   std::vector<LogRecord> logs;
   bool empty() const { return refs.empty() && logs.empty(); }
 };
 
 namespace {
 
-RefRecord RefFor(std::string refname, RefValue v, uint64_t update_index) {
-  RefRecord rec;
-  rec.refname = std::move(refname);
-  rec.update_index = update_index;
-  rec.value_type = v.type;
-  rec.value = v.id;
-  rec.peeled = v.peeled;
-  rec.target = std::move(v.target);
-  return rec;
+// `rec` made the record that writes `v` to `refname`.
+void SetRecord(const std::string& refname, const RefValue& v, uint64_t update_index,
+               RefRecord* rec) {
+  rec->refname = refname;
+  rec->update_index = update_index;
+  rec->value_type = v.type;
+  rec->value = v.id;
+  rec->peeled = v.peeled;
+  rec->target = v.target;
 }
 
 LogRecord LogFor(const std::string& refname, const LogInfo& info, const ObjectId& old_id,
@@ -431,54 +435,106 @@ Status CheckNoneBelow(const Snapshot& snap, const std::string& prefix, std::stri
   return it.status();
 }
 
-// All of a transaction's VerifyNoneBelow checks. Taken in name order, one cursor serves
-// them all: each walk stops at the first record past its prefix, deleted or not, and the
-// next prefix seeks again only if it lies past that record (a transaction creating many
-// refs in a new directory seeks once, not once per ref); no walk reads the deleted names
-// after a prefix. A conflict is reported as the checks in the transaction's order find it
-// first.
-// (A template only because Transaction::NoneBelow is private to the stack.)
-template <typename Check>
-Status CheckNoneBelowAll(const Snapshot& snap, const std::vector<Check>& checks) {
-  if (checks.empty()) return Status::Ok();
-  std::vector<const Check*> order;
-  order.reserve(checks.size());
-  for (const Check& c : checks) order.push_back(&c);
-  auto by_prefix = [](const Check* a, const Check* b) { return a->prefix < b->prefix; };
-  if (!std::is_sorted(order.begin(), order.end(), by_prefix)) {
-    std::sort(order.begin(), order.end(), by_prefix);
+// The prefix of a VerifyNoneBelow check: `base`, followed by a '/' when `slash` (the check
+// below an update's own name, made without a copy of the name).
+struct Prefix {
+  std::string_view base;
+  bool slash = false;
+  size_t size() const { return base.size() + (slash ? 1 : 0); }
+  unsigned char at(size_t i) const { return i < base.size() ? base[i] : '/'; }
+  std::string str() const { return std::string(base) + (slash ? "/" : ""); }
+};
+
+// <0, 0 or >0 as `a` sorts before, with or after `b` (bytes unsigned, as std::string).
+int Compare(const Prefix& a, const Prefix& b) {
+  const size_t n = std::min(a.base.size(), b.base.size());
+  if (int c = n ? std::memcmp(a.base.data(), b.base.data(), n) : 0) return c;
+  // Past the shorter base, at most one byte is left to compare: its '/'.
+  const size_t m = std::min(a.size(), b.size());
+  for (size_t i = n; i < m; ++i) {
+    if (a.at(i) != b.at(i)) return a.at(i) < b.at(i) ? -1 : 1;
+  }
+  return a.size() < b.size() ? -1 : a.size() > b.size() ? 1 : 0;
+}
+
+bool StartsWith(std::string_view name, const Prefix& p) {
+  return name.size() >= p.size() && name.substr(0, p.base.size()) == p.base &&
+         (!p.slash || name[p.base.size()] == '/');
+}
+
+// Whether a live ref starts with one of `prefixes`, with one cursor for all of them. Each
+// walk stops at the first record past its prefix, deleted or not, so no walk reads the
+// deleted names after a prefix; records between the last seek and where the cursor stands
+// were walked under an earlier prefix and found deleted (a prefix that sorts among them has
+// nothing live either), so a prefix needs a seek of its own only outside that range.
+// Prefixes in name order (the git layer hands its updates so) then seek once per run with no
+// record between them (once in all, creating many refs in a new directory), and one out of
+// order only costs a seek; prefixes in no order are sorted first, since a seek for each would
+// cost more than the sort.
+Status AnyBelow(const Snapshot& snap, std::vector<Prefix> prefixes, bool* found) {
+  *found = false;
+  size_t descents = 0;
+  for (size_t i = 1; i < prefixes.size(); ++i) {
+    descents += Compare(prefixes[i], prefixes[i - 1]) < 0;
+  }
+  if (descents > prefixes.size() / 16) {
+    std::sort(prefixes.begin(), prefixes.end(),
+              [](const Prefix& a, const Prefix& b) { return Compare(a, b) < 0; });
   }
   RefMergeCursor it(snap.readers());
   RefRecord r;
-  // `have`: the cursor is on a record, whose name is `at`. Records between a prefix and
-  // `at` were walked under an earlier prefix and found deleted, or there are none.
-  bool positioned = false, have = false, conflict = false;
+  std::string sought;
+  // `have`: the cursor is on a record, whose name is `at`.
+  bool positioned = false, have = false;
   std::string_view at;
   auto next = [&] {
     if (!it.NextView(&r)) return false;
     at = it.key();
     return true;
   };
-  for (const Check* c : order) {
-    const std::string_view prefix = c->prefix;
-    if (!positioned || (have && at < prefix)) {
-      REFTAB_RETURN_IF_ERROR(it.Seek(prefix));
+  for (const Prefix& prefix : prefixes) {
+    if (!positioned || Compare(prefix, Prefix{sought}) < 0 ||
+        (have && Compare(Prefix{at}, prefix) < 0)) {
+      sought = prefix.str();
+      REFTAB_RETURN_IF_ERROR(it.Seek(sought));
       positioned = true;
       have = next();
     }
-    while (have && at.substr(0, prefix.size()) == prefix) {
-      if (!r.is_deletion()) {
-        conflict = true;
-        break;
-      }
+    while (have && StartsWith(at, prefix)) {
+      if (!r.is_deletion()) return *found = true, Status::Ok();
       have = next();
     }
-    if (conflict) break;
   }
-  REFTAB_RETURN_IF_ERROR(it.status());  // an error ends the walk (have is false after it)
-  if (!conflict) return Status::Ok();
-  for (const Check& c : checks) {
-    REFTAB_RETURN_IF_ERROR(CheckNoneBelow(snap, c.prefix, c.key()));
+  return it.status();  // an error ends the walk (have is false after it)
+}
+
+// All of a transaction's VerifyNoneBelow checks, those added with their prefix (`checks`)
+// and those of updates in `items` (in name order) marked none_below. A conflict is reported
+// as the checks in the transaction's order find it first.
+// (A template only because Transaction's Item and NoneBelow are private to the stack.)
+template <typename Check, typename Item>
+Status CheckNoneBelowAll(const Snapshot& snap, const std::vector<Check>& checks,
+                         const std::vector<Item*>& items, const std::vector<Item>& in_order) {
+  std::vector<Prefix> prefixes;
+  prefixes.reserve(checks.size());
+  for (const Check& c : checks) prefixes.push_back(Prefix{c.prefix});
+  bool found = false;
+  REFTAB_RETURN_IF_ERROR(AnyBelow(snap, std::move(prefixes), &found));
+  if (found) {
+    for (const Check& c : checks) {
+      REFTAB_RETURN_IF_ERROR(CheckNoneBelow(snap, c.prefix, c.key()));
+    }
+  }
+  prefixes.clear();
+  for (const Item* item : items) {
+    if (item->none_below) prefixes.push_back(Prefix{item->refname, true});
+  }
+  if (prefixes.empty()) return Status::Ok();
+  REFTAB_RETURN_IF_ERROR(AnyBelow(snap, std::move(prefixes), &found));
+  if (!found) return Status::Ok();
+  for (const Item& item : in_order) {
+    if (item.none_below)
+      REFTAB_RETURN_IF_ERROR(CheckNoneBelow(snap, item.refname + "/", item.refname));
   }
   return Status::Ok();
 }
@@ -489,10 +545,8 @@ Status Stack::CollectItem(Transaction::Item& item, bool blind, const Snapshot& s
                           NewRecords* out) const {
   if (blind && item.kind != Transaction::Kind::kVerify && !item.expected_old.checked() &&
       !item.log) {
-    out->refs.push_back(
-        RefFor(std::string(),
-               item.kind == Transaction::Kind::kDelete ? RefValue::Absent() : std::move(item.value),
-               next));
+    if (item.kind == Transaction::Kind::kDelete) item.value = RefValue::Absent();
+    out->refs.push_back(&item);
     return Status::Ok();
   }
   const size_t hs = snap.hash_size();
@@ -504,7 +558,8 @@ Status Stack::CollectItem(Transaction::Item& item, bool blind, const Snapshot& s
     return ExpectationFailed(item.refname, current, item.expected_old.value(), hs);
   }
   if (item.kind == Transaction::Kind::kVerify) return Status::Ok();
-  RefValue target = item.kind == Transaction::Kind::kDelete ? RefValue::Absent() : item.value;
+  if (item.kind == Transaction::Kind::kDelete) item.value = RefValue::Absent();
+  const RefValue& target = item.value;
   if (current.Equals(target, hs)) return Status::Ok();  // changes nothing: git writes nothing
   if (item.kind == Transaction::Kind::kDelete) {
     REFTAB_RETURN_IF_ERROR(AddReflogTombstones(snap, item.refname, &out->logs));
@@ -512,8 +567,7 @@ Status Stack::CollectItem(Transaction::Item& item, bool blind, const Snapshot& s
     out->logs.push_back(
         LogFor(item.refname, *item.log, LoggedId(snap, current), LoggedId(snap, target), next));
   }
-  // Nameless: CollectUpdates moves the item's name in once it has compared it with the next.
-  out->refs.push_back(RefFor(std::string(), std::move(target), next));
+  out->refs.push_back(&item);
   return Status::Ok();
 }
 
@@ -532,28 +586,19 @@ Status Stack::CollectUpdates(Transaction& tx, const Snapshot& snap, uint64_t nex
     std::stable_sort(sorted_end, items.end(), by_name);
     std::inplace_merge(items.begin(), sorted_end, items.end(), by_name);
   }
+  out->update_index = next;
   out->refs.reserve(items.size());
-  // A name moves into its record (a transaction is committed once, and a million names are
-  // not copied a second time) once the next item has been compared with it.
-  constexpr size_t kNone = size_t(-1);
-  size_t named_by_previous = kNone;  // the record the previous item added, if any
   for (size_t i = 0; i < items.size(); ++i) {
     Transaction::Item& item = *items[i];
     if (item.refname.empty()) return Status::InvalidArgument("empty refname in transaction");
     if (i > 0 && items[i - 1]->refname == item.refname) {
       return Status::InvalidArgument("multiple updates for ref '" + item.refname + "' not allowed");
     }
-    if (named_by_previous != kNone) {
-      out->refs[named_by_previous].refname = std::move(items[i - 1]->refname);
-    }
-    const size_t before = out->refs.size();
     REFTAB_RETURN_IF_ERROR(CollectItem(item, tx.blind_writes_, snap, next, out));
-    named_by_previous = out->refs.size() > before ? before : kNone;
   }
-  if (named_by_previous != kNone) {
-    out->refs[named_by_previous].refname = std::move(items.back()->refname);
-  }
-  REFTAB_RETURN_IF_ERROR(CheckNoneBelowAll(snap, tx.empty_prefixes_));
+  REFTAB_RETURN_IF_ERROR(CheckNoneBelowAll(snap, tx.empty_prefixes_, items, tx.updates_));
+  // Checked: not needed while the table is written.
+  tx.empty_prefixes_ = {};
   // Moved, not copied: a transaction is committed once (Commit refuses a second time). When
   // the raw records are all there is (the git layer logs that way), the vector is taken whole.
   size_t first_raw = out->logs.size();
@@ -586,9 +631,13 @@ uint32_t BlockSizeFor(size_t largest) {
   return uint32_t(std::min<size_t>(largest + kOverhead, kMaxBlockSize));
 }
 
-uint32_t BlockSizeFor(const std::vector<RefRecord>& refs, const std::vector<LogRecord>& logs) {
+// The same for a transaction's refs and logs.
+// (A template only because Transaction::Item is private to the stack.)
+template <typename Item>
+uint32_t BlockSizeFor(const std::vector<Item*>& refs, const std::vector<LogRecord>& logs) {
   size_t largest = 0;
-  for (const RefRecord& r : refs) largest = std::max(largest, r.refname.size() + r.target.size());
+  for (const Item* r : refs)
+    largest = std::max(largest, r->refname.size() + r->value.target.size());
   for (const LogRecord& l : logs) {
     size_t n = l.refname.size() + 9 + l.name.size() + l.email.size() + l.message.size() + 40;
     largest = std::max(largest, n);
@@ -607,7 +656,11 @@ Status Stack::WriteTransactionTable(LockFile* lock, const NewRecords& records, u
   REFTAB_RETURN_IF_ERROR(WriteTempTable(
       first, next,
       [&](TableWriter& w) -> Status {
-        for (const RefRecord& r : records.refs) REFTAB_RETURN_IF_ERROR(w.AddRef(r));
+        RefRecord rec;  // one for all: its strings' room is reused
+        for (const Transaction::Item* item : records.refs) {
+          SetRecord(item->refname, item->value, records.update_index, &rec);
+          REFTAB_RETURN_IF_ERROR(w.AddRef(rec));
+        }
         for (const LogRecord& l : records.logs) REFTAB_RETURN_IF_ERROR(w.AddLog(l));
         return Status::Ok();
       },
@@ -760,18 +813,18 @@ const RefValue& Transaction::ExpectedOld::value() const {
 
 void Transaction::Update(std::string refname, RefValue value, std::optional<RefValue> expected_old,
                          std::optional<LogInfo> log) {
-  updates_.push_back(Item{Kind::kUpdate, std::move(refname), std::move(value),
+  updates_.push_back(Item{Kind::kUpdate, false, std::move(refname), std::move(value),
                           ExpectedOld(std::move(expected_old)),
                           log ? std::make_unique<LogInfo>(std::move(*log)) : nullptr});
 }
 
 void Transaction::Delete(std::string refname, std::optional<RefValue> expected_old) {
-  updates_.push_back(Item{Kind::kDelete, std::move(refname), RefValue::Absent(),
+  updates_.push_back(Item{Kind::kDelete, false, std::move(refname), RefValue::Absent(),
                           ExpectedOld(std::move(expected_old)), nullptr});
 }
 
 void Transaction::Verify(std::string refname, RefValue expected) {
-  updates_.push_back(Item{Kind::kVerify, std::move(refname), RefValue::Absent(),
+  updates_.push_back(Item{Kind::kVerify, false, std::move(refname), RefValue::Absent(),
                           ExpectedOld(std::optional<RefValue>(std::move(expected))), nullptr});
 }
 
@@ -783,6 +836,10 @@ void Transaction::VerifyNoneBelow(std::string prefix, std::string for_key) {
   if (!check.key_is_prefix_dir) check.for_key = std::move(for_key);
   check.prefix = std::move(prefix);
   empty_prefixes_.push_back(std::move(check));
+}
+
+void Transaction::VerifyNoneBelowLast() {
+  if (!updates_.empty()) updates_.back().none_below = true;
 }
 
 void Transaction::Reserve(size_t updates, size_t logs, size_t none_below) {

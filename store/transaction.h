@@ -98,6 +98,10 @@ class Transaction {
   // both a name and a directory of names (git's refs) puts `for_key + "/"` here, so that the
   // rule also holds against writers that committed after it looked.
   void VerifyNoneBelow(std::string prefix, std::string for_key);
+  // VerifyNoneBelow(refname + "/", refname) for the update added last (by Update, Delete or
+  // Verify; none: a no-op), without a second copy of its name: a layer that creates a
+  // million refs adds a million of these.
+  void VerifyNoneBelowLast();
   // Adds a raw reflog record (e.g. an existence marker or a rewritten entry). Its update
   // index is set to the transaction's unless `keep_update_index`.
   void AddLogRecord(LogRecord log, bool keep_update_index = false);
@@ -173,6 +177,7 @@ class Transaction {
   };
   struct Item {
     Kind kind;
+    bool none_below = false;  // VerifyNoneBelowLast
     std::string refname;
     RefValue value;
     ExpectedOld expected_old;

@@ -297,6 +297,49 @@ TEST(StackTest, VerifyNoneBelowSeesThroughRunsOfDeletedNames) {
   EXPECT_EQ(st.message(), "'refs/c/zz' exists; cannot create 'refs/c'");
 }
 
+// VerifyNoneBelowLast checks below an update's own name. The updates go in name order,
+// where a name extended by a byte below '/' ("v1-rc" after "v1") puts its prefix before the
+// last one: a live ref between the two ("v1-rc/x") must still be found, and checks of
+// several updates in mostly sorted order, a few out of it, find what lies below each.
+TEST(StackTest, VerifyNoneBelowLastAcrossPrefixesOutOfOrder) {
+  TempDir tmp;
+  auto s = OpenOrDie(tmp.path(), TestOptions());
+  ASSERT_TRUE(Put(*s, "refs/tags/v1-rc/x", 1).ok());
+  ASSERT_TRUE(Put(*s, "refs/tags/v2/y", 2).ok());
+  std::string list = ReadFileOr(tmp.path() + "/tables.list");
+  {
+    Transaction tx = s->NewTransaction();
+    for (const char* name : {"refs/tags/v1", "refs/tags/v1-rc"}) {
+      tx.Update(name, IdValue(3));
+      tx.VerifyNoneBelowLast();
+    }
+    Status st = tx.Commit();
+    EXPECT_EQ(st.code(), Code::kConflict) << st.ToString();
+    EXPECT_EQ(st.message(), "'refs/tags/v1-rc/x' exists; cannot create 'refs/tags/v1-rc'");
+    EXPECT_EQ(ReadFileOr(tmp.path() + "/tables.list"), list) << "nothing written";
+  }
+  {
+    // Given out of name order, and the conflict reported in the transaction's order.
+    Transaction tx = s->NewTransaction();
+    for (const char* name : {"refs/tags/v3", "refs/tags/v2", "refs/tags/v1", "refs/tags/v1-rc"}) {
+      tx.Update(name, IdValue(3));
+      tx.VerifyNoneBelowLast();
+    }
+    Status st = tx.Commit();
+    EXPECT_EQ(st.code(), Code::kConflict) << st.ToString();
+    EXPECT_EQ(st.message(), "'refs/tags/v2/y' exists; cannot create 'refs/tags/v2'");
+  }
+  Transaction tx = s->NewTransaction();
+  for (int i = 0; i < 100; ++i) {
+    tx.Update("refs/tags/w" + std::to_string(i), IdValue(4));
+    tx.VerifyNoneBelowLast();
+  }
+  tx.Update("refs/tags/v1", IdValue(4));
+  tx.VerifyNoneBelowLast();
+  tx.Update("refs/tags/v1-rc/z", IdValue(4));  // beside the live ref, not below a new name
+  EXPECT_TRUE(tx.Commit().ok());
+}
+
 TEST(StackTest, TransactionThatChangesNothingWritesNoTable) {
   TempDir tmp;
   auto s = OpenOrDie(tmp.path(), TestOptions());

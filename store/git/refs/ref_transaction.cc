@@ -1,6 +1,7 @@
 #include "store/git/refs/ref_transaction.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 
 #include "store/git/identity.h"
@@ -48,14 +49,73 @@ const char* GitRefRejectReasonText(GitRefRejectReason reason) {
   return "unknown failure";
 }
 
+// The objects CheckObject found, by id, in a table indexed by the id's first bytes (ids are
+// uniformly spread): refs of a bulk create often share their objects (branches and tags of
+// one history: a million refs, a thousand commits), and each is then read once, not once
+// per ref. A missing object is not remembered.
+struct GitRefTransaction::ObjectCache {
+  struct Entry {
+    ObjectId id{};
+    ObjectId peeled{};
+    GitObjectType type = GitObjectType::kNone;  // kNone: an empty slot
+    bool peeled_ok = false;
+  };
+  static constexpr size_t kSlots = 4096;
+  std::array<Entry, kSlots> slots;
+  Entry& For(const ObjectId& id) { return slots[(id[0] | size_t(id[1]) << 8) % kSlots]; }
+};
+
+GitRefTransaction::OptionalValue& GitRefTransaction::OptionalValue::operator=(
+    const OptionalValue& o) {
+  if (this != &o) *this = std::optional<RefValue>(o);
+  return *this;
+}
+
+GitRefTransaction::OptionalValue& GitRefTransaction::OptionalValue::operator=(
+    const std::optional<RefValue>& v) {
+  if (v) return *this = *v;
+  state_ = State::kNone;
+  value_.reset();
+  return *this;
+}
+
+GitRefTransaction::OptionalValue& GitRefTransaction::OptionalValue::operator=(const RefValue& v) {
+  if (v.exists()) {
+    value_ = std::make_unique<RefValue>(v);
+    state_ = State::kValue;
+  } else {
+    value_.reset();
+    state_ = State::kAbsent;
+  }
+  return *this;
+}
+
+const RefValue& GitRefTransaction::OptionalValue::operator*() const {
+  static const RefValue kAbsent = RefValue::Absent();
+  return value_ ? *value_ : kAbsent;
+}
+
+GitRefTransaction::OptionalValue::operator std::optional<RefValue>() const {
+  if (state_ == State::kNone) return std::nullopt;
+  return **this;
+}
+
+GitRefTransaction::GitRefTransaction(GitRefStore* store) : store_(store) {}
+GitRefTransaction::~GitRefTransaction() = default;
+GitRefTransaction::GitRefTransaction(GitRefTransaction&&) noexcept = default;
+GitRefTransaction& GitRefTransaction::operator=(GitRefTransaction&&) noexcept = default;
+
 // git looks the new object up: it must exist, a branch (or HEAD) must point at a commit, and
 // an annotated tag is stored with what it peels to.
 Status GitRefTransaction::CheckObject(const std::string& refname, RefValue* value, Why* why) {
   GitObjects* objects = store_->objects();
   if (!objects) return Status::Ok();
   const size_t hs = store_->hash_size();
-  GitObjectType type = GitObjectType::kNone;
-  REFTAB_RETURN_IF_ERROR(objects->TypeOf(value->id, &type));
+  if (!object_cache_) object_cache_ = std::make_unique<ObjectCache>();
+  ObjectCache::Entry& known = object_cache_->For(value->id);
+  const bool hit = known.type != GitObjectType::kNone && known.id == value->id;
+  GitObjectType type = hit ? known.type : GitObjectType::kNone;
+  if (!hit) REFTAB_RETURN_IF_ERROR(objects->TypeOf(value->id, &type));
   if (type == GitObjectType::kNone) {
     *why = GitRefRejectReason::kInvalidNewValue;
     return Status::InvalidArgument("trying to write ref '" + refname +
@@ -66,12 +126,16 @@ Status GitRefTransaction::CheckObject(const std::string& refname, RefValue* valu
     return Status::InvalidArgument("trying to write non-commit object " + HexId(value->id, hs) +
                                    " to branch '" + refname + "'");
   }
-  if (type == GitObjectType::kTag) {
-    ObjectId peeled{};
-    bool ok = false;
-    REFTAB_RETURN_IF_ERROR(objects->Peel(value->id, &peeled, &ok));
-    if (ok) *value = RefValue::Peeled(value->id, peeled);
+  ObjectId peeled{};
+  bool ok = false;
+  if (hit) {
+    peeled = known.peeled;
+    ok = known.peeled_ok;
+  } else {
+    if (type == GitObjectType::kTag) REFTAB_RETURN_IF_ERROR(objects->Peel(value->id, &peeled, &ok));
+    known = {value->id, peeled, type, ok};
   }
+  if (ok) *value = RefValue::Peeled(value->id, peeled);
   return Status::Ok();
 }
 
@@ -103,7 +167,7 @@ Status GitRefTransaction::Queue(Item item) {
   item.message = CleanReflogMessage(item.message, store_->max_log_message());
   updates_.push_back(std::move(item));
   // Hinted at the end: input in name order (a sorted --stdin list) inserts without a search.
-  refnames_.insert(refnames_.end(), updates_.back().refname);
+  refnames_.emplace_hint(refnames_.end(), updates_.back().refname, updates_.size() - 1);
   return Status::Ok();
 }
 
@@ -161,8 +225,8 @@ const std::string& GitRefTransaction::OriginalName(const Item& item) const {
 Status GitRefTransaction::RejectDuplicates() const {
   for (auto it = refnames_.begin(); it != refnames_.end(); ++it) {
     auto next = std::next(it);
-    if (next != refnames_.end() && *next == *it) {
-      return Status::InvalidArgument("multiple updates for ref '" + std::string(*it) +
+    if (next != refnames_.end() && next->first == it->first) {
+      return Status::InvalidArgument("multiple updates for ref '" + std::string(it->first) +
                                      "' not allowed");
     }
   }
@@ -211,7 +275,7 @@ Status GitRefTransaction::SplitAtSymref(size_t i, Why* why) {
   updates_[i].log_only = true;
   updates_[i].flags |= kGitRefNoDeref;
   updates_.push_back(std::move(next));
-  refnames_.insert(updates_.back().refname);
+  refnames_.emplace(updates_.back().refname, updates_.size() - 1);
   return Status::Ok();
 }
 
@@ -279,6 +343,7 @@ Status GitRefTransaction::PrepareItem(size_t i, std::vector<size_t>* to_check, W
     }
     // Nothing to check but the names around it; a delete of nothing writes nothing.
     to_check->push_back(i);
+    u.check_names = true;
     u.queued = u.new_value && !IsNullNew(*u.new_value, hs);
     return Status::Ok();
   }
@@ -314,32 +379,66 @@ bool GitRefTransaction::Reject(size_t i, const Status& failure, const Why& why) 
   u.rejected = true;
   u.queued = false;
   // A rejected name no longer counts for the conflict checks of the others.
-  auto named = refnames_.find(u.refname);
-  if (named != refnames_.end()) refnames_.erase(named);
+  for (auto [at, end] = refnames_.equal_range(u.refname); at != end; ++at) {
+    if (at->second == i) {
+      refnames_.erase(at);
+      break;
+    }
+  }
   rejected_.push_back({u.refname, u.new_value, u.old_value, *why, failure.message()});
   return true;
 }
 
 // git's rule that no ref is a directory of another: for each name that is about to appear,
 // none of its parents may exist or be in the transaction, and nothing may exist below it.
+// The names are checked in name order first, where neighbours share their parents and
+// directories (and the stack's own check under its lock then seeks once per directory);
+// only if one fails are they checked again in the transaction's order, which decides which
+// failure git reports (and in a batch, the order of the rejections).
 Status GitRefTransaction::CheckAvailable(const std::vector<size_t>& to_check) {
+  std::vector<size_t> by_name;
+  std::vector<Refnames::const_iterator> entries;
+  by_name.reserve(to_check.size());
+  entries.reserve(to_check.size());
+  for (auto it = refnames_.cbegin(); it != refnames_.cend(); ++it) {
+    if (!updates_[it->second].check_names) continue;
+    by_name.push_back(it->second);
+    entries.push_back(it);
+  }
+  if (by_name.size() == to_check.size()) {
+    Status s = CheckNamesAvailable(by_name, &entries, /*stop_at_first=*/true);
+    if (s.ok()) return s;
+    if (s.code() != Code::kConflict) return s;
+    free_dirs_.clear();
+    for (size_t i : by_name) updates_[i].new_name = false;
+    new_names_ = 0;
+  }
+  return CheckNamesAvailable(to_check, nullptr, /*stop_at_first=*/false);
+}
+
+// CheckAvailable over `names` in that order, with their entries in refnames_ if known;
+// `stop_at_first`: returns the first failure, rejecting nothing.
+Status GitRefTransaction::CheckNamesAvailable(const std::vector<size_t>& names,
+                                              const std::vector<Refnames::const_iterator>* entries,
+                                              bool stop_at_first) {
   // Looked up by view: most names share their parents, and a string is made only for a new one.
   std::set<std::string, std::less<>> dirs_seen;
   DirsBelow below;
   std::string_view previous;
-  for (size_t k = 0; k < to_check.size(); ++k) {
-    const size_t i = to_check[k];
+  for (size_t k = 0; k < names.size(); ++k) {
+    const size_t i = names[k];
     const std::string& name = updates_[i].refname;
-    below.next = k + 1 < to_check.size() ? to_check[k + 1] : std::string::npos;
+    below.next = k + 1 < names.size() ? names[k + 1] : std::string::npos;
     // The parents this name shares with the last one found free (most of them, for sorted
     // input) were checked with it: those whose '/' lies within the common prefix.
     const size_t n = std::min(previous.size(), name.size());
     const size_t common = size_t(
         std::mismatch(name.begin(), name.begin() + long(n), previous.begin()).first - name.begin());
     Why why;
-    Status s = CheckNameAvailable(i, common, &dirs_seen, &below, &why);
+    Status s =
+        CheckNameAvailable(i, common, &dirs_seen, &below, entries ? &(*entries)[k] : nullptr, &why);
     previous = s.ok() ? std::string_view(name) : std::string_view();
-    if (!s.ok() && !Reject(i, s, why)) return s;
+    if (!s.ok() && (stop_at_first || !Reject(i, s, why))) return s;
   }
   return Status::Ok();
 }
@@ -348,7 +447,8 @@ Status GitRefTransaction::CheckAvailable(const std::vector<size_t>& to_check) {
 // name under it is checked (and, in a batch, rejected) in its turn.
 Status GitRefTransaction::CheckNameAvailable(size_t i, size_t checked,
                                              std::set<std::string, std::less<>>* dirs_seen,
-                                             DirsBelow* dirs_below, Why* why) {
+                                             DirsBelow* dirs_below,
+                                             const Refnames::const_iterator* entry, Why* why) {
   const std::string& name = updates_[i].refname;
   auto conflict = [why](const std::string& message) {
     *why = GitRefRejectReason::kNameConflict;
@@ -409,12 +509,25 @@ Status GitRefTransaction::CheckNameAvailable(size_t i, size_t checked,
       return conflict("'" + existing + "' exists; cannot create '" + name + "'");
     }
   }
-  auto it = refnames_.lower_bound(below);
-  if (it != refnames_.end() && it->compare(0, below.size(), below) == 0) {
-    return conflict("cannot process '" + name + "' and '" + std::string(*it) +
+  // The first name of the transaction from `below` on: with the name's own entry known,
+  // most often the next one (only names that extend this one by a byte below '/' lie
+  // between), not a search of the whole map; past a few steps, the search after all.
+  Refnames::const_iterator it = refnames_.end();
+  bool found_it = false;
+  if (entry) {
+    it = std::next(*entry);
+    for (int steps = 0; steps < 8 && !found_it; ++steps, ++it) {
+      found_it = it == refnames_.end() || it->first >= std::string_view(below);
+      if (found_it) break;
+    }
+  }
+  if (!found_it) it = refnames_.lower_bound(below);
+  if (it != refnames_.end() && it->first.compare(0, below.size(), below) == 0) {
+    return conflict("cannot process '" + name + "' and '" + std::string(it->first) +
                     "' at the same time");
   }
-  new_names_.push_back(i);
+  updates_[i].new_name = true;
+  ++new_names_;
   return Status::Ok();
 }
 
@@ -509,32 +622,55 @@ Status GitRefTransaction::Write() {
     REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, Where(u));
     txs.try_emplace(at.stack, at.stack);
     renamed += at.key != u.refname;
-    logs += (u.flags & kGitRefForceCreateReflog) != 0 || store_->MayWriteLog(u.refname);
+    u.may_log = (u.flags & kGitRefForceCreateReflog) != 0 || store_->MayWriteLog(u.refname);
+    logs += u.may_log;
   }
   for (auto& [stack, tx] : txs) {
-    tx.Reserve(updates_.size() + renamed + free_dirs_.size(), logs, new_names_.size());
+    tx.Reserve(updates_.size() + renamed + free_dirs_.size(), logs);
   }
-  // The conflict checks ran before the stack's lock; that nothing has appeared below a new
-  // name since is checked again under it (and, below, that no parent directory of one has
-  // become a ref).
-  for (size_t i : new_names_) {
-    const std::string& name = updates_[i].refname;
-    REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, Where(updates_[i]));
-    auto it = txs.find(at.stack);
-    if (it != txs.end()) it->second.VerifyNoneBelow(name + "/", name);
+  // The updates go to the stack transactions in name order, the order of their table, so
+  // that these need not sort them again (with a million updates, a sort is a tenth of the
+  // commit). Those without a name in refnames_ (HEAD's reflog entry over its branch) follow
+  // in their order. Each update's names and message move on into its stack transaction.
+  std::vector<size_t> order;
+  order.reserve(updates_.size());
+  {
+    std::vector<bool> named(updates_.size());
+    for (const auto& [name, i] : refnames_) {
+      order.push_back(i);
+      named[i] = true;
+    }
+    for (size_t i = 0; i < updates_.size(); ++i) {
+      if (!named[i]) order.push_back(i);
+    }
   }
-  new_names_.clear();
-  // The queue is consumed as the stack transactions fill: each update's names and message
-  // move on, and its memory is free for theirs (a million creates would otherwise hold both
-  // at once). The name views of refnames_ go with it.
   refnames_.clear();
   // The count reaches the total as the tables are queued; the phase ends once they are
   // written.
   ProgressPhase phase(progress_, "Updating references", updates_.size());
+  // The conflict checks ran before the stack's lock; that nothing has appeared below a new
+  // name since is checked again under it (and, below, that no parent directory of one has
+  // become a ref), by the item the name goes into when there is one.
   auto write_one = [&](Item& u) -> Status {
-    if (!u.queued) return Status::Ok();
+    if (!u.queued) {
+      if (u.new_name) {
+        REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, Where(u));
+        auto it = txs.find(at.stack);
+        if (it != txs.end()) it->second.VerifyNoneBelow(u.refname + "/", u.refname);
+      }
+      return Status::Ok();
+    }
     REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, Where(u));
     Transaction& tx = txs.try_emplace(at.stack, at.stack).first->second;
+    // `moved`: the name just went into the transaction's last item.
+    auto none_below = [&](bool moved) {
+      if (!u.new_name) return;
+      if (moved) {
+        tx.VerifyNoneBelowLast();
+      } else {
+        tx.VerifyNoneBelow(u.refname + "/", u.refname);
+      }
+    };
     const bool is_symref = u.exists && u.current_type == RefValueType::kSymref;
     std::optional<RefValue> pin;
     if (u.old_value && (u.old_value->type == RefValueType::kSymref || !is_symref)) {
@@ -548,32 +684,40 @@ Status GitRefTransaction::Write() {
       pin.reset();
     }
     if (!u.new_value) {
-      if (!u.log_only && pin) tx.Verify(std::move(u.refname), std::move(*pin));
+      const bool verify = !u.log_only && pin;
+      if (verify) tx.Verify(std::move(u.refname), std::move(*pin));
+      none_below(verify);
       return Status::Ok();
     }
     const bool null_new = IsNullNew(*u.new_value, hs);
     if (null_new && !is_symref) {
       tx.Delete(std::move(u.refname), std::move(pin));  // the ref and its reflog
+      none_below(true);
       return Status::Ok();
     }
     bool log = (u.flags & kGitRefForceCreateReflog) != 0;
-    if (!log) REFTAB_RETURN_IF_ERROR(store_->ShouldWriteLog(u.refname, &log));
+    if (!log && u.may_log) REFTAB_RETURN_IF_ERROR(store_->ShouldWriteLog(u.refname, &log));
     if (log) {
       std::optional<LogRecord> entry;
       REFTAB_RETURN_IF_ERROR(LogEntryFor(*store_, u.refname, *u.new_value, u.current_id,
                                          std::move(u.message), &entry));
       if (entry) tx.AddLogRecord(std::move(*entry));
     }
-    if (u.log_only) return Status::Ok();
+    if (u.log_only) {
+      none_below(false);
+      return Status::Ok();
+    }
     tx.Update(std::move(u.refname), null_new ? RefValue::Absent() : std::move(*u.new_value),
               std::move(pin));
+    none_below(true);
     return Status::Ok();
   };
-  while (!updates_.empty()) {
+  for (size_t i : order) {
     phase.Tick();
-    REFTAB_RETURN_IF_ERROR(write_one(updates_.front()));
-    updates_.pop_front();
+    REFTAB_RETURN_IF_ERROR(write_one(updates_[i]));
   }
+  updates_.clear();
+  order = {};
   for (const std::string& dir : free_dirs_) {
     REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, store_->Locate(dir));
     auto it = txs.find(at.stack);

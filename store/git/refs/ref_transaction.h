@@ -20,6 +20,7 @@
 
 #include <deque>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -70,7 +71,10 @@ struct GitRefRejection {
 
 class GitRefTransaction {
  public:
-  explicit GitRefTransaction(GitRefStore* store) : store_(store) {}
+  explicit GitRefTransaction(GitRefStore* store);
+  ~GitRefTransaction();
+  GitRefTransaction(GitRefTransaction&&) noexcept;
+  GitRefTransaction& operator=(GitRefTransaction&&) noexcept;
 
   // Sets `refname` to `new_value` (an object id or RefValue::Symref(target); Absent deletes).
   // `old_value`: the value it must have now — an id, a symref target, or Absent (must not
@@ -114,10 +118,33 @@ class GitRefTransaction {
   Status Commit();
 
  private:
+  // An optional RefValue in 16 bytes where std::optional<RefValue> takes 112: an update
+  // expects nothing or, when it creates, only that the ref is absent, neither of which needs
+  // a RefValue of its own (each byte of a queued update counts a million times over).
+  class OptionalValue {
+   public:
+    OptionalValue() = default;
+    OptionalValue(const std::optional<RefValue>& v) { *this = v; }  // NOLINT: as the optional
+    OptionalValue(const OptionalValue& o) { *this = o; }
+    OptionalValue(OptionalValue&&) noexcept = default;
+    OptionalValue& operator=(const OptionalValue& o);
+    OptionalValue& operator=(OptionalValue&&) noexcept = default;
+    OptionalValue& operator=(const std::optional<RefValue>& v);
+    OptionalValue& operator=(const RefValue& v);
+    explicit operator bool() const { return state_ != State::kNone; }
+    const RefValue& operator*() const;
+    const RefValue* operator->() const { return &**this; }
+    operator std::optional<RefValue>() const;  // NOLINT: where an optional is wanted
+
+   private:
+    enum class State : unsigned char { kNone, kAbsent, kValue };
+    State state_ = State::kNone;
+    std::unique_ptr<RefValue> value_;  // kValue: an id or a symref target
+  };
   struct Item {
     std::string refname;
     std::optional<RefValue> new_value;  // nullopt: verify only
-    std::optional<RefValue> old_value;  // nullopt: not checked
+    OptionalValue old_value;            // empty: not checked
     unsigned flags = 0;
     std::string message;
     bool log_only = false;  // a symref passed through, or HEAD over its branch: reflog only
@@ -135,7 +162,10 @@ class GitRefTransaction {
     std::string current_target;
     ObjectId current_id{};  // the id it stands for (through symrefs)
     bool queued = false;
-    bool rejected = false;  // left out of a batch (rejected_ says why)
+    bool rejected = false;     // left out of a batch (rejected_ says why)
+    bool check_names = false;  // a name that appears: CheckAvailable checks the names around it
+    bool may_log = false;      // GitRefStore::MayWriteLog, or a forced reflog (set by Write)
+    bool new_name = false;     // a name it creates, found free: checked again under the lock
   };
   // Why a failure of one update may reject it alone; nullopt: it fails the transaction.
   using Why = std::optional<GitRefRejectReason>;
@@ -151,6 +181,10 @@ class GitRefTransaction {
   Status SplitAtSymref(size_t i, Why* why);
   Status CheckOldValue(const Item& item, Why* why) const;
   Status CheckAvailable(const std::vector<size_t>& to_check);
+  using Refnames = std::multimap<std::string_view, size_t>;
+  Status CheckNamesAvailable(const std::vector<size_t>& names,
+                             const std::vector<Refnames::const_iterator>* entries,
+                             bool stop_at_first);
   // What CheckAvailable learnt about the existing refs below a directory, for the names
   // after it: `empty_dir` holds none, `full_dir` holds some. `below` is the checked name
   // and a '/', in one buffer for all names. `next` is the update checked after this one
@@ -160,18 +194,20 @@ class GitRefTransaction {
     size_t next = std::string::npos;
   };
   Status CheckNameAvailable(size_t i, size_t checked, std::set<std::string, std::less<>>* dirs_seen,
-                            DirsBelow* below, Why* why);
+                            DirsBelow* below, const Refnames::const_iterator* entry, Why* why);
   Status Write();
 
   GitRefStore* store_;
+  struct ObjectCache;
+  std::unique_ptr<ObjectCache> object_cache_;  // made by the first CheckObject
   // A deque: a million queued updates grow without a vector's copy at every doubling.
   std::deque<Item> updates_;
   std::map<Stack*, Transaction> txs_;  // one per stack touched, locked by Prepare()
-  // Every name that will change, for conflict checks: views of the names in updates_ (a
-  // deque, so they stay where they are), not a second copy of each.
-  std::multiset<std::string_view> refnames_;
+  // Every name that will change, for conflict checks, with its update: views of the names
+  // in updates_ (a deque, so they stay where they are), not a second copy of each.
+  Refnames refnames_;
   std::string head_target_;             // HEAD's referent when HEAD is a symref
-  std::vector<size_t> new_names_;       // updates whose names it creates, checked free
+  size_t new_names_ = 0;                // updates whose names it creates (Item::new_name)
   std::vector<std::string> free_dirs_;  // parents of new names, found not to be refs
   enum class State { kOpen, kPrepared, kClosed };
   State state_ = State::kOpen;
