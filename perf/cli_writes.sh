@@ -25,10 +25,9 @@ if [[ -n $SHAPE ]]; then
   STDIN=$D/$SHAPE-$N/update-stdin.txt STACK=$D/$SHAPE-$N/stack
   ALTS=$D/$SHAPE-objects-$C.git/objects LABEL="$LABEL, $N refs"
 fi
-export GIT_CONFIG_NOSYSTEM=1 HOME=$D/home GIT_COMMITTER_NAME="C O Mitter" \
-  GIT_COMMITTER_EMAIL=committer@example.com GIT_COMMITTER_DATE="1700000000 +0000" \
-  GIT_AUTHOR_NAME="A U Thor" GIT_AUTHOR_EMAIL=author@example.com \
-  GIT_AUTHOR_DATE="1700000000 +0000"
+# shellcheck source=perf/git_env.sh
+source "$(dirname "$0")/git_env.sh"
+git_env "$D/home"
 W=$D/scratch/cli-writes
 OUT=$D/scratch/cli-writes-out
 mkdir -p "$OUT"

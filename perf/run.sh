@@ -66,10 +66,9 @@ if [[ -n $GIT ]]; then
 fi
 # git's commands read config and write reflogs: make both tools see the same, fixed setup.
 mkdir -p "$DATA/home"
-export GIT_CONFIG_NOSYSTEM=1 HOME=$DATA/home GIT_COMMITTER_NAME="C O Mitter" \
-  GIT_COMMITTER_EMAIL=committer@example.com GIT_COMMITTER_DATE="1700000000 +0000" \
-  GIT_AUTHOR_NAME="A U Thor" GIT_AUTHOR_EMAIL=author@example.com \
-  GIT_AUTHOR_DATE="1700000000 +0000"
+# shellcheck source=perf/git_env.sh
+source "$HERE/git_env.sh"
+git_env "$DATA/home"
 log "dataset in $DATA"
 GIT="$GIT" GITBENCH="$GITBENCH" bash "$HERE/dataset.sh" "$BUILD" "$DATA"
 ONE=$DATA/one

@@ -21,10 +21,9 @@ DATA=${REFTAB_BENCH_DIR:-/tmp/reftab-bench}
 REFTAB=$BUILD/cli/reftab
 mkdir -p "$OUT" "$DATA/home" "$DATA/scratch"
 OUT=$(cd "$OUT" && pwd)
-export GIT_CONFIG_NOSYSTEM=1 HOME=$DATA/home GIT_COMMITTER_NAME="C O Mitter" \
-  GIT_COMMITTER_EMAIL=committer@example.com GIT_COMMITTER_DATE="1700000000 +0000" \
-  GIT_AUTHOR_NAME="A U Thor" GIT_AUTHOR_EMAIL=author@example.com \
-  GIT_AUTHOR_DATE="1700000000 +0000"
+# shellcheck source=perf/git_env.sh
+source "$HERE/git_env.sh"
+git_env "$DATA/home"
 unset GIT_TEST_REFTABLE_AUTOCOMPACTION
 GIT="$GIT" bash "$HERE/dataset.sh" "$BUILD" "$DATA" shared "$N"
 SD=$DATA/shared-$N

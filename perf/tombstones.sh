@@ -38,10 +38,9 @@ TD=${REFTAB_TOMB_DIR:-$DATA/tombstones}
 REFTAB=$BUILD/cli/reftab
 mkdir -p "$OUT" "$DATA/home" "$TD"
 OUT=$(cd "$OUT" && pwd)
-export GIT_CONFIG_NOSYSTEM=1 HOME=$DATA/home GIT_COMMITTER_NAME="C O Mitter" \
-  GIT_COMMITTER_EMAIL=committer@example.com GIT_COMMITTER_DATE="1700000000 +0000" \
-  GIT_AUTHOR_NAME="A U Thor" GIT_AUTHOR_EMAIL=author@example.com \
-  GIT_AUTHOR_DATE="1700000000 +0000"
+# shellcheck source=perf/git_env.sh
+source "$HERE/git_env.sh"
+git_env "$DATA/home"
 OBJ=$DATA/shared-objects-1000.git
 # dataset.sh makes the 1,000 commits beside its smallest shape when they are missing.
 [[ -f $OBJ/ids.txt ]] || GIT="$GIT" bash "$HERE/dataset.sh" "$BUILD" "$DATA" shared 1000
