@@ -78,41 +78,6 @@ Status ReadWhole(const std::string& path, std::string* out) {
 
 bool IsSpace(char c) { return std::isspace(uint8_t(c)) != 0; }
 
-// Hex digit values as the high and the low half of a byte, 0x100 for anything else: a
-// million packed refs are two million ids to parse, and one lookup per digit, with no
-// branch, is what keeps that cheap.
-struct HexTable {
-  uint16_t hi[256];
-  uint16_t lo[256];
-  constexpr HexTable() : hi(), lo() {
-    for (int i = 0; i < 256; ++i) hi[i] = lo[i] = 0x100;
-    for (int i = 0; i < 16; ++i) {
-      const int digit = i < 10 ? '0' + i : 'a' + i - 10;
-      hi[digit] = uint16_t(i << 4);
-      lo[digit] = uint16_t(i);
-      if (i >= 10) {
-        hi[digit - 'a' + 'A'] = uint16_t(i << 4);
-        lo[digit - 'a' + 'A'] = uint16_t(i);
-      }
-    }
-  }
-};
-constexpr HexTable kHex;
-
-// Exactly 2 * hash_size hex digits (either case, as git reads them) into `out`.
-bool ParseHex(std::string_view hex, size_t hash_size, ObjectId* out) {
-  if (hex.size() != 2 * hash_size) return false;
-  const auto* p = reinterpret_cast<const uint8_t*>(hex.data());
-  uint16_t bad = 0;
-  *out = ObjectId{};
-  for (size_t i = 0; i < hash_size; ++i) {
-    const uint16_t v = kHex.hi[p[2 * i]] | kHex.lo[p[2 * i + 1]];
-    bad |= v;
-    (*out)[i] = uint8_t(v);
-  }
-  return (bad & 0x100) == 0;
-}
-
 // Loose and root refs as read, before packed ones are merged in.
 struct LooseRefs {
   std::vector<RefRecord> refs;
@@ -207,7 +172,7 @@ Status ScanPackedRefs(std::string_view text, size_t hash_size, OnRef&& on_ref) {
     pos = end == text.size() ? end : end + 1;
     if (line.empty() || line[0] == '#' || line[0] == '^') continue;
     if (line.size() < hex + 2 || line[hex] != ' ' ||
-        !ParseHex(line.substr(0, hex), hash_size, &id)) {
+        !ParseHexId(line.substr(0, hex), hash_size, &id)) {
       return Status::Corruption("packed-refs: line " + std::to_string(line_no) +
                                 ": unexpected line");
     }
@@ -234,8 +199,8 @@ void SplitIdent(std::string_view ident, LogRecord* log) {
 bool ParseReflogLine(std::string_view line, size_t hash_size, LogRecord* log) {
   const size_t hex = 2 * hash_size;
   if (line.size() < 2 * hex + 2 || line.back() != '\n') return false;
-  if (!ParseHex(line.substr(0, hex), hash_size, &log->old_id) || line[hex] != ' ') return false;
-  if (!ParseHex(line.substr(hex + 1, hex), hash_size, &log->new_id) || line[2 * hex + 1] != ' ')
+  if (!ParseHexId(line.substr(0, hex), hash_size, &log->old_id) || line[hex] != ' ') return false;
+  if (!ParseHexId(line.substr(hex + 1, hex), hash_size, &log->new_id) || line[2 * hex + 1] != ' ')
     return false;
   std::string_view rest = line.substr(2 * hex + 2);
   size_t gt = rest.find('>');
@@ -293,7 +258,7 @@ LooseKind ParseLooseRef(std::string_view contents, size_t hash_size, RefRecord* 
     return LooseKind::kSymref;
   }
   const size_t hex = 2 * hash_size;
-  if (contents.size() < hex || !ParseHex(contents.substr(0, hex), hash_size, &out->value) ||
+  if (contents.size() < hex || !ParseHexId(contents.substr(0, hex), hash_size, &out->value) ||
       (contents.size() > hex && !IsSpace(contents[hex]))) {
     return LooseKind::kBroken;
   }
