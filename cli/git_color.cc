@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cli/pager.h"
+#include "format/record.h"
 
 namespace reftab::cli {
 namespace {
@@ -27,19 +28,12 @@ bool WordIs(std::string_view word, const char* match) {
          strncasecmp(word.data(), match, word.size()) == 0;
 }
 
-int HexVal(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 bool ParseRgb(std::string_view w, Color* c) {
   if ((w.size() != 7 && w.size() != 4) || w[0] != '#') return false;
   size_t width = w.size() == 7 ? 2 : 1;
   int parts[3];
   for (size_t i = 0; i < 3; ++i) {
-    int hi = HexVal(w[1 + i * width]), lo = HexVal(w[1 + i * width + width - 1]);
+    int hi = HexDigitValue(w[1 + i * width]), lo = HexDigitValue(w[1 + i * width + width - 1]);
     if (hi < 0 || lo < 0) return false;
     parts[i] = hi * 16 + lo;
   }

@@ -158,13 +158,6 @@ namespace {
 class Parser {
  public:
   explicit Parser(std::string_view s) : s_(s) {}
-  static int Hex(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  }
-
   Result<JsonObject> Object() {
     JsonObject obj;
     SkipWs();
@@ -232,7 +225,7 @@ class Parser {
     if (i_ + 4 > s_.size()) return false;
     uint32_t v = 0;
     for (int k = 0; k < 4; ++k) {
-      int h = Hex(s_[i_ + k]);
+      int h = HexDigitValue(s_[i_ + k]);
       if (h < 0) return false;
       v = v << 4 | uint32_t(h);
     }
@@ -343,7 +336,7 @@ Status GetBytes(const JsonObject& obj, const char* key, std::string* out) {
   }
   out->clear();
   for (size_t i = 0; i < h.size(); i += 2) {
-    int hi = Parser::Hex(h[i]), lo = Parser::Hex(h[i + 1]);
+    int hi = HexDigitValue(h[i]), lo = HexDigitValue(h[i + 1]);
     if (hi < 0 || lo < 0)
       return Status::InvalidArgument(std::string("\"") + key + "_hex\" is not hex");
     out->push_back(char(hi << 4 | lo));

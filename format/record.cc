@@ -83,6 +83,11 @@ constexpr HexTable kHex;
 
 }  // namespace
 
+int HexDigitValue(char c) {
+  const uint16_t v = kHex.lo[uint8_t(c)];
+  return v & 0x100 ? -1 : int(v);
+}
+
 bool ParseHexId(std::string_view hex, size_t hash_size, ObjectId* out) {
   if (hex.size() != hash_size * 2 || hash_size > kMaxHashSize) return false;
   const auto* p = reinterpret_cast<const uint8_t*>(hex.data());

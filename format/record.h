@@ -83,6 +83,8 @@ std::string HexId(const ObjectId& id, size_t hash_size);
 // Appends the 2 * `hash_size` hex digits of `id` to `out` in place: for listings and dumps
 // that print an id per ref into one buffer, with no string of its own per id.
 void AppendHexId(const ObjectId& id, size_t hash_size, std::string* out);
+// The value of one hex digit, either case (as git reads them); -1 for any other byte.
+int HexDigitValue(char c);
 // Parses exactly 2*hash_size hex digits, either case (as git reads them), into `out`; returns
 // false on bad input (then `out` holds nothing meaningful).
 bool ParseHexId(std::string_view hex, size_t hash_size, ObjectId* out);

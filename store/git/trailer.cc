@@ -9,6 +9,8 @@
 #include <cctype>
 #include <cstring>
 
+#include "format/record.h"
+
 namespace reftab {
 namespace {
 
@@ -191,12 +193,7 @@ bool KeyWanted(const GitTrailerOptions& o, const std::string& token) {
 
 // %n, %xNN and %% of separator values; any other '%' stays.
 std::string ExpandLiteral(std::string_view v) {
-  auto hex = [](char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
+  auto hex = HexDigitValue;
   std::string out;
   for (size_t i = 0; i < v.size(); ++i) {
     if (v[i] != '%') {

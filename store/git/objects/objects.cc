@@ -122,17 +122,11 @@ Status GitObjects::ParseHexPrefix(std::string_view prefix, ObjectId* bytes, size
   }
   *bytes = ObjectId{};
   for (size_t i = 0; i < prefix.size(); ++i) {
-    const char c = prefix[i];
-    unsigned v = 0;
-    if (c >= '0' && c <= '9') {
-      v = unsigned(c - '0');
-    } else if (c >= 'a' && c <= 'f') {
-      v = unsigned(c - 'a' + 10);
-    } else if (c >= 'A' && c <= 'F') {
-      v = unsigned(c - 'A' + 10);
-    } else {
+    const int digit = HexDigitValue(prefix[i]);
+    if (digit < 0) {
       return Status::InvalidArgument("not an abbreviated object id: " + std::string(prefix));
     }
+    const unsigned v = unsigned(digit);
     (*bytes)[i / 2] = uint8_t((*bytes)[i / 2] | (i % 2 ? v : v << 4));
   }
   *digits = prefix.size();
