@@ -182,8 +182,11 @@ struct KvIteratorOptions {
 };
 
 // Iteration in key order over one snapshot, forwards and backwards; tombstones are never
-// returned. Records are copied into buffers the iterator reuses, so it allocates nothing per
-// entry once they have grown; key() and value() stay valid until the next Seek/Next/Prev.
+// returned. key() and value() are views, valid until the next Seek/Next/Prev (or the
+// iterator's destruction), of the bytes where the entry lies: a value in the mapped table
+// (a record lies whole in one block, which is never compressed) or in the snapshot's frozen
+// memtable, a key in the table cursor's key buffer (a name is stored as the bytes it shares
+// with the one before) or the memtable. A step copies no value and allocates nothing.
 // Backwards (SeekToLast, SeekForPrev, Prev) costs what forwards does, per entry: reftable
 // blocks decode forwards only (a key is stored as the bytes it shares with the one before),
 // so each table's cursor goes back a restart interval at a time (about 16 records, decoded
@@ -215,22 +218,24 @@ class KvIterator {
   // Moves to the previous key; Valid() turns false before the first or on error. Like
   // Next(), nothing when !Valid() (past either end: seek again).
   void Prev();
-  std::string_view key() const { return rec_.refname; }
-  std::string_view value() const;
+  // Only while Valid(); views valid until the next Seek/Next/Prev (see above).
+  std::string_view key() const { return key_; }
+  std::string_view value() const { return value_; }
   const Status& status() const;
 
  private:
   friend class KvSnapshot;
   struct Impl;
   explicit KvIterator(std::unique_ptr<Impl> impl);
-  void Settle();  // reads the next record into rec_, applying the bounds
+  void Settle();  // moves key_ and value_ to the next entry, applying the bounds
   // Positions at the last key < `below` (inclusive: <=) within the bounds; nullopt: no limit
   // but the bounds.
   Status SeekBack(const std::optional<std::string_view>& below, bool inclusive);
-  void SettleBack();  // reads the current record backwards into rec_, applying the bounds
+  void SettleBack();  // the same backwards
 
   std::unique_ptr<Impl> impl_;
-  RefRecord rec_;
+  std::string_view key_;
+  std::string_view value_;
   bool valid_ = false;
 };
 
