@@ -62,9 +62,10 @@
 //   * a deletion is a ref deletion record (a tombstone) that hides the key in older tables,
 //     dropped when a compaction reaches the oldest table;
 //   * each table's block size is the configured one (4 KiB by default), raised to a power of
-//     two that holds the table's largest record when needed (a 1 MiB value gives a 2 MiB
-//     block). A record must fit in one block (the format's rule); blocks are at most
-//     16 MiB - 1, hence kMaxEntryBytes.
+//     two that holds the table's largest record when needed, and further until records of
+//     that size leave at most 1/16 of a block as padding (100 KiB values: 512 KiB blocks of
+//     five records; a 1 MiB value: 8 MiB blocks). A record must fit in one block (the format's
+//     rule); blocks are at most 16 MiB - 1, hence kMaxEntryBytes.
 // Why not log records (their messages are zlib-compressed blocks of any size): their names
 // may not contain NUL, every read would inflate a block, and git's reader reads them as
 // reflogs. Why not object ids (value types 1, 2): they hold 20 or 32 bytes only.
