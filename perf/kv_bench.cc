@@ -1,5 +1,5 @@
 // reftab-kv-bench: db_bench-style figures for the key/value store (store/kv/kv_store.h) beside
-// LevelDB and RocksDB, in one process, the engines alternating within every run.
+// LevelDB and RocksDB, in one process.
 //
 //   reftab-kv-bench [--num N] [--value-size BYTES] [--reads N] [--seeks N] [--syncs N]
 //                   [--runs R] [--dir DIR] [--engines LIST] [--order auto|phase|engine]
@@ -41,19 +41,18 @@
 //   readreverse   one backward scan over all entries (SeekToLast, then Prev)
 //   seekrandom    --seeks Seeks to random present keys, each followed by 10 Nexts
 // Each store is removed after its last phase. Then, per engine alone, in a fresh process of
-// this program:
-// fillrandom and overwrite on a fresh store, closed, for the write amplification (bytes the
-// process passed to write(2) while the store was open, /proc/self/io wchar, over the bytes of
-// keys and values written) and the peak memory growth (VmHWM at the end less the RSS before
-// opening).
+// this program: fillrandom and overwrite on a fresh store, closed, for the write
+// amplification (bytes the process passed to write(2) while the store was open,
+// /proc/self/io wchar, over the bytes of keys and values written) and the peak memory growth
+// (VmHWM at the end less the RSS before opening).
 // Every engine with its default durability: nothing synced per write unless the phase says
 // so (LevelDB and RocksDB WriteOptions::sync, reftab KvWriteOptions::sync; the log is on in
 // all three), the tables they write made durable as each engine does by default (reftab:
 // Durability::kGit). Everything but fill4 and fill4sync runs on one thread.
 // Output: per run, phase and engine a line "run R phase ENGINE ops/s" (in the order they
-// ran), then a markdown table of the
-// medians over the runs, in db_bench's order, with the first engine's (reftab's) ratio to the
-// better default peer and to the better Bloom peer (above 1: the first is faster).
+// ran), then a markdown table of the medians over the runs, in db_bench's order, with the
+// first engine's (reftab's) ratio to the better default peer and to the better Bloom peer
+// (above 1: the first is faster).
 #include <sys/statvfs.h>
 
 #include <algorithm>
