@@ -193,7 +193,7 @@ Status GitRefTransaction::CheckObject(const std::string& refname, const ObjectId
   return Status::Ok();
 }
 
-Status GitRefTransaction::Queue(Item item, std::string_view message) {
+Status GitRefTransaction::Queue(Item&& item, std::string_view message) {
   const size_t hs = store_->hash_size();
   // Only an update that stores an object id needs a well-formed name; deletes, verifies and
   // symref updates need a safe one (git checks new symref names while parsing).
@@ -646,9 +646,12 @@ Status GitRefTransaction::CheckNameAvailable(size_t i, size_t checked,
 // update; nor can one stack reached under two names (the current worktree's own refs, and
 // the same refs as worktrees/<its id>/...): the second lock waits for the first, as git's does.
 Status GitRefTransaction::LockStacks() {
+  Stack* last = nullptr;  // locked for the update before: a second Lock() is a no-op
   for (Item& u : updates_) {
     REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, Where(u));
     if (!at.stack) return Status::IoError("reftable: transaction prepare: I/O error");
+    if (at.stack == last) continue;
+    last = at.stack;
     Transaction& tx = txs_.try_emplace(at.stack, at.stack).first->second;
     Status s = tx.Lock();
     if (s.code() == Code::kLockHeld) return CannotLockReferences(*store_);
@@ -737,7 +740,7 @@ Status GitRefTransaction::Write() {
     REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, Where(u));
     txs.try_emplace(at.stack, at.stack);
     renamed += at.key != u.refname;
-    u.may_log = (u.flags & kGitRefForceCreateReflog) != 0 || store_->MayWriteLog(u.refname);
+    u.may_log = (u.flags & kGitRefForceCreateReflog) != 0 || store_->MayWriteLog(u.refname, at);
     logs += u.may_log;
   }
   for (auto& [stack, tx] : txs) {

@@ -190,7 +190,7 @@ class GitRefTransaction {
   // Why a failure of one update may reject it alone; nullopt: it fails the transaction.
   using Why = std::optional<GitRefRejectReason>;
   bool Reject(size_t i, const Status& failure, const Why& why);
-  Status Queue(Item item, std::string_view message);
+  Status Queue(Item&& item, std::string_view message);
   Result<GitRefLocation> Where(Item& item);
   // `peeled`: set to what an annotated tag peels to (left alone for other objects).
   Status CheckObject(const std::string& refname, const ObjectId& id,
