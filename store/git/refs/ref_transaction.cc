@@ -9,6 +9,7 @@
 #include "store/git/refs/ref_store.h"
 #include "store/git/refs/refname.h"
 #include "store/log_entry.h"
+#include "store/merged_iterator.h"
 #include "store/progress.h"
 #include "store/stack.h"
 
@@ -434,6 +435,53 @@ Status GitRefTransaction::CheckOldValue(const Item& u, Why* why) const {
                    "is at " + HexId(current_id, hs) + " but expected " + HexId(want, hs));
 }
 
+void GitRefTransaction::SetCurrent(Item* u, bool exists, RefRecord* current) {
+  u->read = true;
+  u->exists = exists;
+  u->current_type = exists ? current->value_type : RefValueType::kDeletion;
+  u->current = kNoCurrent;
+  if (exists) {
+    u->current = uint32_t(currents_.size());
+    currents_.push_back({current->value, std::move(current->target)});
+  }
+}
+
+// What the stack holds under the queued names, read for PrepareItem in name order with one
+// iterator over the stack of the first name, instead of a lookup per name: a name below the
+// next stored one is absent without any look (a bulk create into a stack that holds nothing
+// in its range reads nothing), and a name just past it is most often the stored name after.
+// Names of other stacks, and those stored under another key (worktree names), are left to
+// PrepareItem's lookup.
+Status GitRefTransaction::ReadInOrder() {
+  if (by_name_.empty()) return Status::Ok();
+  Stack* const stack = updates_[by_name_[0]].stack;
+  if (!stack) return Status::Ok();
+  const std::shared_ptr<const Snapshot> snapshot = stack->snapshot();
+  MergedRefIterator it = snapshot->NewRefIterator();
+  it.set_suppress_deletions(true);
+  RefRecord next;  // the first stored ref from the last name looked at on; valid if `have`
+  bool have = false, positioned = false;
+  for (uint32_t i : by_name_) {
+    Item& u = updates_[i];
+    if (u.stack != stack || u.key_from != 0) continue;
+    const std::string& name = u.refname;
+    if (!positioned || (have && next.refname < name)) {
+      for (int steps = 0; positioned && have && steps < 2 && next.refname < name; ++steps) {
+        have = it.Next(&next);
+      }
+      if (!positioned || (have && next.refname < name)) {
+        REFTAB_RETURN_IF_ERROR(it.Seek(name));
+        have = it.Next(&next);
+        positioned = true;
+      }
+      if (!have) REFTAB_RETURN_IF_ERROR(it.status());
+    }
+    // SetCurrent takes the target out of `next`, and only when it exists: its name stays.
+    SetCurrent(&u, have && next.refname == name, &next);
+  }
+  return Status::Ok();
+}
+
 Status GitRefTransaction::PrepareItem(size_t i, std::vector<size_t>* to_check, Why* why) {
   const size_t hs = store_->hash_size();
   REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, Where(updates_[i]));
@@ -442,15 +490,12 @@ Status GitRefTransaction::PrepareItem(size_t i, std::vector<size_t>* to_check, W
       at.key == head_target_) {
     REFTAB_RETURN_IF_ERROR(AddHeadLogIfItsBranch(i, why));
   }
-  Item& u = updates_[i];  // a deque: AddHeadLogIfItsBranch's push_back moved nothing
-  RefRecord current;
-  u.exists = false;
-  if (at.stack) REFTAB_RETURN_IF_ERROR(at.stack->snapshot()->ReadRef(at.key, &current, &u.exists));
-  u.current_type = current.value_type;
-  u.current = kNoCurrent;
-  if (u.exists) {
-    u.current = uint32_t(currents_.size());
-    currents_.push_back({current.value, std::move(current.target)});
+  Item& u = updates_[i];  // a StableVector: AddHeadLogIfItsBranch's push_back moved nothing
+  if (!u.read) {
+    RefRecord current;
+    bool exists = false;
+    if (at.stack) REFTAB_RETURN_IF_ERROR(at.stack->snapshot()->ReadRef(at.key, &current, &exists));
+    SetCurrent(&u, exists, &current);
   }
   const bool expects_existing =
       !u.log_only && u.old_value &&
@@ -647,7 +692,8 @@ Status GitRefTransaction::CheckNameAvailable(size_t i, size_t checked,
 // the same refs as worktrees/<its id>/...): the second lock waits for the first, as git's does.
 Status GitRefTransaction::LockStacks() {
   Stack* last = nullptr;  // locked for the update before: a second Lock() is a no-op
-  for (Item& u : updates_) {
+  for (size_t k = 0; k < updates_.size(); ++k) {
+    Item& u = updates_[k];
     REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, Where(u));
     if (!at.stack) return Status::IoError("reftable: transaction prepare: I/O error");
     if (at.stack == last) continue;
@@ -677,6 +723,7 @@ Status GitRefTransaction::Prepare() {
   bool head_found = false;
   REFTAB_RETURN_IF_ERROR(store_->ReadRef("HEAD", &head, &head_found));
   if (head_found && head.value_type == RefValueType::kSymref) head_target_ = head.target;
+  REFTAB_RETURN_IF_ERROR(ReadInOrder());
   std::vector<size_t> to_check;
   {
     const size_t total = updates_.size();
@@ -735,7 +782,8 @@ Status GitRefTransaction::Write() {
   // Reflog entries only for the updates that may write one: with reflogs off and none yet
   // (a bare repository's bulk create), room for a million unused log records is 220 MB.
   size_t renamed = 0, logs = 0;
-  for (Item& u : updates_) {
+  for (size_t k = 0; k < updates_.size(); ++k) {
+    Item& u = updates_[k];
     if (!u.queued) continue;
     REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, Where(u));
     txs.try_emplace(at.stack, at.stack);
@@ -822,7 +870,8 @@ Status GitRefTransaction::Write() {
       none_below(false);
       return Status::Ok();
     }
-    tx.Update(std::move(u.refname), null_new ? RefValue::Absent() : *NewValue(u), std::move(pin));
+    std::optional<RefValue> value = null_new ? RefValue::Absent() : NewValue(u);
+    tx.Update(std::move(u.refname), std::move(*value), std::move(pin));
     none_below(true);
     return Status::Ok();
   };

@@ -18,7 +18,6 @@
 #ifndef REFTAB_STORE_GIT_REFS_REF_TRANSACTION_H_
 #define REFTAB_STORE_GIT_REFS_REF_TRANSACTION_H_
 
-#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -29,6 +28,7 @@
 
 #include "format/status.h"
 #include "format/visibility.h"
+#include "store/git/refs/stable_vector.h"
 #include "store/transaction.h"
 
 namespace reftab {
@@ -173,6 +173,7 @@ class GitRefTransaction {
     bool check_names = false;  // a name that appears: CheckAvailable checks the names around it
     bool may_log = false;      // GitRefStore::MayWriteLog, or a forced reflog (set by Write)
     bool new_name = false;     // a name it creates, found free: checked again under the lock
+    bool read = false;         // exists, current_type and current are filled (ReadInOrder)
   };
   static constexpr uint32_t kNoCurrent = ~uint32_t{0};
   struct Current {
@@ -199,6 +200,9 @@ class GitRefTransaction {
   Status RejectDuplicates() const;
   Status LockStacks();
   Status PrepareItem(size_t i, std::vector<size_t>* to_check, Why* why);
+  Status ReadInOrder();
+  // Fills the stored-record fields of `u` from `current` (found or not).
+  void SetCurrent(Item* u, bool exists, RefRecord* current);
   Status AddHeadLogIfItsBranch(size_t i, Why* why);
   Status SplitAtSymref(size_t i, Why* why);
   Status CheckOldValue(const Item& item, Why* why) const;
@@ -227,11 +231,12 @@ class GitRefTransaction {
   GitRefStore* store_;
   struct ObjectCache;
   std::unique_ptr<ObjectCache> object_cache_;  // made by the first CheckObject
-  // A deque: a million queued updates grow without a vector's copy at every doubling.
-  std::deque<Item> updates_;
+  // Elements that stay where they are: a million queued updates grow without a vector's
+  // copy at every doubling, and views of their names stay valid.
+  StableVector<Item> updates_;
   std::map<Stack*, Transaction> txs_;  // one per stack touched, locked by Prepare()
   // Every name that will change, for conflict checks: while queueing, gathered in
-  // names_queued_ (views of the names in updates_, a deque, so they stay where they are);
+  // names_queued_ (views of the names in updates_, which stay where they are);
   // from Prepare on, the updates in name order in by_name_ (four bytes a name), and the names
   // of updates split off symrefs while preparing in late_names_.
   std::unique_ptr<NameOrder> names_queued_;
