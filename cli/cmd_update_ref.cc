@@ -18,6 +18,9 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "cli/c_quote.h"
 #include "cli/commands.h"
@@ -197,6 +200,21 @@ bool StdinSession::ReadArg(std::string* arg) {
   if (pos_ >= buf_.size()) return true;
   const unsigned char* data = reinterpret_cast<const unsigned char*>(buf_.c_str());
   size_t end = pos_;
+#if defined(__SSE2__)
+  // Sixteen bytes at a time while they lie within the string: every end is a byte up to
+  // ' ', so a block without one holds none; the table decides at the first such byte.
+  const __m128i space = _mm_set1_epi8(' ');
+  while (end + 16 <= buf_.size()) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + end));
+    const unsigned low =
+        unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(v, space), v)));  // v <= ' '
+    if (low) {
+      end += size_t(__builtin_ctz(low));
+      break;
+    }
+    end += 16;
+  }
+#endif
   while (!kEnds[data[end]]) ++end;
   if (end > pos_) arg->append(buf_.data() + pos_, end - pos_);
   pos_ = end;

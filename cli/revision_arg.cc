@@ -8,6 +8,10 @@ namespace reftab::cli {
 Status ResolveRevisionArg(Store& store, const std::string& s, ObjectId* id, bool* found) {
   *found = false;
   if (s.empty()) return Status::Ok();
+  if (ParseFullObjectId(store, s, id)) {  // the answer below, without its result to fill
+    *found = true;
+    return Status::Ok();
+  }
   ObjectNameResult r;
   RevisionOptions options;
   options.skip_full_id_check = true;  // git's GET_OID_SKIP_AMBIGUITY_CHECK

@@ -454,13 +454,17 @@ Status Resolver::OnelineFromRefs(std::string_view regex, ObjectId* id, bool* fou
 
 }  // namespace
 
+bool ParseFullObjectId(const GitRefStore& store, std::string_view name, ObjectId* id) {
+  const size_t hs = store.hash_size();
+  return name.size() == 2 * hs && ParseHexId(name, hs, id);
+}
+
 Status ResolveRevision(GitRefStore& store, std::string_view name, ObjectNameResult* out,
                        const RevisionOptions& options) {
   *out = ObjectNameResult();
   // A full id, with the ambiguity check skipped, names itself (no other syntax reads as 40
   // or 64 hex digits): each line of a large `update-ref --stdin` is spared the resolver.
-  const size_t hs = store.hash_size();
-  if (options.skip_full_id_check && name.size() == 2 * hs && ParseHexId(name, hs, &out->id)) {
+  if (options.skip_full_id_check && ParseFullObjectId(store, name, &out->id)) {
     out->found = true;
     return Status::Ok();
   }

@@ -46,6 +46,11 @@ struct RevisionOptions {
 Status ResolveRevision(GitRefStore& store, std::string_view name, ObjectNameResult* out,
                        const RevisionOptions& options = {});
 
+// Whether `name` is a full hex object id of the store's hash (into *id): what
+// ResolveRevision with skip_full_id_check answers first, without a result to fill (a
+// large `update-ref --stdin` asks it twice a line).
+bool ParseFullObjectId(const GitRefStore& store, std::string_view name, ObjectId* id);
+
 REFTAB_PUBLIC_END
 }  // namespace reftab
 

@@ -228,6 +228,11 @@ bool GitRefStore::MayWriteLog(std::string_view refname) {
   return !at.ok() || (at->stack && AnyLogSection(*at->stack->snapshot()));
 }
 
+bool GitRefStore::MayWriteLog(std::string_view refname, const GitRefLocation& at) {
+  if (LogsByDefault(log_all_ref_updates(), refname)) return true;
+  return at.stack && AnyLogSection(*at.stack->snapshot());
+}
+
 size_t GitRefStore::max_log_message() const {
   const Stack& s = repo_ ? repo_->main_stack() : *stack_;
   return s.options().write_options.block_size / 2;

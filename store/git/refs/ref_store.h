@@ -120,6 +120,9 @@ class GitRefStore {
   // for it and no table of its stack has a log section. Reads no record, so a bulk writer
   // can count the entries it will add before it adds them.
   bool MayWriteLog(std::string_view refname);
+  // MayWriteLog for a name already located (`at`: Locate's answer for it), without locating
+  // it again.
+  bool MayWriteLog(std::string_view refname, const GitRefLocation& at);
   // Who writes reflog entries now (GIT_COMMITTER_*, config, system), with no message.
   const LogInfo& committer() const;
   // git keeps at most half a block of each reflog message.

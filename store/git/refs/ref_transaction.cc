@@ -5,9 +5,11 @@
 #include <map>
 
 #include "store/git/identity.h"
+#include "store/git/refs/name_order.h"
 #include "store/git/refs/ref_store.h"
 #include "store/git/refs/refname.h"
 #include "store/log_entry.h"
+#include "store/merged_iterator.h"
 #include "store/progress.h"
 #include "store/stack.h"
 
@@ -22,14 +24,20 @@ bool IsId(const RefValue& v) {
 // for a symref target.
 ObjectId IdOf(const RefValue& v) { return IsId(v) ? v.id : ObjectId{}; }
 
-// git's "null new value": deleting, as opposed to pointing somewhere.
-bool IsNullNew(const RefValue& v, size_t hs) {
-  return v.type == RefValueType::kDeletion || (IsId(v) && IsZeroId(v.id, hs));
-}
-
 Status LockError(const std::string& name, const std::string& why) {
   return Status::Conflict("cannot lock ref '" + name + "': " + why);
 }
+
+}  // namespace
+
+// git's "null new value": deleting, as opposed to pointing somewhere.
+bool GitRefTransaction::NewIsNull(const Item& u, size_t hs) {
+  return u.new_type == RefValueType::kDeletion ||
+         ((u.new_type == RefValueType::kVal1 || u.new_type == RefValueType::kVal2) &&
+          IsZeroId(u.new_id, hs));
+}
+
+namespace {
 
 bool IsBranch(std::string_view name) {
   return name == "HEAD" || name.substr(0, 11) == "refs/heads/";
@@ -105,25 +113,72 @@ GitRefTransaction::~GitRefTransaction() = default;
 GitRefTransaction::GitRefTransaction(GitRefTransaction&&) noexcept = default;
 GitRefTransaction& GitRefTransaction::operator=(GitRefTransaction&&) noexcept = default;
 
+std::optional<RefValue> GitRefTransaction::NewValue(const Item& item) const {
+  if (!item.has_new) return std::nullopt;
+  switch (item.new_type) {
+    case RefValueType::kVal1: return RefValue::Id(item.new_id);
+    case RefValueType::kVal2: return RefValue::Peeled(item.new_id, peeled_[item.new_extra]);
+    case RefValueType::kSymref: return RefValue::Symref(targets_[item.new_extra]);
+    case RefValueType::kDeletion: break;
+  }
+  return RefValue::Absent();
+}
+
+void GitRefTransaction::SetNewValue(Item* item, const std::optional<RefValue>& value) {
+  item->has_new = value.has_value();
+  item->new_type = value ? value->type : RefValueType::kDeletion;
+  item->new_id = value && IsId(*value) ? value->id : ObjectId{};
+  item->new_extra = 0;
+  if (!value) return;
+  if (value->type == RefValueType::kVal2) {
+    item->new_extra = uint32_t(peeled_.size());
+    peeled_.push_back(value->peeled);
+  } else if (value->type == RefValueType::kSymref) {
+    item->new_extra = uint32_t(targets_.size());
+    targets_.push_back(value->target);
+  }
+}
+
+const ObjectId& GitRefTransaction::CurrentId(const Item& item) const {
+  static const ObjectId kZero{};
+  return item.current == kNoCurrent ? kZero : currents_[item.current].id;
+}
+
+const std::string& GitRefTransaction::CurrentTarget(const Item& item) const {
+  static const std::string kNone;
+  return item.current == kNoCurrent ? kNone : currents_[item.current].target;
+}
+
+// The index of `message` cleaned as git cleans reflog messages; the updates of a --stdin
+// list share one message, cleaned and kept once.
+uint32_t GitRefTransaction::MessageIndex(std::string_view message) {
+  if (messages_.empty() || message != last_raw_message_) {
+    messages_.push_back(CleanReflogMessage(message, store_->max_log_message()));
+    last_raw_message_.assign(message);
+  }
+  return uint32_t(messages_.size() - 1);
+}
+
 // git looks the new object up: it must exist, a branch (or HEAD) must point at a commit, and
 // an annotated tag is stored with what it peels to.
-Status GitRefTransaction::CheckObject(const std::string& refname, RefValue* value, Why* why) {
+Status GitRefTransaction::CheckObject(const std::string& refname, const ObjectId& id,
+                                      std::optional<ObjectId>* peeled_out, Why* why) {
   GitObjects* objects = store_->objects();
   if (!objects) return Status::Ok();
   const size_t hs = store_->hash_size();
   if (!object_cache_) object_cache_ = std::make_unique<ObjectCache>();
-  ObjectCache::Entry& known = object_cache_->For(value->id);
-  const bool hit = known.type != GitObjectType::kNone && known.id == value->id;
+  ObjectCache::Entry& known = object_cache_->For(id);
+  const bool hit = known.type != GitObjectType::kNone && known.id == id;
   GitObjectType type = hit ? known.type : GitObjectType::kNone;
-  if (!hit) REFTAB_RETURN_IF_ERROR(objects->TypeOf(value->id, &type));
+  if (!hit) REFTAB_RETURN_IF_ERROR(objects->TypeOf(id, &type));
   if (type == GitObjectType::kNone) {
     *why = GitRefRejectReason::kInvalidNewValue;
     return Status::InvalidArgument("trying to write ref '" + refname +
-                                   "' with nonexistent object " + HexId(value->id, hs));
+                                   "' with nonexistent object " + HexId(id, hs));
   }
   if (type != GitObjectType::kCommit && IsBranch(refname)) {
     *why = GitRefRejectReason::kInvalidNewValue;
-    return Status::InvalidArgument("trying to write non-commit object " + HexId(value->id, hs) +
+    return Status::InvalidArgument("trying to write non-commit object " + HexId(id, hs) +
                                    " to branch '" + refname + "'");
   }
   ObjectId peeled{};
@@ -132,42 +187,44 @@ Status GitRefTransaction::CheckObject(const std::string& refname, RefValue* valu
     peeled = known.peeled;
     ok = known.peeled_ok;
   } else {
-    if (type == GitObjectType::kTag) REFTAB_RETURN_IF_ERROR(objects->Peel(value->id, &peeled, &ok));
-    known = {value->id, peeled, type, ok};
+    if (type == GitObjectType::kTag) REFTAB_RETURN_IF_ERROR(objects->Peel(id, &peeled, &ok));
+    known = {id, peeled, type, ok};
   }
-  if (ok) *value = RefValue::Peeled(value->id, peeled);
+  if (ok) *peeled_out = peeled;
   return Status::Ok();
 }
 
-Status GitRefTransaction::Queue(Item item) {
+Status GitRefTransaction::Queue(Item&& item, std::string_view message) {
   const size_t hs = store_->hash_size();
   // Only an update that stores an object id needs a well-formed name; deletes, verifies and
   // symref updates need a safe one (git checks new symref names while parsing).
-  bool gives_id = item.new_value && IsId(*item.new_value) && !IsZeroId(item.new_value->id, hs);
+  const bool new_is_id = item.has_new && (item.new_type == RefValueType::kVal1 ||
+                                          item.new_type == RefValueType::kVal2);
+  const bool gives_id = new_is_id && !IsZeroId(item.new_id, hs);
   if (auto refusal = RefnameRefusal(item.refname, gives_id)) {
     return Status::InvalidArgument(*refusal);
   }
-  if (item.new_value && IsId(*item.new_value) && IsZeroId(item.new_value->id, hs)) {
-    item.new_value = RefValue::Absent();
-  }
+  if (new_is_id && !gives_id) SetNewValue(&item, RefValue::Absent());
   if (gives_id) {
     Why why;
-    Status checked = CheckObject(item.refname, &*item.new_value, &why);
+    std::optional<ObjectId> peeled;
+    Status checked = CheckObject(item.refname, item.new_id, &peeled, &why);
     // git refuses a bad new object before the update joins the transaction: in a batch it
     // is reported at once and the transaction goes on without it.
     if (!checked.ok() && batch_updates_ && why) {
-      rejected_.push_back({item.refname, item.new_value, item.old_value, *why, checked.message()});
+      rejected_.push_back({item.refname, NewValue(item), item.old_value, *why, checked.message()});
       return Status::Ok();
     }
     REFTAB_RETURN_IF_ERROR(checked);
+    if (peeled) SetNewValue(&item, RefValue::Peeled(item.new_id, *peeled));
   }
   if (item.old_value && IsId(*item.old_value) && IsZeroId(item.old_value->id, hs)) {
     item.old_value = RefValue::Absent();  // the zero id: "must not exist"
   }
-  item.message = CleanReflogMessage(item.message, store_->max_log_message());
+  item.message = MessageIndex(message);
   updates_.push_back(std::move(item));
-  // Hinted at the end: input in name order (a sorted --stdin list) inserts without a search.
-  refnames_.emplace_hint(refnames_.end(), updates_.back().refname, updates_.size() - 1);
+  if (!names_queued_) names_queued_ = std::make_unique<NameOrder>();
+  names_queued_->Add(updates_.back().refname, uint32_t(updates_.size() - 1));
   return Status::Ok();
 }
 
@@ -190,11 +247,10 @@ Status GitRefTransaction::Update(std::string refname, const RefValue& new_value,
                                  std::string_view message) {
   Item item;
   item.refname = std::move(refname);
-  item.new_value = new_value;
+  SetNewValue(&item, new_value);
   item.old_value = old_value;
   item.flags = flags;
-  item.message = std::string(message);
-  return Queue(std::move(item));
+  return Queue(std::move(item), message);
 }
 
 Status GitRefTransaction::Create(std::string refname, const RefValue& new_value, unsigned flags,
@@ -212,7 +268,7 @@ Status GitRefTransaction::Verify(std::string refname, const RefValue& old_value,
   item.refname = std::move(refname);
   item.old_value = old_value;
   item.flags = flags;
-  return Queue(std::move(item));
+  return Queue(std::move(item), {});
 }
 
 // The name the user gave for an update that was split off a symref.
@@ -223,28 +279,84 @@ const std::string& GitRefTransaction::OriginalName(const Item& item) const {
 }
 
 Status GitRefTransaction::RejectDuplicates() const {
-  for (auto it = refnames_.begin(); it != refnames_.end(); ++it) {
-    auto next = std::next(it);
-    if (next != refnames_.end() && next->first == it->first) {
-      return Status::InvalidArgument("multiple updates for ref '" + std::string(it->first) +
-                                     "' not allowed");
+  for (size_t k = 1; k < by_name_.size(); ++k) {
+    const std::string& name = updates_[by_name_[k]].refname;
+    if (name == updates_[by_name_[k - 1]].refname) {
+      return Status::InvalidArgument("multiple updates for ref '" + name + "' not allowed");
     }
   }
   return Status::Ok();
 }
 
+bool GitRefTransaction::Named(std::string_view name) const {
+  auto at =
+      std::lower_bound(by_name_.begin(), by_name_.end(), name,
+                       [&](uint32_t i, std::string_view n) { return updates_[i].refname < n; });
+  for (; at != by_name_.end() && updates_[*at].refname == name; ++at) {
+    if (!updates_[*at].rejected) return true;
+  }
+  for (auto [it, end] = late_names_.equal_range(name); it != end; ++it) {
+    if (!updates_[it->second].rejected) return true;
+  }
+  return false;
+}
+
+std::string_view GitRefTransaction::FirstNamedFrom(std::string_view from,
+                                                   const size_t* position) const {
+  auto name_at = [&](size_t k) -> std::string_view { return updates_[by_name_[k]].refname; };
+  // With the position known, most often the next name (only names that extend the checked
+  // one by a byte below '/' lie between); past a few steps, the search after all.
+  size_t k = by_name_.size();
+  bool found = false;
+  if (position) {
+    k = *position + 1;
+    for (int steps = 0; steps < 8 && !found; ++steps, ++k) {
+      found = k == by_name_.size() || name_at(k) >= from;
+      if (found) break;
+    }
+  }
+  if (!found) {
+    k = size_t(
+        std::lower_bound(by_name_.begin(), by_name_.end(), from,
+                         [&](uint32_t i, std::string_view n) { return updates_[i].refname < n; }) -
+        by_name_.begin());
+  }
+  while (k < by_name_.size() && updates_[by_name_[k]].rejected) ++k;
+  std::string_view first = k < by_name_.size() ? name_at(k) : std::string_view();
+  for (auto it = late_names_.lower_bound(from); it != late_names_.end(); ++it) {
+    if (updates_[it->second].rejected) continue;
+    if (first.empty() || it->first < first) first = it->first;
+    break;
+  }
+  return first;
+}
+
+std::vector<size_t> GitRefTransaction::AllByName() const {
+  std::vector<size_t> all;
+  all.reserve(updates_.size());  // room for Write's updates without a name
+  all.assign(by_name_.begin(), by_name_.end());
+  if (late_names_.empty()) return all;
+  std::vector<size_t> late;
+  for (const auto& [name, i] : late_names_) late.push_back(i);
+  std::vector<size_t> merged(all.size() + late.size());
+  merged.reserve(updates_.size());
+  std::merge(all.begin(), all.end(), late.begin(), late.end(), merged.begin(),
+             [&](size_t x, size_t y) { return updates_[x].refname < updates_[y].refname; });
+  return merged;
+}
+
 // When the branch HEAD points to changes, HEAD's reflog records it too.
 Status GitRefTransaction::AddHeadLogIfItsBranch(size_t i, Why* why) {
-  if (refnames_.count("HEAD")) {
+  if (Named("HEAD")) {
     *why = GitRefRejectReason::kNameConflict;
     return Status::Conflict("multiple updates for 'HEAD' (including one via its referent '" +
                             updates_[i].refname + "') are not allowed");
   }
   Item head;
   head.refname = "HEAD";
-  const std::optional<RefValue>& new_value = updates_[i].new_value;
+  const std::optional<RefValue> new_value = NewValue(updates_[i]);
   // HEAD's entry carries the object ids of the branch update; a new symref target is none.
-  if (new_value) head.new_value = IsId(*new_value) ? *new_value : RefValue::Absent();
+  if (new_value) SetNewValue(&head, IsId(*new_value) ? *new_value : RefValue::Absent());
   if (updates_[i].old_value && !updates_[i].old_value->target.size()) {
     head.old_value = updates_[i].old_value;
   }
@@ -258,15 +370,18 @@ Status GitRefTransaction::AddHeadLogIfItsBranch(size_t i, Why* why) {
 // An update through a symref becomes an update of its referent (checked and split again in
 // turn) plus a reflog-only entry for the symref.
 Status GitRefTransaction::SplitAtSymref(size_t i, Why* why) {
-  const std::string referent = updates_[i].current_target;
-  if (refnames_.count(referent)) {
+  const std::string referent = CurrentTarget(updates_[i]);
+  if (Named(referent)) {
     *why = GitRefRejectReason::kNameConflict;
     return Status::Conflict("multiple updates for '" + referent + "' (including one via symref '" +
                             updates_[i].refname + "') are not allowed");
   }
   Item next;
   next.refname = referent;
-  next.new_value = updates_[i].new_value;
+  next.has_new = updates_[i].has_new;
+  next.new_type = updates_[i].new_type;
+  next.new_id = updates_[i].new_id;
+  next.new_extra = updates_[i].new_extra;  // the side tables' entries are shared
   next.old_value = updates_[i].old_value;
   next.flags = updates_[i].flags;
   next.message = updates_[i].message;
@@ -275,7 +390,7 @@ Status GitRefTransaction::SplitAtSymref(size_t i, Why* why) {
   updates_[i].log_only = true;
   updates_[i].flags |= kGitRefNoDeref;
   updates_.push_back(std::move(next));
-  refnames_.emplace(updates_.back().refname, updates_.size() - 1);
+  late_names_.emplace(updates_.back().refname, updates_.size() - 1);
   return Status::Ok();
 }
 
@@ -290,15 +405,16 @@ Status GitRefTransaction::CheckOldValue(const Item& u, Why* why) const {
                               "': expected symref with target '" + want +
                               "': but is a regular ref");
     }
-    if (u.current_target == want) return Status::Ok();
+    if (CurrentTarget(u) == want) return Status::Ok();
     *why = GitRefRejectReason::kIncorrectOldValue;
     return Status::Conflict("verifying symref target: '" + OriginalName(u) + "': is at " +
-                            u.current_target + " but expected " + want);
+                            CurrentTarget(u) + " but expected " + want);
   }
   if (!u.old_value || u.log_only) return Status::Ok();
   const ObjectId want = IdOf(*u.old_value);
   const bool want_absent = IsZeroId(want, hs);
-  if (std::equal(want.begin(), want.begin() + long(hs), u.current_id.begin())) {
+  const ObjectId& current_id = CurrentId(u);
+  if (std::equal(want.begin(), want.begin() + long(hs), current_id.begin())) {
     // A dangling symref reads as zero; creating over it with --no-deref would clobber it.
     if ((u.flags & kGitRefNoDeref) && is_symref && want_absent) {
       *why = GitRefRejectReason::kCreateExists;
@@ -310,13 +426,60 @@ Status GitRefTransaction::CheckOldValue(const Item& u, Why* why) const {
     *why = GitRefRejectReason::kCreateExists;
     return LockError(OriginalName(u), "reference already exists");
   }
-  if (IsZeroId(u.current_id, hs)) {
+  if (IsZeroId(current_id, hs)) {
     *why = GitRefRejectReason::kNonexistentRef;
     return LockError(OriginalName(u), "reference is missing but expected " + HexId(want, hs));
   }
   *why = GitRefRejectReason::kIncorrectOldValue;
   return LockError(OriginalName(u),
-                   "is at " + HexId(u.current_id, hs) + " but expected " + HexId(want, hs));
+                   "is at " + HexId(current_id, hs) + " but expected " + HexId(want, hs));
+}
+
+void GitRefTransaction::SetCurrent(Item* u, bool exists, RefRecord* current) {
+  u->read = true;
+  u->exists = exists;
+  u->current_type = exists ? current->value_type : RefValueType::kDeletion;
+  u->current = kNoCurrent;
+  if (exists) {
+    u->current = uint32_t(currents_.size());
+    currents_.push_back({current->value, std::move(current->target)});
+  }
+}
+
+// What the stack holds under the queued names, read for PrepareItem in name order with one
+// iterator over the stack of the first name, instead of a lookup per name: a name below the
+// next stored one is absent without any look (a bulk create into a stack that holds nothing
+// in its range reads nothing), and a name just past it is most often the stored name after.
+// Names of other stacks, and those stored under another key (worktree names), are left to
+// PrepareItem's lookup.
+Status GitRefTransaction::ReadInOrder() {
+  if (by_name_.empty()) return Status::Ok();
+  Stack* const stack = updates_[by_name_[0]].stack;
+  if (!stack) return Status::Ok();
+  const std::shared_ptr<const Snapshot> snapshot = stack->snapshot();
+  MergedRefIterator it = snapshot->NewRefIterator();
+  it.set_suppress_deletions(true);
+  RefRecord next;  // the first stored ref from the last name looked at on; valid if `have`
+  bool have = false, positioned = false;
+  for (uint32_t i : by_name_) {
+    Item& u = updates_[i];
+    if (u.stack != stack || u.key_from != 0) continue;
+    const std::string& name = u.refname;
+    if (!positioned || (have && next.refname < name)) {
+      for (int steps = 0; positioned && have && steps < 2 && next.refname < name; ++steps) {
+        have = it.Next(&next);
+      }
+      if (!positioned || (have && next.refname < name)) {
+        REFTAB_RETURN_IF_ERROR(it.Seek(name));
+        have = it.Next(&next);
+        positioned = true;
+      }
+      if (!have) REFTAB_RETURN_IF_ERROR(it.status());
+    }
+    // SetCurrent takes the target out of `next`, and only when it exists: its name stays.
+    SetCurrent(&u, have && next.refname == name, &next);
+  }
+  return Status::Ok();
 }
 
 Status GitRefTransaction::PrepareItem(size_t i, std::vector<size_t>* to_check, Why* why) {
@@ -327,12 +490,13 @@ Status GitRefTransaction::PrepareItem(size_t i, std::vector<size_t>* to_check, W
       at.key == head_target_) {
     REFTAB_RETURN_IF_ERROR(AddHeadLogIfItsBranch(i, why));
   }
-  Item& u = updates_[i];  // a deque: AddHeadLogIfItsBranch's push_back moved nothing
-  RefRecord current;
-  u.exists = false;
-  if (at.stack) REFTAB_RETURN_IF_ERROR(at.stack->snapshot()->ReadRef(at.key, &current, &u.exists));
-  u.current_type = current.value_type;
-  u.current_target = std::move(current.target);
+  Item& u = updates_[i];  // a StableVector: AddHeadLogIfItsBranch's push_back moved nothing
+  if (!u.read) {
+    RefRecord current;
+    bool exists = false;
+    if (at.stack) REFTAB_RETURN_IF_ERROR(at.stack->snapshot()->ReadRef(at.key, &current, &exists));
+    SetCurrent(&u, exists, &current);
+  }
   const bool expects_existing =
       !u.log_only && u.old_value &&
       (u.old_value->type == RefValueType::kSymref || !IsZeroId(IdOf(*u.old_value), hs));
@@ -344,28 +508,27 @@ Status GitRefTransaction::PrepareItem(size_t i, std::vector<size_t>* to_check, W
     // Nothing to check but the names around it; a delete of nothing writes nothing.
     to_check->push_back(i);
     u.check_names = true;
-    u.queued = u.new_value && !IsNullNew(*u.new_value, hs);
+    u.queued = u.has_new && !NewIsNull(u, hs);
     return Status::Ok();
   }
   const bool is_symref = u.current_type == RefValueType::kSymref;
   if (is_symref) {
     ResolvedRef resolved;
     REFTAB_RETURN_IF_ERROR(store_->Resolve(u.refname, &resolved));
-    u.current_id = resolved.broken ? ObjectId{} : resolved.id;
+    currents_[u.current].id = resolved.broken ? ObjectId{} : resolved.id;
     if (u.flags & kGitRefNoDeref) {
       if (u.old_value && resolved.broken) return LockError(u.refname, "error reading reference");
     } else {
       REFTAB_RETURN_IF_ERROR(SplitAtSymref(i, why));
     }
-  } else {
-    u.current_id = current.value;
   }
   const Item& checked = updates_[i];  // SplitAtSymref may have moved the vector
   REFTAB_RETURN_IF_ERROR(CheckOldValue(checked, why));
-  const bool changes = checked.new_value && (!std::equal(checked.current_id.begin(),
-                                                         checked.current_id.begin() + long(hs),
-                                                         IdOf(*checked.new_value).begin()) ||
-                                             checked.new_value->type == RefValueType::kSymref);
+  const ObjectId& current_id = CurrentId(checked);
+  const bool changes =
+      checked.has_new &&
+      (!std::equal(current_id.begin(), current_id.begin() + long(hs), checked.new_id.begin()) ||
+       checked.new_type == RefValueType::kSymref);
   updates_[i].queued = is_symref || checked.log_only || changes;
   return Status::Ok();
 }
@@ -378,14 +541,9 @@ bool GitRefTransaction::Reject(size_t i, const Status& failure, const Why& why) 
   Item& u = updates_[i];
   u.rejected = true;
   u.queued = false;
-  // A rejected name no longer counts for the conflict checks of the others.
-  for (auto [at, end] = refnames_.equal_range(u.refname); at != end; ++at) {
-    if (at->second == i) {
-      refnames_.erase(at);
-      break;
-    }
-  }
-  rejected_.push_back({u.refname, u.new_value, u.old_value, *why, failure.message()});
+  // A rejected name no longer counts for the conflict checks of the others (Named and
+  // FirstNamedFrom pass over it).
+  rejected_.push_back({u.refname, NewValue(u), u.old_value, *why, failure.message()});
   return true;
 }
 
@@ -397,16 +555,24 @@ bool GitRefTransaction::Reject(size_t i, const Status& failure, const Why& why) 
 // failure git reports (and in a batch, the order of the rejections).
 Status GitRefTransaction::CheckAvailable(const std::vector<size_t>& to_check) {
   std::vector<size_t> by_name;
-  std::vector<Refnames::const_iterator> entries;
+  std::vector<size_t> positions;  // of by_name's updates in by_name_, when it is all there is
   by_name.reserve(to_check.size());
-  entries.reserve(to_check.size());
-  for (auto it = refnames_.cbegin(); it != refnames_.cend(); ++it) {
-    if (!updates_[it->second].check_names) continue;
-    by_name.push_back(it->second);
-    entries.push_back(it);
+  if (late_names_.empty()) {
+    positions.reserve(to_check.size());
+    for (size_t k = 0; k < by_name_.size(); ++k) {
+      const Item& u = updates_[by_name_[k]];
+      if (!u.check_names || u.rejected) continue;
+      by_name.push_back(by_name_[k]);
+      positions.push_back(k);
+    }
+  } else {
+    for (size_t i : AllByName()) {
+      if (updates_[i].check_names && !updates_[i].rejected) by_name.push_back(i);
+    }
   }
   if (by_name.size() == to_check.size()) {
-    Status s = CheckNamesAvailable(by_name, &entries, /*stop_at_first=*/true);
+    Status s = CheckNamesAvailable(by_name, late_names_.empty() ? &positions : nullptr,
+                                   /*stop_at_first=*/true);
     if (s.ok()) return s;
     if (s.code() != Code::kConflict) return s;
     free_dirs_.clear();
@@ -416,10 +582,10 @@ Status GitRefTransaction::CheckAvailable(const std::vector<size_t>& to_check) {
   return CheckNamesAvailable(to_check, nullptr, /*stop_at_first=*/false);
 }
 
-// CheckAvailable over `names` in that order, with their entries in refnames_ if known;
+// CheckAvailable over `names` in that order, with their positions in by_name_ if known;
 // `stop_at_first`: returns the first failure, rejecting nothing.
 Status GitRefTransaction::CheckNamesAvailable(const std::vector<size_t>& names,
-                                              const std::vector<Refnames::const_iterator>* entries,
+                                              const std::vector<size_t>* positions,
                                               bool stop_at_first) {
   // Looked up by view: most names share their parents, and a string is made only for a new one.
   std::set<std::string, std::less<>> dirs_seen;
@@ -435,8 +601,8 @@ Status GitRefTransaction::CheckNamesAvailable(const std::vector<size_t>& names,
     const size_t common = size_t(
         std::mismatch(name.begin(), name.begin() + long(n), previous.begin()).first - name.begin());
     Why why;
-    Status s =
-        CheckNameAvailable(i, common, &dirs_seen, &below, entries ? &(*entries)[k] : nullptr, &why);
+    Status s = CheckNameAvailable(i, common, &dirs_seen, &below,
+                                  positions ? &(*positions)[k] : nullptr, &why);
     previous = s.ok() ? std::string_view(name) : std::string_view();
     if (!s.ok() && (stop_at_first || !Reject(i, s, why))) return s;
   }
@@ -447,8 +613,8 @@ Status GitRefTransaction::CheckNamesAvailable(const std::vector<size_t>& names,
 // name under it is checked (and, in a batch, rejected) in its turn.
 Status GitRefTransaction::CheckNameAvailable(size_t i, size_t checked,
                                              std::set<std::string, std::less<>>* dirs_seen,
-                                             DirsBelow* dirs_below,
-                                             const Refnames::const_iterator* entry, Why* why) {
+                                             DirsBelow* dirs_below, const size_t* position,
+                                             Why* why) {
   const std::string& name = updates_[i].refname;
   auto conflict = [why](const std::string& message) {
     *why = GitRefRejectReason::kNameConflict;
@@ -462,7 +628,7 @@ Status GitRefTransaction::CheckNameAvailable(size_t i, size_t checked,
     bool found = false;
     REFTAB_RETURN_IF_ERROR(store_->ReadRef(dir, &rec, &found));
     if (found) return conflict("'" + dir + "' exists; cannot create '" + name + "'");
-    if (refnames_.count(dir)) {
+    if (Named(dir)) {
       return conflict("cannot process '" + name + "' and '" + dir + "' at the same time");
     }
     dirs_seen->insert(dir);
@@ -509,21 +675,10 @@ Status GitRefTransaction::CheckNameAvailable(size_t i, size_t checked,
       return conflict("'" + existing + "' exists; cannot create '" + name + "'");
     }
   }
-  // The first name of the transaction from `below` on: with the name's own entry known,
-  // most often the next one (only names that extend this one by a byte below '/' lie
-  // between), not a search of the whole map; past a few steps, the search after all.
-  Refnames::const_iterator it = refnames_.end();
-  bool found_it = false;
-  if (entry) {
-    it = std::next(*entry);
-    for (int steps = 0; steps < 8 && !found_it; ++steps, ++it) {
-      found_it = it == refnames_.end() || it->first >= std::string_view(below);
-      if (found_it) break;
-    }
-  }
-  if (!found_it) it = refnames_.lower_bound(below);
-  if (it != refnames_.end() && it->first.compare(0, below.size(), below) == 0) {
-    return conflict("cannot process '" + name + "' and '" + std::string(it->first) +
+  // The first name of the transaction from `below` on.
+  const std::string_view next = FirstNamedFrom(below, position);
+  if (next.compare(0, below.size(), below) == 0 && !next.empty()) {
+    return conflict("cannot process '" + name + "' and '" + std::string(next) +
                     "' at the same time");
   }
   updates_[i].new_name = true;
@@ -536,9 +691,13 @@ Status GitRefTransaction::CheckNameAvailable(size_t i, size_t checked,
 // update; nor can one stack reached under two names (the current worktree's own refs, and
 // the same refs as worktrees/<its id>/...): the second lock waits for the first, as git's does.
 Status GitRefTransaction::LockStacks() {
-  for (Item& u : updates_) {
+  Stack* last = nullptr;  // locked for the update before: a second Lock() is a no-op
+  for (size_t k = 0; k < updates_.size(); ++k) {
+    Item& u = updates_[k];
     REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, Where(u));
     if (!at.stack) return Status::IoError("reftable: transaction prepare: I/O error");
+    if (at.stack == last) continue;
+    last = at.stack;
     Transaction& tx = txs_.try_emplace(at.stack, at.stack).first->second;
     Status s = tx.Lock();
     if (s.code() == Code::kLockHeld) return CannotLockReferences(*store_);
@@ -550,6 +709,11 @@ Status GitRefTransaction::LockStacks() {
 Status GitRefTransaction::Prepare() {
   if (state_ != State::kOpen) return Status::InvalidArgument("transaction is not open");
   state_ = State::kClosed;  // a failed prepare closes it, as in git
+  if (names_queued_) {
+    by_name_ =
+        names_queued_->Take([this](uint32_t i) -> std::string_view { return updates_[i].refname; });
+    names_queued_.reset();
+  }
   REFTAB_RETURN_IF_ERROR(RejectDuplicates());
   // Who writes the reflog entries is worked out before the locks: with no identity
   // configured it costs a resolver lookup, which other writers must not wait for.
@@ -559,6 +723,7 @@ Status GitRefTransaction::Prepare() {
   bool head_found = false;
   REFTAB_RETURN_IF_ERROR(store_->ReadRef("HEAD", &head, &head_found));
   if (head_found && head.value_type == RefValueType::kSymref) head_target_ = head.target;
+  REFTAB_RETURN_IF_ERROR(ReadInOrder());
   std::vector<size_t> to_check;
   {
     const size_t total = updates_.size();
@@ -617,12 +782,13 @@ Status GitRefTransaction::Write() {
   // Reflog entries only for the updates that may write one: with reflogs off and none yet
   // (a bare repository's bulk create), room for a million unused log records is 220 MB.
   size_t renamed = 0, logs = 0;
-  for (Item& u : updates_) {
+  for (size_t k = 0; k < updates_.size(); ++k) {
+    Item& u = updates_[k];
     if (!u.queued) continue;
     REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, Where(u));
     txs.try_emplace(at.stack, at.stack);
     renamed += at.key != u.refname;
-    u.may_log = (u.flags & kGitRefForceCreateReflog) != 0 || store_->MayWriteLog(u.refname);
+    u.may_log = (u.flags & kGitRefForceCreateReflog) != 0 || store_->MayWriteLog(u.refname, at);
     logs += u.may_log;
   }
   for (auto& [stack, tx] : txs) {
@@ -630,21 +796,18 @@ Status GitRefTransaction::Write() {
   }
   // The updates go to the stack transactions in name order, the order of their table, so
   // that these need not sort them again (with a million updates, a sort is a tenth of the
-  // commit). Those without a name in refnames_ (HEAD's reflog entry over its branch) follow
-  // in their order. Each update's names and message move on into its stack transaction.
-  std::vector<size_t> order;
-  order.reserve(updates_.size());
+  // commit). Those without a name of their own (HEAD's reflog entry over its branch) follow
+  // in their order. Each update's name moves on into its stack transaction.
+  std::vector<size_t> order = AllByName();
+  by_name_ = {};
+  late_names_.clear();
   {
     std::vector<bool> named(updates_.size());
-    for (const auto& [name, i] : refnames_) {
-      order.push_back(i);
-      named[i] = true;
-    }
+    for (size_t i : order) named[i] = true;
     for (size_t i = 0; i < updates_.size(); ++i) {
       if (!named[i]) order.push_back(i);
     }
   }
-  refnames_.clear();
   // The count reaches the total as the tables are queued; the phase ends once they are
   // written.
   ProgressPhase phase(progress_, "Updating references", updates_.size());
@@ -683,13 +846,13 @@ Status GitRefTransaction::Write() {
       if (!u.log_only && !at.key.empty()) tx.Verify(std::string(at.key), *pin);
       pin.reset();
     }
-    if (!u.new_value) {
+    if (!u.has_new) {
       const bool verify = !u.log_only && pin;
       if (verify) tx.Verify(std::move(u.refname), std::move(*pin));
       none_below(verify);
       return Status::Ok();
     }
-    const bool null_new = IsNullNew(*u.new_value, hs);
+    const bool null_new = NewIsNull(u, hs);
     if (null_new && !is_symref) {
       tx.Delete(std::move(u.refname), std::move(pin));  // the ref and its reflog
       none_below(true);
@@ -699,16 +862,16 @@ Status GitRefTransaction::Write() {
     if (!log && u.may_log) REFTAB_RETURN_IF_ERROR(store_->ShouldWriteLog(u.refname, &log));
     if (log) {
       std::optional<LogRecord> entry;
-      REFTAB_RETURN_IF_ERROR(LogEntryFor(*store_, u.refname, *u.new_value, u.current_id,
-                                         std::move(u.message), &entry));
+      REFTAB_RETURN_IF_ERROR(LogEntryFor(*store_, u.refname, *NewValue(u), CurrentId(u),
+                                         messages_[u.message], &entry));
       if (entry) tx.AddLogRecord(std::move(*entry));
     }
     if (u.log_only) {
       none_below(false);
       return Status::Ok();
     }
-    tx.Update(std::move(u.refname), null_new ? RefValue::Absent() : std::move(*u.new_value),
-              std::move(pin));
+    std::optional<RefValue> value = null_new ? RefValue::Absent() : NewValue(u);
+    tx.Update(std::move(u.refname), std::move(*value), std::move(pin));
     none_below(true);
     return Status::Ok();
   };

@@ -18,7 +18,6 @@
 #ifndef REFTAB_STORE_GIT_REFS_REF_TRANSACTION_H_
 #define REFTAB_STORE_GIT_REFS_REF_TRANSACTION_H_
 
-#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -29,12 +28,14 @@
 
 #include "format/status.h"
 #include "format/visibility.h"
+#include "store/git/refs/stable_vector.h"
 #include "store/transaction.h"
 
 namespace reftab {
 REFTAB_PUBLIC_BEGIN
 
 class GitRefStore;
+class NameOrder;        // store/git/refs/name_order.h
 struct GitRefLocation;  // store/git/repo.h
 class Progress;         // store/progress.h
 
@@ -141,49 +142,72 @@ class GitRefTransaction {
     State state_ = State::kNone;
     std::unique_ptr<RefValue> value_;  // kValue: an id or a symref target
   };
+  // One queued update, kept small (a million of them are queued at once): the new value is
+  // its type and id, with what few values have (a peeled id, a symref target) in side
+  // tables, and the message an index into the transaction's messages (all of a --stdin
+  // list share one).
   struct Item {
     std::string refname;
-    std::optional<RefValue> new_value;  // nullopt: verify only
-    OptionalValue old_value;            // empty: not checked
-    unsigned flags = 0;
-    std::string message;
-    bool log_only = false;  // a symref passed through, or HEAD over its branch: reflog only
-    bool via_head = false;  // reached through HEAD, so HEAD's reflog is already taken care of
-    int parent = -1;        // the update this one was split from, for messages
+    ObjectId new_id{};        // the new value's id (kVal1, kVal2)
+    OptionalValue old_value;  // empty: not checked
     // Where the name lives (GitRefStore::Locate), worked out once, by Where(): its stack
     // (null until then) and where the name within that stack starts (a suffix of refname).
     Stack* stack = nullptr;
     uint32_t key_from = 0;
-    // Filled while preparing:
-    bool exists = false;
-    // The stored record (one level): its type and symref target; not the whole RefRecord,
-    // which would add a hundred bytes to each of a million queued creates.
+    uint32_t new_extra = 0;  // kVal2: index in peeled_; kSymref: index in targets_
+    uint32_t message = 0;    // index in messages_
+    // Filled while preparing: the stored record's id (through symrefs) and symref target,
+    // as an index in currents_; kNoCurrent: a zero id and no target.
+    uint32_t current = kNoCurrent;
+    int32_t parent = -1;  // the update this one was split from, for messages
+    unsigned flags = 0;
+    RefValueType new_type = RefValueType::kDeletion;
+    bool has_new = false;  // false: verify only
+    // The stored record's type (one level), filled while preparing.
     RefValueType current_type = RefValueType::kDeletion;
-    std::string current_target;
-    ObjectId current_id{};  // the id it stands for (through symrefs)
+    bool log_only = false;  // a symref passed through, or HEAD over its branch: reflog only
+    bool via_head = false;  // reached through HEAD, so HEAD's reflog is already taken care of
+    bool exists = false;
     bool queued = false;
     bool rejected = false;     // left out of a batch (rejected_ says why)
     bool check_names = false;  // a name that appears: CheckAvailable checks the names around it
     bool may_log = false;      // GitRefStore::MayWriteLog, or a forced reflog (set by Write)
     bool new_name = false;     // a name it creates, found free: checked again under the lock
+    bool read = false;         // exists, current_type and current are filled (ReadInOrder)
   };
+  static constexpr uint32_t kNoCurrent = ~uint32_t{0};
+  struct Current {
+    ObjectId id{};
+    std::string target;
+  };
+  // An item's new value as a RefValue (nullopt: a verify), and the other way round.
+  std::optional<RefValue> NewValue(const Item& item) const;
+  void SetNewValue(Item* item, const std::optional<RefValue>& value);
+  const ObjectId& CurrentId(const Item& item) const;
+  const std::string& CurrentTarget(const Item& item) const;
+  uint32_t MessageIndex(std::string_view message);
+  // Whether an update's new value deletes (Absent, or the zero id).
+  static bool NewIsNull(const Item& item, size_t hash_size);
   // Why a failure of one update may reject it alone; nullopt: it fails the transaction.
   using Why = std::optional<GitRefRejectReason>;
   bool Reject(size_t i, const Status& failure, const Why& why);
-  Status Queue(Item item);
+  Status Queue(Item&& item, std::string_view message);
   Result<GitRefLocation> Where(Item& item);
-  Status CheckObject(const std::string& refname, RefValue* value, Why* why);
+  // `peeled`: set to what an annotated tag peels to (left alone for other objects).
+  Status CheckObject(const std::string& refname, const ObjectId& id,
+                     std::optional<ObjectId>* peeled, Why* why);
   const std::string& OriginalName(const Item& item) const;
   Status RejectDuplicates() const;
   Status LockStacks();
   Status PrepareItem(size_t i, std::vector<size_t>* to_check, Why* why);
+  Status ReadInOrder();
+  // Fills the stored-record fields of `u` from `current` (found or not).
+  void SetCurrent(Item* u, bool exists, RefRecord* current);
   Status AddHeadLogIfItsBranch(size_t i, Why* why);
   Status SplitAtSymref(size_t i, Why* why);
   Status CheckOldValue(const Item& item, Why* why) const;
   Status CheckAvailable(const std::vector<size_t>& to_check);
-  using Refnames = std::multimap<std::string_view, size_t>;
-  Status CheckNamesAvailable(const std::vector<size_t>& names,
-                             const std::vector<Refnames::const_iterator>* entries,
+  Status CheckNamesAvailable(const std::vector<size_t>& names, const std::vector<size_t>* positions,
                              bool stop_at_first);
   // What CheckAvailable learnt about the existing refs below a directory, for the names
   // after it: `empty_dir` holds none, `full_dir` holds some. `below` is the checked name
@@ -194,18 +218,36 @@ class GitRefTransaction {
     size_t next = std::string::npos;
   };
   Status CheckNameAvailable(size_t i, size_t checked, std::set<std::string, std::less<>>* dirs_seen,
-                            DirsBelow* below, const Refnames::const_iterator* entry, Why* why);
+                            DirsBelow* below, const size_t* position, Why* why);
+  // Whether an update not rejected changes `name`.
+  bool Named(std::string_view name) const;
+  // The least name from `from` on of an update not rejected (empty: none); `position`, when
+  // known, is where the update being checked stands in by_name_, just before `from`.
+  std::string_view FirstNamedFrom(std::string_view from, const size_t* position) const;
+  // Every update with a name, in name order: by_name_ and late_names_ merged.
+  std::vector<size_t> AllByName() const;
   Status Write();
 
   GitRefStore* store_;
   struct ObjectCache;
   std::unique_ptr<ObjectCache> object_cache_;  // made by the first CheckObject
-  // A deque: a million queued updates grow without a vector's copy at every doubling.
-  std::deque<Item> updates_;
+  // Elements that stay where they are: a million queued updates grow without a vector's
+  // copy at every doubling, and views of their names stay valid.
+  StableVector<Item> updates_;
   std::map<Stack*, Transaction> txs_;  // one per stack touched, locked by Prepare()
-  // Every name that will change, for conflict checks, with its update: views of the names
-  // in updates_ (a deque, so they stay where they are), not a second copy of each.
-  Refnames refnames_;
+  // Every name that will change, for conflict checks: while queueing, gathered in
+  // names_queued_ (views of the names in updates_, which stay where they are);
+  // from Prepare on, the updates in name order in by_name_ (four bytes a name), and the names
+  // of updates split off symrefs while preparing in late_names_.
+  std::unique_ptr<NameOrder> names_queued_;
+  std::vector<uint32_t> by_name_;
+  std::multimap<std::string_view, size_t> late_names_;
+  // The side tables of Item.
+  std::vector<ObjectId> peeled_;
+  std::vector<std::string> targets_;
+  std::vector<std::string> messages_;
+  std::string last_raw_message_;  // what messages_.back() was cleaned from
+  std::vector<Current> currents_;
   std::string head_target_;             // HEAD's referent when HEAD is a symref
   size_t new_names_ = 0;                // updates whose names it creates (Item::new_name)
   std::vector<std::string> free_dirs_;  // parents of new names, found not to be refs

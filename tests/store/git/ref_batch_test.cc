@@ -54,6 +54,50 @@ std::vector<std::string> Summary(const GitRefTransaction& tx) {
   return out;
 }
 
+// The stored values are read for the updates in name order with one iterator: names below,
+// between, equal to and past the stored ones, queued out of name order across directories,
+// in a stack of several tables with a deleted ref, each see what a lookup of its own sees.
+TEST(GitRefBatchTest, StoredValuesReadInNameOrderMatchLookups) {
+  TempDir tmp("git-ref-batch");
+  auto store = OpenBare(tmp);
+  for (int n : {2, 4, 6, 8}) {
+    ASSERT_TRUE(Set(*store, "refs/heads/b" + std::to_string(n), IdValue(uint64_t(n))).ok());
+  }
+  ASSERT_TRUE(Set(*store, "refs/tags/t5", IdValue(5)).ok());
+  ASSERT_TRUE(Set(*store, "refs/tags/t7", IdValue(7)).ok());
+  {
+    GitRefTransaction del(store.get());
+    ASSERT_TRUE(del.Delete("refs/tags/t7", std::nullopt, 0).ok());
+    ASSERT_TRUE(del.Commit().ok());
+  }
+  GitRefTransaction tx(store.get());
+  tx.set_batch_updates(true);
+  ASSERT_TRUE(tx.Create("refs/tags/t7", IdValue(17), 0).ok());
+  ASSERT_TRUE(tx.Create("refs/heads/b1", IdValue(11), 0).ok());
+  ASSERT_TRUE(tx.Create("refs/heads/b4", IdValue(14), 0).ok());
+  ASSERT_TRUE(tx.Update("refs/tags/t5", IdValue(15), IdValue(5), 0).ok());
+  ASSERT_TRUE(tx.Update("refs/heads/b6", IdValue(16), IdValue(9), 0).ok());
+  ASSERT_TRUE(tx.Update("refs/heads/b8", IdValue(18), IdValue(8), 0).ok());
+  ASSERT_TRUE(tx.Update("refs/heads/b9", IdValue(19), IdValue(9), 0).ok());
+  ASSERT_TRUE(tx.Update("refs/heads/b2", IdValue(12), IdValue(2), 0).ok());
+  ASSERT_TRUE(tx.Create("refs/tags/t0", IdValue(10), 0).ok());
+  ASSERT_TRUE(tx.Commit().ok());
+  EXPECT_EQ(Summary(tx), (std::vector<std::string>{
+                             "refs/heads/b4: reference already exists",
+                             "refs/heads/b6: incorrect old value provided",
+                             "refs/heads/b9: reference does not exist",
+                         }));
+  EXPECT_TRUE(Holds(*store, "refs/tags/t7", 17));
+  EXPECT_TRUE(Holds(*store, "refs/heads/b1", 11));
+  EXPECT_TRUE(Holds(*store, "refs/heads/b4", 4));
+  EXPECT_TRUE(Holds(*store, "refs/tags/t5", 15));
+  EXPECT_TRUE(Holds(*store, "refs/heads/b6", 6));
+  EXPECT_TRUE(Holds(*store, "refs/heads/b8", 18));
+  EXPECT_FALSE(Get(*store, "refs/heads/b9").exists());
+  EXPECT_TRUE(Holds(*store, "refs/heads/b2", 12));
+  EXPECT_TRUE(Holds(*store, "refs/tags/t0", 10));
+}
+
 TEST(GitRefBatchTest, RejectsEachFailingUpdateAloneAndCommitsTheRest) {
   TempDir tmp("git-ref-batch");
   auto store = OpenBare(tmp);
