@@ -169,14 +169,18 @@ class ObjIndexCheck {
     if (!active_ || mode_ != kFingerprint) return;
     // A block is listed once per prefix, however many of its refs have it: each hash counts
     // the first time it is met, found again in an open-addressing table of at least twice
-    // as many slots as the block has hashes (cleared per block; 0 marks an empty slot, so a
-    // hash of 0 has a flag of its own).
+    // as many slots as the block has hashes (0 marks an empty slot, so a hash of 0 has a
+    // flag of its own). The slots filled are emptied again after, not the whole table.
     const size_t n = block_hashes_.size();
     size_t cap = 64;
     while (cap < 2 * n) cap *= 2;
-    if (seen_.size() < cap) seen_.resize(cap);
-    std::fill_n(seen_.begin(), cap, 0);
+    if (seen_.size() < cap) {
+      seen_.assign(cap, 0);
+    } else {
+      cap = seen_.size();
+    }
     const size_t mask = cap - 1;
+    filled_.clear();
     bool zero_seen = false;
     for (const uint64_t h : block_hashes_) {
       if (h == 0) {
@@ -188,8 +192,10 @@ class ObjIndexCheck {
       while (seen_[i] != 0 && seen_[i] != h) i = (i + 1) & mask;
       if (seen_[i] == h) continue;
       seen_[i] = h;
+      filled_.push_back(uint32_t(i));
       AddPair(&ref_sum_, h, b.offset);
     }
+    for (const uint32_t i : filled_) seen_[i] = 0;
   }
 
   Status OnObjBlock(const BlockView& b) {
@@ -395,7 +401,8 @@ class ObjIndexCheck {
   bool active_ = false;
   bool needs_exact_ = false;
   std::vector<uint64_t> block_hashes_;  // kFingerprint: one ref block's prefix hashes
-  std::vector<uint64_t> seen_;          // EndRefBlock's table of the hashes met
+  std::vector<uint64_t> seen_;          // EndRefBlock's table of the hashes met (all 0
+  std::vector<uint32_t> filled_;        // between blocks) and the slots it filled
   Fingerprint ref_sum_, obj_sum_;
   bool sorted_ = false;
   std::vector<uint64_t> ref_blocks_;  // in file order, so ascending
@@ -505,9 +512,10 @@ class RefSectionCheck {
   RefRecord again_;
 };
 
-// Decodes a ref block's records once for both checks that read them (`refs` may be null).
+// Decodes a ref block's records once for both checks that read them (`refs` may be null),
+// and gives the live ones to `sink` (only with `refs`: the first pass).
 Status CheckRefBlock(const TableReader& t, const BlockView& b, RefSectionCheck* refs,
-                     ObjIndexCheck* objs) {
+                     ObjIndexCheck* objs, VerifyRefSink* sink = nullptr) {
   objs->StartRefBlock(b);
   if (refs) refs->StartBlock(b);
   BlockIterator it;
@@ -526,6 +534,10 @@ Status CheckRefBlock(const TableReader& t, const BlockView& b, RefSectionCheck* 
       const uint32_t lcp = first ? RefSectionCheck::kNoLcp : it.lcp();
       REFTAB_RETURN_IF_ERROR(refs->OnRecord(start, it.key(), r, lcp));
       first = false;
+      if (sink && r.value_type != RefValueType::kDeletion) {
+        AssignName(&r.refname, it.key());
+        REFTAB_RETURN_IF_ERROR(sink->OnRef(r));
+      }
     }
     objs->OnRefRecord(b, r);
     start = uint32_t(v.pos() - b.data);
@@ -600,7 +612,7 @@ bool FollowsGitNaming(const std::string& name, const TableReader& t) {
 
 }  // namespace
 
-Status VerifyTable(const TableReader& t, VerifyReport* report) {
+Status VerifyTable(const TableReader& t, VerifyReport* report, VerifyRefSink* sink) {
   ++report->tables;
   if (t.min_update_index() > t.max_update_index()) {
     return Problem(t, "min_update_index is greater than max_update_index");
@@ -617,7 +629,7 @@ Status VerifyTable(const TableReader& t, VerifyReport* report) {
     REFTAB_RETURN_IF_ERROR(t.ForEachBlock([&](const BlockView& b) {
       ++report->blocks;
       Status s;
-      if (b.type == BlockType::kRef) s = CheckRefBlock(t, b, &refs, &objs);
+      if (b.type == BlockType::kRef) s = CheckRefBlock(t, b, &refs, &objs, sink);
       if (b.type == BlockType::kObj) {
         s = objs.OnObjBlock(b);
         if (s.ok() && objs.active()) {
@@ -643,14 +655,18 @@ Status VerifyTable(const TableReader& t, VerifyReport* report) {
   return VerifyLogs(t, report);
 }
 
-Status VerifyStack(const Stack& stack, VerifyReport* report, Progress* progress) {
+Status VerifyStack(const Stack& stack, VerifyReport* report, Progress* progress,
+                   VerifyRefSink* refs, bool* fed) {
   auto snap = stack.snapshot();
   const auto& tables = snap->tables();
+  // One table holds the stack's refs as a merge would give them, tombstones aside.
+  if (tables.size() != 1) refs = nullptr;
+  if (fed) *fed = refs != nullptr;
   ProgressPhase phase(progress, "Verifying tables", tables.size());
   for (size_t i = 0; i < tables.size(); ++i) {
     phase.Set(i);
     const TableReader& t = *tables[i];
-    REFTAB_RETURN_IF_ERROR(VerifyTable(t, report));
+    REFTAB_RETURN_IF_ERROR(VerifyTable(t, report, refs));
     const std::string& name = stack.names()[i];
     if (!FollowsGitNaming(name, t)) {
       report->warnings.push_back(name +
