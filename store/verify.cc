@@ -565,18 +565,20 @@ class LookupAidsOff {
   const bool was_;
 };
 
-// Gives back the pages of the blocks a check has read that nothing reads again soon: the obj,
-// log and index blocks (the git-level checks that follow read the ref blocks again), in
-// steps of kStep bytes, so that verifying a table holds its ref blocks and little more.
+// Gives back the pages of the blocks a check has read that nothing reads again soon, in
+// steps of kStep bytes: the obj, log and index blocks, and the ref blocks too when
+// `ref_blocks_too` (the git-level checks that follow read them again unless they took the
+// refs from this scan, VerifyRefSink). Verifying a table then holds its ref blocks and
+// little more, or little more than a step.
 class PassedBlocks {
  public:
-  explicit PassedBlocks(const TableReader& t) : t_(t) {}
+  PassedBlocks(const TableReader& t, bool ref_blocks_too) : t_(t), refs_too_(ref_blocks_too) {}
   ~PassedBlocks() { ReleaseUpTo(t_.file_size()); }
   PassedBlocks(const PassedBlocks&) = delete;
   PassedBlocks& operator=(const PassedBlocks&) = delete;
 
   void Passed(const BlockView& b) {
-    if (b.type == BlockType::kRef) {
+    if (b.type == BlockType::kRef && !refs_too_) {
       ReleaseUpTo(b.offset);
       from_ = kNone;
       return;
@@ -594,6 +596,7 @@ class PassedBlocks {
     from_ = end;
   }
   const TableReader& t_;
+  const bool refs_too_;
   uint64_t from_ = kNone;  // where the blocks not given back yet start
 };
 
@@ -625,7 +628,7 @@ Status VerifyTable(const TableReader& t, VerifyReport* report, VerifyRefSink* si
   RefSectionCheck refs(t, report);
   IndexCheck obj_index(t, BlockType::kObj);
   {
-    PassedBlocks passed(t);
+    PassedBlocks passed(t, /*ref_blocks_too=*/sink != nullptr);
     REFTAB_RETURN_IF_ERROR(t.ForEachBlock([&](const BlockView& b) {
       ++report->blocks;
       Status s;
