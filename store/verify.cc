@@ -261,7 +261,7 @@ class ObjIndexCheck {
       uint64_t pos = 0;
       for (uint64_t i = 0; i < count; ++i) {
         uint64_t delta;
-        if (!GetVarintAt(&p, end, &delta) || (i > 0 && delta == 0) || pos + delta < pos) {
+        if (!GetPosition(&p, end, &delta) || (i > 0 && delta == 0) || pos + delta < pos) {
           return false;
         }
         pos += delta;
@@ -280,6 +280,25 @@ class ObjIndexCheck {
     if (have_last) last_key_ = LastKey(last, len);  // for CheckRecord, should it follow
     block_first_ = any ? LastKey(first, len) : std::string();
     return true;
+  }
+  // GetVarintAt for the positions (a file offset first, then deltas: a few bytes each),
+  // unrolled for up to four bytes, which cannot overflow; longer ones and the last bytes of
+  // the records go through GetVarintAt.
+  REFTAB_FORCE_INLINE static bool GetPosition(const uint8_t** p, const uint8_t* end, uint64_t* v) {
+    const uint8_t* q = *p;
+    if (end - q >= 4) {
+      uint64_t val = 0;
+      for (int i = 0; i < 4; ++i) {
+        const uint64_t c = q[i];
+        val = i == 0 ? c & 0x7f : ((val + 1) << 7) | (c & 0x7f);
+        if (!(c & 0x80)) {
+          *v = val;
+          *p = q + i + 1;
+          return true;
+        }
+      }
+    }
+    return GetVarintAt(p, end, v);
   }
   static std::string LastKey(uint64_t word, size_t len) {
     std::string key(len, '\0');
