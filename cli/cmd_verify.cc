@@ -18,18 +18,28 @@
 namespace reftab::cli {
 namespace {
 
-// The git-level findings on stderr (only those git's `refs verify` makes, if `git_only`);
-// true when none is an error.
-bool ReportGitFindings(GitRepo& repo, bool strict, Status* status, bool git_only = false) {
+// VerifyStack on every stack of the store, then in a git repository the git-level checks
+// (a bare --stack is a generic sorted store: git's rules do not apply), whose findings go to
+// stderr (only those git's `refs verify` makes, if `git_only`). Both read the refs once
+// where they can (VerifyGitRepoAndTables). *clean is false when a finding is an error.
+Status VerifyStore(Store& store, bool strict, bool git_only, VerifyReport* tables,
+                   Progress* progress, bool* clean) {
+  *clean = true;
+  if (!store.repo()) {
+    for (Stack* stack : store.stacks()) {
+      REFTAB_RETURN_IF_ERROR(VerifyStack(*stack, tables, progress));
+    }
+    return Status::Ok();
+  }
   GitVerifyReport report;
-  *status = VerifyGitRepo(repo, GitVerifyOptions{strict}, &report);
-  bool clean = true;
+  REFTAB_RETURN_IF_ERROR(
+      VerifyGitRepoAndTables(*store.repo(), GitVerifyOptions{strict}, tables, &report, progress));
   for (const GitVerifyFinding& f : report.findings) {
     if (git_only && !IsGitRefsVerifyCheck(f.id)) continue;
     std::fprintf(stderr, "%s\n", report.Line(f).c_str());
-    if (report.IsError(f)) clean = false;
+    if (report.IsError(f)) *clean = false;
   }
-  return clean;
+  return Status::Ok();
 }
 
 }  // namespace
@@ -53,19 +63,9 @@ int CmdVerify(const GlobalOptions& g, const Args& args) {
   if (files.empty()) {
     auto opened = OpenStore(g, GitRepoAccess::kReadOnly);
     if (!opened.ok()) return Fail(opened.status());
-    Store& store = **opened;
     TerminalProgress progress(progress_flag);
-    Status s;
-    for (Stack* stack : store.stacks()) {
-      s = VerifyStack(*stack, &report, progress.get());
-      if (!s.ok()) break;
-    }
+    Status s = VerifyStore(**opened, strict, /*git_only=*/false, &report, progress.get(), &clean);
     if (!s.ok()) return Fail(s);
-    // Only a git repository has git's rules; a bare --stack is a generic sorted store.
-    if (store.repo()) {
-      clean = ReportGitFindings(*store.repo(), strict, &s);
-      if (!s.ok()) return Fail(s);
-    }
   } else {
     for (const std::string& file : files) {
       auto table = OpenTableFile(file);
@@ -111,14 +111,8 @@ int RefsVerify(const GlobalOptions& g, const Args& args) {
   }
   TerminalProgress reporter(progress_flag);
   VerifyReport report;
-  Status s;
-  for (Stack* stack : store.stacks()) {
-    s = VerifyStack(*stack, &report, reporter.get());
-    if (!s.ok()) break;
-  }
-  if (!s.ok()) return GitError(s.message()), kGitFsckFailed;
-  if (!store.repo()) return kExitOk;
-  bool clean = ReportGitFindings(*store.repo(), strict, &s, /*git_only=*/true);
+  bool clean = true;
+  Status s = VerifyStore(store, strict, /*git_only=*/true, &report, reporter.get(), &clean);
   if (!s.ok()) return GitError(s.message()), kGitFsckFailed;
   return clean ? kExitOk : kGitFsckFailed;
 }

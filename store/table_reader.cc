@@ -15,14 +15,6 @@
 #include "store/trace.h"
 
 namespace reftab {
-namespace {
-
-// Index levels a valid table can have are few (each level divides by the records per
-// block); a deeper chain means the index points in a loop.
-constexpr int kMaxIndexDepth = 16;
-
-}  // namespace
-
 // ---------------------------------------------------------------- TableReader
 
 // Kept out of the installed header: the lookup aids' layout and their synchronisation are

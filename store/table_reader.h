@@ -101,6 +101,10 @@ class TableLogIterator {
 
 class TableReader {
  public:
+  // The most index levels a lookup descends through before it calls the index a loop: a
+  // valid table has few (each level divides the blocks below it by its records per block).
+  static constexpr int kMaxIndexDepth = 16;
+
   // Opens and validates `file` (footer, CRC, header copy).
   static Result<std::unique_ptr<TableReader>> Open(std::unique_ptr<RandomAccessFile> file);
   // Convenience for tests and fuzzers: a table held in memory.

@@ -12,6 +12,8 @@
 #include "format/bytes.h"
 #include "format/constants.h"
 #include "format/record_codec.h"
+#include "store/index_check.h"
+#include "store/restart_check.h"
 #include "store/section_cursor.h"
 
 namespace reftab {
@@ -77,6 +79,9 @@ class ObjIndexCheck {
     uint64_t unused;
     active_ = t.ObjSectionStart(&unused);
   }
+
+  // Whether the table has an obj section (nothing to check otherwise).
+  bool active() const { return active_; }
 
   // After Finish() in kFingerprint mode: whether the sets may differ, so that the kExact
   // pass must decide.
@@ -162,11 +167,35 @@ class ObjIndexCheck {
   }
   void EndRefBlock(const BlockView& b) {
     if (!active_ || mode_ != kFingerprint) return;
-    // A block is listed once per prefix, however many of its refs have it.
-    std::sort(block_hashes_.begin(), block_hashes_.end());
-    block_hashes_.erase(std::unique(block_hashes_.begin(), block_hashes_.end()),
-                        block_hashes_.end());
-    for (uint64_t h : block_hashes_) AddPair(&ref_sum_, h, b.offset);
+    // A block is listed once per prefix, however many of its refs have it: each hash counts
+    // the first time it is met, found again in an open-addressing table of at least twice
+    // as many slots as the block has hashes (0 marks an empty slot, so a hash of 0 has a
+    // flag of its own). The slots filled are emptied again after, not the whole table.
+    const size_t n = block_hashes_.size();
+    size_t cap = 64;
+    while (cap < 2 * n) cap *= 2;
+    if (seen_.size() < cap) {
+      seen_.assign(cap, 0);
+    } else {
+      cap = seen_.size();
+    }
+    const size_t mask = cap - 1;
+    filled_.clear();
+    bool zero_seen = false;
+    for (const uint64_t h : block_hashes_) {
+      if (h == 0) {
+        if (!zero_seen) AddPair(&ref_sum_, h, b.offset);
+        zero_seen = true;
+        continue;
+      }
+      size_t i = size_t(h >> 40) & mask;  // a hash's bits are all well mixed
+      while (seen_[i] != 0 && seen_[i] != h) i = (i + 1) & mask;
+      if (seen_[i] == h) continue;
+      seen_[i] = h;
+      filled_.push_back(uint32_t(i));
+      AddPair(&ref_sum_, h, b.offset);
+    }
+    for (const uint32_t i : filled_) seen_[i] = 0;
   }
 
   Status OnObjBlock(const BlockView& b) {
@@ -174,52 +203,102 @@ class ObjIndexCheck {
     if (mode_ == kFingerprint && FingerprintObjBlock(b)) return Status::Ok();
     return CheckObjBlock(b);
   }
+  // After OnObjBlock: the block's first and last keys (a block has a record: its restart
+  // table names one).
+  std::string_view block_first() const { return block_first_; }
+  std::string_view block_last() const { return last_key_; }
 
  private:
   // kFingerprint's pass over an obj block for prefixes of at most 8 bytes (git's): the
   // checks of CheckObjBlock with no copy of a key and no vector of positions, each key kept
-  // as a number (Word). False, with nothing changed, if the block has anything these checks
-  // do not pass (or longer prefixes): CheckObjBlock then finds and names it.
+  // as a number (Word) and decoded straight from the block's bytes (every key has the same
+  // length, so a record's prefix and suffix lengths place its suffix in the number). False,
+  // with nothing changed, if the block has anything these checks do not pass (or longer
+  // prefixes): CheckObjBlock then finds and names it.
   bool FingerprintObjBlock(const BlockView& b) {
     const size_t len = t_.footer().obj_id_len;
     if (len == 0 || len > 8) return false;
-    static_assert(BlockIterator::kKeyReadSlack >= 8, "Word reads eight bytes of a key");
-    BlockIterator it;
-    it.Init(b, t_.hash_size());
+    const uint8_t* p = b.data + RestartCheck::FirstRecord(b);
+    const uint8_t* const end = b.data + b.restart_off;
+    RestartCheck restarts;
+    restarts.Start(b);
     Fingerprint sum = obj_sum_;
     bool needs_exact = needs_exact_;
     bool have_last = have_last_word_;
     uint64_t last = last_word_;
-    while (it.NextKey()) {
-      const std::string_view key = it.key();
-      if (key.size() != len) return false;
-      const uint64_t word = Word(reinterpret_cast<const uint8_t*>(key.data()), len);
+    const uint64_t ref_blocks = ref_blocks_.size();
+    uint64_t word = 0, first = 0;
+    bool any = false;
+    while (p < end) {
+      if (!restarts.Record(uint32_t(p - b.data))) return false;
+      uint64_t prefix, suffix_and_type;
+      if (!GetVarintAt(&p, end, &prefix) || !GetVarintAt(&p, end, &suffix_and_type)) {
+        return false;
+      }
+      const uint64_t suffix = suffix_and_type >> 3;
+      // A block's first key shares nothing; an empty suffix would repeat the key before.
+      if ((!any && prefix != 0) || suffix == 0 || prefix + suffix != len ||
+          suffix > uint64_t(end - p)) {
+        return false;
+      }
+      uint64_t bytes;  // the suffix, big-endian, in the low 8 * suffix bits
+      if (end - p >= 8) {
+        bytes = be::Load64(p) >> (64 - 8 * suffix);
+      } else {
+        uint8_t chunk[8] = {};
+        std::memcpy(chunk, p, size_t(suffix));
+        bytes = be::Load64(chunk) >> (64 - 8 * suffix);
+      }
+      p += suffix;
+      const uint64_t kept = prefix == 0 ? 0 : word & (~uint64_t(0) << (64 - 8 * prefix));
+      word = kept | bytes << (64 - 8 * len);
       if (have_last && word <= last) return false;
-      ByteReader v = it.value();
-      uint64_t count = it.value_type();
-      if (count == 0) count = v.GetVarint();
-      if (!v.ok() || count > ref_blocks_.size() || count > v.remaining()) return false;
+      uint64_t count = suffix_and_type & 7;
+      if (count == 0 && !GetVarintAt(&p, end, &count)) return false;
+      if (count > ref_blocks || count > uint64_t(end - p)) return false;
       if (count == 0) needs_exact = true;
       const uint64_t h = Mix(len ^ word);
       uint64_t pos = 0;
       for (uint64_t i = 0; i < count; ++i) {
-        const uint64_t delta = v.GetVarint();
-        if ((i > 0 && delta == 0) || pos + delta < pos) return false;
+        uint64_t delta;
+        if (!GetPosition(&p, end, &delta) || (i > 0 && delta == 0) || pos + delta < pos) {
+          return false;
+        }
         pos += delta;
         AddPair(&sum, h, pos);
       }
-      if (!v.ok()) return false;
-      it.ValueDone(v);
+      if (!any) first = word;
+      any = true;
       have_last = true;
       last = word;
     }
-    if (it.error()) return false;
+    if (!restarts.End()) return false;
     obj_sum_ = sum;
     needs_exact_ = needs_exact;
     have_last_word_ = have_last;
     last_word_ = last;
     if (have_last) last_key_ = LastKey(last, len);  // for CheckRecord, should it follow
+    block_first_ = any ? LastKey(first, len) : std::string();
     return true;
+  }
+  // GetVarintAt for the positions (a file offset first, then deltas: a few bytes each),
+  // unrolled for up to four bytes, which cannot overflow; longer ones and the last bytes of
+  // the records go through GetVarintAt.
+  REFTAB_FORCE_INLINE static bool GetPosition(const uint8_t** p, const uint8_t* end, uint64_t* v) {
+    const uint8_t* q = *p;
+    if (end - q >= 4) {
+      uint64_t val = 0;
+      for (int i = 0; i < 4; ++i) {
+        const uint64_t c = q[i];
+        val = i == 0 ? c & 0x7f : ((val + 1) << 7) | (c & 0x7f);
+        if (!(c & 0x80)) {
+          *v = val;
+          *p = q + i + 1;
+          return true;
+        }
+      }
+    }
+    return GetVarintAt(p, end, v);
   }
   static std::string LastKey(uint64_t word, size_t len) {
     std::string key(len, '\0');
@@ -235,18 +314,27 @@ class ObjIndexCheck {
     }
     BlockIterator it;
     it.Init(b, t_.hash_size());
+    // RefsFor's search in the block bisects its restart points (store/restart_check.h).
+    RestartCheck restarts;
+    restarts.Start(b);
+    uint32_t start = RestartCheck::FirstRecord(b);
     std::vector<uint64_t> positions;
+    block_first_.clear();
     while (it.NextKey()) {
       const std::string key(it.key());
+      if (!restarts.Record(start)) return At(b.offset, restarts.Problem());
       ByteReader v = it.value();
       REFTAB_RETURN_IF_ERROR(CheckCount(b.offset, key, it.value_type(), v));
       if (!codec::GetObjValue(v, it.value_type(), &positions)) {
         return At(b.offset, "obj record " + Hex(key) + ": malformed positions");
       }
       it.ValueDone(v);
+      start = uint32_t(v.pos() - b.data);
       REFTAB_RETURN_IF_ERROR(CheckRecord(b.offset, key, positions));
+      if (block_first_.empty()) block_first_ = key;
     }
     if (it.error()) return At(b.offset, "malformed obj record");
+    if (!restarts.End()) return At(b.offset, restarts.Problem());
     return Status::Ok();
   }
 
@@ -332,12 +420,15 @@ class ObjIndexCheck {
   bool active_ = false;
   bool needs_exact_ = false;
   std::vector<uint64_t> block_hashes_;  // kFingerprint: one ref block's prefix hashes
+  std::vector<uint64_t> seen_;          // EndRefBlock's table of the hashes met (all 0
+  std::vector<uint32_t> filled_;        // between blocks) and the slots it filled
   Fingerprint ref_sum_, obj_sum_;
   bool sorted_ = false;
   std::vector<uint64_t> ref_blocks_;  // in file order, so ascending
   std::vector<Held> held_;
   size_t next_held_ = 0;
   std::string last_key_;
+  std::string block_first_;  // the first key of the obj block last read
   // FingerprintObjBlock's last key (as Word), while the keys are at most eight bytes.
   uint64_t last_word_ = 0;
   bool have_last_word_ = false;
@@ -346,19 +437,22 @@ class ObjIndexCheck {
 // The ref section's own rules, record by record in file order: keys strictly increasing
 // (across blocks too), update indexes within the table's limits, and the lookup path agreeing
 // with the scan. A lookup of every ref would cost an index descent per ref; instead the
-// lookup's two steps are checked where they can go wrong: the index must send each block's
-// first and last key to that block (so every key between them too), and within a block the
-// search starts at a restart point, so each restart point must be the start of a record the
-// scan decoded, in order, and share no prefix with the key before it (so that decoding from
-// there gives the scan's keys).
+// lookup's two steps are checked where they can go wrong: the index must send every key of
+// a block to that block (IndexCheck, store/index_check.h: one walk of the index beside the
+// blocks), and within a block the search starts at a restart point, so each restart point
+// must be the start of a record the scan decoded, in order, and share no prefix with the key
+// before it (RestartCheck: decoding from there gives the scan's keys, and the bisection over
+// them, sorted as they are, picks the right one). A table without an index is looked up by
+// a walk from its first block: there each block's first and last ref are looked up, as
+// cheap as it is in the small tables written so.
 class RefSectionCheck {
  public:
-  RefSectionCheck(const TableReader& t, VerifyReport* report) : t_(t), report_(report) {}
+  RefSectionCheck(const TableReader& t, VerifyReport* report)
+      : t_(t), report_(report), index_(t, BlockType::kRef) {}
 
   void StartBlock(const BlockView& b) {
     block_ = &b;
-    next_restart_ = 0;
-    next_restart_at_ = b.restart_count > 0 ? RestartOffset(b, 0) : UINT32_MAX;
+    restarts_.Start(b);
     first_in_block_ = true;
   }
 
@@ -380,7 +474,7 @@ class RefSectionCheck {
       return Problem(t_, "ref '" + std::string(key) + "' has update index " +
                              std::to_string(r.update_index) + " outside the table's limits");
     }
-    if (start >= next_restart_at_) REFTAB_RETURN_IF_ERROR(CheckRestartsUpTo(start));
+    if (!restarts_.Record(start)) return RestartProblem();
     AssignName(&last_, key);
     last_type_ = r.value_type;
     last_update_index_ = r.update_index;
@@ -396,31 +490,20 @@ class RefSectionCheck {
 
   // The lookups come after the restart table is checked, which they rely on.
   Status EndBlock() {
-    REFTAB_RETURN_IF_ERROR(CheckRestartsUpTo(UINT32_MAX));  // none may be left
-    if (first_in_block_) return Status::Ok();               // no records
+    if (!restarts_.End()) return RestartProblem();  // none may be left
+    if (first_in_block_) return Status::Ok();       // no records
+    if (index_.active()) return index_.OnBlock(block_->offset, block_first_, last_);
     REFTAB_RETURN_IF_ERROR(LookUp(block_first_, block_first_type_, block_first_update_index_));
     return LookUp(last_, last_type_, last_update_index_);
   }
 
+  // After the last ref block.
+  Status Finish() { return index_.Finish(); }
+
  private:
-  // Restart points before `start` that no record started at, and one at `start`, which
-  // must begin with a zero prefix length (a one-byte varint 0).
-  Status CheckRestartsUpTo(uint32_t start) {
-    const BlockView& b = *block_;
-    for (; next_restart_ < b.restart_count; ++next_restart_) {
-      const uint32_t at = RestartOffset(b, next_restart_);
-      if (at > start) {
-        next_restart_at_ = at;
-        return Status::Ok();
-      }
-      if (at < start || b.data[at] != 0) {
-        return Problem(t_, "block at offset " + std::to_string(b.offset) + ": restart point " +
-                               std::to_string(next_restart_) + " (at " + std::to_string(at) +
-                               ") is not the start of a record with a full key");
-      }
-    }
-    next_restart_at_ = UINT32_MAX;
-    return Status::Ok();
+  Status RestartProblem() const {
+    return Problem(
+        t_, "block at offset " + std::to_string(block_->offset) + ": " + restarts_.Problem());
   }
 
   Status LookUp(std::string_view key, RefValueType type, uint64_t update_index) {
@@ -434,9 +517,9 @@ class RefSectionCheck {
 
   const TableReader& t_;
   VerifyReport* report_;
+  IndexCheck index_;
   const BlockView* block_ = nullptr;
-  uint32_t next_restart_ = 0;     // the first restart point not yet reached
-  uint32_t next_restart_at_ = 0;  // where it is (UINT32_MAX: none left)
+  RestartCheck restarts_;
   bool first_in_block_ = true;
   std::string block_first_;  // the block's first record
   RefValueType block_first_type_ = RefValueType::kDeletion;
@@ -448,9 +531,10 @@ class RefSectionCheck {
   RefRecord again_;
 };
 
-// Decodes a ref block's records once for both checks that read them (`refs` may be null).
+// Decodes a ref block's records once for both checks that read them (`refs` may be null),
+// and gives the live ones to `sink` (only with `refs`: the first pass).
 Status CheckRefBlock(const TableReader& t, const BlockView& b, RefSectionCheck* refs,
-                     ObjIndexCheck* objs) {
+                     ObjIndexCheck* objs, VerifyRefSink* sink = nullptr) {
   objs->StartRefBlock(b);
   if (refs) refs->StartBlock(b);
   BlockIterator it;
@@ -469,6 +553,10 @@ Status CheckRefBlock(const TableReader& t, const BlockView& b, RefSectionCheck* 
       const uint32_t lcp = first ? RefSectionCheck::kNoLcp : it.lcp();
       REFTAB_RETURN_IF_ERROR(refs->OnRecord(start, it.key(), r, lcp));
       first = false;
+      if (sink && r.value_type != RefValueType::kDeletion) {
+        AssignName(&r.refname, it.key());
+        REFTAB_RETURN_IF_ERROR(sink->OnRef(r));
+      }
     }
     objs->OnRefRecord(b, r);
     start = uint32_t(v.pos() - b.data);
@@ -496,18 +584,20 @@ class LookupAidsOff {
   const bool was_;
 };
 
-// Gives back the pages of the blocks a check has read that nothing reads again soon: the obj,
-// log and index blocks (the git-level checks that follow read the ref blocks again), in
-// steps of kStep bytes, so that verifying a table holds its ref blocks and little more.
+// Gives back the pages of the blocks a check has read that nothing reads again soon, in
+// steps of kStep bytes: the obj, log and index blocks, and the ref blocks too when
+// `ref_blocks_too` (the git-level checks that follow read them again unless they took the
+// refs from this scan, VerifyRefSink). Verifying a table then holds its ref blocks and
+// little more, or little more than a step.
 class PassedBlocks {
  public:
-  explicit PassedBlocks(const TableReader& t) : t_(t) {}
+  PassedBlocks(const TableReader& t, bool ref_blocks_too) : t_(t), refs_too_(ref_blocks_too) {}
   ~PassedBlocks() { ReleaseUpTo(t_.file_size()); }
   PassedBlocks(const PassedBlocks&) = delete;
   PassedBlocks& operator=(const PassedBlocks&) = delete;
 
   void Passed(const BlockView& b) {
-    if (b.type == BlockType::kRef) {
+    if (b.type == BlockType::kRef && !refs_too_) {
       ReleaseUpTo(b.offset);
       from_ = kNone;
       return;
@@ -525,6 +615,7 @@ class PassedBlocks {
     from_ = end;
   }
   const TableReader& t_;
+  const bool refs_too_;
   uint64_t from_ = kNone;  // where the blocks not given back yet start
 };
 
@@ -543,7 +634,7 @@ bool FollowsGitNaming(const std::string& name, const TableReader& t) {
 
 }  // namespace
 
-Status VerifyTable(const TableReader& t, VerifyReport* report) {
+Status VerifyTable(const TableReader& t, VerifyReport* report, VerifyRefSink* sink) {
   ++report->tables;
   if (t.min_update_index() > t.max_update_index()) {
     return Problem(t, "min_update_index is greater than max_update_index");
@@ -554,17 +645,25 @@ Status VerifyTable(const TableReader& t, VerifyReport* report) {
   LookupAidsOff aids_off(t);
   ObjIndexCheck objs(t, ObjIndexCheck::kFingerprint);
   RefSectionCheck refs(t, report);
+  IndexCheck obj_index(t, BlockType::kObj);
   {
-    PassedBlocks passed(t);
+    PassedBlocks passed(t, /*ref_blocks_too=*/sink != nullptr);
     REFTAB_RETURN_IF_ERROR(t.ForEachBlock([&](const BlockView& b) {
       ++report->blocks;
       Status s;
-      if (b.type == BlockType::kRef) s = CheckRefBlock(t, b, &refs, &objs);
-      if (b.type == BlockType::kObj) s = objs.OnObjBlock(b);
+      if (b.type == BlockType::kRef) s = CheckRefBlock(t, b, &refs, &objs, sink);
+      if (b.type == BlockType::kObj) {
+        s = objs.OnObjBlock(b);
+        if (s.ok() && objs.active()) {
+          s = obj_index.OnBlock(b.offset, objs.block_first(), objs.block_last());
+        }
+      }
       passed.Passed(b);
       return s;
     }));
   }
+  REFTAB_RETURN_IF_ERROR(refs.Finish());
+  REFTAB_RETURN_IF_ERROR(obj_index.Finish());
   REFTAB_RETURN_IF_ERROR(objs.Finish());
   if (objs.needs_exact()) {
     ObjIndexCheck exact(t, ObjIndexCheck::kExact);
@@ -578,14 +677,18 @@ Status VerifyTable(const TableReader& t, VerifyReport* report) {
   return VerifyLogs(t, report);
 }
 
-Status VerifyStack(const Stack& stack, VerifyReport* report, Progress* progress) {
+Status VerifyStack(const Stack& stack, VerifyReport* report, Progress* progress,
+                   VerifyRefSink* refs, bool* fed) {
   auto snap = stack.snapshot();
   const auto& tables = snap->tables();
+  // One table holds the stack's refs as a merge would give them, tombstones aside.
+  if (tables.size() != 1) refs = nullptr;
+  if (fed) *fed = refs != nullptr;
   ProgressPhase phase(progress, "Verifying tables", tables.size());
   for (size_t i = 0; i < tables.size(); ++i) {
     phase.Set(i);
     const TableReader& t = *tables[i];
-    REFTAB_RETURN_IF_ERROR(VerifyTable(t, report));
+    REFTAB_RETURN_IF_ERROR(VerifyTable(t, report, refs));
     const std::string& name = stack.names()[i];
     if (!FollowsGitNaming(name, t)) {
       report->warnings.push_back(name +

@@ -32,13 +32,29 @@ struct VerifyReport {
   std::vector<std::string> warnings;
 };
 
+// Receives a table's live refs (tombstones are not given) in name order as VerifyTable's
+// scan decodes them, so that checks of another layer need no read of their own.
+class VerifyRefSink {
+ public:
+  // `ref`, its name included, is valid for the call only. A non-OK status ends the
+  // verification with it.
+  virtual Status OnRef(const RefRecord& ref) = 0;
+
+ protected:
+  ~VerifyRefSink() = default;
+};
+
 // Checks one table. The first error found is returned (naming the table and the offset or
-// record); counts accumulate into `report`.
-Status VerifyTable(const TableReader& table, VerifyReport* report);
+// record); counts accumulate into `report`. `refs` (may be null) gets the table's live refs
+// as they are checked: on an error, only some of them.
+Status VerifyTable(const TableReader& table, VerifyReport* report, VerifyRefSink* refs = nullptr);
 
 // Checks every table of the snapshot and the relations between them.
-// `progress` (may be null) counts tables.
-Status VerifyStack(const Stack& stack, VerifyReport* report, Progress* progress = nullptr);
+// `progress` (may be null) counts tables. When `refs` is given and the snapshot is one
+// table, VerifyTable gives that table's live refs to it and *fed (may be null) is set true;
+// otherwise `refs` gets nothing and *fed is false.
+Status VerifyStack(const Stack& stack, VerifyReport* report, Progress* progress = nullptr,
+                   VerifyRefSink* refs = nullptr, bool* fed = nullptr);
 
 REFTAB_PUBLIC_END
 }  // namespace reftab

@@ -8,6 +8,7 @@
 #include "format/bytes.h"
 #include "store/git/refs/refname.h"
 #include "store/merge_cursor.h"
+#include "store/verify.h"
 
 namespace reftab {
 namespace {
@@ -48,33 +49,41 @@ class Checker {
   // One pass in name order, holding nothing per ref: the findings of a ref are made while
   // the cursor is on it, so the memory stays that of the cursor whatever the number of refs.
   Status Check(const View& v) {
+    Begin(v);
+    RefMergeCursor it(v.own->readers());
+    it.set_suppress_deletions(true);
+    REFTAB_RETURN_IF_ERROR(it.SeekToFirst());
+    RefRecord ref;
+    while (it.Next(&ref)) REFTAB_RETURN_IF_ERROR(OnRef(v, ref));
+    return it.status();
+  }
+
+  // Check in steps, for refs that come from elsewhere (a structural check's scan): the
+  // table names' findings, then OnRef for every live ref in name order.
+  void Begin(const View& v) {
     for (const std::string& t : v.table_names) {
       if (!GitWouldNameTable(t)) {
         Add(FindingSeverity::kWarning, t, "badReftableTableName", "invalid reftable table name");
       }
     }
-    RefMergeCursor it(v.own->readers());
-    it.set_suppress_deletions(true);
-    REFTAB_RETURN_IF_ERROR(it.SeekToFirst());
     depth_ = 0;
-    RefRecord ref;
-    while (it.Next(&ref)) {
-      path_.clear();  // made on the first finding only (Path())
-      path_prefix_ = &v.prefix;
-      CheckName(ref);
-      if (ref.value_type == RefValueType::kSymref) {
-        REFTAB_RETURN_IF_ERROR(CheckSymref(v, ref));
-      } else {
-        CheckObjectId(v, ref);
-      }
-      CheckDirectoryConflict(ref);
-      if (v.main && !IsPerWorktreeRef(ref.refname)) {
-        Add(FindingSeverity::kError, Path(ref), "refInWrongStack",
-            "not a per-worktree ref: git reads '" + ref.refname +
-                "' from the main stack and never sees this one");
-      }
+  }
+  Status OnRef(const View& v, const RefRecord& ref) {
+    path_.clear();  // made on the first finding only (Path())
+    path_prefix_ = &v.prefix;
+    CheckName(ref);
+    if (ref.value_type == RefValueType::kSymref) {
+      REFTAB_RETURN_IF_ERROR(CheckSymref(v, ref));
+    } else {
+      CheckObjectId(v, ref);
     }
-    return it.status();
+    CheckDirectoryConflict(ref);
+    if (v.main && !IsPerWorktreeRef(ref.refname)) {
+      Add(FindingSeverity::kError, Path(ref), "refInWrongStack",
+          "not a per-worktree ref: git reads '" + ref.refname +
+              "' from the main stack and never sees this one");
+    }
+    return Status::Ok();
   }
 
   void Add(FindingSeverity severity, std::string path, std::string id, std::string message) {
@@ -237,12 +246,41 @@ std::string GitVerifyReport::Line(const GitVerifyFinding& f) const {
   return line + f.path + ": " + f.id + ": " + f.message;
 }
 
-Status VerifyGitRepo(GitRepo& repo, const GitVerifyOptions& options, GitVerifyReport* report) {
+namespace {
+
+// The main stack's refs, as VerifyStack's scan gives them, into the checker.
+class MainRefs final : public VerifyRefSink {
+ public:
+  MainRefs(Checker* checker, const View* view) : checker_(checker), view_(view) {}
+  Status OnRef(const RefRecord& ref) override { return checker_->OnRef(*view_, ref); }
+
+ private:
+  Checker* checker_;
+  const View* view_;
+};
+
+// VerifyGitRepo, and before it VerifyStack on the repository's stacks when `tables` is
+// given, the main stack's refs read once for both when VerifyStack can give them.
+Status Verify(GitRepo& repo, const GitVerifyOptions& options, GitVerifyReport* report,
+              VerifyReport* tables, Progress* progress) {
   report->strict = options.strict;
   Checker checker(report);
   Stack& main = repo.main_stack();
   View main_view{"", main.snapshot(), nullptr, main.names()};
-  REFTAB_RETURN_IF_ERROR(checker.Check(main_view));
+  bool checked = false;
+  if (tables) {
+    const size_t before = report->findings.size();
+    checker.Begin(main_view);
+    MainRefs sink(&checker, &main_view);
+    for (Stack* stack : repo.stacks()) {
+      bool fed = false;
+      REFTAB_RETURN_IF_ERROR(
+          VerifyStack(*stack, tables, progress, stack == &main ? &sink : nullptr, &fed));
+      checked = checked || fed;
+    }
+    if (!checked) report->findings.resize(before);  // Check below makes them again
+  }
+  if (!checked) REFTAB_RETURN_IF_ERROR(checker.Check(main_view));
   StackOptions opts = main.options();
   FileSystem* fs = opts.fs ? opts.fs : PosixFileSystem();
   REFTAB_ASSIGN_OR_RETURN(std::vector<std::string> ids, LinkedWorktrees(fs, repo.common_dir()));
@@ -258,6 +296,17 @@ Status VerifyGitRepo(GitRepo& repo, const GitVerifyOptions& options, GitVerifyRe
     REFTAB_RETURN_IF_ERROR(checker.Check(v));
   }
   return Status::Ok();
+}
+
+}  // namespace
+
+Status VerifyGitRepo(GitRepo& repo, const GitVerifyOptions& options, GitVerifyReport* report) {
+  return Verify(repo, options, report, nullptr, nullptr);
+}
+
+Status VerifyGitRepoAndTables(GitRepo& repo, const GitVerifyOptions& options, VerifyReport* tables,
+                              GitVerifyReport* report, Progress* progress) {
+  return Verify(repo, options, report, tables, progress);
 }
 
 bool IsGitRefsVerifyCheck(std::string_view id) {

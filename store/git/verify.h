@@ -35,6 +35,7 @@
 #include "format/status.h"
 #include "format/visibility.h"
 #include "store/git/repo.h"
+#include "store/verify.h"
 
 namespace reftab {
 REFTAB_PUBLIC_BEGIN
@@ -73,6 +74,14 @@ bool IsGitRefsVerifyCheck(std::string_view id);
 // Checks the main stack and every linked worktree's stack ($GIT_COMMON_DIR/worktrees/*).
 // Problems go into `report`; a non-OK status means a stack could not be read at all.
 Status VerifyGitRepo(GitRepo& repo, const GitVerifyOptions& options, GitVerifyReport* report);
+
+// VerifyStack (store/verify.h) on each of repo.stacks() into `tables`, then VerifyGitRepo,
+// with the same outcome as the two in turn: the first structural problem is the status
+// returned (and `report` is then incomplete). When the main stack is one table (as after a
+// compaction) its refs are read once, by the structural scan, for both. `progress` (may be
+// null) counts tables as VerifyStack's does.
+Status VerifyGitRepoAndTables(GitRepo& repo, const GitVerifyOptions& options, VerifyReport* tables,
+                              GitVerifyReport* report, Progress* progress = nullptr);
 
 REFTAB_PUBLIC_END
 }  // namespace reftab

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "store/verify.h"
 #include "tests/testutil/git_environment.h"
 #include "tests/testutil/process.h"
 #include "tests/testutil/store_util.h"
@@ -47,6 +48,22 @@ std::vector<std::string> Lines(GitRepo& repo, bool strict = false, size_t* error
   std::vector<std::string> out;
   for (const GitVerifyFinding& f : report.findings) out.push_back(report.Line(f));
   if (errors) *errors = report.errors();
+  return out;
+}
+
+// VerifyGitRepoAndTables' lines; its table counts must be VerifyStack's.
+std::vector<std::string> LinesWithTables(GitRepo& repo) {
+  GitVerifyReport report;
+  VerifyReport tables;
+  Status s = VerifyGitRepoAndTables(repo, GitVerifyOptions{}, &tables, &report);
+  EXPECT_TRUE(s.ok()) << s.message();
+  VerifyReport alone;
+  for (Stack* stack : repo.stacks()) EXPECT_TRUE(VerifyStack(*stack, &alone).ok());
+  EXPECT_EQ(tables.tables, alone.tables);
+  EXPECT_EQ(tables.refs, alone.refs);
+  EXPECT_EQ(tables.blocks, alone.blocks);
+  std::vector<std::string> out;
+  for (const GitVerifyFinding& f : report.findings) out.push_back(report.Line(f));
   return out;
 }
 
@@ -195,6 +212,66 @@ TEST(GitVerifyTest, CleanRepositoryAndUnbornHead) {
                                          {"refs/heads/alias", RefValue::Symref("HEAD")}})
                   .ok());
   EXPECT_TRUE(Lines(*repo).empty());
+}
+
+// VerifyGitRepoAndTables reads a main stack of one table once, for the structural and the
+// git-level checks: the same lines as VerifyGitRepo's (the table name's first, tombstones
+// left out), whether the stack is several tables, one, or one holding a tombstone.
+TEST(GitVerifyTest, WithTablesSameLinesOneTableOrSeveral) {
+  TempDir tmp("gitverify");
+  std::string g = MakeGitDir(tmp);
+  StackOptions opts;
+  opts.auto_compact = false;
+  auto opened = GitRepo::Open(g, opts);
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  GitRepo& repo = **opened;
+  const RefValue id = RefValue::Id(Oid(1));
+  ASSERT_TRUE(Plant(repo.main_stack(), {{"HEAD", RefValue::Symref("refs/heads/main")},
+                                        {"refs/heads/main", id},
+                                        {"refs/heads/x", id},
+                                        {"refs/heads/x/y", id},
+                                        {"refs/heads/a..b", id},
+                                        {"refs/heads/dangling", RefValue::Symref("refs/heads/no")},
+                                        {"refs/heads/null", RefValue::Id(ObjectId{})}})
+                  .ok());
+  Transaction tx = repo.main_stack().NewTransaction();
+  tx.Delete("refs/heads/x");
+  tx.Update("refs/heads/later", RefValue::Symref("refs/heads/x"));
+  ASSERT_TRUE(tx.Commit().ok());
+  ASSERT_EQ(repo.main_stack().names().size(), 2u);
+  const std::vector<std::string> several = Lines(repo);
+  EXPECT_EQ(LinesWithTables(repo), several);
+  // refs/heads/x is deleted in the second table: no conflict with x/y, and later dangles.
+  EXPECT_EQ(several,
+            (std::vector<std::string>{
+                "error: refs/heads/a..b: badRefName: invalid refname format: contains \"..\"",
+                "warning: refs/heads/dangling: danglingSymref: points to missing ref "
+                "'refs/heads/no'",
+                "warning: refs/heads/later: danglingSymref: points to missing ref 'refs/heads/x'",
+                "error: refs/heads/null: badRefOid: points to invalid object ID "
+                "'0000000000000000000000000000000000000000'"}));
+  ASSERT_TRUE(repo.main_stack().CompactAll().ok());
+  ASSERT_EQ(repo.main_stack().names().size(), 1u);
+  EXPECT_EQ(Lines(repo), several);
+  EXPECT_EQ(LinesWithTables(repo), several);
+  // The second table alone: a tombstone for refs/heads/x and a symref to it, under a name
+  // git would not give a table (a finding that comes before the refs').
+  ASSERT_TRUE(Plant(repo.main_stack(), {{"refs/heads/x", id}}).ok());
+  tx = repo.main_stack().NewTransaction();
+  tx.Delete("refs/heads/x");
+  tx.Update("refs/heads/to-x", RefValue::Symref("refs/heads/x"));
+  ASSERT_TRUE(tx.Commit().ok());
+  const std::string last = repo.main_stack().names().back();
+  ASSERT_EQ(std::rename((g + "/reftable/" + last).c_str(), (g + "/reftable/alone.ref").c_str()), 0);
+  WriteFileOrDie(g + "/reftable/tables.list", "alone.ref\n");
+  auto alone = GitRepo::Open(g, opts);
+  ASSERT_TRUE(alone.ok()) << alone.status().message();
+  ASSERT_EQ((*alone)->main_stack().names().size(), 1u);
+  const std::vector<std::string> expect = {
+      "warning: alone.ref: badReftableTableName: invalid reftable table name",
+      "warning: refs/heads/to-x: danglingSymref: points to missing ref 'refs/heads/x'"};
+  EXPECT_EQ(Lines(**alone), expect);
+  EXPECT_EQ(LinesWithTables(**alone), expect);
 }
 
 TEST(GitVerifyTest, TableNamesAndStrict) {
