@@ -274,10 +274,11 @@ struct KvProperties {
   uint64_t table_bytes_written = 0;
   uint64_t log_writes = 0;  // write(2)s of log records: fewer than writes under group commit
   uint64_t log_syncs = 0;
-  uint64_t flushes = 0;          // memtables written into tables by the background thread
-  uint64_t compactions = 0;      // auto-compactions it ran
-  uint64_t write_slowdowns = 0;  // writes delayed by 1 ms (see the top of this file)
-  uint64_t write_stops = 0;      // waits of a write for the background thread
+  uint64_t flushes = 0;             // memtables written into tables by the background thread
+  uint64_t compactions = 0;         // auto-compactions it ran
+  uint64_t write_slowdowns = 0;     // writes delayed by 1 ms (see the top of this file)
+  uint64_t write_stops = 0;         // waits of a write for a flush or a compaction
+  uint64_t write_stall_micros = 0;  // the time writes spent in both, microseconds
   // (log + table bytes written) / user bytes; 0 before the first write.
   double write_amplification() const {
     return user_bytes_written == 0
@@ -367,13 +368,18 @@ class KvStore {
   Status WriteRecord(Writer* w, size_t n, const KvWriteOptions& options);
   Status WriteQueued(Writer* w);
   Status MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force);
-  void BackgroundLoop();
+  void FlushLoop();
+  void CompactLoop();
   Status FlushImmutable(std::unique_lock<std::mutex>& lock);
   Status CompactDue(std::unique_lock<std::mutex>& lock);
+  Status InstallTables();
   void UpdateTables(std::unique_lock<std::mutex>& lock, std::shared_ptr<const Snapshot> after);
   std::shared_ptr<const Snapshot> Tables();
 
-  std::unique_ptr<Stack> stack_;
+  std::unique_ptr<Stack> stack_;  // flushes (and reads) use it
+  // A writer's second handle on the stack, for its compactions (see Open in kv_store.cc).
+  std::unique_ptr<Stack> compact_stack_;
+  std::mutex compact_mu_;  // held by whoever uses compact_stack_
   KvOptions options_;
   std::unique_ptr<FileLock> lock_;     // a writer's lock on kv.lock
   std::unique_ptr<Bg> bg_;             // null when read-only
