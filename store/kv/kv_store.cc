@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
@@ -451,17 +452,21 @@ struct KvStore::Bg {
   std::shared_ptr<const KvMemLayers> imm;  // the immutable memtable, or null
   uint64_t imm_batches = 0;
   size_t imm_bytes = 0;
-  size_t imm_largest = 0;                  // its largest key + value
-  uint64_t rotations = 0;                  // memtables made immutable
-  uint64_t flushed = 0;                    // of them, written into tables
-  std::shared_ptr<const Snapshot> tables;  // the stack's state, as the thread left it
-  size_t pending_tables = 0;               // that auto-compaction would merge
+  size_t imm_largest = 0;  // its largest key + value
+  uint64_t rotations = 0;  // memtables made immutable
+  uint64_t flushed = 0;    // of them, written into tables
+  std::shared_ptr<const Snapshot>
+      tables;                 // the stack's state, as the last flush or compaction left it
+  size_t pending_tables = 0;  // that auto-compaction would merge
   uint64_t pending_bytes = 0;
   bool compaction_due = false;  // a job for the compaction thread
   bool flush_busy = false;      // the flush thread runs a flush
   bool compact_busy = false;    // the compaction thread runs a compaction
   bool stop = false;
-  Status error;  // the first error of the thread or of the log: every later write fails
+  // Set with `stop`: a merge running then stops at its next record (the next writer's
+  // compaction does it again), so that a close does not wait for it.
+  std::atomic<bool> closing = false;
+  Status error;  // the first error of a thread or of the log: every later write fails
   std::deque<Writer*> writers;  // the queue; its head writes for a group
   std::string group;            // the head's records, concatenated
   std::thread flush_thread;
@@ -487,6 +492,7 @@ Status KvStore::Close() {
   {
     std::lock_guard<std::mutex> lock(b.mu);
     b.stop = true;
+    b.closing = true;
   }
   b.flush_cv.notify_all();
   b.compact_cv.notify_all();
@@ -722,7 +728,7 @@ Status KvStore::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force)
   for (;;) {
     if (!b.error.ok()) return b.error;
     if (b.stop) return Status::InvalidArgument(stack_->dir() + ": the store is closed");
-    // Only while the thread has a compaction to run: one it lost to another process's
+    // Only while the compaction thread has a merge to run: one it lost to another process's
     // lock is not retried before the next flush, and waiting for it would never end.
     const bool compaction_behind = b.compaction_due && b.pending_tables >= kKvSlowdownTables;
     if (allow_delay && compaction_behind) {
@@ -857,10 +863,11 @@ Status KvStore::CompactDue(std::unique_lock<std::mutex>& lock) {
   bool merged = false;
   {
     std::lock_guard<std::mutex> compact_lock(compact_mu_);
-    // Only compactions remove tables, and only under compact_mu_: a table of the handle's
-    // last state gone from the new one was merged.
+    // Only compactions remove tables, and only under compact_mu_: a table listed before
+    // and gone after was merged.
+    s = compact_stack_->ReloadIfChanged();
     const std::vector<std::string> before = compact_stack_->names();
-    s = compact_stack_->CompactIfDue();
+    if (s.ok()) s = compact_stack_->CompactIfDue(nullptr, &b.closing);
     const std::vector<std::string>& now = compact_stack_->names();
     merged = std::any_of(before.begin(), before.end(), [&](const std::string& n) {
       return std::find(now.begin(), now.end(), n) == now.end();
