@@ -1,16 +1,27 @@
 // reftab-kv-bench: db_bench-style figures for the key/value store (store/kv/kv_store.h) beside
-// LevelDB and RocksDB, in one process, the engines alternating within every run.
+// LevelDB and RocksDB, in one process.
 //
 //   reftab-kv-bench [--num N] [--value-size BYTES] [--reads N] [--seeks N] [--syncs N]
-//                   [--runs R] [--dir DIR] [--engines LIST] [--phases LIST]
+//                   [--runs R] [--dir DIR] [--engines LIST] [--order auto|phase|engine]
+//                   [--phases LIST]
 //
 // Keys are 16 bytes ("%016llu" of the key number), values --value-size bytes (100) of
 // incompressible (pseudo-random) data; --num keys (1M). --engines lists configurations
 // (default all five): reftab (its defaults; it always builds its own per-table hash index
 // and filters), leveldb and rocksdb (each library's defaults: no filter, 8 MiB block cache,
 // Snappy), leveldb-bloom and rocksdb-bloom (the same plus a Bloom filter of 10 bits per key,
-// as db_bench's --bloom_bits=10). Phases as db_bench defines them, each on every engine
-// before the next phase:
+// as db_bench's --bloom_bits=10). Phases as db_bench defines them, in one of two orders
+// (--order; every engine runs every phase in both, on the same keys and values):
+//   phase   each phase on every engine before the next phase (the engines alternate
+//           within a run, so that a change of the machine's load hits them alike); the
+//           stores of one phase, one per engine, are on disk at the same time;
+//   engine  every phase on one engine, then every phase on the next: one engine's store is
+//           on disk at a time, for sizes whose stores do not fit side by side (100,000 x
+//           100 KiB: 10 GB of keys and values per store);
+//   auto    (the default) phase when the disk under --dir holds one store per engine,
+//           engine when it holds only one (see ChooseEngineOrder), else the run refuses to
+//           start.
+// The phases:
 //   fillseq       N keys in ascending order, one put per write      (fresh store)
 //   deleterandom  N deletes of random keys, one per write            (the fillseq store)
 //   fillbatch     N keys in ascending order, batches of 1,000        (fresh store)
@@ -33,20 +44,19 @@
 // --phases (default all) lists the phases to time and print, and "wamp" for the write
 // amplification and memory figures below; a phase another listed one needs still runs
 // (fillseq for deleterandom, fillrandom and overwrite for the reads), untimed.
-// Each store is removed after its last phase; the run refuses to start when the disk under
-// --dir cannot hold one store per engine (CheckDiskSpace: with 100 KiB values, 100,000 keys
-// are 10 GB per engine). Then, per engine alone, in a fresh process of this program:
-// fillrandom and overwrite on a fresh store, closed, for the write amplification (bytes the
-// process passed to write(2) while the store was open, /proc/self/io wchar, over the bytes of
-// keys and values written) and the peak memory growth (VmHWM at the end less the RSS before
-// opening).
+// Each store is removed after its last phase. Then, per engine alone, in a fresh process of
+// this program: fillrandom and overwrite on a fresh store, closed, for the write
+// amplification (bytes the process passed to write(2) while the store was open,
+// /proc/self/io wchar, over the bytes of keys and values written) and the peak memory growth
+// (VmHWM at the end less the RSS before opening).
 // Every engine with its default durability: nothing synced per write unless the phase says
 // so (LevelDB and RocksDB WriteOptions::sync, reftab KvWriteOptions::sync; the log is on in
 // all three), the tables they write made durable as each engine does by default (reftab:
 // Durability::kGit). Everything but fill4 and fill4sync runs on one thread.
-// Output: per run and phase a line "run R phase ENGINE ops/s", then a markdown table of the
-// medians over the runs, in db_bench's order, with the first engine's (reftab's) ratio to the
-// better default peer and to the better Bloom peer (above 1: the first is faster).
+// Output: per run, phase and engine a line "run R phase ENGINE ops/s" (in the order they
+// ran), then a markdown table of the medians over the runs, in db_bench's order, with the
+// first engine's (reftab's) ratio to the better default peer and to the better Bloom peer
+// (above 1: the first is faster).
 #include <sys/statvfs.h>
 
 #include <algorithm>
@@ -391,8 +401,9 @@ struct Config {
   int runs = 3;
   std::string dir = "/tmp/reftab-kv-bench";
   std::string engines = "reftab,leveldb,leveldb-bloom,rocksdb,rocksdb-bloom";
-  int measure_writes = 0;  // > 0: only Bench::MeasureWrites of that run (internal)
-  std::string phases;      // comma-separated; empty: all
+  std::string order = "auto";  // auto, phase or engine (see the top of this file)
+  int measure_writes = 0;      // > 0: only Bench::MeasureWrites of that run (internal)
+  std::string phases;          // comma-separated; empty: all
   // Whether --phases asks for `phase`.
   bool Wants(std::string_view phase) const {
     if (phases.empty()) return true;
@@ -507,6 +518,15 @@ using Keys = std::vector<std::string>;
 // ops/s of one phase on one engine; `expect` guards against an engine that did nothing.
 using Phase = std::function<uint64_t(Engine&)>;
 
+// The keys of one run, the same for every engine whatever the order.
+struct RunData {
+  std::vector<uint64_t> seq;        // 0 .. N-1
+  std::vector<uint64_t> perm;       // fillrandom's order
+  std::vector<uint64_t> randoms;    // keys for overwrite and deleterandom
+  std::vector<uint64_t> sync_keys;  // fillsync's and fill4sync's
+  std::vector<std::string> present, missing, seeks;
+};
+
 struct Bench {
   explicit Bench(const Config& c) : cfg(c), values(c.value_size) {}
   Config cfg;
@@ -526,7 +546,7 @@ struct Bench {
   // Runs `body` on every engine, timing it; `ops` is what it reports (checked against
   // `expect`). A phase --phases does not list runs all the same, unrecorded.
   void Timed(int run, const std::string& phase, uint64_t expect, const Phase& body) {
-    for (auto& e : engines) {
+    for (Engine* e : group) {
       auto t0 = Clock::now();
       uint64_t ops = body(*e);
       double secs = Seconds(Clock::now() - t0);
@@ -542,28 +562,52 @@ struct Bench {
     return cfg.dir + "/" + e.name() + "-" + what;
   }
 
+  // The engines the phases run on now: all of them (--order phase) or one (engine).
+  std::vector<Engine*> group;
+  bool engine_order = false;  // --order engine, or auto when the disk says so
+
   std::string self;  // this program, for the per-engine measurements
   void RunOnce(int run);
+  void RunPhases(int run, const RunData& d);
   void MeasureWrites(int run);
   void Report() const;
 };
 
-// Refuses to start a run the disk under `dir` cannot hold: at most one store per engine
-// lives at a time, but the random one holds the fillrandom data plus the overwrite's before
-// its compaction, and LSM compactions write their output before removing their input:
-// counted as 2.5 times the keys and values, per engine.
-void CheckDiskSpace(const Config& cfg, size_t engines) {
+// What one engine's stores need on disk at most, counted as 3 times the keys and values: the
+// random store holds the fillrandom data plus the overwrite's (up to twice the data, as an
+// LSM tree keeps overwritten values until a compaction reaches them), and a compaction
+// writes its output before it removes its input (reftab's full compaction: all of it).
+// The other phases' stores (one copy of the data, and tombstones) need less.
+double BytesPerEngine(const Config& cfg) {
+  return 3.0 * double(cfg.num) * double(16 + cfg.value_size);
+}
+
+// Picks the order of --order auto (see the top of this file) and refuses to start a run the
+// disk under `dir` cannot hold in the order chosen: phase order keeps one store per engine
+// on disk at a time, engine order one store.
+bool ChooseEngineOrder(const Config& cfg, size_t engines) {
   struct statvfs fs {};
   if (::statvfs(cfg.dir.c_str(), &fs) != 0) Die("cannot statvfs " + cfg.dir);
   const double free_bytes = double(fs.f_bavail) * double(fs.f_frsize);
-  const double per_key = 2.5 * double(engines) * double(16 + cfg.value_size);
-  const double need = per_key * double(cfg.num);
-  if (need <= free_bytes) return;
-  char msg[256];
+  const double one = BytesPerEngine(cfg);
+  const double side_by_side = one * double(engines);
+  bool engine_order;
+  if (cfg.order == "phase") {
+    engine_order = false;
+  } else if (cfg.order == "engine") {
+    engine_order = true;
+  } else {
+    engine_order = side_by_side > free_bytes;
+  }
+  const double need = engine_order ? one : side_by_side;
+  if (need <= free_bytes) return engine_order;
+  char msg[320];
   std::snprintf(msg, sizeof msg,
-                "%.1f GB needed in %s (%zu engines x 2.5 x N x (key + value)), %.1f GB free: "
+                "%.1f GB needed in %s (%s order: %zu x 3 x N x (key + value)), %.1f GB free: "
                 "use --num %.0f or less, or another --dir",
-                need / 1e9, cfg.dir.c_str(), engines, free_bytes / 1e9, free_bytes / per_key);
+                need / 1e9, cfg.dir.c_str(), engine_order ? "engine" : "phase",
+                engine_order ? size_t(1) : engines, free_bytes / 1e9,
+                double(cfg.num) * free_bytes / need);
   Die(msg);
 }
 
@@ -574,25 +618,64 @@ void RemoveDir(const std::string& dir) {
 
 void Bench::RunOnce(int run) {
   const uint64_t n = cfg.num;
-  std::vector<uint64_t> seq(n);
-  for (uint64_t i = 0; i < n; ++i) seq[i] = i;
-  std::vector<uint64_t> perm = seq;
+  RunData d;
+  d.seq.resize(n);
+  for (uint64_t i = 0; i < n; ++i) d.seq[i] = i;
+  d.perm = d.seq;
   std::mt19937_64 rng(1000 + uint64_t(run));
-  std::shuffle(perm.begin(), perm.end(), rng);
+  std::shuffle(d.perm.begin(), d.perm.end(), rng);
+  d.randoms.resize(n);
+  for (uint64_t& r : d.randoms) r = rng() % n;
+  d.sync_keys.assign(d.seq.begin(), d.seq.begin() + long(std::min(cfg.syncs, n)));
+  std::vector<uint64_t> probes(cfg.reads);
+  for (uint64_t& p : probes) p = rng() % n;
+  for (uint64_t p : probes) d.present.push_back(KeyOf(p));
+  for (uint64_t p : probes) d.missing.push_back(KeyOf(p) + ".");
+  d.seeks.assign(d.present.begin(), d.present.begin() + long(std::min(cfg.seeks, cfg.reads)));
 
-  std::vector<uint64_t> randoms(n);  // keys for overwrite and deleterandom
-  for (uint64_t& r : randoms) r = rng() % n;
-  std::vector<uint64_t> sync_keys(seq.begin(), seq.begin() + long(std::min(cfg.syncs, n)));
+  if (engine_order) {
+    for (auto& e : engines) {
+      group = {e.get()};
+      RunPhases(run, d);
+    }
+  } else {
+    group.clear();
+    for (auto& e : engines) group.push_back(e.get());
+    RunPhases(run, d);
+  }
+  // Each engine alone, in a fresh process of this program (so that no other engine's memory
+  // or background thread counts): what it writes for fillrandom + overwrite, and its memory.
+  if (!cfg.Wants("wamp")) return;
+  for (auto& e : engines) {
+    std::string cmd = "'" + self + "' --num " + std::to_string(n) + " --value-size " +
+                      std::to_string(cfg.value_size) + " --dir '" + DirOf(*e, "wamp") +
+                      "' --engines " + e->name() + " --measure-writes " + std::to_string(run);
+    FILE* child = popen(cmd.c_str(), "r");
+    if (child == nullptr) Die("cannot run " + cmd);
+    double amp = 0, mib = 0;
+    const int got = std::fscanf(child, "%lf %lf", &amp, &mib);
+    if (pclose(child) != 0 || got != 2) Die("no figures from " + cmd);
+    std::printf("run %d %-13s %-13s write amplification %.2f, peak memory +%.1f MiB\n", run,
+                "fill+overwrite", e->name(), amp, mib);
+    write_amp[e->name()].push_back(amp);
+    peak_mib[e->name()].push_back(mib);
+  }
+}
 
+// Every phase on the engines of `group`.
+void Bench::RunPhases(int run, const RunData& d) {
+  const uint64_t n = cfg.num;
+  const std::vector<uint64_t>& seq = d.seq;
+  const std::vector<uint64_t>& sync_keys = d.sync_keys;
   auto remove = [&](const char* what) {
-    for (auto& e : engines) RemoveDir(DirOf(*e, what));
+    for (Engine* e : group) RemoveDir(DirOf(*e, what));
   };
   for (const char* what : {"seq", "batch", "sync", "random", "threads", "threads-sync", "wamp"}) {
     remove(what);
   }
   // Each store is removed once its last phase is done, deleterandom running right after
-  // fillseq on its store, so that the disk holds one store per engine at a time (see
-  // CheckDiskSpace); the table prints the phases in db_bench's order all the same.
+  // fillseq on its store, so that the disk holds one store per engine of the group at a time
+  // (see ChooseEngineOrder); the table prints the phases in db_bench's order all the same.
   auto any = [&](std::initializer_list<std::string_view> phases) {
     return std::any_of(phases.begin(), phases.end(),
                        [&](std::string_view p) { return cfg.Wants(p); });
@@ -606,7 +689,7 @@ void Bench::RunOnce(int run) {
     });
     Timed(run, "deleterandom", n, [&](Engine& e) {
       e.Open(DirOf(e, "seq"));
-      for (uint64_t r : randoms) e.Delete(KeyOf(r));
+      for (uint64_t r : d.randoms) e.Delete(KeyOf(r));
       e.Close();
       return n;
     });
@@ -648,56 +731,33 @@ void Bench::RunOnce(int run) {
     });
   }
   remove("threads-sync");
-  if (any({"fillrandom", "overwrite", "readrandom", "readcompacted", "readlatest", "readmissing",
-           "readseq", "readreverse", "seekrandom"})) {
-    Timed(run, "fillrandom", n, [&](Engine& e) {
-      e.Open(DirOf(e, "random"));
-      FillOneByOne(e, perm, values);
-      return n;
-    });
-    Timed(run, "overwrite", n, [&](Engine& e) {
-      for (uint64_t r : randoms) e.Put(KeyOf(r), values.Of(r + 1), false);
-      return n;
-    });
-    std::vector<uint64_t> probes(cfg.reads);
-    for (uint64_t& p : probes) p = rng() % n;
-    std::vector<std::string> present, missing;
-    for (uint64_t p : probes) present.push_back(KeyOf(p));
-    for (uint64_t p : probes) missing.push_back(KeyOf(p) + ".");
-    for (auto& e : engines) e->BeginReads();
-    Timed(run, "readrandom", cfg.reads, [&](Engine& e) { return ReadRandomPhase(e, present); });
-    for (auto& e : engines) {
-      e->Compact();
-      e->BeginReads();
-    }
-    Timed(run, "readcompacted", cfg.reads, [&](Engine& e) { return ReadRandomPhase(e, present); });
-    Timed(run, "readlatest", cfg.reads, [&](Engine& e) { return ReadLatestPhase(e, present); });
-    Timed(run, "readmissing", cfg.reads, [&](Engine& e) { return ReadMissingPhase(e, missing); });
-    Timed(run, "readseq", n, [&](Engine& e) { return ReadSeqPhase(e); });
-    Timed(run, "readreverse", n, [&](Engine& e) { return ReadReversePhase(e); });
-    std::vector<std::string> seeks(present.begin(),
-                                   present.begin() + long(std::min(cfg.seeks, cfg.reads)));
-    Timed(run, "seekrandom", seeks.size(), [&](Engine& e) { return SeekRandomPhase(e, seeks); });
-    for (auto& e : engines) e->Close();
+  if (!any({"fillrandom", "overwrite", "readrandom", "readcompacted", "readlatest", "readmissing",
+            "readseq", "readreverse", "seekrandom"})) {
+    return;
   }
+  Timed(run, "fillrandom", n, [&](Engine& e) {
+    e.Open(DirOf(e, "random"));
+    FillOneByOne(e, d.perm, values);
+    return n;
+  });
+  Timed(run, "overwrite", n, [&](Engine& e) {
+    for (uint64_t r : d.randoms) e.Put(KeyOf(r), values.Of(r + 1), false);
+    return n;
+  });
+  for (Engine* e : group) e->BeginReads();
+  Timed(run, "readrandom", cfg.reads, [&](Engine& e) { return ReadRandomPhase(e, d.present); });
+  for (Engine* e : group) {
+    e->Compact();
+    e->BeginReads();
+  }
+  Timed(run, "readcompacted", cfg.reads, [&](Engine& e) { return ReadRandomPhase(e, d.present); });
+  Timed(run, "readlatest", cfg.reads, [&](Engine& e) { return ReadLatestPhase(e, d.present); });
+  Timed(run, "readmissing", cfg.reads, [&](Engine& e) { return ReadMissingPhase(e, d.missing); });
+  Timed(run, "readseq", n, [&](Engine& e) { return ReadSeqPhase(e); });
+  Timed(run, "readreverse", n, [&](Engine& e) { return ReadReversePhase(e); });
+  Timed(run, "seekrandom", d.seeks.size(), [&](Engine& e) { return SeekRandomPhase(e, d.seeks); });
+  for (Engine* e : group) e->Close();
   remove("random");
-  if (!cfg.Wants("wamp")) return;
-  // Each engine alone, in a fresh process of this program (so that no other engine's memory
-  // or background thread counts): what it writes for fillrandom + overwrite, and its memory.
-  for (auto& e : engines) {
-    std::string cmd = "'" + self + "' --num " + std::to_string(n) + " --value-size " +
-                      std::to_string(cfg.value_size) + " --dir '" + DirOf(*e, "wamp") +
-                      "' --engines " + e->name() + " --measure-writes " + std::to_string(run);
-    FILE* child = popen(cmd.c_str(), "r");
-    if (child == nullptr) Die("cannot run " + cmd);
-    double amp = 0, mib = 0;
-    const int got = std::fscanf(child, "%lf %lf", &amp, &mib);
-    if (pclose(child) != 0 || got != 2) Die("no figures from " + cmd);
-    std::printf("run %d %-13s %-13s write amplification %.2f, peak memory +%.1f MiB\n", run,
-                "fill+overwrite", e->name(), amp, mib);
-    write_amp[e->name()].push_back(amp);
-    peak_mib[e->name()].push_back(mib);
-  }
 }
 
 // --measure-writes RUN: fillrandom and overwrite of --num keys by the one engine of
@@ -768,7 +828,7 @@ void Bench::Report() const {
       cfg.runs, static_cast<unsigned long long>(cfg.num),
       static_cast<unsigned long long>(cfg.value_size), static_cast<unsigned long long>(cfg.reads),
       static_cast<unsigned long long>(std::min(cfg.seeks, cfg.reads)), kBatch,
-      static_cast<unsigned long long>(cfg.syncs));
+      static_cast<unsigned long long>(std::min(cfg.syncs, cfg.num)));
   const std::string first = engines[0]->name();
   const std::vector<std::string> groups[2] = {Peers(engines, false), Peers(engines, true)};
   const char* group_names[2] = {"the better default peer", "the better Bloom peer"};
@@ -849,6 +909,9 @@ Config ParseArgs(int argc, char** argv) {
       c.dir = v;
     } else if (a == "--engines") {
       c.engines = v;
+    } else if (a == "--order") {
+      if (v != "auto" && v != "phase" && v != "engine") Die("--order takes auto, phase or engine");
+      c.order = v;
     } else if (a == "--phases") {
       c.phases = v;
     } else if (a == "--measure-writes") {
@@ -890,7 +953,7 @@ int main(int argc, char** argv) {
   b.self = argv[0];
   RemoveDir(b.cfg.dir);
   if (std::system(("mkdir -p '" + b.cfg.dir + "'").c_str()) != 0) Die("cannot create --dir");
-  CheckDiskSpace(b.cfg, b.engines.size());
+  b.engine_order = ChooseEngineOrder(b.cfg, b.engines.size());
   for (int run = 1; run <= b.cfg.runs; ++run) b.RunOnce(run);
   b.Report();
   RemoveDir(b.cfg.dir);

@@ -690,6 +690,8 @@ class MergeCursor {
 };
 
 using RefMergeCursor = MergeCursor<TableRefCursor, RefRecord>;
+// Refs as key/value pairs: values are views of the tables' bytes (store/ref_view.h).
+using RefViewMergeCursor = MergeCursor<TableRefCursor, RefView>;
 using LogMergeCursor = MergeCursor<TableLogCursor, LogRecord>;
 
 }  // namespace reftab

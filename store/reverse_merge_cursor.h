@@ -61,6 +61,13 @@ class RefReverseMergeCursor {
     Failed(*top_);
     return false;
   }
+  // The same into a RefView: the value is a view of the table's bytes (valid after Prev()).
+  bool ReadValue(RefView* ref) {
+    if (top_->ReadValue(ref)) [[likely]]
+      return true;
+    Failed(*top_);
+    return false;
+  }
   const Status& status() const { return status_; }
 
  private:

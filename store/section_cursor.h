@@ -19,6 +19,7 @@
 #include "format/record.h"
 #include "format/record_codec.h"
 #include "format/status.h"
+#include "store/ref_view.h"
 #include "store/table_reader.h"
 
 namespace reftab {
@@ -137,6 +138,13 @@ class TableRefCursor {
   }
   // The same without the name: `ref->refname` is left as it was (the name stays in key()).
   REFTAB_HOT_INLINE bool ReadValueOnly(RefRecord* ref) { return DecodeValue(ref); }
+  // The same into a RefView: the value is a view of the table's bytes, not a copy.
+  REFTAB_FORCE_INLINE bool ReadValue(RefView* ref) {
+    if (!DecodeView(ref)) return false;
+    AssignName(cursor_.it().key(), &ref->refname);
+    return true;
+  }
+  REFTAB_FORCE_INLINE bool ReadValueOnly(RefView* ref) { return DecodeView(ref); }
 
  private:
   // The value of the current record into `*ref`. The common values of a scan, a one-byte
@@ -162,6 +170,17 @@ class TableRefCursor {
   // DecodeValue's general case: any hash size, long varints, tombstones, symrefs, and
   // malformed values (false, status() set).
   [[gnu::noinline]] bool DecodeOtherValue(RefRecord* ref);
+  REFTAB_FORCE_INLINE bool DecodeView(RefView* ref) {
+    BlockIterator& it = cursor_.it();
+    ByteReader in = it.value();
+    ref->value_type = it.value_type();
+    if (!GetRefValueView(in, ref->value_type, hash_size_, &ref->value)) [[unlikely]] {
+      cursor_.FailValue();
+      return false;
+    }
+    it.ValueDone(in);
+    return true;
+  }
 
   // name.assign(key), for a scan: a name as long as the one it replaces (the usual case:
   // ref names come in families, refs/heads/topic/1234...) is copied inline (CopyShort) over

@@ -253,6 +253,12 @@ WriteOptions Stack::TableWriteOptions(uint32_t min_block_size) const {
   if (options_.fit_block_size && min_block_size > w.block_size) {
     uint64_t size = w.block_size;
     while (size < min_block_size) size *= 2;
+    // Records about as large as the largest (values of one size) fill a block just above
+    // one of them badly: 100 KiB values left 28 KiB of each 128 KiB block as padding, 22% of
+    // every table's bytes written and fsynced. So the block grows until what is left after
+    // as many such records as fit is at most 1/16 of it (100 KiB values: blocks of 512 KiB,
+    // five records each).
+    while (size % min_block_size > size / 16 && size * 2 <= kMaxBlockSize) size *= 2;
     w.block_size = uint32_t(std::min<uint64_t>(size, kMaxBlockSize));
   }
   return w;

@@ -69,7 +69,8 @@ struct StackOptions {
   bool auto_compact = true;
   uint32_t geometric_factor = 2;
   // Write each table with a block size large enough for its largest record (a power of two
-  // above write_options.block_size, at most kMaxBlockSize), so that records bigger than a
+  // above write_options.block_size, at most kMaxBlockSize; large enough that records of
+  // that size leave at most 1/16 of a block as padding), so that records bigger than a
   // block (the KV store's values, store/kv/kv_store.h) can be written. Off for git stacks:
   // git writes every table with its configured block size.
   bool fit_block_size = false;

@@ -1,5 +1,6 @@
 #include "store/table_reader.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <mutex>
@@ -81,6 +82,21 @@ struct TableReader::LookupAids {
   bool DueForBuild(std::atomic<uint64_t>* queries, uint64_t bytes_per_query,
                    const std::atomic<bool>& failed, uint64_t file_size) const;
 };
+
+namespace {
+
+// A table's bytes as the lookup aids' build thresholds (DueForBuild) count them. A build
+// reads every record's key (the filter, the hash index) or every block's last key (the
+// block index): its price, in file bytes per lookup, was set for tables of 4 KiB blocks of
+// small records. A table with larger blocks (the key/value store's with large values, whose
+// blocks are raised to hold them) has as many times fewer blocks and, its records being as
+// large, fewer records per byte: its bytes count that many times less. (A 1 GB table of
+// 100 KiB values in 512 KiB blocks: the hash index after about 7,600 lookups, not a million.)
+uint64_t AidPriceBytes(const TableReader& t) {
+  return t.file_size() / std::max<uint64_t>(1, t.header().block_size / 4096);
+}
+
+}  // namespace
 
 TableReader::~TableReader() = default;
 
@@ -309,7 +325,7 @@ const RefHashIndex* TableReader::LookupAids::HashIndex(const TableReader& t) {
   if (const RefHashIndex* built = aids.ref_hash_index.load(std::memory_order_acquire)) {
     return built;
   }
-  if (!aids.DueForBuild(&aids.hash_queries, 1024, aids.ref_hash_index_failed, t.file_size())) {
+  if (!aids.DueForBuild(&aids.hash_queries, 1024, aids.ref_hash_index_failed, AidPriceBytes(t))) {
     return nullptr;
   }
   std::unique_lock<std::mutex> lock(aids.mu, std::try_to_lock);
@@ -712,7 +728,7 @@ bool TableReader::RefMayExist(uint64_t hash) const {
   if (const RefFilter* f = aids_->ref_filter.load(std::memory_order_acquire)) {
     return f->MayContainHash(hash);
   }
-  if (!aids_->DueForBuild(&aids_->filter_queries, 1024, aids_->filter_failed, file_size()))
+  if (!aids_->DueForBuild(&aids_->filter_queries, 1024, aids_->filter_failed, AidPriceBytes(*this)))
     return true;
   std::unique_lock<std::mutex> lock(aids_->mu, std::try_to_lock);
   if (!lock.owns_lock()) return true;  // another thread is building it
@@ -777,7 +793,7 @@ bool TableReader::LookupAids::DueForBuild(std::atomic<uint64_t>* queries, uint64
 
 const RefBlockIndex* TableReader::MaybeBuildRefBlockIndex() const {
   if (!aids_->DueForBuild(&aids_->locate_queries, 32768, aids_->ref_block_index_failed,
-                          file_size()))
+                          AidPriceBytes(*this)))
     return nullptr;
   std::unique_lock<std::mutex> lock(aids_->mu, std::try_to_lock);
   if (!lock.owns_lock()) return nullptr;  // another thread is building one of them

@@ -204,4 +204,16 @@ bool TableRefReverseCursor::ReadOtherValue(RefRecord* ref) {
   return true;
 }
 
+bool TableRefReverseCursor::ReadValue(RefView* ref) {
+  ByteReader in = it_.value();
+  ref->value_type = it_.value_type();
+  if (!GetRefValueView(in, ref->value_type, table_->hash_size(), &ref->value)) {
+    const BlockView& b = it_.block();
+    (void)Fail(table_->Error(At(b.offset) + ": malformed ref record"));
+    return false;
+  }
+  Assign(key(), &ref->refname);
+  return true;
+}
+
 }  // namespace reftab

@@ -30,6 +30,7 @@
 #include "format/record.h"
 #include "format/status.h"
 #include "store/block_reverse_cursor.h"
+#include "store/ref_view.h"
 #include "store/table_reader.h"
 
 namespace reftab {
@@ -72,6 +73,9 @@ class TableRefReverseCursor {
     }
     return ReadOtherValue(ref);
   }
+  // The same into a RefView: the value is a view of the table's bytes, not a copy (it stays
+  // valid when the cursor moves on).
+  bool ReadValue(RefView* ref);
 
  private:
   Status Load(uint64_t offset);

@@ -187,7 +187,9 @@ typedef struct reftab_kv_range {
   size_t upper_len;
 } reftab_kv_range;
 
-/* An entry (a VIEW owned by the iterator, valid until its next call). */
+/* An entry: a VIEW owned by the iterator, valid until its next call (or reftab_kv_iter_free).
+ * Nothing is copied: the bytes are where the snapshot holds them (the mapped table, or its
+ * frozen memtable), so a scan that looks at a part of each value reads only that part. */
 typedef struct reftab_kv_entry {
   const void* key;
   size_t key_len;

@@ -74,26 +74,31 @@ void KvWriteBatch::Clear() {
 // Backwards, the same over the reverse cursors, made at the first backward move (a
 // forward-only iterator never pays for them).
 struct KvIterator::Impl {
-  Impl(std::shared_ptr<const Snapshot> s, RefMergeCursor merge, const KvIteratorOptions& o)
+  Impl(std::shared_ptr<const Snapshot> s, RefViewMergeCursor merge, const KvIteratorOptions& o)
       : snap(std::move(s)), it(std::move(merge)), options(o) {}
   std::shared_ptr<const Snapshot> snap;  // keeps the tables mapped
-  RefMergeCursor it;
+  RefViewMergeCursor it;
   KvIteratorOptions options;
   std::optional<KvMemCursor> mem;  // when the snapshot has a memtable
-  // The tables' side: kAhead: their next entry is read into table_rec (to compare it with
-  // the memtable's); kLazy: it is not read yet (the cursor stands before it); kEnd: none.
-  // Read ahead only while the memtable has entries left: otherwise Settle reads the
-  // tables' next entry straight into the iterator's record.
+  // The tables' side: kAhead: their next entry is read (its value into table_rec, its name
+  // left in it.key()) to compare it with the memtable's; kLazy: it is not read yet (the
+  // cursor stands before it); kEnd: none. Read ahead only while the memtable has entries
+  // left: otherwise Settle reads the tables' next entry and hands it out at once.
   enum class TableAt : uint8_t { kLazy, kAhead, kEnd };
-  RefRecord table_rec;
+  RefView table_rec;  // its refname is not used: names stay in it.key()
   TableAt table = TableAt::kLazy;
   // Backwards: `reversed` while the iterator was last positioned or moved backwards (the
-  // forward cursors are then elsewhere, and the reverse ones on the entry before rec_).
+  // forward cursors are then elsewhere, and the reverse ones on the entry before the
+  // current one).
   bool reversed = false;
   std::optional<RefReverseMergeCursor> back;
   std::optional<KvMemReverseCursor> mem_back;
+  // The tables' entry handed out backwards: the reverse cursor moves past it at once, so
+  // its name is copied here (its value stays a view of the table).
+  RefView back_rec;
   std::shared_ptr<const KvMemLayers> layers;  // the memtable's, for mem_back
-  std::string floor;  // no key below it is visited (the lower bound or the prefix)
+  std::string floor;     // no key below it is visited (the lower bound or the prefix)
+  std::string seek_key;  // Seek's copy of its key
 };
 
 KvIterator::KvIterator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {
@@ -102,13 +107,6 @@ KvIterator::KvIterator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {
 KvIterator::KvIterator(KvIterator&&) noexcept = default;
 KvIterator& KvIterator::operator=(KvIterator&&) noexcept = default;
 KvIterator::~KvIterator() = default;
-
-std::string_view KvIterator::value() const {
-  if (rec_.value_type == RefValueType::kSymref) return rec_.target;
-  // Not written by a KvStore (a stack shared with git's refs): the object id's bytes.
-  return std::string_view(reinterpret_cast<const char*>(rec_.value.data()),
-                          impl_->snap->hash_size());
-}
 
 const Status& KvIterator::status() const {
   const Impl& m = *impl_;
@@ -125,6 +123,10 @@ Status KvIterator::Seek(std::string_view key) {
   if (o.lower_bound && std::string_view(*o.lower_bound) > from) from = *o.lower_bound;
   if (std::string_view(o.prefix) > from) from = o.prefix;
   valid_ = false;
+  // `key` may be a view of this iterator's own key(), in a table cursor's key buffer that
+  // the seek below overwrites.
+  m.seek_key.assign(from);
+  from = m.seek_key;
   REFTAB_RETURN_IF_ERROR(from.empty() ? m.it.SeekToFirst() : m.it.Seek(from));
   m.table = Impl::TableAt::kLazy;
   if (m.mem) m.mem->Seek(from);
@@ -164,8 +166,9 @@ void KvIterator::Prev() {
   if (!valid_) return;
   if (impl_->reversed) return SettleBack();
   // The reverse cursors are elsewhere: seek to the entry before the current key. The key
-  // stays in rec_ until SettleBack replaces it, after the seeks.
-  Status s = SeekBack(std::string_view(rec_.refname), /*inclusive=*/false);
+  // (a view of the forward cursor's or the memtable's) stays valid through the reverse
+  // seeks, until SettleBack replaces it.
+  Status s = SeekBack(key_, /*inclusive=*/false);
   (void)s;  // in status()
 }
 
@@ -192,6 +195,9 @@ Status KvIterator::SeekBack(const std::optional<std::string_view>& below, bool i
     m.back->set_suppress_deletions(true);
     if (m.layers) m.mem_back.emplace(m.layers);
   }
+  // A limit that is this iterator's own key() may be m.back_rec's name, which the reverse
+  // cursor's seek leaves alone, or a view of the forward cursor's or the memtable's, which
+  // it does not touch either.
   Status s = limit ? m.back->SeekBefore(*limit, limit_inclusive) : m.back->SeekToLast();
   if (m.mem_back) {
     if (limit) {
@@ -216,55 +222,52 @@ void KvIterator::SettleBack() {
     // Above 0: the table's entry comes first (backwards: it is the greater).
     const int order = !from_mem ? 1 : !t.Valid() ? -1 : t.key().compare(m.mem_back->key());
     if (order > 0) {
-      if (!t.ReadValue(&rec_)) return;
+      if (!t.ReadValue(&m.back_rec)) return;
       t.Prev();
+      key_ = m.back_rec.refname;
+      value_ = m.back_rec.value;
       break;
     }
     if (order == 0) t.Prev();  // hidden by the memtable's
     const std::optional<std::string_view>& v = m.mem_back->value();
     if (v) {
-      rec_.refname.assign(m.mem_back->key());
-      rec_.value_type = RefValueType::kSymref;
-      rec_.target.assign(*v);
+      key_ = m.mem_back->key();  // views of the memtable's arena, which the iterator keeps
+      value_ = *v;
       m.mem_back->Prev();
       break;
     }
     m.mem_back->Prev();  // a deletion
   }
-  valid_ = m.floor.empty() || std::string_view(rec_.refname) >= std::string_view(m.floor);
+  valid_ = m.floor.empty() || key_ >= std::string_view(m.floor);
 }
 
 void KvIterator::Settle() {
   using TableAt = Impl::TableAt;
   Impl& m = *impl_;
   valid_ = false;
-  // The fields value() and key() read; a whole RefRecord's swap would move its four other
-  // members three times (a third of a readseq step, callgrind).
+  // The tables' entry the merge cursor just returned: its name is still in the cursor's
+  // key buffer (until its next call), its value a view of the table.
   auto take_table_rec = [&] {
-    rec_.refname.swap(m.table_rec.refname);
-    rec_.target.swap(m.table_rec.target);
-    rec_.value_type = m.table_rec.value_type;
-    if (rec_.value_type != RefValueType::kSymref) rec_.value = m.table_rec.value;
+    key_ = m.it.key();
+    value_ = m.table_rec.value;
     m.table = TableAt::kLazy;
   };
   for (;;) {
     if (!m.it.status().ok()) return;
-    if (!m.mem || !m.mem->Valid()) {  // the tables alone: no lookahead, no copy
-      if (m.table == TableAt::kAhead) {
+    if (!m.mem || !m.mem->Valid()) {  // the tables alone: no lookahead
+      if (m.table == TableAt::kAhead ||
+          (m.table == TableAt::kLazy && m.it.NextView(&m.table_rec))) {
         take_table_rec();
         break;
       }
-      if (m.table == TableAt::kEnd || !m.it.Next(&rec_)) {
-        m.table = TableAt::kEnd;
-        return;
-      }
-      break;
+      m.table = TableAt::kEnd;
+      return;
     }
     if (m.table == TableAt::kLazy) {
-      m.table = m.it.Next(&m.table_rec) ? TableAt::kAhead : TableAt::kEnd;
+      m.table = m.it.NextView(&m.table_rec) ? TableAt::kAhead : TableAt::kEnd;
       if (!m.it.status().ok()) return;
     }
-    int order = m.table == TableAt::kEnd ? -1 : m.mem->key().compare(m.table_rec.refname);
+    int order = m.table == TableAt::kEnd ? -1 : m.mem->key().compare(m.it.key());
     if (order > 0) {  // the table's entry comes first
       take_table_rec();
       break;
@@ -272,9 +275,8 @@ void KvIterator::Settle() {
     if (order == 0) m.table = TableAt::kLazy;  // hidden by the memtable's
     const std::optional<std::string_view>& v = m.mem->value();
     if (v) {
-      rec_.refname.assign(m.mem->key());
-      rec_.value_type = RefValueType::kSymref;
-      rec_.target.assign(*v);
+      key_ = m.mem->key();  // views of the memtable's arena, which the iterator keeps
+      value_ = *v;
       m.mem->Next();
       break;
     }
@@ -282,9 +284,8 @@ void KvIterator::Settle() {
   }
   valid_ = true;
   const KvIteratorOptions& o = m.options;
-  std::string_view k = rec_.refname;
-  if (o.upper_bound && k >= std::string_view(*o.upper_bound)) valid_ = false;
-  if (!o.prefix.empty() && k.substr(0, o.prefix.size()) != o.prefix) valid_ = false;
+  if (o.upper_bound && key_ >= std::string_view(*o.upper_bound)) valid_ = false;
+  if (!o.prefix.empty() && key_.substr(0, o.prefix.size()) != o.prefix) valid_ = false;
 }
 
 // ------------------------------------------------------------------ KvSnapshot
@@ -322,7 +323,7 @@ Status KvSnapshot::Get(std::string_view key, std::string* value, bool* found) co
 }
 
 KvIterator KvSnapshot::NewIterator(const KvIteratorOptions& options) const {
-  RefMergeCursor merge(snap_->readers());
+  RefViewMergeCursor merge(snap_->readers());
   merge.set_merge_order(SnapshotAccess::RefOrder(*snap_));
   auto impl = std::make_unique<KvIterator::Impl>(snap_, std::move(merge), options);
   if (mem_) {

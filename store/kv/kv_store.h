@@ -71,9 +71,10 @@
 //   * a deletion is a ref deletion record (a tombstone) that hides the key in older tables,
 //     dropped when a compaction reaches the oldest table;
 //   * each table's block size is the configured one (4 KiB by default), raised to a power of
-//     two that holds the table's largest record when needed (a 1 MiB value gives a 2 MiB
-//     block). A record must fit in one block (the format's rule); blocks are at most
-//     16 MiB - 1, hence kMaxEntryBytes.
+//     two that holds the table's largest record when needed, and further until records of
+//     that size leave at most 1/16 of a block as padding (100 KiB values: 512 KiB blocks of
+//     five records; a 1 MiB value: 8 MiB blocks). A record must fit in one block (the format's
+//     rule); blocks are at most 16 MiB - 1, hence kMaxEntryBytes.
 // Why not log records (their messages are zlib-compressed blocks of any size): their names
 // may not contain NUL, every read would inflate a block, and git's reader reads them as
 // reflogs. Why not object ids (value types 1, 2): they hold 20 or 32 bytes only.
@@ -191,8 +192,11 @@ struct KvIteratorOptions {
 };
 
 // Iteration in key order over one snapshot, forwards and backwards; tombstones are never
-// returned. Records are copied into buffers the iterator reuses, so it allocates nothing per
-// entry once they have grown; key() and value() stay valid until the next Seek/Next/Prev.
+// returned. key() and value() are views, valid until the next Seek/Next/Prev (or the
+// iterator's destruction), of the bytes where the entry lies: a value in the mapped table
+// (a record lies whole in one block, which is never compressed) or in the snapshot's frozen
+// memtable, a key in the table cursor's key buffer (a name is stored as the bytes it shares
+// with the one before) or the memtable. A step copies no value and allocates nothing.
 // Backwards (SeekToLast, SeekForPrev, Prev) costs what forwards does, per entry: reftable
 // blocks decode forwards only (a key is stored as the bytes it shares with the one before),
 // so each table's cursor goes back a restart interval at a time (about 16 records, decoded
@@ -224,22 +228,24 @@ class KvIterator {
   // Moves to the previous key; Valid() turns false before the first or on error. Like
   // Next(), nothing when !Valid() (past either end: seek again).
   void Prev();
-  std::string_view key() const { return rec_.refname; }
-  std::string_view value() const;
+  // Only while Valid(); views valid until the next Seek/Next/Prev (see above).
+  std::string_view key() const { return key_; }
+  std::string_view value() const { return value_; }
   const Status& status() const;
 
  private:
   friend class KvSnapshot;
   struct Impl;
   explicit KvIterator(std::unique_ptr<Impl> impl);
-  void Settle();  // reads the next record into rec_, applying the bounds
+  void Settle();  // moves key_ and value_ to the next entry, applying the bounds
   // Positions at the last key < `below` (inclusive: <=) within the bounds; nullopt: no limit
   // but the bounds.
   Status SeekBack(const std::optional<std::string_view>& below, bool inclusive);
-  void SettleBack();  // reads the current record backwards into rec_, applying the bounds
+  void SettleBack();  // the same backwards
 
   std::unique_ptr<Impl> impl_;
-  RefRecord rec_;
+  std::string_view key_;
+  std::string_view value_;
   bool valid_ = false;
 };
 

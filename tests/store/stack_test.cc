@@ -430,6 +430,31 @@ TEST(StackTest, AddTableWritesWhatItsCallbackAddsAtTheNextUpdateIndex) {
   EXPECT_EQ(Ranges(*again), (R{{1, 1}, {2, 2}}));
 }
 
+// Records of one large size (100 KiB values): the block grows past the first power of two
+// that holds one (128 KiB, 28 KiB of padding each) until the padding is at most 1/16 of it.
+TEST(StackTest, FittedBlocksOfRecordsOfOneLargeSizeWasteLittlePadding) {
+  TempDir tmp;
+  StackOptions o = TestOptions();
+  o.fit_block_size = true;
+  auto s = OpenOrDie(tmp.path(), o);
+  const std::string value(100 << 10, 'v');
+  Status st = s->AddTable(
+      16 + value.size(),
+      [&](TableWriter& w, uint64_t update_index) -> Status {
+        for (int i = 0; i < 40; ++i) {
+          char name[32];
+          std::snprintf(name, sizeof name, "refs/kv/%06d", i);
+          REFTAB_RETURN_IF_ERROR(w.AddRef(KvRecord(name, value.c_str(), update_index)));
+        }
+        return Status::Ok();
+      },
+      nullptr);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  const auto& table = s->snapshot()->tables().back();
+  EXPECT_EQ(table->header().block_size, 512u << 10);  // five records a block
+  EXPECT_LT(double(table->file_size()), 40 * double(value.size()) * 1.07);
+}
+
 TEST(StackTest, AddTableThatFailsOrComesOutEmptyChangesNothing) {
   TempDir tmp;
   auto s = OpenOrDie(tmp.path(), TestOptions());

@@ -196,6 +196,23 @@ int main(void) {
   CHECK(n == 0); /* `before` held only big (and the NUL key, below "ab") */
   reftab_kv_iter_free(it);
   reftab_kv_snapshot_free(before);
+  { /* An entry's VIEWs stay valid until the iterator's next call, whatever the store does. */
+    reftab_kv_snapshot* s = NULL;
+    OK(reftab_kv_snapshot_new(kv, &s, &err));
+    reftab_kv_iter* vi = NULL;
+    OK(reftab_kv_iter_new(s, NULL, &vi, &err));
+    reftab_kv_snapshot_free(s);
+    reftab_kv_entry e;
+    int has = 0;
+    OK(reftab_kv_iter_seek(vi, "abc", 3, &err));
+    OK(reftab_kv_iter_next(vi, &e, &has, &err));
+    OK(reftab_kv_put(kv, "abc", 3, "rewritten", 9, &err));
+    OK(reftab_kv_compact(kv, &err)); /* replaces the table the VIEW points into */
+    CHECK(has == 1 && e.key_len == 3 && memcmp(e.key, "abc", 3) == 0);
+    CHECK(e.value_len == 9 && memcmp(e.value, "last wins", 9) == 0);
+    reftab_kv_iter_free(vi);
+    OK(reftab_kv_put(kv, "abc", 3, "last wins", 9, &err));
+  }
 
   /* Reopened (the log replayed), the data is there; a second writer is refused; a
    * read-only handle without refresh-on-read sees a flushed write after reftab_kv_refresh. */

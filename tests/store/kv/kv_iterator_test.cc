@@ -268,5 +268,129 @@ TEST(KvIteratorWalkTest, MoreSeeds) {
   }
 }
 
+// ---------------------------------------------------------------- views
+
+std::string Bytes(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::string s(n, '\0');
+  for (char& c : s) c = char(rng());
+  return s;
+}
+
+KvOptions ViewOptions() {
+  KvOptions o;
+  o.durability = Durability::kNone;
+  o.auto_compact = false;  // the tables stay apart until the test compacts
+  return o;
+}
+
+// Entries in two tables (the newer one replacing some of the older's) and the memtable,
+// values from empty to 1 MiB: sizes around the 4 KiB block size (a record that ends just
+// before, at or after where a block of the configured size would) and far above it (the
+// table's blocks are raised to hold its largest record).
+Model FillForViews(KvStore& kv) {
+  const size_t sizes[] = {0,      1,    100,  4000, 4050, 4070,      4080,
+                          4090,   4096, 4097, 5000, 8192, 100 << 10, (100 << 10) + 1,
+                          1 << 20};
+  Model model;
+  uint32_t seed = 1;
+  for (int part = 0; part < 3; ++part) {
+    KvWriteBatch b;
+    for (size_t i = 0; i < std::size(sizes); ++i) {
+      if (part != 0 && (i + size_t(part)) % 2 == 0) continue;  // newer parts replace some
+      std::string k = "key" + std::to_string(i % 10) + std::to_string(i);
+      std::string v = Bytes(sizes[(i + size_t(part) * 5) % std::size(sizes)], seed++);
+      b.Put(k, v);
+      model[k] = v;
+    }
+    b.Delete("key00");
+    model.erase("key00");
+    EXPECT_TRUE(kv.Write(b).ok());
+    if (part < 2) {
+      EXPECT_TRUE(kv.Flush().ok());  // the last part stays in the memtable
+    }
+  }
+  return model;
+}
+
+TEST(KvIteratorViewTest, ValuesAroundAndAboveTheBlockSizeForwardsAndBackwards) {
+  TempDir dir("kviter");
+  auto opened = KvStore::Open(dir.path(), ViewOptions());
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  KvStore& kv = **opened;
+  const Model model = FillForViews(kv);
+  for (int round = 0; round < 2; ++round) {  // tables and memtable, then one table
+    auto it = kv.NewIterator();
+    ASSERT_TRUE(it.ok());
+    Model seen;
+    ASSERT_TRUE(it->SeekToFirst().ok());
+    for (; it->Valid(); it->Next()) {
+      seen.emplace(it->key(), it->value());
+    }
+    ASSERT_TRUE(it->status().ok()) << it->status().ToString();
+    EXPECT_TRUE(seen == model) << "forwards, round " << round;
+    seen.clear();
+    ASSERT_TRUE(it->SeekToLast().ok());
+    for (; it->Valid(); it->Prev()) {
+      seen.emplace(it->key(), it->value());
+    }
+    ASSERT_TRUE(it->status().ok()) << it->status().ToString();
+    EXPECT_TRUE(seen == model) << "backwards, round " << round;
+    ASSERT_TRUE(kv.CompactAll().ok());
+  }
+  EXPECT_TRUE(kv.Close().ok());
+}
+
+// key() and value() are views (of a mapped table, of a table cursor's key buffer or of the
+// memtable): they keep their bytes until the iterator's next move, whatever happens
+// meanwhile: writes to the same keys, flushes and compactions that replace the tables the
+// views point into, other iterators' moves.
+TEST(KvIteratorViewTest, ViewsStayValidUntilTheNextMoveWhateverTheStoreDoes) {
+  TempDir dir("kviter");
+  auto opened = KvStore::Open(dir.path(), ViewOptions());
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  KvStore& kv = **opened;
+  const Model model = FillForViews(kv);
+  // Both iterators of each direction see the state before the test's writes.
+  Result<KvIterator> iterators[2][2] = {{kv.NewIterator(), kv.NewIterator()},
+                                        {kv.NewIterator(), kv.NewIterator()}};
+  for (int backwards = 0; backwards < 2; ++backwards) {
+    Result<KvIterator>& it = iterators[backwards][0];
+    Result<KvIterator>& other = iterators[backwards][1];
+    ASSERT_TRUE(it.ok() && other.ok());
+    ASSERT_TRUE((backwards ? it->SeekToLast() : it->SeekToFirst()).ok());
+    auto pos = model.begin();
+    auto rpos = model.rbegin();
+    int step = 0;
+    for (; it->Valid(); backwards ? it->Prev() : it->Next(), ++step) {
+      const auto& [want_key, want_value] = backwards ? *rpos++ : *pos++;
+      const std::string_view k = it->key(), v = it->value();
+      const std::string key_copy(k);
+      ASSERT_EQ(k, want_key);
+      // Meanwhile: the same key rewritten, the other iterator moved over the same tables,
+      // and now and then the tables replaced (a flush, then a full compaction).
+      ASSERT_TRUE(kv.Put(key_copy, "rewritten").ok());
+      ASSERT_TRUE(other->Seek(key_copy).ok());
+      other->Next();
+      other->Prev();
+      Status s = step % 4 == 0 ? kv.Flush() : step % 4 == 2 ? kv.CompactAll() : Status::Ok();
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      EXPECT_EQ(k, want_key) << "step " << step;
+      EXPECT_TRUE(v == want_value) << "step " << step << ", key " << want_key;
+      // A seek to the iterator's own key (a view of its own buffers) lands on it.
+      ASSERT_TRUE(it->Seek(it->key()).ok());
+      ASSERT_TRUE(it->Valid());
+      EXPECT_EQ(it->key(), want_key);
+      ASSERT_TRUE(it->SeekForPrev(it->key()).ok());
+      ASSERT_TRUE(it->Valid());
+      EXPECT_EQ(it->key(), want_key);
+      EXPECT_TRUE(it->value() == want_value);
+    }
+    ASSERT_TRUE(it->status().ok()) << it->status().ToString();
+    EXPECT_EQ(size_t(step), model.size());
+  }
+  EXPECT_TRUE(kv.Close().ok());
+}
+
 }  // namespace
 }  // namespace reftab

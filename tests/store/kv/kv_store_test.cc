@@ -121,6 +121,80 @@ TEST(KvStoreTest, EdgeValuesRoundTripAndSurviveReopenAndCompaction) {
   }
 }
 
+// Values of 100 KiB and more, many of them: through the log (a store closed without a flush
+// replays it), the memtable (several flushes at its size, the memtable of the last writes),
+// the tables and a full compaction, with overwrites and deletions on the way; every state
+// read by Get and by the iterator both ways.
+TEST(KvStoreTest, BigValuesRoundTripThroughLogMemtableFlushesAndCompaction) {
+  TempDir dir("kv");
+  KvOptions o = TestOptions();
+  o.memtable_size = 1 << 20;  // a flush every ten values or so
+  std::map<std::string, std::string> model;
+  auto check = [&](KvStore& kv, const char* where) {
+    for (const auto& [k, v] : model) EXPECT_TRUE(GetOr(kv, k) == v) << where << ": " << k;
+    EXPECT_TRUE(Contents(kv) == model) << where;
+    auto it = kv.NewIterator();
+    ASSERT_TRUE(it.ok());
+    auto want = model.rbegin();
+    ASSERT_TRUE(it->SeekToLast().ok());
+    for (; it->Valid(); it->Prev(), ++want) {
+      ASSERT_TRUE(want != model.rend()) << where;
+      EXPECT_EQ(it->key(), want->first) << where;
+      EXPECT_TRUE(it->value() == want->second) << where << ": " << want->first;
+    }
+    EXPECT_TRUE(want == model.rend()) << where;
+  };
+  uint32_t seed = 100;
+  {
+    auto kv = OpenOrDie(dir.path(), o);
+    for (uint64_t i = 0; i < 40; ++i) {
+      std::string v = Binary((100 << 10) + size_t(i) * 4099, seed++);
+      ASSERT_TRUE(kv->Put(Key(i), v).ok());
+      model[Key(i)] = std::move(v);
+    }
+    ASSERT_TRUE(WaitForFlushes(*kv));
+    EXPECT_GE(kv->Properties().table_sizes.size(), 2u);
+    EXPECT_NE(kv->Properties().memtable_bytes, 0u);
+    check(*kv, "written");
+    // Overwrites and deletions that stay in the log only: the store is closed unflushed.
+    for (uint64_t i = 0; i < 40; i += 3) {
+      std::string v = Binary(300 << 10, seed++);
+      ASSERT_TRUE(kv->Put(Key(i), v).ok());
+      model[Key(i)] = std::move(v);
+    }
+    ASSERT_TRUE(kv->Delete(Key(7)).ok());
+    model.erase(Key(7));
+    ASSERT_TRUE(kv->Close().ok());
+  }
+  auto kv = OpenOrDie(dir.path(), o);  // replays the log
+  ASSERT_TRUE(kv->log_recovery().ok()) << kv->log_recovery().ToString();
+  check(*kv, "reopened");
+  ASSERT_TRUE(kv->CompactAll().ok());
+  EXPECT_EQ(kv->Properties().table_sizes.size(), 1u);
+  check(*kv, "compacted");
+}
+
+// A table of large values (few records, in large blocks) gets its filter and hash index
+// after a few hundred lookups, as a table of small records of the same record count would:
+// counted in its bytes per 4 KiB block it would wait for 16 + size / 1 KiB lookups (20,000
+// here, a million for 1 GB), and every absent key would descend its on-disk index meanwhile.
+TEST(KvStoreTest, TablesOfLargeValuesGetTheirLookupAidsSoon) {
+  TempDir dir("kv");
+  auto kv = OpenOrDie(dir.path());
+  const std::string value = Binary(100 << 10, 7);
+  KvWriteBatch b;
+  for (uint64_t i = 0; i < 200; ++i) b.Put(Key(i), value);
+  ASSERT_TRUE(kv->Write(b).ok());
+  ASSERT_TRUE(kv->CompactAll().ok());
+  auto snap = kv->stack()->snapshot();
+  ASSERT_EQ(snap->tables().size(), 1u);
+  const TableReader& table = *snap->tables()[0];
+  EXPECT_EQ(table.ref_hash_index_bytes() + table.ref_filter_bytes(), 0u);
+  for (uint64_t i = 0; i < 400; ++i) EXPECT_EQ(GetOr(*kv, Key(i) + "x"), "<missing>");
+  EXPECT_GT(table.ref_hash_index_bytes(), 0u);
+  EXPECT_EQ(GetOr(*kv, Key(5)), value);
+}
+
 TEST(KvStoreTest, RejectsEmptyKeysAndOversizedEntries) {
   TempDir dir("kv");
   auto kv = OpenOrDie(dir.path());
