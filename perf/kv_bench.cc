@@ -3,6 +3,7 @@
 //
 //   reftab-kv-bench [--num N] [--value-size BYTES] [--reads N] [--seeks N] [--syncs N]
 //                   [--runs R] [--dir DIR] [--engines LIST] [--order auto|phase|engine]
+//                   [--phases LIST]
 //
 // Keys are 16 bytes ("%016llu" of the key number), values --value-size bytes (100) of
 // incompressible (pseudo-random) data; --num keys (1M). --engines lists configurations
@@ -40,6 +41,9 @@
 //   readseq       one forward scan over all entries
 //   readreverse   one backward scan over all entries (SeekToLast, then Prev)
 //   seekrandom    --seeks Seeks to random present keys, each followed by 10 Nexts
+// --phases (default all) lists the phases to time and print, and "wamp" for the write
+// amplification and memory figures below; a phase another listed one needs still runs
+// (fillseq for deleterandom, fillrandom and overwrite for the reads), untimed.
 // Each store is removed after its last phase. Then, per engine alone, in a fresh process of
 // this program: fillrandom and overwrite on a fresh store, closed, for the write
 // amplification (bytes the process passed to write(2) while the store was open,
@@ -61,11 +65,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
 #include <random>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -397,6 +403,19 @@ struct Config {
   std::string engines = "reftab,leveldb,leveldb-bloom,rocksdb,rocksdb-bloom";
   std::string order = "auto";  // auto, phase or engine (see the top of this file)
   int measure_writes = 0;      // > 0: only Bench::MeasureWrites of that run (internal)
+  std::string phases;          // comma-separated; empty: all
+  // Whether --phases asks for `phase`.
+  bool Wants(std::string_view phase) const {
+    if (phases.empty()) return true;
+    std::string_view list = phases;
+    while (!list.empty()) {
+      const size_t comma = list.find(',');
+      if (list.substr(0, comma) == phase) return true;
+      if (comma == std::string_view::npos) break;
+      list.remove_prefix(comma + 1);
+    }
+    return false;
+  }
 };
 
 // Incompressible value bytes: value i is a window of `size` bytes of one random buffer.
@@ -525,7 +544,7 @@ struct Bench {
   }
 
   // Runs `body` on every engine, timing it; `ops` is what it reports (checked against
-  // `expect`).
+  // `expect`). A phase --phases does not list runs all the same, unrecorded.
   void Timed(int run, const std::string& phase, uint64_t expect, const Phase& body) {
     for (Engine* e : group) {
       auto t0 = Clock::now();
@@ -535,7 +554,7 @@ struct Bench {
         Die(phase + " on " + e->name() + ": " + std::to_string(ops) + " ops, expected " +
             std::to_string(expect));
       }
-      Record(run, phase, *e, ops, secs);
+      if (cfg.Wants(phase)) Record(run, phase, *e, ops, secs);
     }
   }
 
@@ -626,6 +645,7 @@ void Bench::RunOnce(int run) {
   }
   // Each engine alone, in a fresh process of this program (so that no other engine's memory
   // or background thread counts): what it writes for fillrandom + overwrite, and its memory.
+  if (!cfg.Wants("wamp")) return;
   for (auto& e : engines) {
     std::string cmd = "'" + self + "' --num " + std::to_string(n) + " --value-size " +
                       std::to_string(cfg.value_size) + " --dir '" + DirOf(*e, "wamp") +
@@ -656,47 +676,65 @@ void Bench::RunPhases(int run, const RunData& d) {
   // Each store is removed once its last phase is done, deleterandom running right after
   // fillseq on its store, so that the disk holds one store per engine of the group at a time
   // (see ChooseEngineOrder); the table prints the phases in db_bench's order all the same.
-  Timed(run, "fillseq", n, [&](Engine& e) {
-    e.Open(DirOf(e, "seq"));
-    FillOneByOne(e, seq, values);
-    e.Close();
-    return n;
-  });
-  Timed(run, "deleterandom", n, [&](Engine& e) {
-    e.Open(DirOf(e, "seq"));
-    for (uint64_t r : d.randoms) e.Delete(KeyOf(r));
-    e.Close();
-    return n;
-  });
+  auto any = [&](std::initializer_list<std::string_view> phases) {
+    return std::any_of(phases.begin(), phases.end(),
+                       [&](std::string_view p) { return cfg.Wants(p); });
+  };
+  if (any({"fillseq", "deleterandom"})) {
+    Timed(run, "fillseq", n, [&](Engine& e) {
+      e.Open(DirOf(e, "seq"));
+      FillOneByOne(e, seq, values);
+      e.Close();
+      return n;
+    });
+    Timed(run, "deleterandom", n, [&](Engine& e) {
+      e.Open(DirOf(e, "seq"));
+      for (uint64_t r : d.randoms) e.Delete(KeyOf(r));
+      e.Close();
+      return n;
+    });
+  }
   remove("seq");
-  Timed(run, "fillbatch", n, [&](Engine& e) {
-    e.Open(DirOf(e, "batch"));
-    Fill(e, seq, values);
-    e.Close();
-    return n;
-  });
+  if (cfg.Wants("fillbatch")) {
+    Timed(run, "fillbatch", n, [&](Engine& e) {
+      e.Open(DirOf(e, "batch"));
+      Fill(e, seq, values);
+      e.Close();
+      return n;
+    });
+  }
   remove("batch");
-  Timed(run, "fillsync", sync_keys.size(), [&](Engine& e) {
-    e.Open(DirOf(e, "sync"));
-    FillOneByOne(e, sync_keys, values, /*sync=*/true);
-    e.Close();
-    return sync_keys.size();
-  });
+  if (cfg.Wants("fillsync")) {
+    Timed(run, "fillsync", sync_keys.size(), [&](Engine& e) {
+      e.Open(DirOf(e, "sync"));
+      FillOneByOne(e, sync_keys, values, /*sync=*/true);
+      e.Close();
+      return sync_keys.size();
+    });
+  }
   remove("sync");
-  Timed(run, "fill4", n, [&](Engine& e) {
-    e.Open(DirOf(e, "threads"));
-    FillThreads(e, seq, values, /*sync=*/false, 4);
-    e.Close();
-    return n;
-  });
+  if (cfg.Wants("fill4")) {
+    Timed(run, "fill4", n, [&](Engine& e) {
+      e.Open(DirOf(e, "threads"));
+      FillThreads(e, seq, values, /*sync=*/false, 4);
+      e.Close();
+      return n;
+    });
+  }
   remove("threads");
-  Timed(run, "fill4sync", sync_keys.size(), [&](Engine& e) {
-    e.Open(DirOf(e, "threads-sync"));
-    FillThreads(e, sync_keys, values, /*sync=*/true, 4);
-    e.Close();
-    return sync_keys.size();
-  });
+  if (cfg.Wants("fill4sync")) {
+    Timed(run, "fill4sync", sync_keys.size(), [&](Engine& e) {
+      e.Open(DirOf(e, "threads-sync"));
+      FillThreads(e, sync_keys, values, /*sync=*/true, 4);
+      e.Close();
+      return sync_keys.size();
+    });
+  }
   remove("threads-sync");
+  if (!any({"fillrandom", "overwrite", "readrandom", "readcompacted", "readlatest", "readmissing",
+            "readseq", "readreverse", "seekrandom"})) {
+    return;
+  }
   Timed(run, "fillrandom", n, [&](Engine& e) {
     e.Open(DirOf(e, "random"));
     FillOneByOne(e, d.perm, values);
@@ -822,6 +860,7 @@ void Bench::Report() const {
   }
   std::printf("\nConfigurations:\n");
   for (const auto& e : engines) std::printf("- %s: %s\n", e->name(), Legend(e->name()).c_str());
+  if (write_amp.empty()) return;
   std::printf(
       "\nfillrandom + overwrite on a fresh store, each configuration alone (median): bytes "
       "passed to write(2) / bytes of keys and values, and peak RSS growth:\n\n| engine | write "
@@ -873,6 +912,8 @@ Config ParseArgs(int argc, char** argv) {
     } else if (a == "--order") {
       if (v != "auto" && v != "phase" && v != "engine") Die("--order takes auto, phase or engine");
       c.order = v;
+    } else if (a == "--phases") {
+      c.phases = v;
     } else if (a == "--measure-writes") {
       c.measure_writes = std::atoi(v.c_str());
     } else {

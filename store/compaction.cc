@@ -87,7 +87,7 @@ Status Stack::AutoCompact(Progress* progress) {
   return s;
 }
 
-Status Stack::CompactIfDue(Progress* progress) {
+Status Stack::CompactIfDue(Progress* progress, const std::atomic<bool>* cancel) {
   REFTAB_RETURN_IF_ERROR(ReloadIfChanged());
   std::vector<uint64_t> sizes;
   for (const auto& t : snapshot_->tables()) {
@@ -103,6 +103,7 @@ Status Stack::CompactIfDue(Progress* progress) {
                size_t(seg->start), size_t(seg->end - 1), sizes.size());
   CompactionOptions options;
   options.progress = progress;
+  options.cancel = cancel;
   Status s = CompactSegment(seg->start, seg->end - 1, /*best_effort=*/true, options);
   if (!s.ok()) {
     REFTAB_TRACE(trace::kInfo, "%s: auto-compaction failed: %s", dir_.c_str(), s.message().c_str());
@@ -137,6 +138,9 @@ Status WriteMerged(TableWriter& w, const std::vector<const TableReader*>& tables
   // The name stays in the table's key buffer: the common ref (one id) goes to the writer
   // by its parts, with no copy of each name into `r` (NextView); others take a copy.
   while (refs.NextView(&r)) {
+    if (options.cancel && options.cancel->load(std::memory_order_relaxed)) {
+      return Status::Outdated("compaction cancelled");
+    }
     if (r.value_type == RefValueType::kVal1) {
       REFTAB_RETURN_IF_ERROR(w.AddRef(refs.key(), r.update_index, r.value));
     } else {

@@ -8,6 +8,7 @@
 #ifndef REFTAB_STORE_STACK_H_
 #define REFTAB_STORE_STACK_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -90,6 +91,9 @@ struct CompactionOptions {
   std::optional<uint64_t> expire_logs_before;  // drop entries whose time is older
   std::optional<size_t> max_logs_per_ref;      // keep only the newest N entries of each ref
   Progress* progress = nullptr;                // told of every record written
+  // Checked before every record written: once it is true, the compaction stops with
+  // kOutdated and leaves the stack as it was (a store closing, store/kv/kv_store.h).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // What a snapshot has built in memory besides its tables' mappings, in bytes, for a
@@ -203,8 +207,9 @@ class Stack {
   // The same when asked for explicitly (`pack-refs --auto`), whatever the options say:
   // merges the segment SuggestCompaction() picks, if any, skipping tables that other
   // processes have locked. Reports kLockHeld when tables.list or every table it would
-  // merge but one is locked, and kOutdated when the stack changed under the lock.
-  Status CompactIfDue(Progress* progress = nullptr);
+  // merge but one is locked, and kOutdated when the stack changed under the lock (or
+  // `cancel`, if given, turned true: CompactionOptions::cancel).
+  Status CompactIfDue(Progress* progress = nullptr, const std::atomic<bool>* cancel = nullptr);
   // Removes what killed writers leave behind, holding tables.list.lock:
   //  * *.ref files the list does not name whose max_update_index is not beyond the stack's
   //    (a newer one may be a transaction about to be listed);

@@ -181,6 +181,7 @@ reftab_code reftab_kv_get_properties(reftab_kv* kv, reftab_kv_properties* out, r
     out->compactions = p.compactions;
     out->write_slowdowns = p.write_slowdowns;
     out->write_stops = p.write_stops;
+    out->write_stall_micros = p.write_stall_micros;
     return REFTAB_OK;
   });
 }

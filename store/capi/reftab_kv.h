@@ -132,7 +132,8 @@ typedef struct reftab_kv_properties {
   uint64_t flushes;
   uint64_t compactions;
   uint64_t write_slowdowns; /* writes delayed 1 ms: compaction behind */
-  uint64_t write_stops;     /* waits of a write for the background thread */
+  uint64_t write_stops;     /* waits of a write for a flush or a compaction */
+  uint64_t write_stall_micros; /* the time writes spent in both, microseconds */
 } reftab_kv_properties;
 /* Fills *out (a read-only handle: its tables; the counters stay 0). */
 REFTAB_C_EXPORT reftab_code reftab_kv_get_properties(reftab_kv* kv, reftab_kv_properties* out,

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
@@ -350,8 +351,8 @@ StackOptions StackOptionsFor(const KvOptions& o) {
   s.fs = o.fs;
   s.durability = o.durability;
   s.lock_timeout_ms = o.lock_timeout_ms;
-  // The store's background thread compacts, after the flushes waiting for it: a commit
-  // must not compact too (it would delay the flush's table becoming visible).
+  // The store's compaction thread compacts: a flush must not compact too (it would delay
+  // the flush's table becoming visible).
   s.auto_compact = false;
   s.fit_block_size = true;
   // A writer killed during a flush leaves tables.list.lock behind (git's protocol has no
@@ -420,6 +421,12 @@ void PendingCompaction(const Snapshot& snap, size_t* tables, uint64_t* bytes) {
 constexpr size_t kMaxGroupBytes = 1 << 20;
 constexpr size_t kSmallRecordBytes = 128 << 10;
 
+uint64_t MicrosSince(std::chrono::steady_clock::time_point start) {
+  return uint64_t(std::chrono::duration_cast<std::chrono::microseconds>(
+                      std::chrono::steady_clock::now() - start)
+                      .count());
+}
+
 }  // namespace
 
 // A write waiting in the queue; it lives on its thread's stack until `done`.
@@ -435,8 +442,9 @@ struct KvStore::Writer {
 // writes to it outside `mu` (only the head of the queue touches it).
 struct KvStore::Bg {
   std::mutex mu;
-  std::condition_variable work_cv;   // to the thread: a job, or stop
-  std::condition_variable state_cv;  // a job done, the queue moved
+  std::condition_variable flush_cv;    // to the flush thread: a memtable to flush, or stop
+  std::condition_variable compact_cv;  // to the compaction thread: a compaction due, or stop
+  std::condition_variable state_cv;    // a job done, the queue moved
   std::unique_ptr<KvLogWriter> log;
   bool log_has_synced = false;    // `log` holds a synced record
   bool log_name_durable = false;  // the folder was synced since `log` was put in place
@@ -445,19 +453,25 @@ struct KvStore::Bg {
   std::shared_ptr<const KvMemLayers> imm;  // the immutable memtable, or null
   uint64_t imm_batches = 0;
   size_t imm_bytes = 0;
-  size_t imm_largest = 0;                  // its largest key + value
-  uint64_t rotations = 0;                  // memtables made immutable
-  uint64_t flushed = 0;                    // of them, written into tables
-  std::shared_ptr<const Snapshot> tables;  // the stack's state, as the thread left it
-  size_t pending_tables = 0;               // that auto-compaction would merge
+  size_t imm_largest = 0;  // its largest key + value
+  uint64_t rotations = 0;  // memtables made immutable
+  uint64_t flushed = 0;    // of them, written into tables
+  std::shared_ptr<const Snapshot>
+      tables;                 // the stack's state, as the last flush or compaction left it
+  size_t pending_tables = 0;  // that auto-compaction would merge
   uint64_t pending_bytes = 0;
-  bool compaction_due = false;  // a job for the thread
-  bool busy = false;            // the thread runs a job
+  bool compaction_due = false;  // a job for the compaction thread
+  bool flush_busy = false;      // the flush thread runs a flush
+  bool compact_busy = false;    // the compaction thread runs a compaction
   bool stop = false;
-  Status error;  // the first error of the thread or of the log: every later write fails
+  // Set with `stop`: a merge running then stops at its next record (the next writer's
+  // compaction does it again), so that a close does not wait for it.
+  std::atomic<bool> closing = false;
+  Status error;  // the first error of a thread or of the log: every later write fails
   std::deque<Writer*> writers;  // the queue; its head writes for a group
   std::string group;            // the head's records, concatenated
-  std::thread thread;
+  std::thread flush_thread;
+  std::thread compact_thread;
   KvProperties counters;  // the fields counted as the store goes (see Properties())
 };
 
@@ -479,10 +493,13 @@ Status KvStore::Close() {
   {
     std::lock_guard<std::mutex> lock(b.mu);
     b.stop = true;
+    b.closing = true;
   }
-  b.work_cv.notify_all();
+  b.flush_cv.notify_all();
+  b.compact_cv.notify_all();
   b.state_cv.notify_all();
-  if (b.thread.joinable()) b.thread.join();
+  if (b.flush_thread.joinable()) b.flush_thread.join();
+  if (b.compact_thread.joinable()) b.compact_thread.join();
   std::lock_guard<std::mutex> lock(b.mu);
   return b.error;
 }
@@ -538,13 +555,18 @@ Result<std::unique_ptr<KvStore>> KvStore::Open(const std::string& dir, const KvO
   REFTAB_ASSIGN_OR_RETURN(std::unique_ptr<Stack> stack, Stack::Open(dir, StackOptionsFor(options)));
   auto kv = std::unique_ptr<KvStore>(new KvStore(std::move(stack), options));
   if (!options.read_only) {
+    // The compaction thread's own handle on the same stack: the two threads follow the
+    // stack's protocol between them as two processes would, so a flush lists its table
+    // while a merge runs (store/compaction.cc holds tables.list.lock only around it).
+    REFTAB_ASSIGN_OR_RETURN(kv->compact_stack_, Stack::Open(dir, StackOptionsFor(options)));
     kv->lock_ = std::move(lock);
     kv->bg_ = std::make_unique<Bg>();
     REFTAB_RETURN_IF_ERROR(kv->Recover());
     Bg& b = *kv->bg_;
     std::unique_lock<std::mutex> guard(b.mu);
     kv->UpdateTables(guard, kv->stack_->snapshot());
-    b.thread = std::thread([p = kv.get()] { p->BackgroundLoop(); });
+    b.flush_thread = std::thread([p = kv.get()] { p->FlushLoop(); });
+    b.compact_thread = std::thread([p = kv.get()] { p->CompactLoop(); });
   }
   return kv;
 }
@@ -707,23 +729,27 @@ Status KvStore::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force)
   for (;;) {
     if (!b.error.ok()) return b.error;
     if (b.stop) return Status::InvalidArgument(stack_->dir() + ": the store is closed");
-    // Only while the thread has a compaction to run: one it lost to another process's
+    // Only while the compaction thread has a merge to run: one it lost to another process's
     // lock is not retried before the next flush, and waiting for it would never end.
     const bool compaction_behind = b.compaction_due && b.pending_tables >= kKvSlowdownTables;
     if (allow_delay && compaction_behind) {
       // Once per write: spreads the wait over many writes instead of one long stop.
       allow_delay = false;
+      const auto start = std::chrono::steady_clock::now();
       lock.unlock();
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
       lock.lock();
       ++b.counters.write_slowdowns;
+      b.counters.write_stall_micros += MicrosSince(start);
       continue;
     }
     if (!force && b.mem->bytes() < options_.memtable_size) return Status::Ok();
     if (force && b.mem->empty()) return Status::Ok();
     if (b.imm || (b.compaction_due && b.pending_tables >= kKvStopTables)) {
       ++b.counters.write_stops;
-      b.state_cv.wait(lock);  // the thread notifies after every job
+      const auto start = std::chrono::steady_clock::now();
+      b.state_cv.wait(lock);  // the threads notify after every job
+      b.counters.write_stall_micros += MicrosSince(start);
       continue;
     }
     // A failure leaves the logs in a state only the next open sorts out (kv.log may be
@@ -744,20 +770,35 @@ Status KvStore::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force)
     b.batches = 0;
     ++b.rotations;
     force = false;
-    b.work_cv.notify_one();
+    b.flush_cv.notify_one();
   }
 }
 
-void KvStore::BackgroundLoop() {
+void KvStore::FlushLoop() {
   Bg& b = *bg_;
   std::unique_lock<std::mutex> lock(b.mu);
   for (;;) {
-    b.work_cv.wait(lock, [&] { return b.stop || (b.error.ok() && (b.imm || b.compaction_due)); });
+    b.flush_cv.wait(lock, [&] { return b.stop || (b.error.ok() && b.imm); });
     if (b.stop) return;
-    b.busy = true;
-    // Flushes first: a writer may be waiting for the immutable memtable to go.
-    Status s = b.imm ? FlushImmutable(lock) : CompactDue(lock);
-    b.busy = false;
+    b.flush_busy = true;
+    Status s = FlushImmutable(lock);
+    b.flush_busy = false;
+    if (!s.ok() && b.error.ok()) b.error = s;
+    b.state_cv.notify_all();
+  }
+}
+
+// Runs beside the flushes: a writer waits for a flush only, never behind a merge (unless
+// the stop rule at the top of kv_store.h makes it wait for the merge itself).
+void KvStore::CompactLoop() {
+  Bg& b = *bg_;
+  std::unique_lock<std::mutex> lock(b.mu);
+  for (;;) {
+    b.compact_cv.wait(lock, [&] { return b.stop || (b.error.ok() && b.compaction_due); });
+    if (b.stop) return;
+    b.compact_busy = true;
+    Status s = CompactDue(lock);
+    b.compact_busy = false;
     if (!s.ok() && b.error.ok()) b.error = s;
     b.state_cv.notify_all();
   }
@@ -772,10 +813,25 @@ Status KvStore::FlushImmutable(std::unique_lock<std::mutex>& lock) {
   lock.unlock();
   bool wrote_table = false;
   Status s;
-  std::shared_ptr<const Snapshot> after;
+  std::unique_lock<std::mutex> stack_lock(stack_mu_);
   {
-    std::lock_guard<std::mutex> stack_lock(stack_mu_);
-    s = WriteLayers(stack_.get(), imm, imm_largest, &wrote_table);
+    for (;;) {
+      s = WriteLayers(stack_.get(), imm, imm_largest, &wrote_table);
+      // tables.list.lock held by this store's own compaction (it holds it for a moment at
+      // its start and its end; KvOptions::lock_timeout_ms is for other processes): a flush
+      // retries for as long as a compaction runs here (compact_mu_ held), then fails as
+      // the timeout says.
+      if (s.code() != Code::kLockHeld) break;
+      if (compact_mu_.try_lock()) {  // no compaction here: another process holds the lock
+        compact_mu_.unlock();
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    // Three fsyncs per flush with kGit, each needed before kv.log.flushing may go: the
+    // table's (in AddTable) and the list's, before their renames, so that a rename the disk
+    // keeps never names bytes it lost; and the folder's, for the renames themselves: the
+    // removal of the log below could otherwise reach the disk before them.
     if (s.ok() && options_.durability != Durability::kNone) {
       s = options_.fs->SyncDir(stack_->dir());
     }
@@ -785,11 +841,12 @@ Status KvStore::FlushImmutable(std::unique_lock<std::mutex>& lock) {
       Status gone = options_.fs->Remove(KvPath(stack_->dir(), kKvFlushingLogName));
       (void)gone;
     }
-    after = stack_->snapshot();
   }
+  // Installed before stack_mu_ goes: states install in the order the list took them.
   lock.lock();
   if (!s.ok()) return s;
-  UpdateTables(lock, std::move(after));
+  UpdateTables(lock, stack_->snapshot());
+  stack_lock.unlock();
   b.imm.reset();
   if (!wrote_table) b.batches += b.imm_batches;  // else sequence() would go back
   b.imm_batches = 0;
@@ -802,23 +859,43 @@ Status KvStore::FlushImmutable(std::unique_lock<std::mutex>& lock) {
 
 Status KvStore::CompactDue(std::unique_lock<std::mutex>& lock) {
   Bg& b = *bg_;
-  const size_t before = b.tables->tables().size();
   lock.unlock();
   Status s;
-  std::shared_ptr<const Snapshot> after;
+  bool merged = false;
   {
-    std::lock_guard<std::mutex> stack_lock(stack_mu_);
-    s = stack_->CompactIfDue();
-    after = stack_->snapshot();
+    std::lock_guard<std::mutex> compact_lock(compact_mu_);
+    // Only compactions remove tables, and only under compact_mu_: a table listed before
+    // and gone after was merged.
+    s = compact_stack_->ReloadIfChanged();
+    const std::vector<std::string> before = compact_stack_->names();
+    if (s.ok()) s = compact_stack_->CompactIfDue(nullptr, &b.closing);
+    const std::vector<std::string>& now = compact_stack_->names();
+    merged = std::any_of(before.begin(), before.end(), [&](const std::string& n) {
+      return std::find(now.begin(), now.end(), n) == now.end();
+    });
   }
-  lock.lock();
   const bool lost_race = s.code() == Code::kLockHeld || s.code() == Code::kOutdated;
+  Status installed = InstallTables();
+  lock.lock();
   if (!s.ok() && !lost_race) return s;
+  REFTAB_RETURN_IF_ERROR(installed);
   ++b.counters.compactions;
-  UpdateTables(lock, std::move(after));
   // Losing to another process's compaction, or merging nothing: try again after the next
   // flush rather than spin.
-  if (lost_race || b.tables->tables().size() >= before) b.compaction_due = false;
+  if (lost_race || !merged) b.compaction_due = false;
+  return Status::Ok();
+}
+
+// Installs the latest state of the list after a compaction (or a CompactAll, or a
+// Refresh): the flush handle reloads it, under stack_mu_, so that states install in the
+// order tables.list took them whichever thread changed it.
+Status KvStore::InstallTables() {
+  std::lock_guard<std::mutex> stack_lock(stack_mu_);
+  REFTAB_RETURN_IF_ERROR(stack_->ReloadIfChanged());
+  if (bg_) {
+    std::unique_lock<std::mutex> lock(bg_->mu);
+    UpdateTables(lock, stack_->snapshot());
+  }
   return Status::Ok();
 }
 
@@ -839,7 +916,7 @@ void KvStore::UpdateTables(std::unique_lock<std::mutex>& lock,
   b.tables = std::move(after);
   PendingCompaction(*b.tables, &b.pending_tables, &b.pending_bytes);
   b.compaction_due = options_.auto_compact && b.pending_tables != 0;
-  if (b.compaction_due) b.work_cv.notify_one();
+  if (b.compaction_due) b.compact_cv.notify_one();
 }
 
 Status KvStore::Flush() {
@@ -850,7 +927,8 @@ Status KvStore::Flush() {
   std::unique_lock<std::mutex> lock(b.mu);
   const uint64_t rotation = b.rotations;
   b.state_cv.wait(lock, [&] {
-    return !b.error.ok() || b.stop || (b.flushed >= rotation && !b.busy && !b.compaction_due);
+    return !b.error.ok() || b.stop ||
+           (b.flushed >= rotation && !b.flush_busy && !b.compact_busy && !b.compaction_due);
   });
   return b.error;
 }
@@ -859,19 +937,7 @@ Status KvStore::MaybeRefresh() {
   return !bg_ && options_.refresh_on_read ? Refresh() : Status::Ok();
 }
 
-Status KvStore::Refresh() {
-  std::shared_ptr<const Snapshot> after;
-  {
-    std::lock_guard<std::mutex> stack_lock(stack_mu_);
-    REFTAB_RETURN_IF_ERROR(stack_->ReloadIfChanged());
-    after = stack_->snapshot();
-  }
-  if (bg_) {
-    std::unique_lock<std::mutex> lock(bg_->mu);
-    UpdateTables(lock, std::move(after));
-  }
-  return Status::Ok();
-}
+Status KvStore::Refresh() { return InstallTables(); }
 
 std::shared_ptr<const Snapshot> KvStore::Tables() {
   if (bg_) {
@@ -993,19 +1059,19 @@ KvProperties KvStore::Properties() {
 }
 
 Status KvStore::CompactAll() {
-  if (bg_) REFTAB_RETURN_IF_ERROR(Flush());
   Status s;
-  std::shared_ptr<const Snapshot> after;
-  {
+  if (bg_) {
+    REFTAB_RETURN_IF_ERROR(Flush());
+    // On the compaction thread's handle, after its merge if one runs: the two would lock
+    // each other's tables. Flushes go on meanwhile.
+    std::lock_guard<std::mutex> compact_lock(compact_mu_);
+    s = compact_stack_->CompactAll();
+  } else {
     std::lock_guard<std::mutex> stack_lock(stack_mu_);
     s = stack_->CompactAll();
-    after = stack_->snapshot();
   }
-  if (bg_) {
-    std::unique_lock<std::mutex> lock(bg_->mu);
-    UpdateTables(lock, std::move(after));
-  }
-  return s;
+  Status installed = InstallTables();
+  return s.ok() ? installed : s;
 }
 
 }  // namespace reftab

@@ -11,15 +11,22 @@
 //     kFull, which make the tables a flush writes durable too);
 //   * when the memtable passes KvOptions::memtable_size (and on Flush()), it becomes
 //     immutable: kv.log is renamed kv.log.flushing, a fresh kv.log takes the next writes
-//     and a new memtable, and a background thread writes the immutable memtable into one
+//     and a new memtable, and the flush thread writes the immutable memtable into one
 //     new table of the stack, straight from its sorted entries (Stack::AddTable: no
 //     transaction, no read or copy per key), lists it, and only then removes
-//     kv.log.flushing. Reads consult the memtable, then the
+//     kv.log.flushing. With KvOptions::durability kGit, a flush makes three fsyncs, each
+//     needed before the log may go: the table's and tables.list's, before their renames
+//     (a rename that reaches the disk must not name bytes that did not), and the folder's,
+//     after them (else the log's removal could reach the disk before the renames); they
+//     take little beside writing the table. Reads consult the memtable, then the
 //     immutable one, then the tables. A crash at any point leaves the logs of every write
 //     no table holds: open replays kv.log.flushing, then kv.log (a log whose writes a table
 //     already holds changes nothing when replayed again);
-//   * tables are merged geometrically as they accumulate (auto-compaction), on the same
-//     background thread, after the flushes waiting for it;
+//   * tables are merged geometrically as they accumulate (auto-compaction), on a thread of
+//     its own with a handle of its own on the stack: the two threads follow the stack's
+//     protocol between them as two processes would (store/compaction.cc: tables.list.lock
+//     is held only at a merge's start and end), so a flush lists its table while a merge
+//     runs;
 //   * opening replays the logs (kv.log.flushing, then kv.log) into the memtable and flushes
 //     it. A short or damaged record at the end of a log (a process killed while appending
 //     it) is dropped, with everything after it, and reported by log_recovery() (the file,
@@ -28,16 +35,18 @@
 //     and contents (the format: store/kv/kv_log_format.h in the source tree).
 // When writers wait (the rule, as LevelDB's): there is at most one immutable memtable, so
 // a write that fills the memtable while the previous one is still being flushed waits for
-// that flush. With auto-compaction, while kKvSlowdownTables or more tables wait to be
-// merged (the segment the geometric rule would merge; flushes go first, so tables pile up
-// when writes outpace the thread), each write is delayed once by 1 ms, which leaves the
-// thread time to compact; at kKvStopTables a write that fills the memtable waits for the
-// compaction. Both only while the thread has that compaction to run (one lost to another
-// process's lock waits for the next flush). Errors of the background thread (other than
-// losing a lock race to another process's compaction) are kept: every later write,
-// Flush() and Close() returns them; reopen the store. The thread ends at Close() (or
-// destruction), after the job it is doing: an immutable memtable it did not flush stays in
-// kv.log.flushing for the next open.
+// that flush (never for a merge: flushes go on while one runs). With auto-compaction,
+// while kKvSlowdownTables or more tables wait to be merged (the segment the geometric rule
+// would merge; tables pile up when flushes outpace the merges), each write is delayed once
+// by 1 ms, which leaves the compaction thread the CPU; at kKvStopTables a write that fills
+// the memtable waits for the compaction. Both only while the thread has that compaction to
+// run (one lost to another process's lock waits for the next flush).
+// KvProperties::write_stall_micros says how long writers waited. Errors of the background
+// threads (other than losing a lock race to another process's compaction) are kept: every
+// later write, Flush() and Close() returns them; reopen the store. The threads end at
+// Close() (or destruction): a flush running then is finished, a merge is stopped at its
+// next record (its temporary table removed; the next writer merges again), and an
+// immutable memtable not flushed stays in kv.log.flushing for the next open.
 // The files of the folder: tables.list, *.ref (the stack, store/stack.h), kv.log (the log),
 // kv.log.flushing (the log of the memtable being flushed), kv.log.new (a log being made;
 // removed at open), kv.lock (the writer lock, below), and while a flush or compaction
@@ -127,7 +136,7 @@ struct KvOptions {
   // (KvWriteOptions::sync).
   Durability durability = Durability::kGit;
   // The memtable's size, in bytes of keys and values (plus 64 per entry), past which the
-  // next write makes it immutable, for the background thread to flush into a new table.
+  // next write makes it immutable, for the flush thread to write into a new table.
   // Memory use is up to twice this (with the immutable one), plus what snapshots keep of
   // older memtables.
   size_t memtable_size = 4 << 20;
@@ -138,7 +147,7 @@ struct KvOptions {
   // tables.list.lock (negative: forever).
   int64_t lock_timeout_ms = 10000;
   uint32_t block_size = kDefaultBlockSize;  // for tables whose records fit (see above)
-  bool auto_compact = true;  // geometric compaction after flushes, on the background thread
+  bool auto_compact = true;                 // geometric compaction after flushes, on its own thread
   // Read-only stores: true: Get, GetSnapshot and NewIterator first look for new tables
   // (one stat() of tables.list; a reload only when it changed). false: they read the
   // state of the last Refresh(). A writer's reads never look (only it adds tables; others'
@@ -280,10 +289,11 @@ struct KvProperties {
   uint64_t table_bytes_written = 0;
   uint64_t log_writes = 0;  // write(2)s of log records: fewer than writes under group commit
   uint64_t log_syncs = 0;
-  uint64_t flushes = 0;          // memtables written into tables by the background thread
-  uint64_t compactions = 0;      // auto-compactions it ran
-  uint64_t write_slowdowns = 0;  // writes delayed by 1 ms (see the top of this file)
-  uint64_t write_stops = 0;      // waits of a write for the background thread
+  uint64_t flushes = 0;             // memtables written into tables by the flush thread
+  uint64_t compactions = 0;         // auto-compactions it ran
+  uint64_t write_slowdowns = 0;     // writes delayed by 1 ms (see the top of this file)
+  uint64_t write_stops = 0;         // waits of a write for a flush or a compaction
+  uint64_t write_stall_micros = 0;  // the time writes spent in both, microseconds
   // (log + table bytes written) / user bytes; 0 before the first write.
   double write_amplification() const {
     return user_bytes_written == 0
@@ -303,12 +313,13 @@ class KvStore {
   static Status Destroy(const std::string& dir, const KvOptions& options = {});
   // Opens the store in `dir` (see the top of this file): a writer takes kv.lock (kLockHeld
   // if another writer has it), replays kv.log.flushing and kv.log, flushes what they held,
-  // and starts its background thread.
+  // and starts its background threads (flush and compaction).
   static Result<std::unique_ptr<KvStore>> Open(const std::string& dir, const KvOptions& options);
   // Close(), ignoring its status.
   ~KvStore();
-  // Stops the background thread once its current job is done (joined: no thread outlives
-  // the store) and returns the error it met, if any (Ok for a read-only store). Does not
+  // Stops the background threads (joined: no thread outlives the store): a flush running is
+  // finished, a merge stopped (see the top of this file). Returns the error they met, if
+  // any (Ok for a read-only store). Does not
   // flush: the logs keep the writes for the next Open. Every later call but the
   // destructor is an error (kInvalidArgument for writes). Called once, after every other
   // call on the store returned.
@@ -320,7 +331,7 @@ class KvStore {
   // kInvalidArgument for an empty key or a read-only store, kTooLarge for an entry over
   // kMaxEntryBytes. An error writing or syncing the log fails this write and every later
   // one (the log's end is then unknown; reopen the store), as do an error putting a fresh
-  // log in place and an error of the background thread (see the top of this file).
+  // log in place and an error of the background threads (see the top of this file).
   // Group commit: writes of several threads queue up; the first in the queue appends the
   // records of those behind it (up to 1 MiB, and synced ones only behind a synced one)
   // with one write(2) and at most one fsync, then wakes them. Each thread's writes are
@@ -328,9 +339,9 @@ class KvStore {
   // synced, with `options.sync`) and applied, so a later read of any thread sees it.
   Status Write(const KvWriteBatch& batch, const KvWriteOptions& options = {});
   // Makes the memtable immutable now (waiting for an earlier one's flush) and waits until
-  // the background thread has written it into a table and is idle (the compaction that
-  // follows done too): from then on, read-only stores of other processes see the writes.
-  // Returns the background thread's error, if any. While other threads write, it may wait
+  // the flush thread has written it into a table and both threads are idle (the compaction
+  // that follows done too): from then on, read-only stores of other processes see the writes.
+  // Returns the background threads' error, if any. While other threads write, it may wait
   // for their flushes too.
   Status Flush();
 
@@ -358,14 +369,15 @@ class KvStore {
   const Status& log_recovery() const { return log_recovery_; }
   // The current numbers (a read-only store: its tables only, the counters stay 0).
   KvProperties Properties();
-  // The stack underneath, for inspection (table names, compaction outcome). A writer's
-  // background thread changes it: only while it is idle (after Flush() or CompactAll(),
-  // with no write since).
+  // The stack underneath, for inspection (table names, compaction outcome): the flush
+  // thread's handle, reloaded after every compaction. A writer's background threads
+  // change it: only while they are idle (after Flush() or CompactAll(), with no write
+  // since).
   Stack* stack() { return stack_.get(); }
 
  private:
   struct Writer;  // a queued write (kv_store.cc)
-  struct Bg;      // a writer's memtables, log, write queue and background thread
+  struct Bg;      // a writer's memtables, log, write queue and background threads
   KvStore(std::unique_ptr<Stack> stack, const KvOptions& options);
   Status MaybeRefresh();
   Status Recover();
@@ -373,13 +385,18 @@ class KvStore {
   Status WriteRecord(Writer* w, size_t n, const KvWriteOptions& options);
   Status WriteQueued(Writer* w);
   Status MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force);
-  void BackgroundLoop();
+  void FlushLoop();
+  void CompactLoop();
   Status FlushImmutable(std::unique_lock<std::mutex>& lock);
   Status CompactDue(std::unique_lock<std::mutex>& lock);
+  Status InstallTables();
   void UpdateTables(std::unique_lock<std::mutex>& lock, std::shared_ptr<const Snapshot> after);
   std::shared_ptr<const Snapshot> Tables();
 
-  std::unique_ptr<Stack> stack_;
+  std::unique_ptr<Stack> stack_;  // flushes (and reads) use it
+  // A writer's second handle on the stack, for its compactions (see Open in kv_store.cc).
+  std::unique_ptr<Stack> compact_stack_;
+  std::mutex compact_mu_;  // held by whoever uses compact_stack_
   KvOptions options_;
   std::unique_ptr<FileLock> lock_;     // a writer's lock on kv.lock
   std::unique_ptr<Bg> bg_;             // null when read-only

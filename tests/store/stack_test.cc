@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
@@ -642,6 +643,27 @@ TEST(StackTest, CompactionToNothingLeavesNoTableAndIndexesRestart) {
   tx.Update("refs/heads/b", IdValue(2));
   ASSERT_TRUE(tx.Commit().ok());
   EXPECT_EQ(tx.committed_update_index(), 1u) << "an empty stack starts again at 1 (git's rule)";
+}
+
+TEST(StackTest, ACancelledCompactionLeavesTheStackAsItWas) {
+  TempDir tmp;
+  auto s = OpenOrDie(tmp.path(), TestOptions());
+  for (int i = 1; i <= 3; ++i) ASSERT_TRUE(Put(*s, "refs/heads/x" + std::to_string(i), i).ok());
+  const std::vector<std::string> names = s->names();
+  ASSERT_GE(names.size(), 2u);
+  const std::vector<std::string> files = ListDirSorted(tmp.path());
+  const std::string live = LiveRefs(*s);
+  std::atomic<bool> cancel = true;
+  CompactionOptions options;
+  options.cancel = &cancel;
+  EXPECT_EQ(s->CompactAll(options).code(), Code::kOutdated);
+  EXPECT_EQ(s->names(), names);
+  EXPECT_EQ(ListDirSorted(tmp.path()), files) << "no temporary table or lock left";
+  EXPECT_EQ(LiveRefs(*s), live);
+  cancel = false;
+  ASSERT_TRUE(s->CompactAll(options).ok());
+  EXPECT_EQ(s->names().size(), 1u);
+  EXPECT_EQ(LiveRefs(*s), live);
 }
 
 TEST(StackTest, CompactRangeRejectsBadRanges) {
