@@ -12,6 +12,7 @@
 #include <queue>
 
 #include "cli/for_each_ref.h"
+#include "cli/git_color.h"
 #include "cli/git_options.h"
 #include "cli/jsonl.h"
 #include "cli/output.h"
@@ -344,6 +345,9 @@ int RunForEachRef(const GlobalOptions& g, const char* command, const Args& args)
   std::string error;
   Result<int> core_abbrev = ReadCoreAbbrev((*store)->config(), &error);
   if (!core_abbrev.ok()) return GitConfigDie(core_abbrev.status(), error);
+  Result<bool> pager_color = ReadPagerColor((*store)->config());
+  if (!pager_color.ok()) return GitDie(pager_color.status().message());
+  o.pager_color = *pager_color;
   int rc = ParseForEachRefArgs(command, args, &o);
   if (rc >= 0) return rc;
   RefFormat f;

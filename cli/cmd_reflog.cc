@@ -493,18 +493,15 @@ int CmdReflog(const GlobalOptions& g, const Args& args) {
   auto store = OpenStore(g, writes ? GitRepoAccess::kReadWrite : GitRepoAccess::kReadOnly);
   if (!store.ok()) return GitDie(store.status().message());
   Store& s = **store;
-  // Declared before anything prints: its destructor waits for the pager after the output.
-  Pager pager;
-  if (Status ps = StartCommandPager(s.config(), g.paginate, "reflog", &pager); !ps.ok()) {
-    return GitDie(ps.message());
-  }
   if (sub == "list") return ReflogList(s, rest);
   if (sub == "exists") return ReflogExists(s, rest);
   if (sub == "delete") return ReflogDelete(s, rest);
   if (sub == "expire") return ReflogExpire(s, rest);
   if (sub == "drop") return ReflogDrop(s, rest);
   if (sub == "write") return ReflogWrite(s, rest);
-  return ReflogShow(s, rest, pager);
+  // Show starts the pager itself, as git's log does (main's, waited for after the command).
+  Pager own;
+  return ReflogShow(s, rest, g.pager ? *g.pager : own);
 }
 
 }  // namespace reftab::cli

@@ -252,6 +252,16 @@ Result<std::unique_ptr<GitRepo>> GitRepo::Open(const std::string& git_dir, Stack
   return repo;
 }
 
+Result<GitConfig> GitRepo::ReadConfig(const std::string& git_dir) {
+  FileSystem* fs = PosixFileSystem();
+  if (!fs->Stat(git_dir).ok()) return Status::NotFound("not a git repository: '" + git_dir + "'");
+  const std::string common_dir = ReadCommonDir(fs, git_dir);
+  REFTAB_ASSIGN_OR_RETURN(GitConfig config, LoadRepositoryConfig(fs, git_dir, common_dir));
+  REFTAB_RETURN_IF_ERROR(CheckRepositoryFormat(config, common_dir + "/config"));
+  REFTAB_RETURN_IF_ERROR(ObjectFormat(config).status());
+  return config;
+}
+
 uint32_t GitRepo::file_mode() const { return file_mode_ ? *file_mode_ : 0666 & ~CurrentUmask(); }
 
 std::vector<Stack*> GitRepo::stacks() {

@@ -65,6 +65,11 @@ class GitRepo {
   // a problem is kept in write_settings_status() and the stacks use `base` for those values.
   static Result<std::unique_ptr<GitRepo>> Open(const std::string& git_dir, StackOptions base,
                                                GitRepoAccess access = GitRepoAccess::kReadWrite);
+  // What git's setup reads before a command parses its options: the configuration of the
+  // repository at `git_dir`, read and checked as Open reads and checks it, without touching
+  // the ref storage (a files-backend repository passes). Fails as Open does for a missing
+  // `git_dir` and for the configuration problems every git command dies on.
+  static Result<GitConfig> ReadConfig(const std::string& git_dir);
 
   const std::string& git_dir() const { return git_dir_; }
   const std::string& common_dir() const { return common_dir_; }
