@@ -378,8 +378,6 @@ hostile_repo() {  # DIR NAME-AS-PRINTF-FORMAT...
   mv "$d/.git/reftable/table.tmp" "$d/.git/reftable/$table"
   echo "$table" >>"$d/.git/reftable/tables.list"
 }
-KNOWN["hostile [refs/heads/a\\0evil] rev-parse --verify -q refs/heads/a"]="git's exact lookup compares names as C strings, so it finds refs/heads/a\\0evil under refs/heads/a; reftab's looks the stored bytes up"
-KNOWN["hostile [refs/heads/a\\0evil] refs exists refs/heads/a"]=${KNOWN["hostile [refs/heads/a\\0evil] rev-parse --verify -q refs/heads/a"]}
 hi=0
 for n in 'refs/heads/a\0evil' 'refs/heads/n\0..' 'refs/heads/ctl\001x' 'refs/heads/tab\tx' \
     'refs/heads/a..b' 'refs/heads/x.lock' 'refs/heads/bad\377' 'refs/heads/caf\303\251' \
@@ -393,6 +391,23 @@ for n in 'refs/heads/a\0evil' 'refs/heads/n\0..' 'refs/heads/ctl\001x' 'refs/hea
     REFTAB_TEST_FOR_EACH_REF_GENERAL= check "hostile [$n] $cmd" "$HR" /dev/null 0 $cmd
   done
   REFTAB_TEST_FOR_EACH_REF_GENERAL=1 check "hostile [$n] for-each-ref (general path)" "$HR" /dev/null 0 for-each-ref
+done
+# git's exact lookup compares the name it seeks with the one it finds as C strings: a stored
+# refs/heads/a\0evil answers for refs/heads/a, unless refs/heads/a itself is there (first in
+# order) or the name found first is a deletion.
+hi=$((hi + 1)); HR=$tmp/hostile$hi
+hostile_repo "$HR" 'refs/heads/a\0evil' 'refs/heads/a\0zzz'
+hi=$((hi + 1)); HE=$tmp/hostile$hi
+hostile_repo "$HE" 'refs/heads/a' 'refs/heads/a\0evil'
+hi=$((hi + 1)); HT=$tmp/hostile$hi
+hostile_repo "$HT" 'refs/heads/a\0evil'
+"$git" -C "$HT" update-ref refs/heads/a "$H1" && "$git" -C "$HT" update-ref -d refs/heads/a
+for d in "$HR:two" "$HE:exact too" "$HT:deleted exact"; do
+  for cmd in "rev-parse --verify -q refs/heads/a" "rev-parse --verify -q heads/a" "rev-parse a" \
+      "refs exists refs/heads/a" "show-ref --exists refs/heads/a" "show-ref --verify refs/heads/a" \
+      "symbolic-ref refs/heads/a" "rev-parse --verify -q refs/heads/a^{commit}"; do
+    check "NUL-cut lookup (${d#*:}) $cmd" "${d%%:*}" /dev/null 0 $cmd
+  done
 done
 
 # Sorted listings over refs/heads/lost, whose object is gone: git collects every ref, then
