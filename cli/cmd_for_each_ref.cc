@@ -12,6 +12,7 @@
 #include <queue>
 
 #include "cli/for_each_ref.h"
+#include "cli/git_color.h"
 #include "cli/git_options.h"
 #include "cli/jsonl.h"
 #include "cli/output.h"
@@ -292,11 +293,16 @@ class Listing {
     // worst of them.
     std::priority_queue<Entry, std::vector<Entry>, decltype(before)> best(before);
     std::vector<Entry> all;
-    Status s;
+    // git collects every ref first (warning about broken names as it goes) and works the
+    // values out when the sort first compares a ref, which it does for each: a ref whose
+    // values fail (its object is missing) stops the command after the collection, before
+    // anything is printed. The first such ref in name order is the one reported.
+    Status s, failed;
     REFTAB_RETURN_IF_ERROR(ForEach([&](const RefItem& item) {
+      if (!failed.ok()) return true;
       Entry e{item, {}};
-      s = values_.Fill(f_, item, &e.values);
-      if (!s.ok()) return false;
+      failed = values_.Fill(f_, item, &e.values);
+      if (!failed.ok()) return true;
       if (!o_.count) {
         all.push_back(std::move(e));
       } else if (int64_t(best.size()) < o_.count) {
@@ -307,7 +313,7 @@ class Listing {
       }
       return true;
     }));
-    REFTAB_RETURN_IF_ERROR(s);
+    REFTAB_RETURN_IF_ERROR(failed);
     for (; !best.empty(); best.pop()) all.push_back(best.top());
     std::stable_sort(all.begin(), all.end(), before);
     for (const Entry& e : all) {
@@ -344,6 +350,9 @@ int RunForEachRef(const GlobalOptions& g, const char* command, const Args& args)
   std::string error;
   Result<int> core_abbrev = ReadCoreAbbrev((*store)->config(), &error);
   if (!core_abbrev.ok()) return GitConfigDie(core_abbrev.status(), error);
+  Result<bool> pager_color = ReadPagerColor((*store)->config());
+  if (!pager_color.ok()) return GitDie(pager_color.status().message());
+  o.pager_color = *pager_color;
   int rc = ParseForEachRefArgs(command, args, &o);
   if (rc >= 0) return rc;
   RefFormat f;

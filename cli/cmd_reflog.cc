@@ -6,6 +6,7 @@
 // cli/reflog_format.h.
 #include <cstdio>
 #include <ctime>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,7 @@ constexpr const char kReflogUsageText[] =
     "                   --decorate[=short|full|auto|no], --no-decorate\n"
     "\n";
 
+constexpr const char kShowUsage[] = "usage: reftab reflog [show] [<log-options>] [<ref>]\n\n";
 constexpr const char kExistsUsage[] = "usage: reftab reflog exists <ref>\n\n";
 constexpr const char kListUsage[] = "usage: reftab reflog list\n\n";
 constexpr const char kWriteUsage[] =
@@ -138,12 +140,20 @@ int Help(const char* usage) {
   return kExitOk;
 }
 
-int ReflogList(Store& store, const Args& args) {
+// Each subcommand's arguments are parsed apart from its work (-1 when they parse, else the
+// exit status after git's words), so that they can be parsed where reftab cannot read the
+// refs but git's parser would still answer (CmdReflog).
+int ParseList(const Args& args) {
   for (const std::string& a : args) {
     if (a == "-h") return Help(kListUsage);
     if (a.size() > 1 && a[0] == '-' && a != "--") return UnknownOption(a, kListUsage);
   }
   if (!args.empty()) return Error("list does not accept arguments: '" + args[0] + "'");
+  return -1;
+}
+
+int ReflogList(Store& store, const Args& args) {
+  if (int r = ParseList(args); r >= 0) return r;
   std::vector<std::string> names;
   Status s = ListReflogs(store, &names);
   if (!s.ok()) return GitDie(s.message());
@@ -152,8 +162,8 @@ int ReflogList(Store& store, const Args& args) {
   return out.Flush() ? kExitOk : kExitError;
 }
 
-int ReflogExists(Store& store, const Args& args) {
-  std::vector<std::string> refs;
+int ParseExists(const Args& args, std::vector<std::string>* out) {
+  std::vector<std::string>& refs = *out;
   for (const std::string& a : args) {
     if (a == "-h") return Help(kExistsUsage);
     if (a.size() > 1 && a[0] == '-') return UnknownOption(a, kExistsUsage);
@@ -166,6 +176,12 @@ int ReflogExists(Store& store, const Args& args) {
   if (!IsValidRefname(refs[0], kRefnameAllowOneLevel)) {
     return GitDie("invalid ref format: " + refs[0]);
   }
+  return -1;
+}
+
+int ReflogExists(Store& store, const Args& args) {
+  std::vector<std::string> refs;
+  if (int r = ParseExists(args, &refs); r >= 0) return r;
   bool exists = false;
   Status s = store.ReflogExists(refs[0], &exists);
   if (!s.ok()) return GitDie(s.message());
@@ -223,9 +239,9 @@ int DeleteOne(Store& store, const std::string& rev, const PruneOptions& o, Outpu
   return ChangeStatus(store, s);
 }
 
-int ReflogDelete(Store& store, const Args& args) {
-  PruneOptions o;
-  std::vector<std::string> revs;
+int ParseDelete(const Args& args, PruneOptions* po, std::vector<std::string>* out) {
+  PruneOptions& o = *po;
+  std::vector<std::string>& revs = *out;
   bool dashdash = false;
   for (const std::string& a : args) {
     if (dashdash || a.empty() || a[0] != '-' || a == "-") {
@@ -239,6 +255,13 @@ int ReflogDelete(Store& store, const Args& args) {
     }
   }
   if (revs.empty()) return Error("no reflog specified to delete");
+  return -1;
+}
+
+int ReflogDelete(Store& store, const Args& args) {
+  PruneOptions o;
+  std::vector<std::string> revs;
+  if (int r = ParseDelete(args, &o, &revs); r >= 0) return r;
   Output out;
   int status = 0;
   for (const std::string& r : revs) {
@@ -325,20 +348,27 @@ int MarkReachable(Store& store, bool verbose, Output* out,
   return -1;
 }
 
-int ReflogExpire(Store& store, const Args& args) {
-  // The configuration first, as git reads it before the options.
+// The configuration, read before the options as git reads it, then the options.
+int ParseExpireWithConfig(const GitConfig& git_config, const Args& args, ExpireOptions* o,
+                          std::optional<ReflogExpiryConfig>* config) {
   std::string error;
-  Result<ReflogExpiryConfig> config =
-      ReflogExpiryConfig::Read(store.config(), uint64_t(std::time(nullptr)), &error);
-  if (!config.ok()) {
+  Result<ReflogExpiryConfig> read =
+      ReflogExpiryConfig::Read(git_config, uint64_t(std::time(nullptr)), &error);
+  if (!read.ok()) {
     (void)GitError(error);
-    return GitDie(config.status().message());
+    return GitDie(read.status().message());
   }
+  *config = std::move(*read);
   // git's expire reads the rest of its configuration too, core.abbrev checked among it.
-  Result<int> core_abbrev = ReadCoreAbbrev(store.config(), &error);
+  Result<int> core_abbrev = ReadCoreAbbrev(git_config, &error);
   if (!core_abbrev.ok()) return GitConfigDie(core_abbrev.status(), error);
+  return ParseExpire(args, o);
+}
+
+int ReflogExpire(Store& store, const Args& args) {
   ExpireOptions o;
-  int r = ParseExpire(args, &o);
+  std::optional<ReflogExpiryConfig> config;
+  int r = ParseExpireWithConfig(store.config(), args, &o, &config);
   if (r >= 0) return r;
   Output out;
   std::unique_ptr<GitCompleteHistory> stale_fix;
@@ -451,8 +481,8 @@ int CheckWriteId(Store& store, const std::string& arg, const char* which, Object
   return -1;
 }
 
-int ReflogWrite(Store& store, const Args& args) {
-  std::vector<std::string> pos;
+int ParseWrite(const Args& args, std::vector<std::string>* out) {
+  std::vector<std::string>& pos = *out;
   bool dashdash = false;
   for (const std::string& a : args) {
     if (dashdash || a.empty() || a[0] != '-' || a == "-") {
@@ -469,6 +499,12 @@ int ReflogWrite(Store& store, const Args& args) {
     std::fputs(kWriteUsage, stderr);
     return kExitUsage;
   }
+  return -1;
+}
+
+int ReflogWrite(Store& store, const Args& args) {
+  std::vector<std::string> pos;
+  if (int r = ParseWrite(args, &pos); r >= 0) return r;
   const std::string& ref = pos[0];
   if (!IsRootRef(ref) && !IsValidRefname(ref)) return GitDie("invalid reference name: " + ref);
   ObjectId old_id{}, new_id{};
@@ -477,6 +513,39 @@ int ReflogWrite(Store& store, const Args& args) {
   Status s = WriteReflogEntry(store, ref, old_id, new_id, pos[3]);
   if (!s.ok()) return GitDie("cannot commit reflog update: " + s.message());
   return kExitOk;
+}
+
+// A subcommand's arguments parsed alone (see ParseList); -1 when they parse. Show's are
+// left to it.
+int ParseOnly(const std::string& sub, const Args& args, const GitConfig& config) {
+  std::vector<std::string> names;
+  if (sub == "list") return ParseList(args);
+  if (sub == "exists") return ParseExists(args, &names);
+  if (sub == "write") return ParseWrite(args, &names);
+  if (sub == "delete") {
+    PruneOptions o;
+    return ParseDelete(args, &o, &names);
+  }
+  if (sub == "drop") {
+    DropOptions o;
+    return ParseDrop(args, &o);
+  }
+  if (sub == "expire") {
+    ExpireOptions o;
+    std::optional<ReflogExpiryConfig> expiry;
+    return ParseExpireWithConfig(config, args, &o, &expiry);
+  }
+  return -1;
+}
+
+// git's parse-options answers -h anywhere before "--" (show keeps the options it does not
+// know for the log machinery, and still answers -h).
+bool AsksForHelp(const Args& args) {
+  for (const std::string& a : args) {
+    if (a == "--") return false;
+    if (a == "-h") return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -488,23 +557,32 @@ int CmdReflog(const GlobalOptions& g, const Args& args) {
                sub == "expire" || sub == "drop" || sub == "write";
   Args rest(args.begin() + (named && !args.empty() ? 1 : 0), args.end());
   if (!named) sub = "show";
-  if (sub == "show" && !rest.empty() && rest[0] == "-h") return Help(kReflogUsageText);
+  if (named && sub == "show" && AsksForHelp(rest)) {
+    // After git's setup (which needs a repository), before the log machinery reads more.
+    Result<GitConfig> config = SelectedConfig(g);
+    return config.ok() ? Help(kShowUsage) : GitDie(config.status().message());
+  }
   const bool writes = sub == "delete" || sub == "expire" || sub == "drop" || sub == "write";
   auto store = OpenStore(g, writes ? GitRepoAccess::kReadWrite : GitRepoAccess::kReadOnly);
-  if (!store.ok()) return GitDie(store.status().message());
-  Store& s = **store;
-  // Declared before anything prints: its destructor waits for the pager after the output.
-  Pager pager;
-  if (Status ps = StartCommandPager(s.config(), g.paginate, "reflog", &pager); !ps.ok()) {
-    return GitDie(ps.message());
+  if (!store.ok()) {
+    // git's setup accepts a repository whose refs reftab cannot open (a files-backend one, a
+    // write setting only writers refuse, a broken stack), and the subcommand parses its
+    // options before touching the refs: its usage and usage errors come first, as git's.
+    if (Result<GitConfig> config = SelectedConfig(g); config.ok()) {
+      if (int r = ParseOnly(sub, rest, *config); r >= 0) return r;
+    }
+    return GitDie(store.status().message());
   }
+  Store& s = **store;
   if (sub == "list") return ReflogList(s, rest);
   if (sub == "exists") return ReflogExists(s, rest);
   if (sub == "delete") return ReflogDelete(s, rest);
   if (sub == "expire") return ReflogExpire(s, rest);
   if (sub == "drop") return ReflogDrop(s, rest);
   if (sub == "write") return ReflogWrite(s, rest);
-  return ReflogShow(s, rest, pager);
+  // Show starts the pager itself, as git's log does (main's, waited for after the command).
+  Pager own;
+  return ReflogShow(s, rest, g.pager ? *g.pager : own);
 }
 
 }  // namespace reftab::cli

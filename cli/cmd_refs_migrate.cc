@@ -2,6 +2,7 @@
 //                     [--skip-unmigratable] [--[no-]progress]
 // `git refs migrate`: moves the repository's refs and reflogs to the other storage format
 // (store/git/migrate/migrate.h). Options, messages and exit status are git's ("error: ...", 255;
+// "fatal: ...", 128, where git dies: writing the stubs;
 // usage errors 129); refs that cannot be migrated are listed one per line before the error (or,
 // with reftab's --skip-unmigratable, as warnings, and the others are migrated).
 //
@@ -120,7 +121,7 @@ int CmdRefsMigrate(const GlobalOptions& g, const Args& args) {
   Status s = MigrateRefStorage(git_dir, options, &result);
   PrintProblems(result, s.ok() ? "warning" : "error");
   for (const std::string& w : result.warnings) GitWarning(w);
-  if (!s.ok()) return Error(s.message());
+  if (!s.ok()) return result.died ? GitDie(s.message()) : Error(s.message());
   if (options.dry_run) {
     std::printf("Finished dry-run migration of refs, the result can be found at '%s'\n",
                 result.temp_dir.c_str());

@@ -358,7 +358,7 @@ int CmdShowRef(const GlobalOptions& g, const Args& args) {
                : o.verify         ? ShowVerify(store, o, *core_abbrev, pos)
                : o.exists         ? ShowExists(store, pos)
                                   : ShowPatterns(store, o, *core_abbrev, pos);
-  ExitKeepingState(status);  // the open store is left to the process's exit
+  ExitKeepingState(status, g.pager);  // the open store is left to the process's exit
 }
 
 }  // namespace reftab::cli

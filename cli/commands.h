@@ -24,6 +24,8 @@ inline constexpr int kExitGitIoError = 254;
 // What a git command exits with after die()'s "fatal: ..." (GitDie).
 inline constexpr int kExitGitFatal = 128;
 
+class Pager;  // cli/pager.h
+
 // Options that come before the subcommand: the store, and paging.
 struct GlobalOptions {
   std::string stack_dir;  // --stack DIR
@@ -31,6 +33,10 @@ struct GlobalOptions {
   // -p / --paginate (true), -P / --no-pager (false), the last one given: whether the
   // command's output goes through the pager (cli/pager.h); unset: the command's choice.
   std::optional<bool> paginate;
+  // The pager main started for the command, or that a command may start (git's log starts
+  // one itself): main owns it and waits for it after the command. Null where no command
+  // line runs (help).
+  Pager* pager = nullptr;
 };
 
 using Args = std::vector<std::string>;
@@ -97,8 +103,9 @@ void GitWarning(std::string_view message);
 // still holds. For a single-ref command whose store is still open: the kernel drops its
 // mappings and memory at exit in one go, where unmapping a 9-table stack's files and freeing
 // every block one by one was a tenth of `show-ref --verify`'s CPU time. Only main's commands
-// call it (never code a test runs in-process).
-[[noreturn]] void ExitKeepingState(int status);
+// call it (never code a test runs in-process). A running `pager` (may be null) is waited for
+// first, as git waits for its pager at exit.
+[[noreturn]] void ExitKeepingState(int status, Pager* pager);
 
 // Parses "--name=value" or "--name value" at args[*i]; advances *i past what it used.
 bool TakeValue(const Args& args, size_t* i, const char* name, std::string* value);

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "cli/commands.h"
+#include "cli/pager.h"
 
 namespace reftab::cli {
 namespace {
@@ -33,7 +34,8 @@ int GitError(std::string_view message) {
 
 void GitWarning(std::string_view message) { GitReport("warning: ", message); }
 
-void ExitKeepingState(int status) {
+void ExitKeepingState(int status, Pager* pager) {
+  if (pager) pager->Finish();
   std::fflush(nullptr);
   std::_Exit(status);
 }

@@ -30,7 +30,8 @@ struct ForEachRefOptions {
   bool omit_empty = false;
   int64_t count = 0;  // 0: all
   std::string format = "%(objectname) %(objecttype)\t%(refname)";
-  bool json = false;  // --format=json (reftab's addition)
+  bool json = false;        // --format=json (reftab's addition)
+  bool pager_color = true;  // color.pager: kAuto colours through the pager
   // --format='json %(atom) ...': the atoms to print as the objects' fields ("" for the
   // default fields: refname, objectname, peeled, symref).
   std::string json_fields;

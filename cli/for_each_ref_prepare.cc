@@ -153,7 +153,8 @@ int ParseFormatAndSort(const char* command, GitRefStore& store, const ForEachRef
                        RefFormat* f, std::vector<SortKey>* keys) {
   f->quote = o.quote;
   // git's for-each-ref reads no color.ui: without --color, colours follow the terminal.
-  f->use_color = WantColor(o.color != ColorWhen::kUnknown ? o.color : ColorWhen::kAuto);
+  f->use_color =
+      WantColor(o.color != ColorWhen::kUnknown ? o.color : ColorWhen::kAuto, o.pager_color);
   FormatError e;
   if (!o.json) {
     e = ParseRefFormat(o.format, f);

@@ -222,6 +222,18 @@ size_t DecorateSlot(std::string_view key) {
 
 }  // namespace
 
+bool IsPagerColorKey(std::string_view key) { return key == "color.pager" || key == "pager.color"; }
+
+Result<bool> ReadPagerColor(const GitConfig& config) {
+  bool on = true;
+  for (const ConfigEntry& e : config.entries()) {
+    if (IsPagerColorKey(e.key)) {
+      REFTAB_ASSIGN_OR_RETURN(on, ConfigBool(e));
+    }
+  }
+  return on;
+}
+
 Result<LogColorConfig> ReadLogColorConfig(const GitConfig& config, std::string* error) {
   error->clear();
   LogColorConfig c;
@@ -238,7 +250,7 @@ Result<LogColorConfig> ReadLogColorConfig(const GitConfig& config, std::string* 
         when = *on ? ColorWhen::kAuto : ColorWhen::kNever;
       }
       (e.key == "color.ui" ? ui : diff) = when;
-    } else if (e.key == "color.pager" || e.key == "pager.color") {
+    } else if (IsPagerColorKey(e.key)) {
       REFTAB_ASSIGN_OR_RETURN(c.pager, ConfigBool(e));
     } else if (e.key == "color.diff.commit" || DecorateSlot(e.key) > 0) {
       std::string* slot =

@@ -41,6 +41,13 @@ struct LogColorConfig {
 };
 Result<LogColorConfig> ReadLogColorConfig(const GitConfig& config, std::string* error);
 
+// Whether `key` is color.pager or its old name pager.color.
+bool IsPagerColorKey(std::string_view key);
+// color.pager (or pager.color), which git's default configuration reads in every command
+// that reads it: the last value, true when unset; a value that is no boolean fails with
+// git's message.
+Result<bool> ReadPagerColor(const GitConfig& config);
+
 }  // namespace reftab::cli
 
 #endif  // REFTAB_CLI_GIT_COLOR_H_

@@ -13,8 +13,10 @@
 
 #include "cli/commands.h"
 #include "cli/git_options.h"
+#include "cli/pager.h"
 #include "cli/ref_format.h"
 #include "cli/similar_commands.h"
+#include "cli/stack_access.h"
 #include "store/git/config/config.h"
 
 namespace {
@@ -35,6 +37,9 @@ struct Command {
   const char* const* usage;
   Group group;
   const char* summary;  // one line for `reftab --help`; git's own for git's commands
+  // Whether pager.<name> is read (git reads it for the commands it runs in a repository;
+  // rev-parse runs before git's setup and only -p pages it).
+  bool reads_pager_config = true;
 };
 
 constexpr Command kCommands[] = {
@@ -47,7 +52,7 @@ constexpr Command kCommands[] = {
     {"for-each-ref", reftab::cli::CmdForEachRef, nullptr, Group::kInterrogators,
      "Output information on each ref"},
     {"rev-parse", reftab::cli::CmdRevParse, &reftab::cli::kRevParseUsage, Group::kInterrogators,
-     "Pick out and massage parameters (ref names and full ids)"},
+     "Pick out and massage parameters (ref names and full ids)", false},
     {"show-ref", reftab::cli::CmdShowRef, nullptr, Group::kInterrogators,
      "List references in a local repository"},
     {"symbolic-ref", reftab::cli::CmdSymbolicRef, nullptr, Group::kLowLevelManipulators,
@@ -206,20 +211,39 @@ int main(int argc, char** argv) {
   if (!g.stack_dir.empty() && !g.git_dir.empty()) {
     return GlobalUsageError("error: --stack and --git-dir cannot be combined");
   }
-  // As git: no pager for this command, nor for the commands it runs (cli/pager.h).
-  if (g.paginate == false) setenv("GIT_PAGER", "cat", 1);
   const std::string& name = rest[i];
   Args args(rest.begin() + long(i) + 1, rest.end());
-  if (const Command* c = FindCommand(name)) {
+  const Command* c = FindCommand(name);
+  if (!c) return UnknownCommand(name);
+  // A command's help: -h alone (`show-ref -h --tags` is --head, as in git's parse-options).
+  const bool help = args.size() == 1 && (args[0] == "-h" || args[0] == "--help");
+  // The pager, as git decides it before running the command (cli/pager.h). Declared before
+  // anything prints: its destructor waits for the pager after the output.
+  Pager pager;
+  g.pager = &pager;
+  // The configuration as git's setup reads it. Where setup would die (no repository, a bad
+  // configuration) nothing pages and the command says why; git's setup is lenient for a
+  // command's help and does not run before rev-parse, which page with what there is.
+  const bool lenient = help || !c->reads_pager_config;
+  auto config = [&g, lenient]() -> std::optional<reftab::GitConfig> {
+    reftab::Result<reftab::GitConfig> read = SelectedConfig(g);
+    if (read.ok()) return std::move(*read);
+    if (lenient) return reftab::GitConfig();
+    return std::nullopt;
+  };
+  if (reftab::Status s =
+          StartCommandPager(g.paginate, c->reads_pager_config, c->name, config, &pager);
+      !s.ok()) {
+    return GitDie(s.message());
+  }
+  if (help) {
     // git prints a command's usage for -h on stdout and exits 0 (2.55).
-    // Only as the sole argument, as git's parse-options: `show-ref -h --tags` is --head.
-    if (c->usage && args.size() == 1 && (args[0] == "-h" || args[0] == "--help")) {
+    if (c->usage) {
       std::fputs(*c->usage, stdout);
       return kExitOk;
     }
     // `git <command> --help` shows the command's manual; ours shows its usage.
-    if (args.size() == 1 && args[0] == "--help") return c->run(g, {"-h"});
-    return c->run(g, args);
+    return c->run(g, {"-h"});
   }
-  return UnknownCommand(name);
+  return c->run(g, args);
 }

@@ -83,21 +83,27 @@ Status StartPager(const GitConfig& config, const std::optional<std::string>& com
   return command ? pager->Start(*command) : Status::Ok();
 }
 
-Status StartCommandPager(const GitConfig& config, std::optional<bool> paginate,
-                         std::string_view command, Pager* pager) {
-  std::optional<bool> use = paginate;
-  std::optional<std::string> program;
-  if (!use) {
-    CommandPagerConfig c = ReadCommandPagerConfig(config, command);
-    use = c.want;
-    program = c.command;
-  }
-  if (!use) return Status::Ok();
-  if (!*use) {
+Status StartCommandPager(std::optional<bool> paginate, bool reads_command_config,
+                         std::string_view command,
+                         const std::function<std::optional<GitConfig>()>& config, Pager* pager) {
+  if (paginate == false) {
     setenv("GIT_PAGER", "cat", 1);
     return Status::Ok();
   }
-  return StartPager(config, program, pager);
+  if (!isatty(STDOUT_FILENO) || (!paginate && !reads_command_config)) return Status::Ok();
+  std::optional<GitConfig> c = config();
+  if (!c) return Status::Ok();
+  std::optional<std::string> program;
+  if (!paginate) {
+    CommandPagerConfig wanted = ReadCommandPagerConfig(*c, command);
+    if (!wanted.want) return Status::Ok();
+    if (!*wanted.want) {
+      setenv("GIT_PAGER", "cat", 1);
+      return Status::Ok();
+    }
+    program = wanted.command;
+  }
+  return StartPager(*c, program, pager);
 }
 
 bool PagerInUse() {

@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -55,11 +56,18 @@ class Pager {
 Status StartPager(const GitConfig& config, const std::optional<std::string>& command_pager,
                   Pager* pager);
 
-// What git decides before running `command`: the pager when -p/--paginate (`paginate` true)
-// or pager.<command> asks for it; with -P/--no-pager or pager.<command> false, none for this
-// command at all (GIT_PAGER=cat, as git sets it). Unset: the command decides later.
-Status StartCommandPager(const GitConfig& config, std::optional<bool> paginate,
-                         std::string_view command, Pager* pager);
+// What git decides before running `command` (git.c), starting the pager into `pager` when it
+// says so: with -P/--no-pager (`paginate` false) none, for this command nor the ones it runs
+// (GIT_PAGER=cat, as git sets it); with -p/--paginate (true) the pager; unset, when
+// `reads_command_config` (a command git runs in a repository), what pager.<command> says:
+// true, false (GIT_PAGER=cat) or a pager command. Off a terminal nothing starts and the
+// configuration is not read: no pager would run, and pager.<command>=false would only tell
+// child processes, of which reftab starts none that page. `config` supplies the
+// configuration when needed (at most one call); nullopt: none is readable and git's setup
+// would die before paging, so no pager starts and the command reports the problem itself.
+Status StartCommandPager(std::optional<bool> paginate, bool reads_command_config,
+                         std::string_view command,
+                         const std::function<std::optional<GitConfig>()>& config, Pager* pager);
 
 // Whether a pager is in use for this process (GIT_PAGER_IN_USE, as git's pager_in_use).
 bool PagerInUse();

@@ -20,9 +20,13 @@ _reftab_refs() {
   fi
 }
 
-# The long options a command's (or a subcommand's) usage names, and -h.
+# The long options a command's (or a subcommand's) usage names, and -h. A subcommand whose
+# usage lists none (reflog show, as git's: its options are the log's) takes the command's.
 _reftab_options() {
-  if [ -n "${2:-}" ]; then reftab "$1" "$2" -h 2>/dev/null; else reftab help "$1" 2>/dev/null; fi |
+  local usage=''
+  [ -n "${2:-}" ] && usage=$(reftab "$1" "$2" -h 2>/dev/null)
+  [[ $usage == *--* ]] || usage=$(reftab help "$1" 2>/dev/null)
+  printf '%s\n' "$usage" |
     grep -o -- '--\[no-\][a-z][a-z0-9-]*\|--[a-z][a-z0-9-]*=\?' | sed 's/\[no-\]//' | sort -u
   echo -h
 }

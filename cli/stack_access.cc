@@ -37,6 +37,15 @@ Result<std::unique_ptr<Store>> OpenStore(const GlobalOptions& g, GitRepoAccess a
   return GitRefStore::OpenRepo(git_dir, CliStackOptions(), access);
 }
 
+Result<GitConfig> SelectedConfig(const GlobalOptions& g) {
+  if (!g.stack_dir.empty()) return GitConfig();
+  std::string git_dir = g.git_dir;
+  if (git_dir.empty()) {
+    REFTAB_ASSIGN_OR_RETURN(git_dir, DiscoverGitDir());
+  }
+  return GitRepo::ReadConfig(git_dir);
+}
+
 Result<bool> RefParanoia() {
   const char* env = std::getenv("GIT_REF_PARANOIA");
   if (!env) return true;

@@ -32,6 +32,11 @@ StackOptions CliStackOptions();
 // write settings (reftable.blockSize, ...) are malformed.
 Result<std::unique_ptr<Store>> OpenStore(const GlobalOptions& g,
                                          GitRepoAccess access = GitRepoAccess::kReadWrite);
+// The configuration git's setup reads before a command parses its options (GitRepo::
+// ReadConfig) for the repository OpenStore would open; none (empty) with --stack, where
+// git's defaults apply. Fails where OpenStore fails before the ref storage: no repository, a
+// configuration every git command dies on.
+Result<GitConfig> SelectedConfig(const GlobalOptions& g);
 // git's GIT_REF_PARANOIA (read as git_env_bool reads it: on when unset), which decides what a
 // listing does with broken refs (store/git/refs/ref_list.h). Read when a listing starts, as git
 // does. Not a boolean: git's fatal message.

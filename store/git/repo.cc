@@ -252,6 +252,16 @@ Result<std::unique_ptr<GitRepo>> GitRepo::Open(const std::string& git_dir, Stack
   return repo;
 }
 
+Result<GitConfig> GitRepo::ReadConfig(const std::string& git_dir) {
+  FileSystem* fs = PosixFileSystem();
+  if (!fs->Stat(git_dir).ok()) return Status::NotFound("not a git repository: '" + git_dir + "'");
+  const std::string common_dir = ReadCommonDir(fs, git_dir);
+  REFTAB_ASSIGN_OR_RETURN(GitConfig config, LoadRepositoryConfig(fs, git_dir, common_dir));
+  REFTAB_RETURN_IF_ERROR(CheckRepositoryFormat(config, common_dir + "/config"));
+  REFTAB_RETURN_IF_ERROR(ObjectFormat(config).status());
+  return config;
+}
+
 uint32_t GitRepo::file_mode() const { return file_mode_ ? *file_mode_ : 0666 & ~CurrentUmask(); }
 
 std::vector<Stack*> GitRepo::stacks() {
@@ -293,11 +303,50 @@ Result<GitRefLocation> GitRepo::Locate(std::string_view refname) {
   return at;
 }
 
+Result<bool> NulNameMemo::MayHold(const std::shared_ptr<const Snapshot>& snap) {
+  for (const auto& [known, holds] : known_) {
+    if (known == snap) return holds;
+  }
+  if (++misses_ < kScanAfter) return true;
+  RefMergeCursor it(snap->readers());
+  it.set_suppress_deletions(true);
+  REFTAB_RETURN_IF_ERROR(it.SeekToFirst());
+  bool holds = false;
+  RefRecord r;
+  while (!holds && it.Next(&r)) holds = StoredRefname(r.refname).size() != r.refname.size();
+  REFTAB_RETURN_IF_ERROR(it.status());
+  if (known_.size() >= 4) known_.erase(known_.begin());
+  known_.emplace_back(snap, holds);
+  return holds;
+}
+
+Status ReadRefAsGit(const std::shared_ptr<const Snapshot>& snap, std::string_view name,
+                    RefRecord* ref, bool* found, NulNameMemo* memo) {
+  REFTAB_RETURN_IF_ERROR(snap->ReadRef(name, ref, found));
+  if (*found) return Status::Ok();
+  // The tables' filters and hash indexes answer for whole names only: the look past the
+  // name is a merged seek.
+  if (memo) {
+    REFTAB_ASSIGN_OR_RETURN(bool may_hold, memo->MayHold(snap));
+    if (!may_hold) return Status::Ok();
+  }
+  RefMergeCursor it(snap->readers());
+  REFTAB_RETURN_IF_ERROR(it.Seek(name));
+  RefRecord next;
+  if (!it.Next(&next)) return it.status();
+  if (next.refname.size() > name.size() && next.refname[name.size()] == '\0' &&
+      std::string_view(next.refname).starts_with(name) && !next.is_deletion()) {
+    *ref = std::move(next);
+    *found = true;
+  }
+  return Status::Ok();
+}
+
 Status GitRepo::ReadRef(std::string_view refname, RefRecord* ref, bool* found) {
   *found = false;
   REFTAB_ASSIGN_OR_RETURN(GitRefLocation at, Locate(refname));
   if (!at.stack) return Status::Ok();
-  REFTAB_RETURN_IF_ERROR(at.stack->snapshot()->ReadRef(at.key, ref, found));
+  REFTAB_RETURN_IF_ERROR(ReadRefAsGit(at.stack->snapshot(), at.key, ref, found, &nul_names_));
   if (*found) ref->refname = std::string(refname);  // as asked, not as stored there
   return Status::Ok();
 }

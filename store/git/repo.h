@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "format/status.h"
@@ -37,6 +38,32 @@ struct GitRefLocation {
   Stack* stack = nullptr;
   std::string_view key;  // the name within `stack` (WorktreeRefKey)
 };
+
+// Which snapshots hold a live ref whose stored name has a NUL byte, for ReadRefAsGit: a
+// miss there must look past the name it sought (one merged seek), which on a snapshot
+// known to hold none it need not. A snapshot is scanned once misses are many (kScanAfter,
+// as when a listing shortens every name): one pass over its names, then none of those
+// seeks. Not thread-safe: one per ref store.
+class NulNameMemo {
+ public:
+  static constexpr uint32_t kScanAfter = 64;
+  // Whether a miss in `snap` must look for a NUL-cut name (true until it is known).
+  Result<bool> MayHold(const std::shared_ptr<const Snapshot>& snap);
+
+ private:
+  uint32_t misses_ = 0;
+  // The snapshots scanned, newest last, and whether each holds such a name (a few: a
+  // repository reads its main stack and its worktree's).
+  std::vector<std::pair<std::shared_ptr<const Snapshot>, bool>> known_;
+};
+
+// git's exact lookup of `name` in one stack's snapshot. git reads a stored name as a C
+// string (StoredRefname), so after a miss the first stored name past `name` answers for it
+// when that is `name`, a NUL byte and more, and not a deletion (git compares the name it
+// seeks to with strcmp). `ref` gets the record (its name as stored). `memo` (may be null)
+// spares the look past a miss where no stored name has a NUL byte.
+Status ReadRefAsGit(const std::shared_ptr<const Snapshot>& snap, std::string_view name,
+                    RefRecord* ref, bool* found, NulNameMemo* memo);
 
 // What the opener intends. git reads its write settings (reftable.*, core.logAllRefUpdates,
 // core.sharedRepository) only when it first writes: `git for-each-ref` and `git refs verify`
@@ -65,6 +92,11 @@ class GitRepo {
   // a problem is kept in write_settings_status() and the stacks use `base` for those values.
   static Result<std::unique_ptr<GitRepo>> Open(const std::string& git_dir, StackOptions base,
                                                GitRepoAccess access = GitRepoAccess::kReadWrite);
+  // What git's setup reads before a command parses its options: the configuration of the
+  // repository at `git_dir`, read and checked as Open reads and checks it, without touching
+  // the ref storage (a files-backend repository passes). Fails as Open does for a missing
+  // `git_dir` and for the configuration problems every git command dies on.
+  static Result<GitConfig> ReadConfig(const std::string& git_dir);
 
   const std::string& git_dir() const { return git_dir_; }
   const std::string& common_dir() const { return common_dir_; }
@@ -117,6 +149,7 @@ class GitRepo {
   StackOptions stack_options_;  // what the stacks were opened with, for other worktrees'
   // Other worktrees' stacks by id, opened by Locate (nullptr: no such directory).
   std::map<std::string, std::unique_ptr<Stack>, std::less<>> other_worktrees_;
+  NulNameMemo nul_names_;  // ReadRef's
 };
 
 REFTAB_PUBLIC_END

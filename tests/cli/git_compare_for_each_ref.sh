@@ -711,4 +711,43 @@ if [ -n "${gpg_signed:-}" ]; then
   fer --format="%(refname) %(signature) $all" refs/heads/signed refs/heads/main
 fi
 
+# Through the pager, on a terminal (tests/cli/real_git.sh's on_tty): -p or pager.for-each-ref
+# (pager.refs for refs list) page the listing; colours go through it unless color.pager (or
+# pager.color) is false, which a bad value of fails as git's default configuration does.
+if have_tty; then
+  pager_scripts
+  tty_fer() {  # tty_fer ARG...: `ARG...` on a terminal in $R, both tools, GIT_PAGER=ppager
+    local label="[tty] $*"
+    [ -n "$filter" ] && [[ $label != *$filter* ]] && return
+    (cd "$R" && on_tty "$tmp/g.tty" GIT_PAGER=ppager "$git" "$@")
+    (cd "$R" && on_tty "$tmp/r.tty" GIT_PAGER=ppager "$reftab" "$@")
+    sed -i -E 's/^(P:)?usage: reftab /\1usage: git /' "$tmp/r.tty"
+    local why=""
+    cmp -s "$tmp/g.tty" "$tmp/r.tty" ||
+      why="$(diff "$tmp/g.tty" "$tmp/r.tty" | head -8 | cat -v)"
+    verdict "$label" "$why"
+  }
+  for o in -p -P "-c pager.for-each-ref" "-c pager.for-each-ref=false" "-c pager.for-each-ref=cpager"; do
+    # shellcheck disable=SC2086
+    tty_fer $o for-each-ref --format='%(color:red)%(refname)%(color:reset) %(objectname:short)' refs/heads
+    # shellcheck disable=SC2086
+    tty_fer $o for-each-ref --count=2 '--format=%(align:20)%(refname:short)%(end)|'
+  done
+  for kv in color.pager=false color.pager=true pager.color=false pager.color=no color.pager=bogus \
+      color.ui=never; do
+    tty_fer -c "$kv" -p for-each-ref --format='%(color:green)%(refname)' refs/tags
+    tty_fer -c "$kv" for-each-ref --format='%(color:green)%(refname)' refs/tags
+  done
+  tty_fer -c color.pager=false -p for-each-ref --color=always --format='%(color:blue)%(refname)' refs/tags
+  tty_fer -c color.pager=false -p for-each-ref --color=auto --format='%(color:blue)%(refname)' refs/tags
+  tty_fer -c pager.refs refs list --format='%(color:red)%(refname)' refs/tags
+  tty_fer -c pager.refs=false -p refs list --count=1
+  tty_fer -p for-each-ref --bogus
+  tty_fer -p for-each-ref -h
+fi
+# Off a terminal: a bad color.pager fails every listing, as git's default configuration.
+fer_config_pager() { run_case "[color.pager=bogus] $*" -c color.pager=bogus for-each-ref "$@"; }
+fer_config_pager --count=1
+fer_config_pager --format='%(color:red)%(refname)' refs/tags
+
 verdict_end

@@ -764,4 +764,41 @@ for where in main wt1 wt2; do
 done
 W=$W2
 
+# --- -h and usage errors before the refs are read --------------------------------------------
+# git's option parsers answer before anything reads the refs: in a files-backend repository
+# (which reftab cannot read) each subcommand's -h and usage errors are git's; outside any
+# repository git's setup refuses first. show answers -h anywhere before "--", with its own
+# one-line usage.
+F=$tmp/files-repo
+"$git" init -q -b main --ref-format=files "$F" && "$git" -C "$F" commit -q --allow-empty -m one
+# helper_case LABEL GITDIR ARG...
+helper_case() {
+  local desc="$1 ${*:3}"
+  local dir=$2; shift 2
+  if [ -n "$filter" ] && [[ $desc != *$filter* ]]; then return; fi
+  run_both "$dir" "$dir" "$@"
+  verdict "$desc" "$why"
+}
+for a in "show -h" "show HEAD -h" "show --bogus -h" "show -n 1 -h" "list -h" "exists -h" \
+    "delete -h" "expire -h" "drop -h" "write -h" "expire --all -h" "exists -h HEAD" \
+    "list --bogus" "list --bogus -h" "exists" "exists --bogus" "delete" "delete --bogus" \
+    "expire --bogus" "expire --expire=bogus" "drop --all x" "drop --bogus" "write a b" \
+    "write --bogus" "exists 'bad..ref'"; do
+  # shellcheck disable=SC2086
+  helper_case "[files]" "$F/.git" $a
+done
+for a in "show -h" "show -h --" "show HEAD -h" "show --bogus -h" "show -n 1 -h"; do
+  # shellcheck disable=SC2086
+  helper_case "[reftable]" "$T/.git" $a
+done
+for a in "show -h" "list -h" "expire -h"; do
+  # shellcheck disable=SC2086
+  helper_case "[no repository]" "$tmp/no-such-repo" $a
+done
+# expire reads its configuration before its options, in git as in reftab.
+cp -a "$F" "$F-badexpire"
+"$git" -C "$F-badexpire" config gc.reflogExpire bogus
+helper_case "[files, gc.reflogExpire=bogus]" "$F-badexpire/.git" expire -h
+helper_case "[files, gc.reflogExpire=bogus]" "$F-badexpire/.git" list -h
+
 verdict_end

@@ -378,11 +378,6 @@ hostile_repo() {  # DIR NAME-AS-PRINTF-FORMAT...
   mv "$d/.git/reftable/table.tmp" "$d/.git/reftable/$table"
   echo "$table" >>"$d/.git/reftable/tables.list"
 }
-KNOWN["hostile [refs/heads/a\\0evil] rev-parse --verify -q refs/heads/a"]="git's exact lookup compares names as C strings, so it finds refs/heads/a\\0evil under refs/heads/a; reftab's looks the stored bytes up"
-KNOWN["hostile [refs/heads/a\\0evil] refs exists refs/heads/a"]=${KNOWN["hostile [refs/heads/a\\0evil] rev-parse --verify -q refs/heads/a"]}
-for n in 'refs/heads/tab\tx' 'refs/heads/x.lock' 'refs/heads/sp ace'; do
-  KNOWN["hostile [$n] refs list --sort=-refname"]="a sorted listing that dies on refs/heads/lost's missing object: git collects every ref first (warning about this name, which sorts after lost) and then dies while printing; reftab dies while collecting, at lost"
-done
 hi=0
 for n in 'refs/heads/a\0evil' 'refs/heads/n\0..' 'refs/heads/ctl\001x' 'refs/heads/tab\tx' \
     'refs/heads/a..b' 'refs/heads/x.lock' 'refs/heads/bad\377' 'refs/heads/caf\303\251' \
@@ -396,6 +391,36 @@ for n in 'refs/heads/a\0evil' 'refs/heads/n\0..' 'refs/heads/ctl\001x' 'refs/hea
     REFTAB_TEST_FOR_EACH_REF_GENERAL= check "hostile [$n] $cmd" "$HR" /dev/null 0 $cmd
   done
   REFTAB_TEST_FOR_EACH_REF_GENERAL=1 check "hostile [$n] for-each-ref (general path)" "$HR" /dev/null 0 for-each-ref
+done
+# git's exact lookup compares the name it seeks with the one it finds as C strings: a stored
+# refs/heads/a\0evil answers for refs/heads/a, unless refs/heads/a itself is there (first in
+# order) or the name found first is a deletion.
+hi=$((hi + 1)); HR=$tmp/hostile$hi
+hostile_repo "$HR" 'refs/heads/a\0evil' 'refs/heads/a\0zzz'
+hi=$((hi + 1)); HE=$tmp/hostile$hi
+hostile_repo "$HE" 'refs/heads/a' 'refs/heads/a\0evil'
+hi=$((hi + 1)); HT=$tmp/hostile$hi
+hostile_repo "$HT" 'refs/heads/a\0evil'
+"$git" -C "$HT" update-ref refs/heads/a "$H1" && "$git" -C "$HT" update-ref -d refs/heads/a
+for d in "$HR:two" "$HE:exact too" "$HT:deleted exact"; do
+  for cmd in "rev-parse --verify -q refs/heads/a" "rev-parse --verify -q heads/a" "rev-parse a" \
+      "refs exists refs/heads/a" "show-ref --exists refs/heads/a" "show-ref --verify refs/heads/a" \
+      "symbolic-ref refs/heads/a" "rev-parse --verify -q refs/heads/a^{commit}"; do
+    check "NUL-cut lookup (${d#*:}) $cmd" "${d%%:*}" /dev/null 0 $cmd
+  done
+done
+
+# Sorted listings over refs/heads/lost, whose object is gone: git collects every ref, then
+# dies when its sort first needs lost's values, before printing anything; a format that
+# needs no object lists every ref.
+for args in "--sort=-refname" "--sort=-refname --count=1" "--sort=objecttype" \
+    "--sort=-refname --format=%(refname)" "--sort=-refname --format=%(objectname)" \
+    "--sort=-refname --format=%(objecttype) refs/tags" "--sort=-refname refs/heads/lost" \
+    "--sort=-refname --count=2 refs/heads" "--sort=committerdate --format=%(refname)"; do
+  # shellcheck disable=SC2086
+  ro "sorted over a missing object: for-each-ref $args" for-each-ref $args
+  # shellcheck disable=SC2086
+  ro "sorted over a missing object: refs list $args" refs list $args
 done
 
 # ---------------------------------------------------------------- rev-parse (names only)
@@ -480,6 +505,85 @@ for dir in "$W" "$WT"; do
   check "worktree ($where) for-each-ref" "$dir" /dev/null 0 for-each-ref --include-root-refs
   check "worktree ($where) reflog list" "$dir" /dev/null 0 reflog list
 done
+
+# ---------------------------------------------------------------- the pager
+# On a terminal (tests/cli/real_git.sh's on_tty) git pages a command's output when -p or
+# --paginate, or pager.<command> (true, or a pager command), asks for it; -P/--no-pager and
+# pager.<command>=false keep it off; rev-parse reads no pager.<command>. The pager is
+# GIT_PAGER, pager.<command>'s command, core.pager, PAGER, in that order. Errors and usage
+# texts go through it too (standard error is the terminal). Writers run on copies.
+if have_tty; then
+  pager_scripts
+  # tty_check DESC ENVS ARG...: `ARG...` on a terminal in a copy of $S1, both programs.
+  tty_check() {
+    local desc="[tty] $1" envs=$2; shift 2
+    if [ -n "$filter" ] && [[ $desc != *$filter* ]]; then return; fi
+    local side
+    for side in g r; do
+      rm -rf "$tmp/tty"; cp -a "$S1" "$tmp/tty"
+      local exe=$reftab; [ $side = g ] && exe=$git
+      (cd "$tmp/tty" && on_tty "$tmp/tty-$side" "$envs" "$exe" "$@")
+    done
+    local why=""
+    cmp -s "$tmp/tty-g" <(tty_normalize <"$tmp/tty-r") ||
+      why="$(diff "$tmp/tty-g" <(tty_normalize <"$tmp/tty-r") | grep '^[<>]' | head -6 | cat -v)"
+    verdict "$desc" "$why"
+  }
+  # normalize, after a pager's mark.
+  tty_normalize() {
+    sed -E -e 's/^([PC]:)?usage: reftab /\1usage: git /' -e 's/^([PC]:)?   or: reftab /\1   or: git /' \
+      -e 's/^([PC]:)?                       \[/\1                    [/'
+  }
+  for cmd in "show-ref --tags" "show-ref --verify refs/heads/main" "show-ref --exists nope" \
+      "symbolic-ref HEAD" "refs list refs/tags" "refs exists HEAD" "refs verify" "for-each-ref --count=2" \
+      "rev-parse HEAD" "rev-parse --verify -q nope" "update-ref refs/heads/n HEAD" \
+      "pack-refs" "refs optimize" "reflog list" "refs create refs/heads/n HEAD"; do
+    sub=${cmd%% *}
+    for o in "" -p --paginate -P --no-pager "-p -P" "-P -p" "-c pager.$sub=true" \
+        "-c pager.$sub=false" "-c pager.$sub" "-c pager.$sub=cpager" "-c pager.$sub=0" \
+        "-p -c pager.$sub=false" "-P -c pager.$sub=true"; do
+      # shellcheck disable=SC2086
+      tty_check "$o $cmd" GIT_PAGER=ppager $o $cmd
+    done
+    # shellcheck disable=SC2086
+    tty_check "-c pager.$sub=cpager $cmd (no GIT_PAGER)" "-u GIT_PAGER" -c "pager.$sub=cpager" $cmd
+  done
+  # Which pager: GIT_PAGER, pager.<command>'s command, core.pager, PAGER; "cat" or "" none.
+  tty_check "core.pager" "-u GIT_PAGER" -c core.pager=cpager -p show-ref --tags
+  tty_check "PAGER" "-u GIT_PAGER PAGER=ppager" -p show-ref --tags
+  tty_check "PAGER, core.pager" "-u GIT_PAGER PAGER=ppager" -c core.pager=cpager -p show-ref --tags
+  tty_check "pager.show-ref over core.pager" "-u GIT_PAGER" -c core.pager=ppager \
+    -c pager.show-ref=cpager show-ref --tags
+  tty_check "GIT_PAGER over pager.show-ref" GIT_PAGER=ppager -c pager.show-ref=cpager show-ref --tags
+  tty_check "pager.show-ref command, then false" GIT_PAGER=ppager -c pager.show-ref=cpager \
+    -c pager.show-ref=false show-ref --tags
+  tty_check "-p, pager.show-ref command unused" "-u GIT_PAGER" -c pager.show-ref=cpager -p \
+    show-ref --tags
+  tty_check "GIT_PAGER=cat" GIT_PAGER=cat -p show-ref --tags
+  tty_check "GIT_PAGER=" GIT_PAGER= -p show-ref --tags
+  # Usage texts and errors: through the pager once it runs.
+  for o in -p "-c pager.show-ref" "-c pager.show-ref=false"; do
+    # shellcheck disable=SC2086
+    for a in -h --bogus "--verify nope" "--exists"; do
+      tty_check "$o show-ref $a" GIT_PAGER=ppager $o show-ref $a
+    done
+  done
+  tty_check "-p symbolic-ref -h" GIT_PAGER=ppager -p symbolic-ref -h
+  tty_check "-p refs list -h" GIT_PAGER=ppager -p refs list -h
+  tty_check "-c pager.refs refs exists" GIT_PAGER=ppager -c pager.refs refs exists
+  tty_check "-p update-ref (bad)" GIT_PAGER=ppager -p update-ref refs/heads/n nope
+  # Where git's setup dies (no repository), before any pager; rev-parse has no setup.
+  tty_check "-p show-ref (no repository)" GIT_PAGER=ppager -p --git-dir="$tmp/no-such" show-ref
+  tty_check "-p rev-parse (no repository)" GIT_PAGER=ppager -p --git-dir="$tmp/no-such" rev-parse HEAD
+  KNOWN["[tty] -c bad syntax -p show-ref --tags"]="git reads no -c setting before it pages with -p and GIT_PAGER set, so its complaint goes through the pager; reftab reads the configuration first and says so without one (and without git's error line before the fatal one)"
+  tty_check "-c bad syntax -p show-ref --tags" GIT_PAGER=ppager -c "a b=c" -p show-ref --tags
+  # A listing that dies part way (at refs/heads/lost, whose object is gone).
+  KNOWN["[tty] -p show-ref"]="git's standard output is block-buffered into the pager, so its fatal line comes before the lines it still holds; reftab writes what it has listed before the message, as on a terminal"
+  tty_check "-p show-ref" GIT_PAGER=ppager -p show-ref
+fi
+# Off a terminal nothing pages.
+check "-p show-ref (no terminal)" "$S1" /dev/null 0 -p show-ref --heads
+check "pager.show-ref (no terminal)" "$S1" /dev/null 0 -c pager.show-ref=ppager show-ref --heads
 
 # A git directory that does not exist: git's message, from every command.
 for cmd in "show-ref" "rev-parse HEAD" "symbolic-ref HEAD" "update-ref refs/heads/x HEAD" \

@@ -21,6 +21,42 @@ TEST(PagerCommandTest, NoneWhenStandardOutputIsNotATerminal) {
   EXPECT_EQ(PagerCommand(GitConfig::Parse("[core]\n\tpager = less\n"), "more"), std::nullopt);
 }
 
+TEST(StartCommandPagerTest, NoPagerSetsGitPagerToCatAndReadsNoConfiguration) {
+  int reads = 0;
+  auto config = [&reads]() -> std::optional<GitConfig> {
+    ++reads;
+    return GitConfig::Parse("[pager]\n\tshow-ref = true\n");
+  };
+  const char* old = std::getenv("GIT_PAGER");
+  const std::string saved = old ? old : "";
+  unsetenv("GIT_PAGER");
+  Pager pager;
+  ASSERT_TRUE(StartCommandPager(false, true, "show-ref", config, &pager).ok());
+  EXPECT_FALSE(pager.active());
+  EXPECT_STREQ(std::getenv("GIT_PAGER"), "cat");
+  EXPECT_EQ(reads, 0);
+  if (old) {
+    setenv("GIT_PAGER", saved.c_str(), 1);
+  } else {
+    unsetenv("GIT_PAGER");
+  }
+}
+
+TEST(StartCommandPagerTest, OffATerminalNothingStartsAndNothingIsRead) {
+  if (isatty(STDOUT_FILENO)) GTEST_SKIP() << "standard output is a terminal";
+  int reads = 0;
+  auto config = [&reads]() -> std::optional<GitConfig> {
+    ++reads;
+    return GitConfig::Parse("[pager]\n\tshow-ref = true\n");
+  };
+  Pager pager;
+  for (std::optional<bool> paginate : {std::optional<bool>(true), std::optional<bool>()}) {
+    ASSERT_TRUE(StartCommandPager(paginate, true, "show-ref", config, &pager).ok());
+    EXPECT_FALSE(pager.active());
+  }
+  EXPECT_EQ(reads, 0);
+}
+
 TEST(CommandPagerConfigTest, ReadsBooleansAndCommands) {
   CommandPagerConfig c = ReadCommandPagerConfig(GitConfig::Parse(""), "reflog");
   EXPECT_EQ(c.want, std::nullopt);

@@ -76,6 +76,27 @@ verdict_end() {
   [ "$failed" = 0 ]
 }
 
+# ---------------------------------------------------------------- on a terminal
+# on_tty OUT ENVS CMD...: CMD on a pseudo-terminal (util-linux's script: standard output and
+# error both show there; standard input is /dev/null), with `env ENVS TERM=xterm` (ENVS
+# word-split: "NAME=VALUE", "-u NAME") and $tmp/bin first on PATH, where pager_scripts puts
+# its pagers. OUT gets what the terminal showed, then "exit N". Needs `script` (have_tty).
+have_tty() { command -v script >/dev/null; }
+on_tty() {
+  local out=$1 envs=$2; shift 2
+  # shellcheck disable=SC2086
+  env $envs TERM=xterm PATH="$tmp/bin:$PATH" script -qec "$(printf '%q ' "$@")" /dev/null \
+    </dev/null >"$out"
+  echo "exit $?" >>"$out"
+}
+# pager_scripts: pagers on $tmp/bin that mark each line they show: ppager "P:", cpager "C:".
+pager_scripts() {
+  mkdir -p "$tmp/bin"
+  printf '#!/bin/sh\nsed "s/^/P:/"\n' >"$tmp/bin/ppager"
+  printf '#!/bin/sh\nsed "s/^/C:/"\n' >"$tmp/bin/cpager"
+  chmod +x "$tmp/bin/ppager" "$tmp/bin/cpager"
+}
+
 # ---------------------------------------------------- the same repository, byte for byte
 # same_files DIR1 DIR2: succeeds when the two trees hold the same paths with the same types,
 # modes and contents, reading each reftable table's name without its random suffix (and so

@@ -69,6 +69,9 @@ struct MigrateResult {
   std::vector<RefProblem> not_migrated;
   // Problems after the switch (the repository uses the new format; leftovers remain).
   std::vector<std::string> warnings;
+  // On failure: git dies there rather than returning an error (writing the files-backend
+  // stubs), so a git-like tool prints "fatal: " + the message and exits 128, not 255.
+  bool died = false;
 };
 
 // Migrates the repository whose git directory is `git_dir`. Errors use git's words where

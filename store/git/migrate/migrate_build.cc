@@ -1,5 +1,6 @@
 // The non-destructive half of a migration: reading the old storage and writing the new one
 // into the temporary directory, with the rules git's migration transaction applies.
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -151,13 +152,44 @@ Status MakeDir(const std::string& path, uint32_t mode) {
   return PosixFileSystem()->Chmod(path, mode);
 }
 
-// The stubs git leaves for tools that know only the files backend.
-Status WriteStubs(const RepoFacts& repo, const std::string& temp) {
+// One stub file, failing in git's words for the call that failed (git writes them with
+// write_file, which dies: `died` tells the caller).
+Status WriteStubFile(const std::string& path, std::string_view contents, uint32_t mode,
+                     bool* died) {
+  auto fail = [&](const char* what) {
+    *died = true;
+    return Status::IoError(std::string(what) + " '" + path + "'" +
+                           (std::string_view(what) == "could not open" ? " for writing" : "") +
+                           ": " + std::strerror(errno));
+  };
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) return fail("could not open");
+  size_t done = 0;
+  while (done < contents.size()) {
+    const ssize_t n = write(fd, contents.data() + done, contents.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int saved = errno;
+      close(fd);
+      errno = saved;
+      return fail("could not write to");
+    }
+    done += size_t(n);
+  }
+  if (close(fd) != 0) return fail("could not close");
+  // As git, a mode that cannot be set does not fail the stub.
+  (void)PosixFileSystem()->Chmod(path, mode);
+  return Status::Ok();
+}
+
+// The stubs git leaves for tools that know only the files backend, written first as git
+// writes them (when it sets the new storage up, before any ref is read).
+Status WriteStubs(const RepoFacts& repo, const std::string& temp, bool* died) {
   REFTAB_RETURN_IF_ERROR(
-      WriteNewFile(temp + "/HEAD", "ref: refs/heads/.invalid\n", repo.file_mode));
+      WriteStubFile(temp + "/HEAD", "ref: refs/heads/.invalid\n", repo.file_mode, died));
   REFTAB_RETURN_IF_ERROR(MakeDir(temp + "/refs", repo.dir_mode));
-  return WriteNewFile(temp + "/refs/heads", "this repository uses the reftable format\n",
-                      repo.file_mode);
+  return WriteStubFile(temp + "/refs/heads", "this repository uses the reftable format\n",
+                       repo.file_mode, died);
 }
 
 // The refs of the reftable storage, as git's migration lists them, streamed into the
@@ -253,6 +285,8 @@ Status WriteNewFile(const std::string& path, std::string_view contents, uint32_t
 
 Status BuildReftable(const RepoFacts& repo, const MigrateOptions& options, const std::string& temp,
                      MigrateResult* result) {
+  REFTAB_RETURN_IF_ERROR(MakeDir(temp + "/reftable", repo.dir_mode));
+  REFTAB_RETURN_IF_ERROR(WriteStubs(repo, temp, &result->died));
   FilesRefs refs;
   {
     // The files backend reads everything at once: the count appears when it is done.
@@ -272,13 +306,11 @@ Status BuildReftable(const RepoFacts& repo, const MigrateOptions& options, const
     REFTAB_RETURN_IF_ERROR(Settle(CheckReflogsForReftable(logs), options.skip_unmigratable, &logs,
                                   &FilesReflog::refname, result));
   }
-  REFTAB_RETURN_IF_ERROR(MakeDir(temp + "/reftable", repo.dir_mode));
   std::string list;
   REFTAB_RETURN_IF_ERROR(
       WriteTable(repo, refs, &logs, temp + "/reftable", &list, options.progress));
   REFTAB_RETURN_IF_ERROR(
       WriteNewFile(temp + "/reftable/tables.list", list, repo.file_mode, repo.sync_refs));
-  REFTAB_RETURN_IF_ERROR(WriteStubs(repo, temp));
   result->refs = refs.size();
   result->reflogs = logs.size();
   for (const FilesReflog& l : logs) result->reflog_entries += l.entries.size();

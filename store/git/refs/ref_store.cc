@@ -84,7 +84,9 @@ Result<GitRefLocation> GitRefStore::Locate(std::string_view refname) {
 
 Status GitRefStore::ReadRef(std::string_view refname, RefRecord* ref, bool* found) {
   if (repo_) return repo_->ReadRef(refname, ref, found);
-  return stack_->snapshot()->ReadRef(refname, ref, found);
+  REFTAB_RETURN_IF_ERROR(ReadRefAsGit(stack_->snapshot(), refname, ref, found, &nul_names_));
+  if (*found) ref->refname = std::string(refname);  // as asked, not as stored
+  return Status::Ok();
 }
 
 Status GitRefStore::ForEachRef(std::string_view prefix,

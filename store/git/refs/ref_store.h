@@ -135,6 +135,7 @@ class GitRefStore {
   std::unique_ptr<Stack> stack_;
   std::unique_ptr<GitObjects> objects_;
   mutable std::optional<LogInfo> committer_;  // committer(): computed on first use
+  NulNameMemo nul_names_;                     // ReadRef's over a bare directory
 };
 
 // The one symref walk every resolution goes through: follows `refname` in `store` at most
