@@ -529,7 +529,7 @@ Status Stack::CollectItem(const Transaction& tx, Transaction::Item& item, const 
   const bool checked = item.expect != Transaction::Expect::kNone;
   // A Delete's item already writes a tombstone (its type is kDeletion).
   if (tx.blind_writes_ && item.kind != Kind::kVerify && !checked && !log) {
-    out->refs.push_back(&item);
+    item.written = true;
     return Status::Ok();
   }
   const size_t hs = snap.hash_size();
@@ -548,7 +548,7 @@ Status Stack::CollectItem(const Transaction& tx, Transaction::Item& item, const 
     out->logs.push_back(LogFor(std::string(item.refname()), *log, LoggedId(snap, current),
                                LoggedId(snap, tx.ValueOf(item)), next));
   }
-  out->refs.push_back(&item);
+  item.written = true;
   return Status::Ok();
 }
 
@@ -569,7 +569,6 @@ Status Stack::CollectUpdates(Transaction& tx, const Snapshot& snap, uint64_t nex
   }
   out->tx = &tx;
   out->update_index = next;
-  out->refs.reserve(items.size());
   for (size_t i = 0; i < items.size(); ++i) {
     Transaction::Item& item = *items[i];
     if (item.name_size == 0) return Status::InvalidArgument("empty refname in transaction");
@@ -584,6 +583,10 @@ Status Stack::CollectUpdates(Transaction& tx, const Snapshot& snap, uint64_t nex
   if (!checked || checked->tables() != snap.tables()) {
     REFTAB_RETURN_IF_ERROR(CheckNoneBelowAll(snap, tx.empty_prefixes_, items, tx.updates_));
   }
+  // The updates that write a record become the table's refs, in the same vector (a million
+  // creates need no second one).
+  std::erase_if(items, [](const Transaction::Item* item) { return !item->written; });
+  out->refs = std::move(items);
   // Checked: not needed while the table is written.
   tx.empty_prefixes_ = {};
   tx.none_below_checked_on_.reset();

@@ -172,11 +172,11 @@ class Transaction {
   // exist, or the RefValue in its Extra (an id or a symref target).
   enum class Expect : uint8_t { kNone, kAbsent, kValue };
   static constexpr uint32_t kNoExtra = UINT32_MAX;
-  // A queued update in 56 bytes: its name in the transaction's name arena, its value as a
-  // type and an id, and everything that only few updates have (a peeled id, a symref target,
-  // an expected value other than "absent", a reflog entry) out of line in extras_. Each of
-  // the million updates of a bulk create is a fresh page's share: as a string, a RefValue
-  // and an optional expectation it took 168 bytes, and its name another allocation.
+  // A queued update in 56 bytes (`written` in what would be padding): its name in the transaction's
+  // name arena, its value as a type and an id, and everything that only few updates have (a peeled
+  // id, a symref target, an expected value other than "absent", a reflog entry) out of line in
+  // extras_. Each of the million updates of a bulk create is a fresh page's share: as a string, a
+  // RefValue and an optional expectation it took 168 bytes, and its name another allocation.
   struct Item {
     const char* name = nullptr;  // name_size bytes in a chunk of name_chunks_
     uint32_t name_size = 0;
@@ -186,6 +186,7 @@ class Transaction {
     Expect expect = Expect::kNone;
     uint32_t extra = kNoExtra;  // index into extras_
     ObjectId id{};              // kVal1, kVal2
+    bool written = false;       // set by the commit: the update writes a record
     std::string_view refname() const { return {name, name_size}; }
   };
   struct Extra {
