@@ -15,6 +15,7 @@
 #include <map>
 
 #include "store/merge_cursor.h"
+#include "store/new_records.h"
 #include "store/progress.h"
 #include "store/stack.h"
 #include "store/table_log_blocks.h"
@@ -317,6 +318,139 @@ Status Stack::CompactSegment(size_t first, size_t last, bool best_effort,
   plan.list_lock.reset();
   Status dropped = DropMerged(plan);
   return s.ok() ? dropped : s;  // a failed directory sync, after the list was replaced
+}
+
+// ------------------------------------------------------------------ compacting commits
+
+namespace {
+
+// <0, 0 or >0 as log `a` sorts before, with or after `b` in a table (name, newest first).
+int CompareLogKeys(const LogRecord& a, const LogRecord& b) {
+  if (int c = a.refname.compare(b.refname)) return c;
+  return a.update_index > b.update_index ? -1 : a.update_index < b.update_index ? 1 : 0;
+}
+
+}  // namespace
+
+// What the compaction of `tables` (down to the base) and the transaction's table above them
+// would write: the records of both, the transaction's winning for a key in both, without
+// tombstones, each log message normalized as a compaction stores it.
+Status Stack::WriteCompactedCommit(TableWriter& w, NewRecords* records) const {
+  const std::vector<const TableReader*>& tables = snapshot_->readers();
+  RefMergeCursor old(tables);
+  old.set_suppress_deletions(true);
+  REFTAB_RETURN_IF_ERROR(old.SeekToFirst());
+  RefRecord r, rec;
+  bool have = old.NextView(&r);
+  auto add_old = [&] {
+    if (r.value_type == RefValueType::kVal1) return w.AddRef(old.key(), r.update_index, r.value);
+    r.refname.assign(old.key());
+    return w.AddRef(r);
+  };
+  const uint64_t index = records->update_index;
+  for (const Transaction::Item* item : records->refs) {
+    const std::string_view name = item->refname();
+    for (; have; have = old.NextView(&r)) {
+      const int c = old.key().compare(name);
+      if (c > 0) break;
+      if (c < 0) REFTAB_RETURN_IF_ERROR(add_old());  // c == 0: shadowed by the new record
+    }
+    REFTAB_RETURN_IF_ERROR(old.status());
+    if (item->type == RefValueType::kDeletion) continue;  // has nothing left to shadow
+    if (item->type == RefValueType::kVal1) {
+      REFTAB_RETURN_IF_ERROR(w.AddRef(name, index, item->id));
+    } else {
+      records->tx->RecordOf(*item, index, &rec);
+      REFTAB_RETURN_IF_ERROR(w.AddRef(rec));
+    }
+  }
+  for (; have; have = old.NextView(&r)) REFTAB_RETURN_IF_ERROR(add_old());
+  REFTAB_RETURN_IF_ERROR(old.status());
+
+  LogMergeCursor old_logs(tables);
+  old_logs.set_suppress_deletions(true);
+  REFTAB_RETURN_IF_ERROR(old_logs.SeekToFirst());
+  LogRecord l;
+  have = old_logs.Next(&l);
+  auto add = [&w](LogRecord& log) {
+    if (log.value_type == LogValueType::kUpdate) NormalizeLogMessage(&log.message);
+    return w.AddLog(log);
+  };
+  for (LogRecord& n : records->logs) {
+    for (; have; have = old_logs.Next(&l)) {
+      const int c = CompareLogKeys(l, n);
+      if (c > 0) break;
+      if (c < 0) REFTAB_RETURN_IF_ERROR(add(l));
+    }
+    REFTAB_RETURN_IF_ERROR(old_logs.status());
+    if (!n.is_deletion()) REFTAB_RETURN_IF_ERROR(add(n));
+  }
+  for (; have; have = old_logs.Next(&l)) REFTAB_RETURN_IF_ERROR(add(l));
+  return old_logs.status();
+}
+
+// The policy decides on the new table's size, known only once it is written. But at least
+// the size of its ref records is known before: each takes a byte or more for its shared
+// prefix length, its suffix length and type, its suffix (names differ, so a sorted name
+// shares all but a byte of it at most) and its update index, then its value; and a table's
+// policy size is at least its records'. A table that large already makes the policy merge
+// it with its older neighbour, and the segment can then only grow downwards with the real
+// size: when it reaches the base at that size, it does at any larger one.
+Status Stack::CommitCompacted(LockFile* lock, NewRecords* records, uint64_t first, uint64_t next,
+                              bool* compacted) {
+  *compacted = false;
+  if (!options_.auto_compact || options_.fit_block_size || names_.empty()) return Status::Ok();
+  const size_t hs = snapshot_->hash_size();
+  uint64_t least = 0;
+  for (const Transaction::Item* item : records->refs) {
+    least += 4;
+    switch (item->type) {
+      case RefValueType::kDeletion: break;
+      case RefValueType::kVal1: least += hs; break;
+      case RefValueType::kVal2: least += 2 * hs; break;
+      case RefValueType::kSymref: least += 1 + records->tx->TargetOf(*item).size(); break;
+    }
+  }
+  std::vector<uint64_t> sizes;
+  for (const auto& t : snapshot_->tables()) {
+    sizes.push_back(PolicySize(t->file_size(), VersionForHash(snapshot_->hash_id())));
+  }
+  sizes.push_back(least);
+  std::optional<Segment> seg = SuggestCompaction(sizes, options_.geometric_factor);
+  if (!seg || seg->start != 0 || seg->end != sizes.size()) return Status::Ok();
+  // A compaction that runs now holds some of these tables: leave it to the compaction that
+  // follows the table (which then merges what it can).
+  TableLocks locks(fs_, options_.file_mode, options_.lock_pid_files, options_.warn);
+  for (size_t i = names_.size(); i-- > 0;) {
+    if (!locks.Take(dir_ + "/" + names_[i]).ok()) return Status::Ok();
+  }
+  uint64_t min = first, max = next;
+  for (const TableReader* t : snapshot_->readers()) {
+    min = std::min(min, t->min_update_index());
+    max = std::max(max, t->max_update_index());
+  }
+  REFTAB_TRACE(trace::kInfo, "%s: commit: merging its records with the %zu table(s) below",
+               dir_.c_str(), names_.size());
+  std::unique_ptr<TempTable> table;
+  Status s = WriteTempTable(
+      min, max, [&](TableWriter& w) { return WriteCompactedCommit(w, records); }, &table);
+  if (!s.ok()) {
+    REFTAB_TRACE(trace::kInfo, "%s: commit: merge failed (%s); writing the table alone",
+                 dir_.c_str(), s.message().c_str());
+    return Status::Ok();
+  }
+  *compacted = true;
+  std::string name;
+  std::vector<std::string> list;
+  if (table) {
+    name = TableName(min, max) + ".ref";
+    list.push_back(name);
+  }
+  s = Publish(lock, std::move(table), name, list);
+  if (lock->committed()) {
+    for (const std::string& n : names_) (void)fs_->Remove(dir_ + "/" + n);
+  }
+  return s;
 }
 
 // ------------------------------------------------------------------ clean

@@ -9,6 +9,7 @@
 
 #include "store/log_entry.h"
 #include "store/merge_cursor.h"
+#include "store/new_records.h"
 #include "store/random_seed.h"
 #include "store/symref_chain.h"
 #include "store/table_log_blocks.h"
@@ -351,29 +352,7 @@ ObjectId LoggedId(const Snapshot& snap, const RefValue& v) {
 
 }  // namespace
 
-// The records a transaction writes, in table order. A ref is written from its update, whose
-// value CollectItem made the one to write (Absent: a tombstone), under the update index
-// `update_index`: a record per update held besides the updates themselves was a sixth of
-// the memory of a million creates.
-struct Stack::NewRecords {
-  std::vector<Transaction::Item*> refs;
-  uint64_t update_index = 0;
-  std::vector<LogRecord> logs;
-  bool empty() const { return refs.empty() && logs.empty(); }
-};
-
 namespace {
-
-// `rec` made the record that writes `v` to `refname`.
-void SetRecord(const std::string& refname, const RefValue& v, uint64_t update_index,
-               RefRecord* rec) {
-  rec->refname = refname;
-  rec->update_index = update_index;
-  rec->value_type = v.type;
-  rec->value = v.id;
-  rec->peeled = v.peeled;
-  rec->target = v.target;
-}
 
 LogRecord LogFor(const std::string& refname, const LogInfo& info, const ObjectId& old_id,
                  const ObjectId& new_id, uint64_t update_index) {
@@ -533,47 +512,49 @@ Status CheckNoneBelowAll(const Snapshot& snap, const std::vector<Check>& checks,
   }
   prefixes.clear();
   for (const Item* item : items) {
-    if (item->none_below) prefixes.push_back(Prefix{item->refname, true});
+    if (item->none_below) prefixes.push_back(Prefix{item->refname(), true});
   }
   if (prefixes.empty()) return Status::Ok();
   REFTAB_RETURN_IF_ERROR(AnyBelow(snap, std::move(prefixes), &found));
   if (!found) return Status::Ok();
   for (const Item& item : in_order) {
-    if (item.none_below)
-      REFTAB_RETURN_IF_ERROR(CheckNoneBelow(snap, item.refname + "/", item.refname));
+    if (item.none_below) {
+      const std::string_view name = item.refname();
+      REFTAB_RETURN_IF_ERROR(CheckNoneBelow(snap, std::string(name) + "/", name));
+    }
   }
   return Status::Ok();
 }
 
 }  // namespace
 
-Status Stack::CollectItem(Transaction::Item& item, bool blind, const Snapshot& snap, uint64_t next,
-                          NewRecords* out) const {
-  if (blind && item.kind != Transaction::Kind::kVerify && !item.expected_old.checked() &&
-      !item.log) {
-    if (item.kind == Transaction::Kind::kDelete) item.value = RefValue::Absent();
-    out->refs.push_back(&item);
+Status Stack::CollectItem(const Transaction& tx, Transaction::Item& item, const Snapshot& snap,
+                          uint64_t next, NewRecords* out) const {
+  using Kind = Transaction::Kind;
+  const LogInfo* log = tx.LogOf(item);
+  const bool checked = item.expect != Transaction::Expect::kNone;
+  // A Delete's item already writes a tombstone (its type is kDeletion).
+  if (tx.blind_writes_ && item.kind != Kind::kVerify && !checked && !log) {
+    item.written = true;
     return Status::Ok();
   }
   const size_t hs = snap.hash_size();
   RefRecord current_rec;
   bool found = false;
-  REFTAB_RETURN_IF_ERROR(snap.ReadRef(item.refname, &current_rec, &found));
+  REFTAB_RETURN_IF_ERROR(snap.ReadRef(item.refname(), &current_rec, &found));
   RefValue current = found ? RefValue::Of(current_rec) : RefValue::Absent();
-  if (item.expected_old.checked() && !current.Satisfies(item.expected_old.value(), hs)) {
-    return ExpectationFailed(item.refname, current, item.expected_old.value(), hs);
+  if (checked && !current.Satisfies(tx.ExpectedOf(item), hs)) {
+    return ExpectationFailed(std::string(item.refname()), current, tx.ExpectedOf(item), hs);
   }
-  if (item.kind == Transaction::Kind::kVerify) return Status::Ok();
-  if (item.kind == Transaction::Kind::kDelete) item.value = RefValue::Absent();
-  const RefValue& target = item.value;
-  if (current.Equals(target, hs)) return Status::Ok();  // changes nothing: git writes nothing
-  if (item.kind == Transaction::Kind::kDelete) {
-    REFTAB_RETURN_IF_ERROR(AddReflogTombstones(snap, item.refname, &out->logs));
-  } else if (item.log) {
-    out->logs.push_back(
-        LogFor(item.refname, *item.log, LoggedId(snap, current), LoggedId(snap, target), next));
+  if (item.kind == Kind::kVerify) return Status::Ok();
+  if (tx.Holds(item, current, hs)) return Status::Ok();  // changes nothing: git writes nothing
+  if (item.kind == Kind::kDelete) {
+    REFTAB_RETURN_IF_ERROR(AddReflogTombstones(snap, std::string(item.refname()), &out->logs));
+  } else if (log) {
+    out->logs.push_back(LogFor(std::string(item.refname()), *log, LoggedId(snap, current),
+                               LoggedId(snap, tx.ValueOf(item)), next));
   }
-  out->refs.push_back(&item);
+  item.written = true;
   return Status::Ok();
 }
 
@@ -583,7 +564,7 @@ Status Stack::CollectUpdates(Transaction& tx, const Snapshot& snap, uint64_t nex
   std::vector<Transaction::Item*> items;
   items.reserve(tx.updates_.size());
   for (auto& it : tx.updates_) items.push_back(&it);
-  auto by_name = [](const auto* a, const auto* b) { return a->refname < b->refname; };
+  auto by_name = [](const auto* a, const auto* b) { return a->refname() < b->refname(); };
   // Sorted updates (a sorted --stdin list) come with a short unsorted tail: the checks that
   // the new names' parent directories are still free, queued last. Sorting only the tail
   // and merging it in keeps the order stable for a fraction of a full sort.
@@ -592,19 +573,29 @@ Status Stack::CollectUpdates(Transaction& tx, const Snapshot& snap, uint64_t nex
     std::stable_sort(sorted_end, items.end(), by_name);
     std::inplace_merge(items.begin(), sorted_end, items.end(), by_name);
   }
+  out->tx = &tx;
   out->update_index = next;
-  out->refs.reserve(items.size());
   for (size_t i = 0; i < items.size(); ++i) {
     Transaction::Item& item = *items[i];
-    if (item.refname.empty()) return Status::InvalidArgument("empty refname in transaction");
-    if (i > 0 && items[i - 1]->refname == item.refname) {
-      return Status::InvalidArgument("multiple updates for ref '" + item.refname + "' not allowed");
+    if (item.name_size == 0) return Status::InvalidArgument("empty refname in transaction");
+    if (i > 0 && items[i - 1]->refname() == item.refname()) {
+      return Status::InvalidArgument("multiple updates for ref '" + std::string(item.refname()) +
+                                     "' not allowed");
     }
-    REFTAB_RETURN_IF_ERROR(CollectItem(item, tx.blind_writes_, snap, next, out));
+    REFTAB_RETURN_IF_ERROR(CollectItem(tx, item, snap, next, out));
   }
-  REFTAB_RETURN_IF_ERROR(CheckNoneBelowAll(snap, tx.empty_prefixes_, items, tx.updates_));
+  // Checked by the caller on these very tables (the same open tables: the same files)?
+  const Snapshot* checked = tx.none_below_checked_on_.get();
+  if (!checked || checked->tables() != snap.tables()) {
+    REFTAB_RETURN_IF_ERROR(CheckNoneBelowAll(snap, tx.empty_prefixes_, items, tx.updates_));
+  }
+  // The updates that write a record become the table's refs, in the same vector (a million
+  // creates need no second one).
+  std::erase_if(items, [](const Transaction::Item* item) { return !item->written; });
+  out->refs = std::move(items);
   // Checked: not needed while the table is written.
   tx.empty_prefixes_ = {};
+  tx.none_below_checked_on_.reset();
   // Moved, not copied: a transaction is committed once (Commit refuses a second time). When
   // the raw records are all there is (the git layer logs that way), the vector is taken whole.
   size_t first_raw = out->logs.size();
@@ -637,13 +628,13 @@ uint32_t BlockSizeFor(size_t largest) {
   return uint32_t(std::min<size_t>(largest + kOverhead, kMaxBlockSize));
 }
 
-// The same for a transaction's refs and logs.
+// The same for a transaction's refs (`size` of each: its name and target) and logs.
 // (A template only because Transaction::Item is private to the stack.)
-template <typename Item>
-uint32_t BlockSizeFor(const std::vector<Item*>& refs, const std::vector<LogRecord>& logs) {
+template <typename Item, typename SizeFn>
+uint32_t BlockSizeFor(const std::vector<Item*>& refs, const SizeFn& size,
+                      const std::vector<LogRecord>& logs) {
   size_t largest = 0;
-  for (const Item* r : refs)
-    largest = std::max(largest, r->refname.size() + r->value.target.size());
+  for (const Item* r : refs) largest = std::max(largest, size(*r));
   for (const LogRecord& l : logs) {
     size_t n = l.refname.size() + 9 + l.name.size() + l.email.size() + l.message.size() + 40;
     largest = std::max(largest, n);
@@ -652,6 +643,13 @@ uint32_t BlockSizeFor(const std::vector<Item*>& refs, const std::vector<LogRecor
 }
 
 }  // namespace
+
+uint32_t Stack::TransactionBlockSize(const NewRecords& records) {
+  auto size = [&](const Transaction::Item& r) {
+    return r.name_size + records.tx->TargetOf(r).size();
+  };
+  return BlockSizeFor(records.refs, size, records.logs);
+}
 
 Status Stack::WriteTransactionTable(LockFile* lock, const NewRecords& records, uint64_t first,
                                     uint64_t next) {
@@ -664,13 +662,17 @@ Status Stack::WriteTransactionTable(LockFile* lock, const NewRecords& records, u
       [&](TableWriter& w) -> Status {
         RefRecord rec;  // one for all: its strings' room is reused
         for (const Transaction::Item* item : records.refs) {
-          SetRecord(item->refname, item->value, records.update_index, &rec);
+          if (item->type == RefValueType::kVal1) {  // the common ref, by its parts
+            REFTAB_RETURN_IF_ERROR(w.AddRef(item->refname(), records.update_index, item->id));
+            continue;
+          }
+          records.tx->RecordOf(*item, records.update_index, &rec);
           REFTAB_RETURN_IF_ERROR(w.AddRef(rec));
         }
         for (const LogRecord& l : records.logs) REFTAB_RETURN_IF_ERROR(w.AddLog(l));
         return Status::Ok();
       },
-      &table, options_.fit_block_size ? BlockSizeFor(records.refs, records.logs) : 0, logs.get()));
+      &table, options_.fit_block_size ? TransactionBlockSize(records) : 0, logs.get()));
   if (!table) return Status::Ok();
   const std::string name = TableName(first, next) + ".ref";
   std::vector<std::string> list = names_;
@@ -683,13 +685,13 @@ Status Stack::WriteTransactionTable(LockFile* lock, const NewRecords& records, u
   return s;
 }
 
-// After the list was replaced: load it, let go of the lock object and auto-compact. A
-// failure to sync the directory (`committed`) or to reload is reported, but the
-// transaction is in.
-Status Stack::FinishCommit(std::unique_ptr<LockFile> lock, Status committed) {
+// After the list was replaced: load it, let go of the lock object and auto-compact, unless
+// the commit `compacted` as it wrote. A failure to sync the directory (`committed`) or to
+// reload is reported, but the transaction is in.
+Status Stack::FinishCommit(std::unique_ptr<LockFile> lock, Status committed, bool compacted) {
   Status reloaded = Reload();
   lock.reset();  // already released by the commit; compaction takes the lock itself
-  if (options_.auto_compact) last_auto_compaction_ = AutoCompact();
+  if (options_.auto_compact && !compacted) last_auto_compaction_ = AutoCompact();
   fresh_logs_.reset();
   return committed.ok() ? reloaded : committed;
 }
@@ -747,10 +749,15 @@ Status Stack::StageTransaction(Transaction* tx, StagedCommit* out) {
 Status Stack::ApplyStaged(Transaction* tx, StagedCommit staged) {
   last_auto_compaction_ = Status::Ok();             // this commit's, not an earlier one's
   if (staged.records.empty()) return Status::Ok();  // nothing changes: no table
-  Status s = WriteTransactionTable(staged.lock.get(), staged.records, staged.first, staged.next);
+  bool compacted = false;
+  Status s =
+      CommitCompacted(staged.lock.get(), &staged.records, staged.first, staged.next, &compacted);
+  if (!compacted) {
+    s = WriteTransactionTable(staged.lock.get(), staged.records, staged.first, staged.next);
+  }
   if (!staged.lock->committed()) return s;
   tx->committed_update_index_ = staged.next;
-  return FinishCommit(std::move(staged.lock), s);
+  return FinishCommit(std::move(staged.lock), s, compacted);
 }
 
 // Every stack is locked, then every transaction staged (checked and collected under its
@@ -803,35 +810,101 @@ RefValue RefValue::Of(const RefRecord& r) {
   return v;
 }
 
-Transaction::ExpectedOld::ExpectedOld(std::optional<RefValue> expected) {
-  if (!expected) return;
-  if (!expected->exists()) {
-    absent_ = true;
+Transaction::Extra& Transaction::ExtraOf(Item& item) {
+  if (item.extra == kNoExtra) {
+    item.extra = uint32_t(extras_.size());
+    extras_.emplace_back();
+  }
+  return extras_[item.extra];
+}
+
+RefValue Transaction::ValueOf(const Item& item) const {
+  RefValue v;
+  v.type = item.type;
+  if (item.type == RefValueType::kVal1 || item.type == RefValueType::kVal2) v.id = item.id;
+  if (const Extra* e = ExtraOf(item)) {
+    if (item.type == RefValueType::kVal2) v.peeled = e->peeled;
+    if (item.type == RefValueType::kSymref) v.target = e->target;
+  }
+  return v;
+}
+
+const RefValue& Transaction::ExpectedOf(const Item& item) const {
+  static const RefValue kAbsent = RefValue::Absent();
+  return item.expect == Expect::kValue ? extras_[item.extra].expected : kAbsent;
+}
+
+bool Transaction::Holds(const Item& item, const RefValue& current, size_t hs) const {
+  if (current.type != item.type) return false;
+  switch (item.type) {
+    case RefValueType::kDeletion: return true;
+    case RefValueType::kVal1: return std::memcmp(current.id.data(), item.id.data(), hs) == 0;
+    case RefValueType::kVal2:
+      return std::memcmp(current.id.data(), item.id.data(), hs) == 0 &&
+             std::memcmp(current.peeled.data(), extras_[item.extra].peeled.data(), hs) == 0;
+    case RefValueType::kSymref: return current.target == TargetOf(item);
+  }
+  return false;
+}
+
+void Transaction::RecordOf(const Item& item, uint64_t update_index, RefRecord* rec) const {
+  rec->refname.assign(item.refname());
+  rec->update_index = update_index;
+  rec->value_type = item.type;
+  rec->value = item.id;
+  const Extra* e = ExtraOf(item);
+  rec->peeled = e && item.type == RefValueType::kVal2 ? e->peeled : ObjectId{};
+  if (e && item.type == RefValueType::kSymref) {
+    rec->target = e->target;
   } else {
-    value_ = std::make_unique<RefValue>(std::move(*expected));
+    rec->target.clear();
   }
 }
 
-const RefValue& Transaction::ExpectedOld::value() const {
-  static const RefValue kAbsent = RefValue::Absent();
-  return value_ ? *value_ : kAbsent;
+Transaction::Item& Transaction::Add(Kind kind, std::string_view refname, RefValue value,
+                                    std::optional<RefValue> expected_old) {
+  if (refname.size() > name_left_) {
+    // Chunks of 64 KiB, or one of its own for a longer name.
+    constexpr size_t kChunk = 64 * 1024;
+    const size_t size = std::max(kChunk, refname.size());
+    name_chunks_.push_back(std::make_unique_for_overwrite<char[]>(size));
+    name_free_ = name_chunks_.back().get();
+    name_left_ = size;
+  }
+  Item& item = updates_.emplace_back();
+  item.kind = kind;
+  if (!refname.empty()) std::memcpy(name_free_, refname.data(), refname.size());
+  item.name = name_free_;
+  item.name_size = uint32_t(refname.size());
+  name_free_ += refname.size();
+  name_left_ -= refname.size();
+  item.type = value.type;
+  if (value.type == RefValueType::kVal1 || value.type == RefValueType::kVal2) item.id = value.id;
+  if (value.type == RefValueType::kVal2) ExtraOf(item).peeled = value.peeled;
+  if (value.type == RefValueType::kSymref) ExtraOf(item).target = std::move(value.target);
+  if (expected_old) {
+    if (!expected_old->exists()) {
+      item.expect = Expect::kAbsent;
+    } else {
+      item.expect = Expect::kValue;
+      ExtraOf(item).expected = std::move(*expected_old);
+    }
+  }
+  return item;
 }
 
 void Transaction::Update(std::string refname, RefValue value, std::optional<RefValue> expected_old,
                          std::optional<LogInfo> log) {
-  updates_.push_back(Item{Kind::kUpdate, false, std::move(refname), std::move(value),
-                          ExpectedOld(std::move(expected_old)),
-                          log ? std::make_unique<LogInfo>(std::move(*log)) : nullptr});
+  Item& item = Add(Kind::kUpdate, refname, std::move(value), std::move(expected_old));
+  if (log) ExtraOf(item).log = std::make_unique<LogInfo>(std::move(*log));
 }
 
 void Transaction::Delete(std::string refname, std::optional<RefValue> expected_old) {
-  updates_.push_back(Item{Kind::kDelete, false, std::move(refname), RefValue::Absent(),
-                          ExpectedOld(std::move(expected_old)), nullptr});
+  Add(Kind::kDelete, refname, RefValue::Absent(), std::move(expected_old));
 }
 
 void Transaction::Verify(std::string refname, RefValue expected) {
-  updates_.push_back(Item{Kind::kVerify, false, std::move(refname), RefValue::Absent(),
-                          ExpectedOld(std::optional<RefValue>(std::move(expected))), nullptr});
+  Add(Kind::kVerify, refname, RefValue::Absent(), std::optional<RefValue>(std::move(expected)));
 }
 
 void Transaction::VerifyNoneBelow(std::string prefix, std::string for_key) {

@@ -276,12 +276,24 @@ class Stack {
   // Takes the transaction's raw log records.
   Status CollectUpdates(Transaction& tx, const Snapshot& snap, uint64_t next,
                         NewRecords* out) const;
-  Status CollectItem(Transaction::Item& item, bool blind, const Snapshot& snap, uint64_t next,
-                     NewRecords* out) const;
+  Status CollectItem(const Transaction& tx, Transaction::Item& item, const Snapshot& snap,
+                     uint64_t next, NewRecords* out) const;
+  // The block size StackOptions::fit_block_size asks for the table of `records`.
+  static uint32_t TransactionBlockSize(const NewRecords& records);
   // A table spanning update indices first..next, its updates at next.
   Status WriteTransactionTable(LockFile* lock, const NewRecords& records, uint64_t first,
                                uint64_t next);
-  Status FinishCommit(std::unique_ptr<LockFile> lock, Status committed);
+  Status FinishCommit(std::unique_ptr<LockFile> lock, Status committed, bool compacted = false);
+  // The auto-compaction that would follow the transaction's table, done as the table is
+  // written (compaction.cc): when it would merge the new table with every table below it,
+  // their merge is written and published instead, in one pass, and *compacted is set. The
+  // same bytes and list as the table and its compaction (only the random part of the name
+  // differs, as it does between any two writes). *compacted stays false, and nothing is
+  // changed, when that cannot be known before the table is written or the merge fails
+  // before the list is written: the caller then writes the table on its own.
+  Status CommitCompacted(LockFile* lock, NewRecords* records, uint64_t first, uint64_t next,
+                         bool* compacted);
+  Status WriteCompactedCommit(TableWriter& w, NewRecords* records) const;
 
   // Compaction (compaction.cc), the steps of CompactSegment.
   Status CompactSegment(size_t first, size_t last, bool best_effort,

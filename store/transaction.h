@@ -102,6 +102,15 @@ class Transaction {
   // Verify; none: a no-op), without a second copy of its name: a layer that creates a
   // million refs adds a million of these.
   void VerifyNoneBelowLast();
+  // The caller has made every VerifyNoneBelow check (both forms) itself, on `checked`, a
+  // snapshot of this transaction's stack. Commit() then skips them when the snapshot it
+  // loads under the lock holds the very same tables (nothing can have appeared since), and
+  // makes them as usual otherwise: when another writer committed in between, or `checked`
+  // came from another Stack object. For a layer that checks names before it commits, under
+  // the lock it took with Lock() (git's refs).
+  void NoneBelowCheckedOn(std::shared_ptr<const Snapshot> checked) {
+    none_below_checked_on_ = std::move(checked);
+  }
   // Adds a raw reflog record (e.g. an existence marker or a rewritten entry). Its update
   // index is set to the transaction's unless `keep_update_index`.
   void AddLogRecord(LogRecord log, bool keep_update_index = false);
@@ -158,33 +167,56 @@ class Transaction {
 
  private:
   friend class Stack;
-  enum class Kind { kUpdate, kDelete, kVerify };
-  // An expected old value in 16 bytes where std::optional<RefValue> takes 112: each of the
-  // million updates of a bulk create expects only that its ref is absent, which needs no
-  // RefValue of its own (every byte of a queued update is a fresh page's share when there
-  // are a million of them).
-  class ExpectedOld {
-   public:
-    ExpectedOld() = default;
-    explicit ExpectedOld(std::optional<RefValue> expected);
-    bool checked() const { return absent_ || value_ != nullptr; }
-    // What the ref must hold (Absent: must not exist); only when checked().
-    const RefValue& value() const;
-
-   private:
-    std::unique_ptr<RefValue> value_;  // an id or a symref target
-    bool absent_ = false;              // must not exist
-  };
+  enum class Kind : uint8_t { kUpdate, kDelete, kVerify };
+  // What an update expects the ref to hold before it: nothing checked, that it does not
+  // exist, or the RefValue in its Extra (an id or a symref target).
+  enum class Expect : uint8_t { kNone, kAbsent, kValue };
+  static constexpr uint32_t kNoExtra = UINT32_MAX;
+  // A queued update in 56 bytes (`written` in what would be padding): its name in the transaction's
+  // name arena, its value as a type and an id, and everything that only few updates have (a peeled
+  // id, a symref target, an expected value other than "absent", a reflog entry) out of line in
+  // extras_. Each of the million updates of a bulk create is a fresh page's share: as a string, a
+  // RefValue and an optional expectation it took 168 bytes, and its name another allocation.
   struct Item {
-    Kind kind;
-    bool none_below = false;  // VerifyNoneBelowLast
-    std::string refname;
-    RefValue value;
-    ExpectedOld expected_old;
-    // Behind a pointer: bulk callers (the git layer) add their reflog records raw, and an
-    // empty std::optional<LogInfo> would still take 120 bytes in each of a million items.
-    std::unique_ptr<LogInfo> log;
+    const char* name = nullptr;  // name_size bytes in a chunk of name_chunks_
+    uint32_t name_size = 0;
+    Kind kind = Kind::kUpdate;
+    RefValueType type = RefValueType::kDeletion;  // the value written (kDeletion: a tombstone)
+    bool none_below = false;                      // VerifyNoneBelowLast
+    Expect expect = Expect::kNone;
+    uint32_t extra = kNoExtra;  // index into extras_
+    ObjectId id{};              // kVal1, kVal2
+    bool written = false;       // set by the commit: the update writes a record
+    std::string_view refname() const { return {name, name_size}; }
   };
+  struct Extra {
+    ObjectId peeled{};             // kVal2
+    std::string target;            // kSymref
+    RefValue expected;             // Expect::kValue
+    std::unique_ptr<LogInfo> log;  // Update with a LogInfo
+  };
+  // Queues an item named `refname` (copied into the arena) of `kind` with `value`.
+  Item& Add(Kind kind, std::string_view refname, RefValue value,
+            std::optional<RefValue> expected_old);
+  Extra& ExtraOf(Item& item);
+  const Extra* ExtraOf(const Item& item) const {
+    return item.extra == kNoExtra ? nullptr : &extras_[item.extra];
+  }
+  // The value an item writes, and the one it expects (Absent unless Expect::kValue).
+  RefValue ValueOf(const Item& item) const;
+  const RefValue& ExpectedOf(const Item& item) const;
+  const LogInfo* LogOf(const Item& item) const {
+    const Extra* e = ExtraOf(item);
+    return e ? e->log.get() : nullptr;
+  }
+  std::string_view TargetOf(const Item& item) const {
+    const Extra* e = ExtraOf(item);
+    return e ? std::string_view(e->target) : std::string_view();
+  }
+  // Whether `current` is what the item writes (ids compared over `hash_size` bytes).
+  bool Holds(const Item& item, const RefValue& current, size_t hash_size) const;
+  // The record that writes the item at `update_index`.
+  void RecordOf(const Item& item, uint64_t update_index, RefRecord* rec) const;
   // A VerifyNoneBelow check. The key is most often the prefix without its final '/' (git's
   // "nothing below a new ref"), and then is not stored a second time.
   struct NoneBelow {
@@ -199,12 +231,19 @@ class Transaction {
 
   Stack* stack_;
   std::vector<Item> updates_;
+  std::vector<Extra> extras_;
+  // The items' names, packed one after another in chunks that never move (an item points
+  // into them), so that a name costs its bytes and no allocation of its own.
+  std::vector<std::unique_ptr<char[]>> name_chunks_;
+  char* name_free_ = nullptr;
+  size_t name_left_ = 0;
   // Raw reflog records as the table takes them, so that a commit of raw records alone hands
   // the vector over instead of copying it; kept_update_index_ lists (ascending) those added
   // with keep_update_index.
   std::vector<LogRecord> raw_logs_;
   std::vector<size_t> kept_update_index_;
   std::vector<NoneBelow> empty_prefixes_;
+  std::shared_ptr<const Snapshot> none_below_checked_on_;
   DecideFn decide_;
   bool blind_writes_ = false;
   uint64_t update_index_span_ = 1;
