@@ -435,8 +435,12 @@ Status Stack::CommitCompacted(LockFile* lock, NewRecords* records, uint64_t firs
   Status s = WriteTempTable(
       min, max, [&](TableWriter& w) { return WriteCompactedCommit(w, records); }, &table);
   if (!s.ok()) {
+    // The records are still written, as a table of their own, and the merge's failure is
+    // the auto-compaction's, as when that table's compaction fails: the commit succeeds and
+    // last_auto_compaction() tells (git's writer fails the same way with the same disk).
     REFTAB_TRACE(trace::kInfo, "%s: commit: merge failed (%s); writing the table alone",
                  dir_.c_str(), s.message().c_str());
+    last_auto_compaction_ = std::move(s);
     return Status::Ok();
   }
   *compacted = true;

@@ -688,10 +688,10 @@ Status Stack::WriteTransactionTable(LockFile* lock, const NewRecords& records, u
 // After the list was replaced: load it, let go of the lock object and auto-compact, unless
 // the commit `compacted` as it wrote. A failure to sync the directory (`committed`) or to
 // reload is reported, but the transaction is in.
-Status Stack::FinishCommit(std::unique_ptr<LockFile> lock, Status committed, bool compacted) {
+Status Stack::FinishCommit(std::unique_ptr<LockFile> lock, Status committed, bool compaction_done) {
   Status reloaded = Reload();
   lock.reset();  // already released by the commit; compaction takes the lock itself
-  if (options_.auto_compact && !compacted) last_auto_compaction_ = AutoCompact();
+  if (options_.auto_compact && !compaction_done) last_auto_compaction_ = AutoCompact();
   fresh_logs_.reset();
   return committed.ok() ? reloaded : committed;
 }
@@ -752,12 +752,14 @@ Status Stack::ApplyStaged(Transaction* tx, StagedCommit staged) {
   bool compacted = false;
   Status s =
       CommitCompacted(staged.lock.get(), &staged.records, staged.first, staged.next, &compacted);
+  // A merge that failed was this commit's auto-compaction: not tried a second time.
+  const bool merge_tried = compacted || !last_auto_compaction_.ok();
   if (!compacted) {
     s = WriteTransactionTable(staged.lock.get(), staged.records, staged.first, staged.next);
   }
   if (!staged.lock->committed()) return s;
   tx->committed_update_index_ = staged.next;
-  return FinishCommit(std::move(staged.lock), s, compacted);
+  return FinishCommit(std::move(staged.lock), s, merge_tried);
 }
 
 // Every stack is locked, then every transaction staged (checked and collected under its

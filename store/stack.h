@@ -283,7 +283,10 @@ class Stack {
   // A table spanning update indices first..next, its updates at next.
   Status WriteTransactionTable(LockFile* lock, const NewRecords& records, uint64_t first,
                                uint64_t next);
-  Status FinishCommit(std::unique_ptr<LockFile> lock, Status committed, bool compacted = false);
+  // Reloads after a commit and, unless `compaction_done` (the commit merged, or tried to),
+  // runs the auto-compaction.
+  Status FinishCommit(std::unique_ptr<LockFile> lock, Status committed,
+                      bool compaction_done = false);
   // The auto-compaction that would follow the transaction's table, done as the table is
   // written (compaction.cc): when it would merge the new table with every table below it,
   // their merge is written and published instead, in one pass, and *compacted is set. The

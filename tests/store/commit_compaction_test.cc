@@ -197,9 +197,10 @@ TEST(CommitCompactionTest, LockedTableBelowFallsBackToTheTableAlone) {
   EXPECT_NE(LiveRefs(*a).find("refs/heads/b0499"), std::string::npos);
 }
 
-// The merge fails (its temporary table cannot be created): the table is written alone and
-// the compaction after it merges, to the same bytes.
-TEST(CommitCompactionTest, FailedMergeFallsBackToTheTableAndItsCompaction) {
+// The merge fails (its temporary table cannot be created): the records are written as a
+// table of their own, the commit succeeds and the merge's failure is told as the
+// auto-compaction's; the next compaction merges, to the same bytes as the two steps give.
+TEST(CommitCompactionTest, FailedMergeWritesTheTableAloneAndTellsTheFailure) {
   TempDir fused_dir, two_step_dir;
   Prepare(*OpenOrDie(fused_dir.path(), TestOptions()));
   Prepare(*OpenOrDie(two_step_dir.path(), TestOptions()));
@@ -212,8 +213,14 @@ TEST(CommitCompactionTest, FailedMergeFallsBackToTheTableAndItsCompaction) {
   BigTransaction(*fused, &a);
   ASSERT_TRUE(a.Commit().ok());
   ASSERT_TRUE(fs.fault_fired());
-  EXPECT_NE(fs.events()[size_t(fs.fault_index())].path.find(".temp."), std::string::npos)
-      << fs.events()[size_t(fs.fault_index())].path;
+  const std::string failed = fs.events()[size_t(fs.fault_index())].path;
+  EXPECT_NE(failed.find(".temp."), std::string::npos) << failed;
+  EXPECT_FALSE(fused->last_auto_compaction().ok());
+  EXPECT_NE(fused->last_auto_compaction().message().find(".temp."), std::string::npos)
+      << fused->last_auto_compaction().message();
+  ASSERT_EQ(fused->names().size(), 3u) << "the table alone, above the two";
+  EXPECT_NE(LiveRefs(*fused).find("refs/heads/b0499"), std::string::npos);
+  ASSERT_TRUE(fused->CompactAll().ok());
   Transaction b = two_step->NewTransaction();
   BigTransaction(*two_step, &b);
   ASSERT_TRUE(b.Commit().ok());
