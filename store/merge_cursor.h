@@ -136,6 +136,26 @@ class MergeCursor {
     static_assert(Techniques::kLazyAdvance, "key() needs the returned child not advanced yet");
     return NextRecord<false>(out);
   }
+  // Gives back the mapped pages (TableReader::ReleasePages) of what each table's cursor has
+  // passed, for one pass over tables too big to keep resident, as a compaction makes: the
+  // pages a merge has read would otherwise stay in the process until the tables are closed.
+  // Only whole steps of `step` bytes of the file, aligned on multiples of it, go back (one
+  // system call each), and none that holds the block a cursor is on: a kernel may map a
+  // file's pages by huge pages, and giving back part of one unmaps it whole, which the
+  // cursor's next read would map again, pages behind it included. A later read of a page
+  // given back maps it again. `*released` holds, per table, where the previous call stopped
+  // (empty the first time).
+  void ReleasePassedPages(uint64_t step, std::vector<uint64_t>* released) const {
+    released->resize(children_.size());
+    for (size_t i = 0; i < children_.size(); ++i) {
+      const uint64_t upto = children_[i].block_offset() / step * step;
+      uint64_t& done = (*released)[i];
+      if (upto > done) {
+        children_[i].table()->ReleasePages(done, upto - done);
+        done = upto;
+      }
+    }
+  }
   // The key of the record the last Next() or NextView() returned; valid until the next call.
   // That child is the bypass child, or the one whose advance is pending.
   std::string_view key() const { return children_[single_ != kNone ? single_ : pending_].key(); }

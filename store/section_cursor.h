@@ -126,6 +126,8 @@ class TableRefCursor {
   // See BlockIterator::set_track_lcp(): the common prefix of the key with the previous one.
   void set_track_lcp(bool on) { cursor_.it().set_track_lcp(on); }
   const TableReader* table() const { return cursor_.table(); }
+  // Where the block of the current record starts in the table (0 before the first block).
+  uint64_t block_offset() const { return cursor_.it().block().offset; }
   uint32_t lcp() const { return cursor_.it().lcp(); }
   // Fills `*ref` with the current record; false (and status() set) if it is malformed.
   REFTAB_FORCE_INLINE bool ReadValue(RefRecord* ref) {
