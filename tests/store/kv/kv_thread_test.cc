@@ -9,6 +9,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <random>
@@ -99,20 +100,40 @@ TEST(KvBackgroundTest, OpenReplaysTheFlushingLogBeforeTheLog) {
   EXPECT_EQ(ReadBytes(alone.path() + "/kv.log"), "RTKVLOG1");
 }
 
+// Holds up the threads that reach Pass() (from a file system hook) until Open(), and counts
+// them.
+class Gate {
+ public:
+  void Pass() {
+    std::unique_lock<std::mutex> lock(mu_);
+    ++held_;
+    cv_.wait(lock, [&] { return open_; });
+  }
+  void Open() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      open_ = true;
+    }
+    cv_.notify_all();
+  }
+  int held() const { return held_.load(); }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool open_ = false;
+  std::atomic<int> held_{0};
+};
+
 // A flush the test holds up (its table's creation blocks in a file system hook): reads see
 // the immutable memtable meanwhile, and a writer that fills the next memtable waits for it.
 TEST(KvBackgroundTest, AWriterWaitsForAnUnfinishedFlushAndReadsSeeTheImmutableMemtable) {
   TempDir dir("kvbg");
   FaultInjectingFileSystem fs;
-  std::mutex mu;
-  std::condition_variable cv;
-  bool hold = true;
-  std::atomic<int> held{0};
+  Gate gate;
   fs.set_hook([&](FsOp op, const std::string& path) {
     if (op != FsOp::kCreate || path.find(".temp.") == std::string::npos) return;
-    std::unique_lock<std::mutex> lock(mu);
-    ++held;
-    cv.wait(lock, [&] { return !hold; });
+    gate.Pass();
   });
   KvOptions o = Fast();
   o.fs = &fs;
@@ -133,14 +154,10 @@ TEST(KvBackgroundTest, AWriterWaitsForAnUnfinishedFlushAndReadsSeeTheImmutableMe
   for (int t = 0; t < 6000 && kv->Properties().write_stops == 0; ++t) usleep(10 * 1000);
   EXPECT_GE(kv->Properties().write_stops, 1u);
   EXPECT_EQ(kv->Properties().flushes, 0u);
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    hold = false;
-  }
-  cv.notify_all();
+  gate.Open();
   writer.join();
   ASSERT_TRUE(kv->Flush().ok());
-  EXPECT_GE(held.load(), 1);
+  EXPECT_GE(gate.held(), 1);
   EXPECT_GE(kv->Properties().flushes, 2u);
   for (int j = 0; j < i; ++j) ASSERT_EQ(GetOr(*kv, Name("k", 0, j)), value);
   for (int j = 0; j < 200; ++j) ASSERT_EQ(GetOr(*kv, Name("w", 0, j)), value);
@@ -163,13 +180,10 @@ TEST(KvBackgroundTest, WritesSlowDownAndStopWhileCompactionIsBehind) {
     ASSERT_EQ(kv->Properties().table_sizes.size(), kKvStopTables);
   }
   FaultInjectingFileSystem fs;
-  std::mutex mu;
-  std::condition_variable cv;
-  bool hold = true;
+  Gate gate;
   fs.set_hook([&](FsOp op, const std::string& path) {
     if (op != FsOp::kCreate || path.find(".temp.") == std::string::npos) return;
-    std::unique_lock<std::mutex> lock(mu);
-    cv.wait(lock, [&] { return !hold; });
+    gate.Pass();
   });
   o.auto_compact = true;
   o.fs = &fs;
@@ -189,11 +203,7 @@ TEST(KvBackgroundTest, WritesSlowDownAndStopWhileCompactionIsBehind) {
   EXPECT_GE(p.write_slowdowns, 1u);
   EXPECT_GE(p.write_stops, 1u);
   EXPECT_LT(done.load(), 100);
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    hold = false;
-  }
-  cv.notify_all();
+  gate.Open();
   writer.join();
   ASSERT_TRUE(kv->Flush().ok());
   EXPECT_LT(kv->Properties().table_sizes.size(), kKvSlowdownTables);
@@ -302,35 +312,46 @@ bool IsMergeTemp(const std::string& path) {
   return dash != std::string::npos && name.compare(0, dash, name, dash + 1, dash) != 0;
 }
 
+// A store with a 4 KiB memtable whose merges wait at `gate` when they create their
+// temporary table.
+std::unique_ptr<KvStore> OpenWithMergesAt(const std::string& dir, FaultInjectingFileSystem* fs,
+                                          Gate* gate) {
+  fs->set_hook([gate](FsOp op, const std::string& path) {
+    if (op == FsOp::kCreate && IsMergeTemp(path)) gate->Pass();
+  });
+  KvOptions o = Fast();
+  o.fs = fs;
+  o.memtable_size = 4096;
+  return OpenOrDie(dir, o);
+}
+
+// Puts k/0/0, k/0/1, ... (values from `value_of`) until a merge waits at `gate` (or 6,000
+// puts, pausing 1 ms every 50 so that the background threads run); returns how many.
+int PutUntilAMergeIsHeld(KvStore& kv, const Gate& gate,
+                         const std::function<std::string(int)>& value_of) {
+  int n = 0;
+  for (int t = 0; t < 6000 && gate.held() == 0; ++t) {
+    EXPECT_TRUE(kv.Put(Name("k", 0, n), value_of(n)).ok());
+    ++n;
+    if (n % 50 == 0) usleep(1000);
+  }
+  return n;
+}
+
 // A merge the test holds up (its temporary table's creation blocks in a hook): flushes go on
 // beside it, listing their tables, and writers never wait behind it; let through, it merges
 // around the tables listed meanwhile.
 TEST(KvBackgroundTest, FlushesListTheirTablesWhileAMergeRuns) {
   TempDir dir("kvbg");
   FaultInjectingFileSystem fs;
-  std::mutex mu;
-  std::condition_variable cv;
-  bool hold = true;
-  std::atomic<int> held{0};
-  fs.set_hook([&](FsOp op, const std::string& path) {
-    if (op != FsOp::kCreate || !IsMergeTemp(path)) return;
-    std::unique_lock<std::mutex> lock(mu);
-    ++held;
-    cv.wait(lock, [&] { return !hold; });
-  });
-  KvOptions o = Fast();
-  o.fs = &fs;
-  o.memtable_size = 4096;
-  auto kv = OpenOrDie(dir.path(), o);
+  Gate gate;
+  auto kv = OpenWithMergesAt(dir.path(), &fs, &gate);
   ASSERT_TRUE(kv);
   const std::string value(100, 'v');
-  int i = 0;
   // Writes until a merge is held, then as many again: their flushes list tables meanwhile.
-  for (int t = 0; t < 6000 && held.load() == 0; ++t) {
-    ASSERT_TRUE(kv->Put(Name("k", 0, i++), value).ok());
-    if (i % 50 == 0) usleep(1000);
-  }
-  ASSERT_EQ(held.load(), 1);
+  const int written = PutUntilAMergeIsHeld(*kv, gate, [&](int) { return value; });
+  ASSERT_EQ(gate.held(), 1);
+  int i = written;
   const uint64_t flushes = kv->Properties().flushes;
   const size_t tables = kv->Properties().table_sizes.size();
   for (int j = 0; j < 200; ++j) ASSERT_TRUE(kv->Put(Name("k", 0, i++), value).ok());
@@ -338,11 +359,7 @@ TEST(KvBackgroundTest, FlushesListTheirTablesWhileAMergeRuns) {
   EXPECT_GE(kv->Properties().flushes, flushes + 3);
   EXPECT_GT(kv->Properties().table_sizes.size(), tables);
   for (int j = 0; j < i; ++j) ASSERT_EQ(GetOr(*kv, Name("k", 0, j)), value);
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    hold = false;
-  }
-  cv.notify_all();
+  gate.Open();
   ASSERT_TRUE(kv->Flush().ok());
   EXPECT_LT(kv->Properties().table_sizes.size(), kKvSlowdownTables);
   EXPECT_TRUE(kv->stack()->snapshot() != nullptr);
@@ -360,38 +377,17 @@ TEST(KvBackgroundTest, FlushesListTheirTablesWhileAMergeRuns) {
 TEST(KvBackgroundTest, CloseStopsARunningMerge) {
   TempDir dir("kvbg");
   FaultInjectingFileSystem fs;
-  std::mutex mu;
-  std::condition_variable cv;
-  bool hold = true;
-  std::atomic<int> held{0};
-  fs.set_hook([&](FsOp op, const std::string& path) {
-    if (op != FsOp::kCreate || !IsMergeTemp(path)) return;
-    std::unique_lock<std::mutex> lock(mu);
-    ++held;
-    cv.wait(lock, [&] { return !hold; });
-  });
-  KvOptions o = Fast();
-  o.fs = &fs;
-  o.memtable_size = 4096;
-  auto kv = OpenOrDie(dir.path(), o);
+  Gate gate;
+  auto kv = OpenWithMergesAt(dir.path(), &fs, &gate);
   ASSERT_TRUE(kv);
-  int i = 0;
-  for (int t = 0; t < 6000 && held.load() == 0; ++t) {
-    ASSERT_TRUE(kv->Put(Name("k", 0, i), std::to_string(i)).ok());
-    ++i;
-    if (i % 50 == 0) usleep(1000);
-  }
-  ASSERT_EQ(held.load(), 1);
+  const int i = PutUntilAMergeIsHeld(*kv, gate, [](int n) { return std::to_string(n); });
+  ASSERT_EQ(gate.held(), 1);
   for (int t = 0; t < 6000 && kv->Properties().immutable_memtable_bytes != 0; ++t) usleep(1000);
   const size_t tables = kv->Properties().table_sizes.size();
   std::thread closer([&] { EXPECT_TRUE(kv->Close().ok()); });
   // Until Close has begun (a look the contract does not offer: a write fails once it has).
   for (int t = 0; t < 6000 && kv->Put("probe", "x").ok(); ++t) usleep(1000);
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    hold = false;
-  }
-  cv.notify_all();
+  gate.Open();
   closer.join();
   kv.reset();
   auto names = fs.ListDir(dir.path());
