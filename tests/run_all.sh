@@ -32,6 +32,7 @@ PACKAGES=(meson ninja-build g++ lld clang-14 libclang-rt-14-dev pkg-config zlib1
 PACKAGES+=(libleveldb-dev librocksdb-dev)  # the KV benchmark's peers (perf/kv_bench.cc)
 PACKAGES+=(make xz-utils ccache)  # building the real git; ccache makes a rerun's builds short
 PACKAGES+=(gpg gpgsm)  # %(signature...) verifies with them; its comparison with git needs gpg
+PACKAGES+=(strace)  # migrate-fsync counts the fsync calls of a migration with it
 install_packages() {
   local missing=() p SUDO=
   for p in "${PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

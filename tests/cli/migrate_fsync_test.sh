@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # refs migrate syncs what holds refs exactly when core.fsync asks for refs, as every other
-# write of refs does (store/git/config/config.h CoreFsyncIncludesRefs): to reftable the table and
-# tables.list, to files packed-refs and the loose refs; reflogs and the config never. The
-# fsync calls are counted with strace; without strace (or where it may not trace) the test
-# is skipped.
+# write of refs does (store/git/config/config.h CoreFsyncIncludesRefs): to reftable the table
+# and tables.list, to files packed-refs (as packed-refs.new, before the rename that installs
+# it, the name git writes it under) and the loose refs; reflogs and the config never. (git
+# 2.55's `refs migrate` syncs nothing whatever core.fsync says: it never reads that setting.)
+# The fsync calls are counted with strace; without strace (or where it may not trace) the
+# test is skipped.
 # Usage: migrate_fsync_test.sh REFTAB
 set -euo pipefail
 REFTAB=$(realpath "$1")
@@ -52,7 +54,8 @@ for fsync in "" reference committed "all,-reference" none -reference; do
   to_reftable=$(synced "$g" reftable)
   case $fsync in
     reference|committed|all,-reference)
-      [ "$to_files" = "HEAD packed-refs " ] || fail "core.fsync=$fsync, to files: synced [$to_files]"
+      # packed-refs is synced under its temporary name, before the rename that installs it.
+      [ "$to_files" = "HEAD packed-refs.new " ] || fail "core.fsync=$fsync, to files: synced [$to_files]"
       [ "$to_reftable" = "reftable/TABLE reftable/tables.list " ] ||
         fail "core.fsync=$fsync, to reftable: synced [$to_reftable]"
       ;;

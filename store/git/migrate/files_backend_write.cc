@@ -208,10 +208,11 @@ bool IsLooseInFiles(const RefRecord& ref) {
 Result<std::unique_ptr<PackedRefsWriter>> PackedRefsWriter::Create(const std::string& path,
                                                                    uint32_t mode, size_t hash_size,
                                                                    bool sync) {
+  const std::string temp = path + ".new";
   REFTAB_ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file,
-                          PosixFileSystem()->Create(path, true));
-  REFTAB_RETURN_IF_ERROR(PosixFileSystem()->Chmod(path, mode));
-  std::unique_ptr<PackedRefsWriter> w(new PackedRefsWriter(std::move(file), hash_size, sync));
+                          PosixFileSystem()->Create(temp, true));
+  REFTAB_RETURN_IF_ERROR(PosixFileSystem()->Chmod(temp, mode));
+  std::unique_ptr<PackedRefsWriter> w(new PackedRefsWriter(path, std::move(file), hash_size, sync));
   w->buf_.reserve(kFlushAt + 4096);
   w->buf_ += kPackedRefsHeader;
   return w;
@@ -235,7 +236,8 @@ Status PackedRefsWriter::Flush() {
 Status PackedRefsWriter::Finish() {
   REFTAB_RETURN_IF_ERROR(Flush());
   if (sync_) REFTAB_RETURN_IF_ERROR(file_->Sync());
-  return file_->Close();
+  REFTAB_RETURN_IF_ERROR(file_->Close());
+  return PosixFileSystem()->Rename(path_ + ".new", path_);
 }
 
 Status AddRef(FilesLayout* layout, PackedRefsWriter* packed, const RefRecord& ref) {

@@ -44,8 +44,10 @@ bool IsLooseInFiles(const RefRecord& ref);
 // order with valid names; they are not checked again.
 class PackedRefsWriter {
  public:
-  // Creates `path` (which must not exist) with `mode`; with `sync`, Finish() syncs it
-  // before closing it (core.fsync asks for refs: CoreFsyncIncludesRefs).
+  // Creates `path`.new (which must not exist) with `mode`, as git's packed backend writes
+  // packed-refs through a temporary file, so that a failed write names the file git's would;
+  // Finish() renames it to `path`, after syncing it with `sync` (core.fsync asks for refs:
+  // CoreFsyncIncludesRefs).
   static Result<std::unique_ptr<PackedRefsWriter>> Create(const std::string& path, uint32_t mode,
                                                           size_t hash_size, bool sync = false);
   Status Add(const RefRecord& ref);
@@ -53,9 +55,11 @@ class PackedRefsWriter {
   uint64_t count() const { return count_; }
 
  private:
-  PackedRefsWriter(std::unique_ptr<WritableFile> file, size_t hash_size, bool sync)
-      : file_(std::move(file)), hash_size_(hash_size), sync_(sync) {}
+  PackedRefsWriter(std::string path, std::unique_ptr<WritableFile> file, size_t hash_size,
+                   bool sync)
+      : path_(std::move(path)), file_(std::move(file)), hash_size_(hash_size), sync_(sync) {}
   Status Flush();
+  std::string path_;  // where Finish() puts the file
   std::unique_ptr<WritableFile> file_;
   size_t hash_size_;
   bool sync_;
