@@ -325,15 +325,27 @@ std::unique_ptr<KvStore> OpenWithMergesAt(const std::string& dir, FaultInjecting
   return OpenOrDie(dir, o);
 }
 
-// Puts k/0/0, k/0/1, ... (values from `value_of`) until a merge waits at `gate` (or 6,000
-// puts, pausing 1 ms every 50 so that the background threads run); returns how many.
+// Puts k/0/0, k/0/1, ... (values from `value_of`) until a merge waits at `gate`; returns how
+// many. One memtable at a time: it puts until the memtable is made immutable, waits for its
+// flush and then, if the new table made a merge due, for the merge to reach the gate, before
+// filling the next. The merge is held with few tables listed, so that the tests' later writes
+// stay below kKvStopTables (where a write would wait for the held merge, for ever).
+// (Flush() cannot pace this: it waits for the merge too.)
 int PutUntilAMergeIsHeld(KvStore& kv, const Gate& gate,
                          const std::function<std::string(int)>& value_of) {
   int n = 0;
-  for (int t = 0; t < 6000 && gate.held() == 0; ++t) {
-    EXPECT_TRUE(kv.Put(Name("k", 0, n), value_of(n)).ok());
-    ++n;
-    if (n % 50 == 0) usleep(1000);
+  for (int round = 0; round < 50 && gate.held() == 0; ++round) {
+    const uint64_t flushes = kv.Properties().flushes;
+    for (int k = 0; k < 100000 && kv.Properties().immutable_memtable_bytes == 0 &&
+                    kv.Properties().flushes == flushes;
+         ++k, ++n) {
+      EXPECT_TRUE(kv.Put(Name("k", 0, n), value_of(n)).ok());
+    }
+    for (int t = 0; t < 5000 && kv.Properties().flushes == flushes; ++t) usleep(1000);
+    for (int t = 0; t < 5000 && gate.held() == 0 && kv.Properties().pending_compaction_tables > 0;
+         ++t) {
+      usleep(1000);
+    }
   }
   return n;
 }
@@ -354,7 +366,11 @@ TEST(KvBackgroundTest, FlushesListTheirTablesWhileAMergeRuns) {
   int i = written;
   const uint64_t flushes = kv->Properties().flushes;
   const size_t tables = kv->Properties().table_sizes.size();
-  for (int j = 0; j < 200; ++j) ASSERT_TRUE(kv->Put(Name("k", 0, i++), value).ok());
+  for (int j = 0; j < 200; ++j) {
+    // At kKvStopTables a write would wait for the merge held here, for ever: fail instead.
+    ASSERT_LT(kv->Properties().table_sizes.size() + 1, kKvStopTables);
+    ASSERT_TRUE(kv->Put(Name("k", 0, i++), value).ok());
+  }
   for (int t = 0; t < 6000 && kv->Properties().flushes < flushes + 3; ++t) usleep(1000);
   EXPECT_GE(kv->Properties().flushes, flushes + 3);
   EXPECT_GT(kv->Properties().table_sizes.size(), tables);
