@@ -131,8 +131,8 @@ typedef struct reftab_kv_properties {
   uint64_t log_syncs;
   uint64_t flushes;
   uint64_t compactions;
-  uint64_t write_slowdowns; /* writes delayed 1 ms: compaction behind */
-  uint64_t write_stops;     /* waits of a write for a flush or a compaction */
+  uint64_t write_slowdowns;    /* writes delayed 1 ms: compaction behind */
+  uint64_t write_stops;        /* waits of a write for a flush or a compaction */
   uint64_t write_stall_micros; /* the time writes spent in both, microseconds */
 } reftab_kv_properties;
 /* Fills *out (a read-only handle: its tables; the counters stay 0). */
