@@ -124,6 +124,22 @@ void UpdateRange(const std::vector<const TableReader*>& tables, uint64_t* min, u
   }
 }
 
+// Adds the record a merge cursor just returned by NextView(&r): the common ref (one id) by
+// its parts, with its name left in the table's key buffer; any other with a copy of the
+// name into `r`.
+REFTAB_FORCE_INLINE Status AddViewedRef(TableWriter& w, const RefMergeCursor& c, RefRecord& r) {
+  if (r.value_type == RefValueType::kVal1) return w.AddRef(c.key(), r.update_index, r.value);
+  const std::string_view name = c.key();
+  r.refname.assign(name.data(), name.size());
+  return w.AddRef(r);
+}
+
+// Adds a log record as a compaction stores it: an update's message normalized.
+Status AddCompactedLog(TableWriter& w, LogRecord& l) {
+  if (l.value_type == LogValueType::kUpdate) NormalizeLogMessage(&l.message);
+  return w.AddLog(l);
+}
+
 // Writes the merge of `tables` (oldest first). Tombstones and deleted reflog entries can
 // only go when nothing older remains to be shadowed (`to_base`); so can expired entries.
 // `copy`, if given, holds the log section ready made: the blocks `copy_from` was written
@@ -144,8 +160,7 @@ Status WriteMerged(TableWriter& w, const std::vector<const TableReader*>& tables
   constexpr uint64_t kReleaseStep = uint64_t(2) << 20;
   uint32_t until_release = kReleaseEvery;
   std::vector<uint64_t> released;
-  // The name stays in the table's key buffer: the common ref (one id) goes to the writer
-  // by its parts, with no copy of each name into `r` (NextView); others take a copy.
+  // NextView: the name stays in the table's key buffer (AddViewedRef).
   while (refs.NextView(&r)) {
     if (options.cancel && options.cancel->load(std::memory_order_relaxed)) {
       return Status::Outdated("compaction cancelled");
@@ -154,13 +169,7 @@ Status WriteMerged(TableWriter& w, const std::vector<const TableReader*>& tables
       until_release = kReleaseEvery;
       refs.ReleasePassedPages(kReleaseStep, &released);
     }
-    if (r.value_type == RefValueType::kVal1) {
-      REFTAB_RETURN_IF_ERROR(w.AddRef(refs.key(), r.update_index, r.value));
-    } else {
-      const std::string_view name = refs.key();
-      r.refname.assign(name.data(), name.size());
-      REFTAB_RETURN_IF_ERROR(w.AddRef(r));
-    }
+    REFTAB_RETURN_IF_ERROR(AddViewedRef(w, refs, r));
     progress.Tick();
   }
   REFTAB_RETURN_IF_ERROR(refs.status());
@@ -186,8 +195,7 @@ Status WriteMerged(TableWriter& w, const std::vector<const TableReader*>& tables
       if (options.max_logs_per_ref && kept_for_ref >= *options.max_logs_per_ref) continue;
       ++kept_for_ref;
     }
-    if (l.value_type == LogValueType::kUpdate) NormalizeLogMessage(&l.message);
-    REFTAB_RETURN_IF_ERROR(w.AddLog(l));
+    REFTAB_RETURN_IF_ERROR(AddCompactedLog(w, l));
     progress.Tick();
   }
   return logs.status();
@@ -354,18 +362,14 @@ Status Stack::WriteCompactedCommit(TableWriter& w, NewRecords* records) const {
   REFTAB_RETURN_IF_ERROR(old.SeekToFirst());
   RefRecord r, rec;
   bool have = old.NextView(&r);
-  auto add_old = [&] {
-    if (r.value_type == RefValueType::kVal1) return w.AddRef(old.key(), r.update_index, r.value);
-    r.refname.assign(old.key());
-    return w.AddRef(r);
-  };
   const uint64_t index = records->update_index;
   for (const Transaction::Item* item : records->refs) {
     const std::string_view name = item->refname();
     for (; have; have = old.NextView(&r)) {
       const int c = old.key().compare(name);
       if (c > 0) break;
-      if (c < 0) REFTAB_RETURN_IF_ERROR(add_old());  // c == 0: shadowed by the new record
+      if (c < 0)
+        REFTAB_RETURN_IF_ERROR(AddViewedRef(w, old, r));  // c == 0: shadowed by the new record
     }
     REFTAB_RETURN_IF_ERROR(old.status());
     if (item->type == RefValueType::kDeletion) continue;  // has nothing left to shadow
@@ -376,7 +380,7 @@ Status Stack::WriteCompactedCommit(TableWriter& w, NewRecords* records) const {
       REFTAB_RETURN_IF_ERROR(w.AddRef(rec));
     }
   }
-  for (; have; have = old.NextView(&r)) REFTAB_RETURN_IF_ERROR(add_old());
+  for (; have; have = old.NextView(&r)) REFTAB_RETURN_IF_ERROR(AddViewedRef(w, old, r));
   REFTAB_RETURN_IF_ERROR(old.status());
 
   LogMergeCursor old_logs(tables);
@@ -384,20 +388,16 @@ Status Stack::WriteCompactedCommit(TableWriter& w, NewRecords* records) const {
   REFTAB_RETURN_IF_ERROR(old_logs.SeekToFirst());
   LogRecord l;
   have = old_logs.Next(&l);
-  auto add = [&w](LogRecord& log) {
-    if (log.value_type == LogValueType::kUpdate) NormalizeLogMessage(&log.message);
-    return w.AddLog(log);
-  };
   for (LogRecord& n : records->logs) {
     for (; have; have = old_logs.Next(&l)) {
       const int c = CompareLogKeys(l, n);
       if (c > 0) break;
-      if (c < 0) REFTAB_RETURN_IF_ERROR(add(l));
+      if (c < 0) REFTAB_RETURN_IF_ERROR(AddCompactedLog(w, l));
     }
     REFTAB_RETURN_IF_ERROR(old_logs.status());
-    if (!n.is_deletion()) REFTAB_RETURN_IF_ERROR(add(n));
+    if (!n.is_deletion()) REFTAB_RETURN_IF_ERROR(AddCompactedLog(w, n));
   }
-  for (; have; have = old_logs.Next(&l)) REFTAB_RETURN_IF_ERROR(add(l));
+  for (; have; have = old_logs.Next(&l)) REFTAB_RETURN_IF_ERROR(AddCompactedLog(w, l));
   return old_logs.status();
 }
 
