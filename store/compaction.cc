@@ -14,6 +14,7 @@
 #include <chrono>
 #include <map>
 
+#include "store/disjoint_merge.h"
 #include "store/merge_cursor.h"
 #include "store/new_records.h"
 #include "store/progress.h"
@@ -255,7 +256,31 @@ Status Stack::MergeRange(const CompactionPlan& plan, const CompactionOptions& op
   uint32_t block_size = 0;
   for (const TableReader* t : plan.tables)
     block_size = std::max(block_size, t->header().block_size);
-  const TableReader* copy_from = CopyableLogSource(plan, options, TableWriteOptions(block_size));
+  const WriteOptions write_options = TableWriteOptions(block_size);
+  if (options_.copy_disjoint_tables && !write_options.index_objects) {
+    std::vector<const TableReader*> order;
+    REFTAB_RETURN_IF_ERROR(OrderDisjointTables(plan.tables, &order));
+    bool copied = false, tombstone = false;
+    if (!order.empty()) {
+      Status s = WriteTempTable(
+          min, max,
+          [&](TableWriter& w) {
+            REFTAB_RETURN_IF_ERROR(WriteDisjointTables(w, order, plan.to_base, options, &copied));
+            // A tombstone to drop: give up this table (the TempTable removes its file).
+            tombstone = !copied;
+            return copied ? Status::Ok() : Status::Outdated("a tombstone to drop");
+          },
+          out, block_size);
+      if (!tombstone) {
+        if (s.ok()) {
+          REFTAB_TRACE(trace::kInfo, "%s: compaction copied the blocks of %zu disjoint tables",
+                       dir_.c_str(), order.size());
+        }
+        return s;
+      }
+    }
+  }
+  const TableReader* copy_from = CopyableLogSource(plan, options, write_options);
   if (copy_from) {
     REFTAB_TRACE(trace::kInfo, "%s: compaction copies the %zu log blocks of %s", dir_.c_str(),
                  fresh_logs_->blocks.size(), fresh_logs_table_.c_str());

@@ -74,6 +74,13 @@ struct StackOptions {
   // block (the KV store's values, store/kv/kv_store.h) can be written. Off for git stacks:
   // git writes every table with its configured block size.
   bool fit_block_size = false;
+  // For stacks whose users give update indexes no meaning (the KV store's): a compaction of
+  // tables holding refs only, whose key ranges do not overlap (a store filled in key order),
+  // copies their ref blocks as they are instead of merging record by record
+  // (store/disjoint_merge.h): the same refs in the same order, each with its update index
+  // moved by (merged min_update_index - its table's), still within the merged table's
+  // limits. Off for git stacks: git's merge keeps every update index, and its bytes.
+  bool copy_disjoint_tables = false;
   // Open() fails with kNotFound naming the directory when it does not exist, unless this
   // is set: then the stack reads as empty (and a commit fails, having nowhere to put its
   // lock). For stacks git reads without their directory (a linked worktree's).

@@ -26,6 +26,7 @@
 namespace reftab {
 
 class BackgroundDeflater;  // store/background_deflater.h
+struct BlockView;          // format/block_reader.h
 struct WrittenLogBlocks;   // store/table_log_blocks.h
 
 // Compares two id tails (hash_size - 8 bytes: 12 or 24, a multiple of 4) as memcmp does,
@@ -139,6 +140,9 @@ class TableBuilder {
   void SetLogBlockRecord(WrittenLogBlocks* out) { log_record_ = out; }
   void SetBackgroundCompression(bool on) { background_allowed_ = on; }
   Status CopyLogBlocks(const uint8_t* table, uint64_t table_size, const WrittenLogBlocks& blocks);
+  friend struct TableRefBlocks;
+  Status CopyRefBlock(const BlockView& block, std::string_view first_key, std::string_view last_key,
+                      uint64_t records);
 
   WriteOptions opts_;
   WritableFile* sink_;
@@ -228,6 +232,7 @@ class TableBuilder {
   std::string scratch_key_;
   std::string scratch_message_;
   std::string compressed_;
+  std::string copied_block_;  // CopyRefBlock's block, when its header offset changes
   std::unique_ptr<Deflater> deflater_;
   // A section of several log blocks compresses every other block on a second thread
   // (FlushLogBlock). The thread starts only once a first block is full and more records

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "format/block_reader.h"
 #include "format/block_writer.h"
 #include "format/bytes.h"
 #include "format/compression.h"
@@ -584,6 +585,64 @@ Status TableBuilder::CopyLogBlocks(const uint8_t* table, uint64_t table_size,
   section_type_ = BlockType::kLog;
   stats_.log_records += blocks.records;
   return Status::Ok();
+}
+
+// A ref block of another table, appended as it is (store/table_ref_blocks.h). Only its
+// header offset may change: a block that was its table's first carries that table's file
+// header, and the first block written here must carry this one's; the restart offsets,
+// counted from where the block's data starts, move with it. Records never refer to the
+// bytes around them (a block's first record shares no prefix), so they are copied verbatim.
+Status TableBuilder::CopyRefBlock(const BlockView& b, std::string_view first_key,
+                                  std::string_view last_key, uint64_t records) {
+  if (!error_.ok()) return error_;
+  if (!limits_set_) return Status::InvalidArgument("SetLimits must be called first");
+  if (b.type != BlockType::kRef || records == 0 || opts_.index_objects ||
+      (section_open_ && section_type_ != BlockType::kRef)) {
+    return Status::InvalidArgument("ref block cannot be copied into this table");
+  }
+  Status s = FlushBlock(/*more_follow=*/true);  // the block AddRef left open, if any
+  if (!s.ok()) return Fail(s);
+  if (section_open_ && first_key <= std::string_view(last_key_)) {
+    return Status::InvalidArgument("ref " + std::string(first_key) +
+                                   " is not in strictly increasing order");
+  }
+  const uint32_t from = b.header_off;
+  const uint32_t to = stats_.blocks == 0 ? uint32_t(HeaderSize(header_.version)) : 0;
+  const uint64_t len = uint64_t(b.block_len) - from + to;
+  if (len > opts_.block_size || b.restart_off < from + kBlockHeaderSize) {
+    return Status::InvalidArgument("ref block at offset " + std::to_string(b.offset) +
+                                   " does not fit a block of " + std::to_string(opts_.block_size) +
+                                   " bytes here");
+  }
+  std::string_view bytes(reinterpret_cast<const char*>(b.data), b.block_len);
+  if (from != 0 || to != 0) {
+    copied_block_.clear();
+    if (to != 0) header_.EncodeTo(&copied_block_);
+    const size_t restarts_at = copied_block_.size() + (b.restart_off - from);
+    copied_block_.resize(copied_block_.size() + kBlockHeaderSize);
+    uint8_t* h = reinterpret_cast<uint8_t*>(copied_block_.data()) + to;
+    h[0] = uint8_t(BlockType::kRef);
+    be::Store24(h + 1, uint32_t(len));
+    copied_block_.append(reinterpret_cast<const char*>(b.data) + from + kBlockHeaderSize,
+                         b.restart_off - from - kBlockHeaderSize);
+    copied_block_.resize(len);
+    uint8_t* r = reinterpret_cast<uint8_t*>(copied_block_.data()) + restarts_at;
+    for (uint32_t i = 0; i < b.restart_count; ++i, r += 3) {
+      be::Store24(r, RestartOffset(b, i) - from + to);
+    }
+    be::Store16(r, uint16_t(b.restart_count));
+    bytes = copied_block_;
+  }
+  block_start_ = next_offset();
+  index_.push_back(IndexEntry{std::string(last_key), block_start_});
+  last_key_.assign(last_key);
+  ++ref_blocks_;
+  ++stats_.blocks;
+  stats_.ref_records += records;
+  section_open_ = true;
+  section_type_ = BlockType::kRef;
+  s = WriteBlock(bytes, BlockType::kRef);
+  return s.ok() ? s : Fail(s);
 }
 
 Status TableBuilder::Finish() {

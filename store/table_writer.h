@@ -34,6 +34,7 @@ namespace reftab {
 // because a class takes its visibility from its first declaration.
 class TableBuilder;     // store/table_builder.h, not installed
 struct TableLogBlocks;  // store/table_log_blocks.h, not installed
+struct TableRefBlocks;  // store/table_ref_blocks.h, not installed
 
 REFTAB_PUBLIC_BEGIN
 
@@ -85,6 +86,7 @@ class TableWriter {
 
  private:
   friend struct TableLogBlocks;
+  friend struct TableRefBlocks;
   std::unique_ptr<TableBuilder> impl_;
 };
 

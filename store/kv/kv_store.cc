@@ -360,6 +360,7 @@ StackOptions StackOptionsFor(const KvOptions& o) {
   s.lock_pid_files = true;
   s.write_options.block_size = o.block_size;
   s.write_options.index_objects = false;  // values are not object ids
+  s.copy_disjoint_tables = true;          // nothing reads a key's update index
   return s;
 }
 

@@ -70,6 +70,11 @@
 //     a varint, so a read returns a view of the mapped file with no decoding;
 //   * a deletion is a ref deletion record (a tombstone) that hides the key in older tables,
 //     dropped when a compaction reaches the oldest table;
+//   * a record's update index means nothing to the store (a newer table shadows an older
+//     one by its place in the stack): a flush gives every record its table's, and a merge
+//     of tables whose key ranges do not overlap (a store filled in key order) copies their
+//     blocks as they are, each record then reading with its table's offset from the merged
+//     table's minimum (StackOptions::copy_disjoint_tables);
 //   * each table's block size is the configured one (4 KiB by default), raised to a power of
 //     two that holds the table's largest record when needed, and further until records of
 //     that size leave at most 1/16 of a block as padding (100 KiB values: 512 KiB blocks of

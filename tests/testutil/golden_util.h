@@ -10,6 +10,7 @@
 #include "store/stack.h"
 #include "store/table_reader.h"
 #include "store/table_writer.h"
+#include "tests/testutil/store_util.h"
 
 namespace reftab::golden {
 
@@ -63,8 +64,8 @@ WriteOptions GitWriteOptions(const TableReader& table, const std::string& meta);
 // Writes every record of `table` again with `opts` and the table's update index limits.
 std::string RewriteTable(const TableReader& table, const WriteOptions& opts);
 
-// Reads every ref of a table by a full scan.
-std::vector<RefRecord> ScanRefs(const TableReader& table);
+// Every ref of a table, by a full scan (tests/testutil/store_util.h).
+using testutil::ScanRefs;
 
 // Makes `s` usable as (part of) a gtest parameter name.
 std::string GtestName(const std::string& s);

@@ -195,4 +195,14 @@ std::vector<std::string> StrayFiles(const StackState& s) {
   return out;
 }
 
+std::vector<RefRecord> ScanRefs(const TableReader& table) {
+  std::vector<RefRecord> out;
+  TableRefIterator it(&table);
+  EXPECT_TRUE(it.SeekToFirst().ok());
+  RefRecord r;
+  while (it.Next(&r)) out.push_back(r);
+  EXPECT_TRUE(it.status().ok()) << it.status().ToString();
+  return out;
+}
+
 }  // namespace reftab::testutil

@@ -10,6 +10,7 @@
 
 #include "format/record.h"
 #include "store/stack.h"
+#include "store/table_reader.h"
 
 namespace reftab::testutil {
 
@@ -48,6 +49,8 @@ bool StartsWith(const std::string& s, const std::string& prefix);
 // One line per record of the merged view, refs then logs, in iteration order: every field,
 // update indexes included. Tombstones only with `include_deletions`.
 std::string DumpRefs(const Snapshot& snap, bool include_deletions);
+// Every ref record of one table, tombstones included, by a full scan.
+std::vector<RefRecord> ScanRefs(const TableReader& table);
 std::string DumpLogs(const Snapshot& snap, bool include_deletions);
 std::string DumpSnapshot(const Snapshot& snap, bool include_deletions);
 std::string FormatRef(const RefRecord& r, size_t hash_size);
