@@ -143,8 +143,11 @@ struct KvOptions {
   // The memtable's size, in bytes of keys and values (plus 64 per entry), past which the
   // next write makes it immutable, for the flush thread to write into a new table.
   // Memory use is up to twice this (with the immutable one), plus what snapshots keep of
-  // older memtables.
-  size_t memtable_size = 4 << 20;
+  // older memtables. 8 MiB, twice LevelDB's default: each flush is a table written and
+  // fsynced, and fewer, larger tables mean fewer merges (at 1M keys of 100 bytes, batched
+  // fills went from 0.64-0.87 of LevelDB's rate to 0.94-0.98 and write amplification from 5.9
+  // to 4.9, for about 2 MiB more peak memory; perf/RESULTS.md).
+  size_t memtable_size = 8 << 20;
   // A damaged record in the log fails Open with kCorruption instead of being dropped and
   // reported by log_recovery().
   bool paranoid_checks = false;
