@@ -700,8 +700,11 @@ for where in main wt1 wt2; do
   wrw $where drop --all --single-worktree
   wrw $where drop HEAD refs/bisect/bad refs/worktree/mark
   wrw $where drop main-worktree/HEAD worktrees/wt2/refs/bisect/bad
+  # The new entry's time: from the clock, git's run and ours could fall in different seconds.
+  export GIT_COMMITTER_DATE="1700300000 +0100"
   wrw $where write HEAD "$Z" "$(wg main rev-parse main)" "from $where"
   wrw $where write worktrees/wt1/HEAD "$Z" "$(wg main rev-parse main)" "to wt1"
+  unset GIT_COMMITTER_DATE
 done
 # A linked worktree whose gitdir file is empty is left out, as git leaves it out (even when
 # it is the current one).
