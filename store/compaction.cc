@@ -153,12 +153,9 @@ Status WriteMerged(TableWriter& w, const std::vector<const TableReader*>& tables
   refs.set_suppress_deletions(to_base);
   REFTAB_RETURN_IF_ERROR(refs.SeekToFirst());
   RefRecord r;
-  // The pages the merge has passed go back in 2 MiB steps (the size of an x86-64 huge page)
-  // per table, looked at every 256 records (ReleasePassedPages): a merge reads each input
-  // once, and holding their pages made a key/value store's peak resident memory the size of
-  // the tables it merged.
+  // The pages the merge has passed go back in steps of kMergeReleaseStep per table, looked
+  // at every 256 records (ReleasePassedPages).
   constexpr uint32_t kReleaseEvery = 256;
-  constexpr uint64_t kReleaseStep = uint64_t(2) << 20;
   uint32_t until_release = kReleaseEvery;
   std::vector<uint64_t> released;
   // NextView: the name stays in the table's key buffer (AddViewedRef).
@@ -168,7 +165,7 @@ Status WriteMerged(TableWriter& w, const std::vector<const TableReader*>& tables
     }
     if (--until_release == 0) {
       until_release = kReleaseEvery;
-      refs.ReleasePassedPages(kReleaseStep, &released);
+      refs.ReleasePassedPages(kMergeReleaseStep, &released);
     }
     REFTAB_RETURN_IF_ERROR(AddViewedRef(w, refs, r));
     progress.Tick();

@@ -5,6 +5,7 @@
 
 #include "format/block_reader.h"
 #include "format/record_codec.h"
+#include "store/merge_cursor.h"
 #include "store/progress.h"
 #include "store/restart_check.h"
 #include "store/table_ref_blocks.h"
@@ -110,9 +111,6 @@ Status OrderDisjointTables(const std::vector<const TableReader*>& tables,
 Status WriteDisjointTables(TableWriter& w, const std::vector<const TableReader*>& order,
                            bool drop_tombstones, const CompactionOptions& options, bool* copied) {
   *copied = false;
-  // As a record merge does (store/compaction.cc): a merge reads each input once, so the
-  // pages it has passed go back in 2 MiB steps.
-  constexpr uint64_t kReleaseStep = uint64_t(2) << 20;
   ProgressPhase progress(options.progress, "Compacting records", 0);
   uint64_t done = 0;
   BlockRecords records;
@@ -136,8 +134,9 @@ Status WriteDisjointTables(TableWriter& w, const std::vector<const TableReader*>
       done += records.count;
       progress.Set(done);
       at += b.full_size;
-      if (at - released >= kReleaseStep) {
-        const uint64_t upto = at / kReleaseStep * kReleaseStep;
+      // Whole steps behind the next block, as MergeCursor::ReleasePassedPages gives them.
+      if (at - released >= kMergeReleaseStep) {
+        const uint64_t upto = at / kMergeReleaseStep * kMergeReleaseStep;
         t->ReleasePages(released, upto - released);
         released = upto;
       }

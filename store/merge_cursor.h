@@ -66,6 +66,12 @@ struct MergeTechniques {
   static constexpr bool kOffsetValueCodes = kCodes;
 };
 
+// How much of each input a compaction gives back at a time (ReleasePassedPages, and the
+// block copy of store/disjoint_merge.cc): a merge reads each input once, and holding their
+// pages made a key/value store's peak resident memory the size of the tables it merged.
+// 2 MiB, the size of an x86-64 huge page (see ReleasePassedPages).
+inline constexpr uint64_t kMergeReleaseStep = uint64_t(2) << 20;
+
 template <class Sub, class Record, class Techniques = MergeTechniques<>>
 class MergeCursor {
  public:
