@@ -257,11 +257,12 @@ Status Stack::MergeRange(const CompactionPlan& plan, const CompactionOptions& op
   if (options_.copy_disjoint_tables && !write_options.index_objects) {
     std::vector<const TableReader*> order;
     REFTAB_RETURN_IF_ERROR(OrderDisjointTables(plan.tables, &order));
-    bool copied = false, tombstone = false;
+    bool tombstone = false;
     if (!order.empty()) {
       Status s = WriteTempTable(
           min, max,
           [&](TableWriter& w) {
+            bool copied = false;
             REFTAB_RETURN_IF_ERROR(WriteDisjointTables(w, order, plan.to_base, options, &copied));
             // A tombstone to drop: give up this table (the TempTable removes its file).
             tombstone = !copied;
