@@ -32,17 +32,7 @@ namespace reftab {
 namespace {
 
 using testutil::FormatRef;
-
-// Every ref record of the table, tombstones included, forwards.
-std::vector<RefRecord> Forward(const TableReader& t) {
-  std::vector<RefRecord> out;
-  TableRefIterator it(&t);
-  EXPECT_TRUE(it.SeekToFirst().ok());
-  RefRecord r;
-  while (it.Next(&r)) out.push_back(r);
-  EXPECT_TRUE(it.status().ok()) << it.status().ToString();
-  return out;
-}
+using testutil::ScanRefs;  // every ref record, tombstones included, forwards
 
 // The index of the last record before `want` in `all` (sorted), or -1.
 long LastBefore(const std::vector<RefRecord>& all, std::string_view want, bool inclusive) {
@@ -82,7 +72,7 @@ void CheckFrom(const TableReader& t, const std::vector<RefRecord>& all,
 
 // The whole table backwards, and seeks before (and at) keys around its names.
 void CheckTable(const TableReader& t, std::mt19937_64& rng, size_t seeks) {
-  const std::vector<RefRecord> all = Forward(t);
+  const std::vector<RefRecord> all = ScanRefs(t);
   CheckFrom(t, all, std::nullopt, false, all.size() + 1);
   if (all.empty()) {
     CheckFrom(t, all, std::string("refs/heads/main"), true, 1);
@@ -171,7 +161,7 @@ TEST(TableReverseCursorTest, EveryTableGitWroteReadsBackwardsAsForwards) {
     ASSERT_TRUE(t.ok()) << f << ": " << t.status().ToString();
     SCOPED_TRACE(f);
     CheckTable(**t, rng, 20);
-    refs += Forward(**t).size();
+    refs += ScanRefs(**t).size();
   }
   EXPECT_GT(refs, 1000u);  // the medium and multi-level fixtures are there
 }

@@ -53,18 +53,13 @@ using R = std::vector<std::pair<uint64_t, uint64_t>>;
 
 // Records of one table file, tombstones included.
 std::vector<RefRecord> TableRefs(const std::string& path) {
-  std::vector<RefRecord> out;
   auto file = PosixFileSystem()->OpenRead(path);
   EXPECT_TRUE(file.ok());
-  if (!file.ok()) return out;
+  if (!file.ok()) return {};
   auto t = TableReader::Open(std::move(*file));
   EXPECT_TRUE(t.ok());
-  if (!t.ok()) return out;
-  TableRefIterator it(t->get());
-  EXPECT_TRUE(it.SeekToFirst().ok());
-  RefRecord r;
-  while (it.Next(&r)) out.push_back(r);
-  return out;
+  if (!t.ok()) return {};
+  return testutil::ScanRefs(**t);
 }
 
 void ExpectSameState(const StackState& a, const StackState& b) {
