@@ -190,5 +190,4 @@ std::string RewriteTable(const TableReader& table, const WriteOptions& opts) {
   return out;
 }
 
-
 }  // namespace reftab::golden

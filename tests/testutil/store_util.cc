@@ -104,7 +104,8 @@ ObjectId TestId(uint64_t n, size_t hash_size) {
 }
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 bool StartsWith(const std::string& s, const std::string& prefix) {
@@ -116,7 +117,9 @@ std::string FormatRef(const RefRecord& r, size_t hs) {
   switch (r.value_type) {
     case RefValueType::kDeletion: out += " delete"; break;
     case RefValueType::kVal1: out += " val1 " + HexId(r.value, hs); break;
-    case RefValueType::kVal2: out += " val2 " + HexId(r.value, hs) + " ^" + HexId(r.peeled, hs); break;
+    case RefValueType::kVal2:
+      out += " val2 " + HexId(r.value, hs) + " ^" + HexId(r.peeled, hs);
+      break;
     case RefValueType::kSymref: out += " -> " + r.target; break;
   }
   return out;
@@ -181,7 +184,8 @@ StackState CaptureStack(const std::string& dir, const StackOptions& options) {
   auto snap = (*stack)->snapshot();
   s.merged = DumpSnapshot(*snap, true);
   s.live = DumpSnapshot(*snap, false);
-  for (const auto& t : snap->tables()) s.ranges.emplace_back(t->min_update_index(), t->max_update_index());
+  for (const auto& t : snap->tables())
+    s.ranges.emplace_back(t->min_update_index(), t->max_update_index());
   return s;
 }
 

@@ -60,11 +60,11 @@ std::string FormatLog(const LogRecord& l, size_t hash_size);
 struct StackState {
   bool open_ok = false;
   std::string open_error;
-  std::string list;                // tables.list bytes ("" if missing)
-  std::vector<std::string> names;  // listed tables
-  std::vector<std::string> files;  // the directory listing, sorted
-  std::string merged;              // DumpSnapshot(include_deletions = true)
-  std::string live;                // DumpSnapshot(include_deletions = false)
+  std::string list;                                   // tables.list bytes ("" if missing)
+  std::vector<std::string> names;                     // listed tables
+  std::vector<std::string> files;                     // the directory listing, sorted
+  std::string merged;                                 // DumpSnapshot(include_deletions = true)
+  std::string live;                                   // DumpSnapshot(include_deletions = false)
   std::vector<std::pair<uint64_t, uint64_t>> ranges;  // update index range of each table
 };
 StackState CaptureStack(const std::string& dir, const StackOptions& options = {});
