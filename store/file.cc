@@ -34,13 +34,28 @@ class MemoryFile final : public RandomAccessFile {
 };
 
 // A read-only private mapping of the whole file. The mapping stays valid after the file is
-// unlinked or replaced by rename, which is what lets snapshots outlive compactions.
+// unlinked or replaced by rename, which is what lets snapshots outlive compactions. The
+// descriptor stays open beside it for ReadInto (pread): the same file, whatever became of
+// its name.
 class MappedFile final : public RandomAccessFile {
  public:
-  MappedFile(std::string name, const uint8_t* data, uint64_t size)
-      : name_(std::move(name)), data_(data), size_(size) {}
+  MappedFile(std::string name, int fd, const uint8_t* data, uint64_t size)
+      : name_(std::move(name)), fd_(fd), data_(data), size_(size) {}
   ~MappedFile() override {
-    if (size_ > 0) munmap(const_cast<uint8_t*>(data_), size_);
+    munmap(const_cast<uint8_t*>(data_), size_);
+    close(fd_);
+  }
+  bool ReadInto(uint64_t offset, uint64_t length, uint8_t* out) const override {
+    if (offset > size_ || length > size_ - offset) return false;
+    while (length > 0) {
+      const ssize_t n = pread(fd_, out, size_t(length), off_t(offset));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;  // an error, or the file shrank: the caller reads data()
+      out += n;
+      offset += uint64_t(n);
+      length -= uint64_t(n);
+    }
+    return true;
   }
   const std::string& name() const override { return name_; }
   uint64_t size() const override { return size_; }
@@ -58,6 +73,7 @@ class MappedFile final : public RandomAccessFile {
 
  private:
   std::string name_;
+  int fd_;
   const uint8_t* data_;
   uint64_t size_;
 };
@@ -177,11 +193,13 @@ class Posix final : public FileSystem {
       return std::unique_ptr<RandomAccessFile>(std::make_unique<MemoryFile>(path, std::string()));
     }
     void* p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    int err = errno;
-    close(fd);
-    if (p == MAP_FAILED) return ErrnoStatus("mmap", path, err);
+    if (p == MAP_FAILED) {
+      int err = errno;
+      close(fd);
+      return ErrnoStatus("mmap", path, err);
+    }
     return std::unique_ptr<RandomAccessFile>(
-        std::make_unique<MappedFile>(path, static_cast<const uint8_t*>(p), size));
+        std::make_unique<MappedFile>(path, fd, static_cast<const uint8_t*>(p), size));
   }
 
   Result<std::unique_ptr<WritableFile>> Create(const std::string& path, bool exclusive) override {
@@ -261,6 +279,13 @@ class Posix final : public FileSystem {
 };
 
 }  // namespace
+
+bool RandomAccessFile::ReadInto(uint64_t offset, uint64_t length, uint8_t* out) const {
+  const uint64_t n = size();
+  if (offset > n || length > n - offset) return false;
+  if (length > 0) std::memcpy(out, data() + offset, size_t(length));
+  return true;
+}
 
 std::unique_ptr<RandomAccessFile> NewMemoryFile(std::string name, std::string bytes) {
   return std::make_unique<MemoryFile>(std::move(name), std::move(bytes));

@@ -34,6 +34,13 @@ class RandomAccessFile {
     (void)offset;
     (void)length;
   }
+  // Copies the bytes [offset, offset + length) into `out` with a read through the kernel
+  // rather than through data(): long sequential scans read ahead this way (a copy into a
+  // buffer the scan reuses), because the first touch of a mapping's page can cost more
+  // than the copy (on virtual machines with shadow page tables, several microseconds per
+  // 4 KiB page). False if the range is not inside the file or the read failed; the caller
+  // then reads data(). The default copies from data().
+  virtual bool ReadInto(uint64_t offset, uint64_t length, uint8_t* out) const;
 };
 
 // A sink for bytes; tables are written through it.
@@ -150,7 +157,8 @@ class FileSystem {
   virtual Result<std::unique_ptr<FileLock>> TryLock(const std::string& path) = 0;
 };
 
-// The operating system's file system (POSIX; tables are mmapped). Stateless.
+// The operating system's file system (POSIX; tables are mmapped, and each open table keeps
+// its descriptor for ReadInto). Stateless.
 FileSystem* PosixFileSystem();
 
 REFTAB_PUBLIC_END

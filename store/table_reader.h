@@ -177,6 +177,12 @@ class TableReader {
   // (RandomAccessFile::Release): a pass over the whole table then holds only what it reads
   // at the moment. Reads stay correct, only slower if they come back there.
   void ReleasePages(uint64_t offset, uint64_t length) const { file_->Release(offset, length); }
+  // Copies the file's bytes [offset, offset + length) into `out` through a read rather than
+  // the mapping (RandomAccessFile::ReadInto), for scans that read ahead. False if they
+  // cannot be read that way; source() still has them.
+  bool CopyBytes(uint64_t offset, uint64_t length, uint8_t* out) const {
+    return file_->ReadInto(offset, length, out);
+  }
 
   // Calls `fn` for every block in file order, for dumps and verification.
   Status ForEachBlock(const std::function<Status(const BlockView&)>& fn) const;
