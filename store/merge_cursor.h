@@ -89,6 +89,13 @@ class MergeCursor {
 
   // Drop deletion records instead of returning them.
   void set_suppress_deletions(bool v) { suppress_deletions_ = v; }
+  // Every table reads ahead (TableRefCursor::set_readahead): for long forward scans whose
+  // caller keeps no view of a record past the next call. Lazy advance keeps the record
+  // just returned in place until then.
+  void set_readahead(bool on) {
+    static_assert(Techniques::kLazyAdvance, "an eager advance could move past a returned view");
+    for (Sub& c : children_) c.set_readahead(on);
+  }
   // The memo of the snapshot whose tables (in the same order) this cursor merges
   // (SnapshotAccess::RefOrder), or null. Whole scans (SeekToFirst) then record and
   // replay the merge's order as the memo says.

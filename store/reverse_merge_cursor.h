@@ -33,6 +33,11 @@ class RefReverseMergeCursor {
 
   // Drop deletion records instead of returning them.
   void set_suppress_deletions(bool v) { suppress_deletions_ = v; }
+  // Every table reads ahead (TableRefReverseCursor::set_readahead): a value read as a view
+  // (ReadValue(RefView*)) is then valid only until the next move, not after Prev().
+  void set_readahead(bool on) {
+    for (TableRefReverseCursor& c : children_) c.set_readahead(on);
+  }
 
   // Positions on the last record.
   Status SeekToLast();
@@ -61,7 +66,8 @@ class RefReverseMergeCursor {
     Failed(*top_);
     return false;
   }
-  // The same into a RefView: the value is a view of the table's bytes (valid after Prev()).
+  // The same into a RefView: the value is a view of the table's bytes (valid after Prev(),
+  // unless the tables read ahead).
   bool ReadValue(RefView* ref) {
     if (top_->ReadValue(ref)) [[likely]]
       return true;

@@ -2,8 +2,10 @@
 // and what happens at the end of a block or on a malformed record.
 #include "store/section_cursor.h"
 
+#include <algorithm>
 #include <string>
 
+#include "format/bytes.h"
 #include "store/trace.h"
 
 namespace reftab {
@@ -46,10 +48,38 @@ Status SectionCursor::Load(uint64_t offset) {
     if (status_.ok()) status_ = std::move(s).WithContext(table_->name());
     return status_;
   }
+  Enter(view);
+  return Status::Ok();
+}
+
+void SectionCursor::Enter(const BlockView& view) {
   it_.Init(view, table_->hash_size());
+  const uint64_t offset = view.offset;
   if (bounded_ && offset >= bound_block_) it_.LimitTo(offset == bound_block_ ? bound_pos_ : 0);
   active_ = true;
-  return Status::Ok();
+}
+
+bool SectionCursor::LoadAhead(uint64_t offset) {
+  if (!window_) window_ = std::make_unique<ReadaheadWindow>();
+  // The block header first, for the block's length.
+  const uint64_t blocks_end = table_->source().table_size;
+  if (offset >= blocks_end || blocks_end - offset < kBlockHeaderSize) return false;
+  if (!window_->Cover(*table_, offset, offset + kBlockHeaderSize, false)) {
+    readahead_ = false;
+    return false;
+  }
+  const uint8_t* header = window_->At(offset);
+  if (header[0] != uint8_t(type_)) return false;  // the section's end (or a malformed block)
+  // The block and the byte after it (see ReadaheadWindow::Decode).
+  const uint64_t end = std::min(offset + be::Load24(header + 1) + 1, blocks_end);
+  if (!window_->Cover(*table_, offset, end, false)) {
+    readahead_ = false;
+    return false;
+  }
+  BlockView view;
+  if (!window_->Decode(*table_, offset, &view)) return false;
+  Enter(view);
+  return true;
 }
 
 bool SectionCursor::NextBlock() {
@@ -65,6 +95,10 @@ bool SectionCursor::NextBlock() {
       return false;
     }
     uint64_t next = b.offset + b.full_size;
+    if (readahead_ && ++sequential_ > ReadaheadWindow::kAfterBlocks && LoadAhead(next)) {
+      if (it_.NextKey()) return true;
+      continue;
+    }
     if (PeekBlockType(table_->source(), next) != uint8_t(type_)) {
       Stop();
       Status end = table_->CheckSectionEnd(next, type_);
@@ -88,6 +122,7 @@ bool SectionCursor::SectionStart(uint64_t* start) const {
 
 Status SectionCursor::SeekToFirst() {
   bounded_ = false;
+  sequential_ = 0;
   uint64_t start = 0;
   const bool present = SectionStart(&start);
   Stop();
@@ -128,11 +163,13 @@ Status SectionCursor::SeekLinear(uint64_t start, std::string_view want) {
 
 Status SectionCursor::Seek(std::string_view want) {
   bounded_ = false;
+  sequential_ = 0;
   return SeekFrom(want);
 }
 
 Status SectionCursor::SeekRange(std::string_view want, std::string_view limit) {
   bounded_ = false;
+  sequential_ = 0;
   Stop();
   if (!status_.ok()) return status_;
   if (!limit.empty() && type_ != BlockType::kLog) REFTAB_RETURN_IF_ERROR(PlaceBound(limit));

@@ -19,6 +19,7 @@
 #include "format/record.h"
 #include "format/record_codec.h"
 #include "format/status.h"
+#include "store/readahead_window.h"
 #include "store/ref_view.h"
 #include "store/table_reader.h"
 
@@ -66,8 +67,23 @@ class SectionCursor {
   // Records a malformed value at the current position.
   void FailValue();
 
+  // Read ahead (off by default; not for log sections): once NextBlock has loaded
+  // ReadaheadWindow::kAfterBlocks blocks one after another, the following blocks are decoded
+  // from a window of the file (store/readahead_window.h) instead of from the mapping. A seek
+  // starts the count again. What this costs the caller: a view into the current block (a
+  // record's value) is valid only until the cursor moves, not for the table's lifetime.
+  // Errors are never reported from a window: a block it cannot decode is read from the
+  // mapping, which names the file's offset; a failed read turns the read-ahead off.
+  void set_readahead(bool on) { readahead_ = on && type_ != BlockType::kLog; }
+
  private:
   bool NextBlock();
+  // NextBlock's read-ahead: loads the block at `offset` (> 0) from the window, refilling it
+  // as needed. False if it did not (the section ended, the block is malformed or the read
+  // failed): the caller then goes to the mapping.
+  bool LoadAhead(uint64_t offset);
+  // Starts reading the records of a decoded block.
+  void Enter(const BlockView& view);
   // Ends the records: inactive, and the block iterator has none left (every path that
   // ends the section or fails goes through here, NextKey() relies on it).
   void Stop();
@@ -92,6 +108,9 @@ class SectionCursor {
   Status status_;
   std::vector<uint8_t> log_buf_;
   std::unique_ptr<Inflater> inflater_;
+  bool readahead_ = false;
+  uint32_t sequential_ = 0;                  // blocks NextBlock loaded since the last seek
+  std::unique_ptr<ReadaheadWindow> window_;  // made at the first read ahead
 };
 
 // The ref records of one table, tombstones included, in name order.
@@ -125,6 +144,9 @@ class TableRefCursor {
   uint8_t value_type() const { return cursor_.it().value_type(); }
   // See BlockIterator::set_track_lcp(): the common prefix of the key with the previous one.
   void set_track_lcp(bool on) { cursor_.it().set_track_lcp(on); }
+  // See SectionCursor::set_readahead: views of values (RefView) then last only until the
+  // cursor moves.
+  void set_readahead(bool on) { cursor_.set_readahead(on); }
   const TableReader* table() const { return cursor_.table(); }
   // Where the block of the current record starts in the table (0 before the first block).
   uint64_t block_offset() const { return cursor_.it().block().offset; }

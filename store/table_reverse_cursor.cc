@@ -140,6 +140,7 @@ Status TableRefReverseCursor::LastBlock(uint64_t* offset, bool* found) {
 
 Status TableRefReverseCursor::SeekToLast() {
   valid_ = false;
+  sequential_ = 0;
   if (!status_.ok()) return status_;
   uint64_t offset = 0;
   bool found = false;
@@ -153,6 +154,7 @@ Status TableRefReverseCursor::SeekToLast() {
 
 Status TableRefReverseCursor::SeekBefore(std::string_view want, bool inclusive) {
   valid_ = false;
+  sequential_ = 0;
   if (!status_.ok()) return status_;
   uint64_t offset = 0;
   bool found = false;
@@ -175,6 +177,36 @@ Status TableRefReverseCursor::SeekBefore(std::string_view want, bool inclusive) 
   return Status::Ok();
 }
 
+bool TableRefReverseCursor::LoadBehind(uint64_t offset) {
+  uint64_t start = 0;
+  if (!table_->RefSectionStart(&start) || offset <= start) return false;
+  // The block before, as BlockBefore finds it (checked below as it checks it).
+  const BlockSource& src = table_->source();
+  uint64_t before = 0;
+  if (src.block_size != 0 && offset - start >= src.block_size) {
+    before = offset - src.block_size;
+  } else if (walked_) {
+    auto at = std::lower_bound(offsets_.begin(), offsets_.end(), offset);
+    if (at == offsets_.begin()) return false;
+    before = *(at - 1);
+  } else {
+    return false;
+  }
+  if (!window_) window_ = std::make_unique<ReadaheadWindow>();
+  // The block and the byte after it (see ReadaheadWindow::Decode).
+  if (!window_->Cover(*table_, before, std::min(offset + 1, src.table_size), /*backward=*/true)) {
+    readahead_ = false;
+    return false;
+  }
+  BlockView view;
+  if (!window_->Decode(*table_, before, &view) || view.type != BlockType::kRef ||
+      before + view.full_size != offset) {
+    return false;
+  }
+  it_.Init(view, table_->hash_size());
+  return true;
+}
+
 void TableRefReverseCursor::PrevBlock() {
   valid_ = false;
   if (it_.error()) {
@@ -183,6 +215,15 @@ void TableRefReverseCursor::PrevBlock() {
   }
   uint64_t offset = 0;
   bool found = false;
+  if (readahead_ && ++sequential_ > ReadaheadWindow::kAfterBlocks &&
+      LoadBehind(it_.block().offset)) {
+    if (!it_.SeekToLast()) {
+      (void)BlockDamage();
+      return;
+    }
+    valid_ = true;
+    return;
+  }
   if (!BlockBefore(it_.block().offset, &offset, &found).ok() || !found) return;
   if (!Load(offset).ok()) return;
   if (!it_.SeekToLast()) {

@@ -22,6 +22,7 @@
 #define REFTAB_STORE_TABLE_REVERSE_CURSOR_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,7 @@
 #include "format/record.h"
 #include "format/status.h"
 #include "store/block_reverse_cursor.h"
+#include "store/readahead_window.h"
 #include "store/ref_view.h"
 #include "store/table_reader.h"
 
@@ -74,8 +76,16 @@ class TableRefReverseCursor {
     return ReadOtherValue(ref);
   }
   // The same into a RefView: the value is a view of the table's bytes, not a copy (it stays
-  // valid when the cursor moves on).
+  // valid when the cursor moves on; with read-ahead on, only until then).
   bool ReadValue(RefView* ref);
+
+  // Read ahead (off by default): once PrevBlock has loaded ReadaheadWindow::kAfterBlocks
+  // blocks one after another, the blocks before are decoded from a window of the file
+  // (store/readahead_window.h), refilled backwards, instead of from the mapping. A seek
+  // starts the count again. Views of values (RefView) are then valid only until the cursor
+  // moves. A block the window cannot decode is read from the mapping (which reports it); a
+  // failed read turns the read-ahead off.
+  void set_readahead(bool on) { readahead_ = on; }
 
  private:
   Status Load(uint64_t offset);
@@ -84,6 +94,10 @@ class TableRefReverseCursor {
   Status LastBlock(uint64_t* offset, bool* found);
   Status WalkSection();  // fills offsets_
   void PrevBlock();
+  // PrevBlock's read-ahead: loads the block before the one at `offset` from the window,
+  // refilling it backwards as needed. False if it did not (no block before, one the window
+  // cannot decode, or a failed read): the caller then goes to the mapping.
+  bool LoadBehind(uint64_t offset);
   [[gnu::noinline]] bool ReadOtherValue(RefRecord* ref);
   Status Fail(Status s);
   Status BlockDamage();  // the block cursor's error, as a Status
@@ -103,6 +117,9 @@ class TableRefReverseCursor {
   Status status_;
   std::vector<uint64_t> offsets_;  // the section's blocks, once walked
   bool walked_ = false;
+  bool readahead_ = false;
+  uint32_t sequential_ = 0;                  // blocks PrevBlock loaded since the last seek
+  std::unique_ptr<ReadaheadWindow> window_;  // made at the first read ahead
 };
 
 }  // namespace reftab
