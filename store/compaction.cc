@@ -151,6 +151,7 @@ Status WriteMerged(TableWriter& w, const std::vector<const TableReader*>& tables
   ProgressPhase progress(options.progress, "Compacting records", 0);
   RefMergeCursor refs(tables);
   refs.set_suppress_deletions(to_base);
+  refs.set_readahead(true);  // each record is added before the cursor moves
   REFTAB_RETURN_IF_ERROR(refs.SeekToFirst());
   RefRecord r;
   // The pages the merge has passed go back in steps of kMergeReleaseStep per table, looked

@@ -93,9 +93,12 @@ struct KvIterator::Impl {
   bool reversed = false;
   std::optional<RefReverseMergeCursor> back;
   std::optional<KvMemReverseCursor> mem_back;
-  // The tables' entry handed out backwards: the reverse cursor moves past it at once, so
-  // its name is copied here (its value stays a view of the table).
+  // The tables' entry handed out backwards: its name is copied here, its value is a view of
+  // the table's bytes. The reverse cursor reads ahead, which keeps that view only until the
+  // cursor moves: it steps past the entry at the next step back (`back_pending`), not when
+  // handing it out.
   RefView back_rec;
+  bool back_pending = false;
   std::shared_ptr<const KvMemLayers> layers;  // the memtable's, for mem_back
   std::string floor;     // no key below it is visited (the lower bound or the prefix)
   std::string seek_key;  // Seek's copy of its key
@@ -190,9 +193,11 @@ Status KvIterator::SeekBack(const std::optional<std::string_view>& below, bool i
       limit_inclusive = false;
     }
   }
+  m.back_pending = false;  // the seek below repositions the reverse cursors
   if (!m.back) {
     m.back.emplace(m.snap->readers());
     m.back->set_suppress_deletions(true);
+    m.back->set_readahead(true);
     if (m.layers) m.mem_back.emplace(m.layers);
   }
   // A limit that is this iterator's own key() may be m.back_rec's name, which the reverse
@@ -215,6 +220,10 @@ void KvIterator::SettleBack() {
   Impl& m = *impl_;
   RefReverseMergeCursor& t = *m.back;
   valid_ = false;
+  if (m.back_pending) {  // past the tables' entry handed out last
+    m.back_pending = false;
+    t.Prev();
+  }
   for (;;) {
     if (!t.status().ok()) return;
     const bool from_mem = m.mem_back && m.mem_back->Valid();
@@ -223,7 +232,7 @@ void KvIterator::SettleBack() {
     const int order = !from_mem ? 1 : !t.Valid() ? -1 : t.key().compare(m.mem_back->key());
     if (order > 0) {
       if (!t.ReadValue(&m.back_rec)) return;
-      t.Prev();
+      m.back_pending = true;
       key_ = m.back_rec.refname;
       value_ = m.back_rec.value;
       break;
@@ -325,6 +334,9 @@ Status KvSnapshot::Get(std::string_view key, std::string* value, bool* found) co
 KvIterator KvSnapshot::NewIterator(const KvIteratorOptions& options) const {
   RefViewMergeCursor merge(snap_->readers());
   merge.set_merge_order(SnapshotAccess::RefOrder(*snap_));
+  // A value is a view only until the iterator moves (see KvIterator), which is what read
+  // ahead needs.
+  merge.set_readahead(true);
   auto impl = std::make_unique<KvIterator::Impl>(snap_, std::move(merge), options);
   if (mem_) {
     impl->mem.emplace(mem_->layers);
