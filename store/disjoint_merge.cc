@@ -7,6 +7,7 @@
 #include "format/record_codec.h"
 #include "store/merge_cursor.h"
 #include "store/progress.h"
+#include "store/readahead_window.h"
 #include "store/restart_check.h"
 #include "store/table_ref_blocks.h"
 #include "store/table_reverse_cursor.h"
@@ -119,13 +120,24 @@ Status WriteDisjointTables(TableWriter& w, const std::vector<const TableReader*>
     const BlockSource& src = t->source();
     uint64_t released = 0;
     uint64_t at = 0;
-    while (at < src.table_size && PeekBlockType(src, at) == uint8_t(BlockType::kRef)) {
+    // Blocks after the first come through a window read ahead (store/readahead_window.h),
+    // as a record merge's do; the first (it carries the file header), a block the window
+    // cannot give and everything after a failed read come from the mapping.
+    ReadaheadWindow window;
+    bool ahead = true;
+    for (;;) {
       if (options.cancel && options.cancel->load(std::memory_order_relaxed)) {
         return Status::Outdated("compaction cancelled");
       }
       BlockView b;
-      Status s = DecodeBlock(src, at, nullptr, nullptr, &b);
-      if (!s.ok()) return std::move(s).WithContext(t->name());
+      const ReadaheadWindow::Load load =
+          ahead ? window.LoadForward(*t, at, BlockType::kRef, &b) : ReadaheadWindow::Load::kNotHere;
+      if (load == ReadaheadWindow::Load::kReadFailed) ahead = false;
+      if (load != ReadaheadWindow::Load::kLoaded) {
+        if (at >= src.table_size || PeekBlockType(src, at) != uint8_t(BlockType::kRef)) break;
+        Status s = DecodeBlock(src, at, nullptr, nullptr, &b);
+        if (!s.ok()) return std::move(s).WithContext(t->name());
+      }
       REFTAB_RETURN_IF_ERROR(CheckRefBlock(*t, b, last, &records));
       if (drop_tombstones && records.tombstones) return Status::Ok();
       REFTAB_RETURN_IF_ERROR(

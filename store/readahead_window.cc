@@ -48,4 +48,20 @@ bool ReadaheadWindow::Decode(const TableReader& table, uint64_t offset, BlockVie
   return true;
 }
 
+ReadaheadWindow::Load ReadaheadWindow::LoadForward(const TableReader& table, uint64_t offset,
+                                                   BlockType type, BlockView* view) {
+  const uint64_t blocks_end = table.source().table_size;
+  if (offset == 0 || offset >= blocks_end || blocks_end - offset < kBlockHeaderSize) {
+    return Load::kNotHere;
+  }
+  if (!Cover(table, offset, offset + kBlockHeaderSize, /*backward=*/false)) {
+    return Load::kReadFailed;
+  }
+  const uint8_t* header = At(offset);
+  if (header[0] != uint8_t(type)) return Load::kNotHere;  // a section's end, or damage
+  const uint64_t end = std::min(offset + be::Load24(header + 1) + 1, blocks_end);
+  if (!Cover(table, offset, end, /*backward=*/false)) return Load::kReadFailed;
+  return Decode(table, offset, view) ? Load::kLoaded : Load::kNotHere;
+}
+
 }  // namespace reftab

@@ -46,6 +46,17 @@ class ReadaheadWindow {
   // with the file's offsets) if the block is malformed.
   bool Decode(const TableReader& table, uint64_t offset, BlockView* view) const;
 
+  enum class Load : uint8_t {
+    kLoaded,
+    kNotHere,     // no block of that type there, or a malformed one: read it from the table
+    kReadFailed,  // the read failed: stop reading ahead, read from the table
+  };
+  // A forward scan's next block: the block of type `type` at file offset `offset` (not 0),
+  // refilling the window forward as needed (its header first, for its length, then the
+  // block and the byte after it). On kNotHere the caller goes to the table, which tells the
+  // end of a section from a malformed block and reports the latter with the file's offsets.
+  Load LoadForward(const TableReader& table, uint64_t offset, BlockType type, BlockView* view);
+
  private:
   std::unique_ptr<uint8_t[]> bytes_;
   uint64_t capacity_ = 0;

@@ -2,10 +2,8 @@
 // and what happens at the end of a block or on a malformed record.
 #include "store/section_cursor.h"
 
-#include <algorithm>
 #include <string>
 
-#include "format/bytes.h"
 #include "store/trace.h"
 
 namespace reftab {
@@ -61,25 +59,13 @@ void SectionCursor::Enter(const BlockView& view) {
 
 bool SectionCursor::LoadAhead(uint64_t offset) {
   if (!window_) window_ = std::make_unique<ReadaheadWindow>();
-  // The block header first, for the block's length.
-  const uint64_t blocks_end = table_->source().table_size;
-  if (offset >= blocks_end || blocks_end - offset < kBlockHeaderSize) return false;
-  if (!window_->Cover(*table_, offset, offset + kBlockHeaderSize, false)) {
-    readahead_ = false;
-    return false;
-  }
-  const uint8_t* header = window_->At(offset);
-  if (header[0] != uint8_t(type_)) return false;  // the section's end (or a malformed block)
-  // The block and the byte after it (see ReadaheadWindow::Decode).
-  const uint64_t end = std::min(offset + be::Load24(header + 1) + 1, blocks_end);
-  if (!window_->Cover(*table_, offset, end, false)) {
-    readahead_ = false;
-    return false;
-  }
   BlockView view;
-  if (!window_->Decode(*table_, offset, &view)) return false;
-  Enter(view);
-  return true;
+  switch (window_->LoadForward(*table_, offset, type_, &view)) {
+    case ReadaheadWindow::Load::kLoaded: Enter(view); return true;
+    case ReadaheadWindow::Load::kNotHere: return false;
+    case ReadaheadWindow::Load::kReadFailed: readahead_ = false; return false;
+  }
+  return false;
 }
 
 bool SectionCursor::NextBlock() {
