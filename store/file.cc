@@ -280,13 +280,6 @@ class Posix final : public FileSystem {
 
 }  // namespace
 
-bool RandomAccessFile::ReadInto(uint64_t offset, uint64_t length, uint8_t* out) const {
-  const uint64_t n = size();
-  if (offset > n || length > n - offset) return false;
-  if (length > 0) std::memcpy(out, data() + offset, size_t(length));
-  return true;
-}
-
 std::unique_ptr<RandomAccessFile> NewMemoryFile(std::string name, std::string bytes) {
   return std::make_unique<MemoryFile>(std::move(name), std::move(bytes));
 }

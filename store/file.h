@@ -7,6 +7,7 @@
 #define REFTAB_STORE_FILE_H_
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -39,8 +40,15 @@ class RandomAccessFile {
   // buffer the scan reuses), because the first touch of a mapping's page can cost more
   // than the copy (on virtual machines with shadow page tables, several microseconds per
   // 4 KiB page). False if the range is not inside the file or the read failed; the caller
-  // then reads data(). The default copies from data().
-  virtual bool ReadInto(uint64_t offset, uint64_t length, uint8_t* out) const;
+  // then reads data(). The default copies from data(). (Defined here, as every virtual of
+  // these classes is: an out-of-line one would make its file the only home of the class's
+  // type information, which libreftab.so does not export.)
+  virtual bool ReadInto(uint64_t offset, uint64_t length, uint8_t* out) const {
+    const uint64_t n = size();
+    if (offset > n || length > n - offset) return false;
+    if (length > 0) std::memcpy(out, data() + offset, size_t(length));
+    return true;
+  }
 };
 
 // A sink for bytes; tables are written through it.
