@@ -197,7 +197,7 @@ Status KvIterator::SeekBack(const std::optional<std::string_view>& below, bool i
   if (!m.back) {
     m.back.emplace(m.snap->readers());
     m.back->set_suppress_deletions(true);
-    m.back->set_readahead(true);
+    m.back->set_readahead(o.readahead);
     if (m.layers) m.mem_back.emplace(m.layers);
   }
   // A limit that is this iterator's own key() may be m.back_rec's name, which the reverse
@@ -336,7 +336,7 @@ KvIterator KvSnapshot::NewIterator(const KvIteratorOptions& options) const {
   merge.set_merge_order(SnapshotAccess::RefOrder(*snap_));
   // A value is a view only until the iterator moves (see KvIterator), which is what read
   // ahead needs.
-  merge.set_readahead(true);
+  merge.set_readahead(options.readahead);
   auto impl = std::make_unique<KvIterator::Impl>(snap_, std::move(merge), options);
   if (mem_) {
     impl->mem.emplace(mem_->layers);

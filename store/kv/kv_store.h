@@ -197,12 +197,20 @@ struct KvIteratorOptions {
   std::optional<std::string> lower_bound;  // first key visited is >= this (inclusive)
   std::optional<std::string> upper_bound;  // keys visited are < this (exclusive)
   std::string prefix;                      // only keys that start with it
+  // Once a scan has passed two blocks of a table in a row, read that table's next blocks with
+  // pread(2) into a window the iterator reuses (64 KiB, doubling up to 256 KiB) rather than
+  // through its mapping. It pays where touching mapped pages is dear: a table a compaction
+  // has just written, or any table under a hypervisor with shadow page tables (several
+  // microseconds per 4 KiB page on the VM the README's figures come from). It costs a copy
+  // (a few nanoseconds per entry) where the pages are already mapped and warm.
+  bool readahead = true;
 };
 
 // Iteration in key order over one snapshot, forwards and backwards; tombstones are never
 // returned. key() and value() are views, valid until the next Seek/Next/Prev (or the
 // iterator's destruction), of the bytes where the entry lies: a value in the mapped table
-// (a record lies whole in one block, which is never compressed) or in the snapshot's frozen
+// or in the window read ahead from it (a record lies whole in one block, which is never
+// compressed) or in the snapshot's frozen
 // memtable, a key in the table cursor's key buffer (a name is stored as the bytes it shares
 // with the one before) or the memtable. A step copies no value and allocates nothing.
 // Backwards (SeekToLast, SeekForPrev, Prev) costs what forwards does, per entry: reftable

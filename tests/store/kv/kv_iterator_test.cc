@@ -113,7 +113,8 @@ class Walker {
   // Several walks over one state: each a fresh iterator with random options.
   void Walks(KvStore& kv, const Model& model, const std::string& where, int walks = 4) {
     for (int w = 0; w < walks; ++w) {
-      const KvIteratorOptions o = w == 0 ? KvIteratorOptions() : RandomOptions();
+      KvIteratorOptions o = w == 0 ? KvIteratorOptions() : RandomOptions();
+      o.readahead = w % 2 == 0;  // the default (read ahead) and the mapping alone, in turn
       auto it = kv.NewIterator(o);
       ASSERT_TRUE(it.ok()) << it.status().ToString();
       std::string at = where;
