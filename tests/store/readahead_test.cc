@@ -101,6 +101,15 @@ std::vector<RefRecord> RandomRefs(std::mt19937_64& rng, size_t n, size_t hash_si
   return v;
 }
 
+// A table of about `n` random refs (names and targets up to `max_name` bytes) in blocks of
+// `block_size`.
+std::string RandomTableBytes(uint64_t seed, uint32_t block_size, size_t n, size_t max_name) {
+  std::mt19937_64 rng(seed);
+  WriteOptions o;
+  o.block_size = block_size;
+  return testutil::WriteTableToString(o, 1, 9, RandomRefs(rng, n, 20, max_name), {});
+}
+
 std::unique_ptr<TableReader> OpenCounted(std::string bytes, CountingFile** file,
                                          uint64_t fail_from = UINT64_MAX) {
   auto f = std::make_unique<CountingFile>(std::move(bytes), fail_from);
@@ -192,11 +201,7 @@ TEST(ReadaheadTest, BlocksLargerThanTheWindowAreReadWhole) {
 }
 
 TEST(ReadaheadTest, AFailedReadFallsBackToTheMapping) {
-  std::mt19937_64 rng(13);
-  WriteOptions o;
-  o.block_size = 512;
-  const std::string bytes =
-      testutil::WriteTableToString(o, 1, 9, RandomRefs(rng, 8000, 20, 200), {});
+  const std::string bytes = RandomTableBytes(13, 512, 8000, 200);
   CountingFile* plain = nullptr;
   auto reference = OpenCounted(bytes, &plain);
   ASSERT_TRUE(reference);
@@ -297,11 +302,7 @@ TEST(ReadaheadTest, MergedTablesReadAheadBothWaysAsFromTheMapping) {
 }
 
 TEST(ReadaheadTest, PosixTablesReadAheadThroughTheirDescriptor) {
-  std::mt19937_64 rng(25);
-  WriteOptions o;
-  o.block_size = 1024;
-  const std::string bytes =
-      testutil::WriteTableToString(o, 1, 9, RandomRefs(rng, 10000, 20, 400), {});
+  const std::string bytes = RandomTableBytes(25, 1024, 10000, 400);
   testutil::TempDir dir("readahead");
   const std::string path = dir.path() + "/posix.ref";
   testutil::WriteFileOrDie(path, bytes);
