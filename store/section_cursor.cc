@@ -81,17 +81,15 @@ bool SectionCursor::NextBlock() {
       return false;
     }
     uint64_t next = b.offset + b.full_size;
-    if (readahead_ && ++sequential_ > ReadaheadWindow::kAfterBlocks && LoadAhead(next)) {
-      if (it_.NextKey()) return true;
-      continue;
+    if (!readahead_ || ++sequential_ <= ReadaheadWindow::kAfterBlocks || !LoadAhead(next)) {
+      if (PeekBlockType(table_->source(), next) != uint8_t(type_)) {
+        Stop();
+        Status end = table_->CheckSectionEnd(next, type_);
+        if (!end.ok() && status_.ok()) status_ = std::move(end);
+        return false;
+      }
+      if (!Load(next).ok()) return false;
     }
-    if (PeekBlockType(table_->source(), next) != uint8_t(type_)) {
-      Stop();
-      Status end = table_->CheckSectionEnd(next, type_);
-      if (!end.ok() && status_.ok()) status_ = std::move(end);
-      return false;
-    }
-    if (!Load(next).ok()) return false;
     if (it_.NextKey()) return true;
   }
 }

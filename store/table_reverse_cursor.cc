@@ -60,14 +60,27 @@ Status TableRefReverseCursor::WalkSection() {
   return Status::Ok();
 }
 
+bool TableRefReverseCursor::AlignedBefore(uint64_t start, uint64_t offset, uint64_t* before) const {
+  const uint64_t size = table_->source().block_size;
+  if (size == 0 || offset < start || offset - start < size) return false;
+  *before = offset - size;
+  return true;
+}
+
+bool TableRefReverseCursor::WalkedBefore(uint64_t offset, uint64_t* before) const {
+  auto at = std::lower_bound(offsets_.begin(), offsets_.end(), offset);
+  if (at == offsets_.begin()) return false;
+  *before = *(at - 1);
+  return true;
+}
+
 Status TableRefReverseCursor::BlockBefore(uint64_t offset, uint64_t* before, bool* found) {
   *found = false;
   uint64_t start = 0;
   if (!table_->RefSectionStart(&start) || offset <= start) return Status::Ok();
   const BlockSource& src = table_->source();
-  const uint64_t size = src.block_size;
-  if (size != 0 && offset - start >= size) {
-    const uint64_t candidate = offset - size;
+  uint64_t candidate = 0;
+  if (AlignedBefore(start, offset, &candidate)) {
     BlockView view;
     if (PeekBlockType(src, candidate) == uint8_t(BlockType::kRef) &&
         DecodeBlock(src, candidate, nullptr, nullptr, &view).ok() &&
@@ -78,10 +91,7 @@ Status TableRefReverseCursor::BlockBefore(uint64_t offset, uint64_t* before, boo
     }
   }
   REFTAB_RETURN_IF_ERROR(WalkSection());
-  auto at = std::lower_bound(offsets_.begin(), offsets_.end(), offset);
-  if (at == offsets_.begin()) return Status::Ok();
-  *before = *(at - 1);
-  *found = true;
+  *found = WalkedBefore(offset, before);
   return Status::Ok();
 }
 
@@ -180,16 +190,11 @@ Status TableRefReverseCursor::SeekBefore(std::string_view want, bool inclusive) 
 bool TableRefReverseCursor::LoadBehind(uint64_t offset) {
   uint64_t start = 0;
   if (!table_->RefSectionStart(&start) || offset <= start) return false;
-  // The block before, as BlockBefore finds it (checked below as it checks it).
+  // The block before, as BlockBefore finds it (checked below as it checks it), without
+  // walking the section through the mapping: that is BlockBefore's to do.
   const BlockSource& src = table_->source();
   uint64_t before = 0;
-  if (src.block_size != 0 && offset - start >= src.block_size) {
-    before = offset - src.block_size;
-  } else if (walked_) {
-    auto at = std::lower_bound(offsets_.begin(), offsets_.end(), offset);
-    if (at == offsets_.begin()) return false;
-    before = *(at - 1);
-  } else {
+  if (!AlignedBefore(start, offset, &before) && !(walked_ && WalkedBefore(offset, &before))) {
     return false;
   }
   if (!window_) window_ = std::make_unique<ReadaheadWindow>();
@@ -213,19 +218,13 @@ void TableRefReverseCursor::PrevBlock() {
     (void)BlockDamage();
     return;
   }
-  uint64_t offset = 0;
-  bool found = false;
-  if (readahead_ && ++sequential_ > ReadaheadWindow::kAfterBlocks &&
-      LoadBehind(it_.block().offset)) {
-    if (!it_.SeekToLast()) {
-      (void)BlockDamage();
-      return;
-    }
-    valid_ = true;
-    return;
+  const uint64_t at = it_.block().offset;
+  if (!readahead_ || ++sequential_ <= ReadaheadWindow::kAfterBlocks || !LoadBehind(at)) {
+    uint64_t offset = 0;
+    bool found = false;
+    if (!BlockBefore(at, &offset, &found).ok() || !found) return;
+    if (!Load(offset).ok()) return;
   }
-  if (!BlockBefore(it_.block().offset, &offset, &found).ok() || !found) return;
-  if (!Load(offset).ok()) return;
   if (!it_.SeekToLast()) {
     (void)BlockDamage();
     return;

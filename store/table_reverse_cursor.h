@@ -91,6 +91,11 @@ class TableRefReverseCursor {
   Status Load(uint64_t offset);
   // The block before the one at `offset` (*found false: it is the first).
   Status BlockBefore(uint64_t offset, uint64_t* before, bool* found);
+  // Its two ways: one block size back in an aligned table, where the ref section starts at
+  // `start` (false if there is no room; the caller checks that a block ending at `offset`
+  // starts there), and the walked offsets_ (false if `offset` is the first).
+  bool AlignedBefore(uint64_t start, uint64_t offset, uint64_t* before) const;
+  bool WalkedBefore(uint64_t offset, uint64_t* before) const;
   Status LastBlock(uint64_t* offset, bool* found);
   Status WalkSection();  // fills offsets_
   void PrevBlock();
