@@ -209,6 +209,24 @@ class BlockIterator {
   // if every key in the block is smaller. Returns false on corruption.
   bool Seek(std::string_view want);
 
+  // Positions before the record starting at `pos` (from block().data), whose key the
+  // caller knows is `key` (it compared the record's whole key: TableReader::FindExactRef):
+  // NextKey() then yields that record, as after Seek(key). The next record's shared prefix
+  // is taken from `key`, which is the record's own key. False (nothing changed) if `pos`
+  // is not inside the records.
+  bool PositionAt(uint32_t pos, std::string_view key) {
+    const uint8_t* p = block_.data + pos;
+    if (pos < block_.header_off + kBlockHeaderSize || p >= end_ || key.size() > UINT32_MAX / 2) {
+      return false;
+    }
+    if (key.size() + kKeySlack > key_cap_) GrowKey(uint32_t(key.size()));
+    std::memcpy(key_.get(), key.data(), key.size());
+    key_len_ = limit_ = uint32_t(key.size());
+    next_ = p;
+    value_ = nullptr;
+    return true;
+  }
+
   // The key of the first record (the first record is always a restart point).
   // Returns false on corruption.
   bool FirstKey(std::string_view* key) const;

@@ -85,19 +85,30 @@ REFTAB_FORCE_INLINE bool ShortHead(const uint8_t* p, const uint8_t* e, RecordHea
 // none after a one-byte update index delta, 16 bytes of room past the suffix, a key that
 // fits the buffer) is copied in 16-byte moves without bounds checks: the bytes moved past
 // the suffix are beyond *cur_len and are overwritten before anything reads them, and a value
-// running past the record the caller named ends the walk, which then reports it. A record
+// running past the record the caller named ends the walk, which then reports it. A value of
+// type 3 (a length and bytes) with a one-byte length takes the same path. A record
 // sharing more than max_prefix bytes sets *bad. Anything else goes through StepRecord.
 REFTAB_FORCE_INLINE bool WalkRecord(const uint8_t** p, const uint8_t* e, uint8_t* key, size_t cap,
                                     size_t max_prefix, size_t* cur_len, bool* bad,
                                     size_t hash_size) {
   RecordHead h;
-  if (ShortHead(*p, e, &h) && h.value_type <= 2 && h.prefix + h.suffix <= cap &&
-      size_t(e - h.s) >= h.suffix + 16 && (h.s[h.suffix] & 0x80) == 0) {
+  if (ShortHead(*p, e, &h) && h.prefix + h.suffix <= cap && size_t(e - h.s) >= h.suffix + 16 &&
+      (h.s[h.suffix] & 0x80) == 0) {
+    // The value after the one-byte delta: ids, or (type 3, the key/value store's values) a
+    // length under 128 and its bytes. Both bytes read lie within the 16 bytes of room.
+    size_t value_bytes;
+    if (h.value_type <= 2) {
+      value_bytes = h.value_type * hash_size;
+    } else if (h.value_type == 3 && (h.s[h.suffix + 1] & 0x80) == 0) {
+      value_bytes = size_t(1) + h.s[h.suffix + 1];
+    } else {
+      return StepRecord(p, e, key, cap, max_prefix, cur_len, hash_size);
+    }
     *bad |= h.prefix > max_prefix;
     std::memcpy(key + h.prefix, h.s, 16);
     for (size_t i = 16; i < h.suffix; i += 16) std::memcpy(key + h.prefix + i, h.s + i, 16);
     *cur_len = h.prefix + h.suffix;
-    *p = h.s + h.suffix + 1 + h.value_type * hash_size;
+    *p = h.s + h.suffix + 1 + value_bytes;
     return true;
   }
   return StepRecord(p, e, key, cap, max_prefix, cur_len, hash_size);

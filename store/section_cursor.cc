@@ -209,6 +209,23 @@ Status SectionCursor::SeekFrom(std::string_view want) {
     if (!SectionStart(&start)) return Status::Ok();
     return SeekLinear(start, want);
   }
+  if (type_ == BlockType::kRef && !bounded_ && TryExact()) {
+    uint64_t block = 0;
+    uint32_t record = 0;
+    TableReader::ExactRef exact = TableReader::ExactRef::kNoIndex;
+    Status s = table_->FindExactRef(want, &block, &record, &exact);
+    if (!s.ok()) {
+      status_ = std::move(s);
+      return status_;
+    }
+    if (exact == TableReader::ExactRef::kFound) {
+      exact_misses_ = 0;
+      REFTAB_RETURN_IF_ERROR(Load(block));
+      if (!it_.PositionAt(record, want)) FailValue();
+      return status_;
+    }
+    if (exact == TableReader::ExactRef::kAbsent && exact_misses_ < kExactMissRun) ++exact_misses_;
+  }
   uint64_t leaf = 0;
   bool found = false;
   Status s = table_->FindIndexedBlock(type_, want, &leaf, &found);

@@ -91,6 +91,15 @@ class SectionCursor {
   bool SectionStart(uint64_t* start) const;
   Status Load(uint64_t offset);
   Status SeekFrom(std::string_view want);
+  // Whether a seek first asks the table's hash index for a record with exactly the key
+  // sought (TableReader::FindExactRef): found, the seek lands on it without the index
+  // descent and the search of its block. For a key the table lacks the probe is wasted (a
+  // cache miss): after kExactMissRun such seeks in a row, only one seek in kExactRetry
+  // asks, until one finds its key again.
+  bool TryExact() {
+    if (exact_misses_ < kExactMissRun) return true;
+    return ++exact_skips_ % kExactRetry == 0;
+  }
   // Finds where the records >= limit start and sets bound_block_ / bound_pos_.
   Status PlaceBound(std::string_view limit);
   Status SeekLinear(uint64_t start, std::string_view want);
@@ -110,6 +119,10 @@ class SectionCursor {
   std::unique_ptr<Inflater> inflater_;
   bool readahead_ = false;
   uint32_t sequential_ = 0;                  // blocks NextBlock loaded since the last seek
+  static constexpr uint8_t kExactMissRun = 8;
+  static constexpr uint8_t kExactRetry = 16;
+  uint8_t exact_misses_ = 0;  // seeks in a row whose key the hash index proved absent
+  uint8_t exact_skips_ = 0;   // seeks since TryExact last said yes, while misses ran
   std::unique_ptr<ReadaheadWindow> window_;  // made at the first read ahead
 };
 
@@ -196,6 +209,12 @@ class TableRefCursor {
   [[gnu::noinline]] bool DecodeOtherValue(RefRecord* ref);
   REFTAB_FORCE_INLINE bool DecodeView(RefView* ref) {
     BlockIterator& it = cursor_.it();
+    if (const uint8_t* after = GetShortKvValue(it.value_type(), it.value_data(),
+                                               it.records_end(), &ref->value)) [[likely]] {
+      ref->value_type = 3;
+      it.ValueDoneAt(after);
+      return true;
+    }
     ByteReader in = it.value();
     ref->value_type = it.value_type();
     if (!GetRefValueView(in, ref->value_type, hash_size_, &ref->value)) [[unlikely]] {

@@ -481,6 +481,36 @@ TableReader::LookupAids::Outcome TableReader::LookupAids::ReadAt(const TableRead
   return Outcome::kHit;
 }
 
+Status TableReader::FindExactRef(std::string_view name, uint64_t* block_offset,
+                                 uint32_t* record, ExactRef* result) const {
+  *result = ExactRef::kNoIndex;
+  const RefHashIndex* index = LookupAids::HashIndex(*this);
+  if (index == nullptr) return Status::Ok();
+  *result = ExactRef::kAbsent;
+  const uint64_t hash = RefFilter::Hash(name);
+  for (size_t slot = index->FirstCandidate(hash); slot != RefHashIndex::kNone;
+       slot = index->NextCandidate(hash, slot)) {
+    const RefHashIndex::Location at = index->At(slot);
+    LookupAids::Prefetch(*this, at);
+    uint32_t first, end;
+    if (!RefBlockEnd(*source_, at.block_offset, &first, &end)) {
+      return LookupAids::Damage(*this, at);
+    }
+    const BlockFind f = MatchRecordAt(source_->data + at.block_offset,
+                                      {first, at.restart, at.checkpoint, at.record, end}, name,
+                                      hash_size());
+    if (f.result == BlockFind::kCorrupt) return LookupAids::Damage(*this, at);
+    if (f.result == BlockFind::kEqual) {
+      *block_offset = at.block_offset;
+      *record = at.record;
+      *result = ExactRef::kFound;
+      return Status::Ok();
+    }
+    // kEnd: another name with the same tag; the probe goes on
+  }
+  return Status::Ok();
+}
+
 Status TableReader::LookupAids::Damage(const TableReader& t, const RefHashIndex::Location& at) {
   const BlockSource& src = *t.source_;
   const uint64_t pos = at.block_offset;

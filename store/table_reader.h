@@ -202,6 +202,17 @@ class TableReader {
   Status FindIndexedBlock(BlockType section, std::string_view want, uint64_t* offset,
                           bool* found) const;
 
+  // For a seek to `name` (SectionCursor::Seek): where this table's record for exactly `name`
+  // starts, from the ref hash index (store/ref_hash_index.h), skipping the index descent
+  // and the search inside the block. kFound: *block_offset and *record (from the block's
+  // start) are set, and the record's key was compared whole with `name`. kAbsent: the index
+  // proves the table holds no record for it. kNoIndex: the index is not built (the call
+  // counts toward its build as a lookup does). An error: the record the index names does
+  // not read cleanly (the message names the file and offset).
+  enum class ExactRef : uint8_t { kNoIndex, kAbsent, kFound };
+  Status FindExactRef(std::string_view name, uint64_t* block_offset, uint32_t* record,
+                      ExactRef* result) const;
+
   // Called where a block of `section` ends at `next` and the block there is not one more of
   // its kind: Ok when the section may end there (the end of the block data, its own index,
   // or a later section the footer points at), Corruption otherwise, so that a damaged type

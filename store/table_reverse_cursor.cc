@@ -247,6 +247,10 @@ bool TableRefReverseCursor::ReadOtherValue(RefRecord* ref) {
 bool TableRefReverseCursor::ReadValue(RefView* ref) {
   ByteReader in = it_.value();
   ref->value_type = it_.value_type();
+  if (GetShortKvValue(ref->value_type, in.pos(), in.pos() + in.remaining(), &ref->value)) {
+    Assign(key(), &ref->refname);
+    return true;
+  }
   if (!GetRefValueView(in, ref->value_type, table_->hash_size(), &ref->value)) {
     const BlockView& b = it_.block();
     (void)Fail(table_->Error(At(b.offset) + ": malformed ref record"));

@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "store/ref_hash_index.h"
+#include "store/ref_view.h"
+#include "store/section_cursor.h"
 #include "store/stack.h"
 #include "store/table_reader.h"
 #include "tests/testutil/random_refs.h"
@@ -345,6 +347,72 @@ TEST(RefHashIndexTest, LookupsAgreeWithTheOnDiskIndexForPresentAbsentAndDeletedN
   }
 }
 
+// Seeks through the hash index (TableReader::FindExactRef, SectionCursor's first try) land
+// where the on-disk index lands: for present names (the exact path), absent ones (the probe
+// proves them absent, the index descent follows) and, after a run of absent ones, present
+// ones again. The values are the key/value store's (type 3, lengths of one and two varint
+// bytes) and object ids, read as views (RefView) and as records.
+TEST(RefHashIndexTest, SeeksLandWhereTheOnDiskIndexLandsForPresentAndAbsentNames) {
+  struct Layout {
+    uint32_t block_size;
+    bool unpadded;
+    uint32_t restart_interval;
+  };
+  for (Layout l : {Layout{4096, false, 16}, Layout{1024, true, 3}, Layout{2048, false, 1}}) {
+    std::vector<RefRecord> refs;
+    for (int i = 0; i < 6000; i += 2) {
+      RefRecord r = Ref(Name("kv", i), 1 + i % 3, i % 10 == 0);
+      if (i % 4 == 2) {
+        r.value_type = RefValueType::kSymref;
+        r.target = std::string(size_t(i % 300), char('a' + i % 26));
+      }
+      refs.push_back(r);
+    }
+    WriteOptions o;
+    o.block_size = l.block_size;
+    o.unpadded = l.unpadded;
+    o.restart_interval = l.restart_interval;
+    std::string bytes = testutil::WriteTableToString(o, 1, 3, refs, {});
+    auto hashed = TableReader::OpenBytes("hashed", bytes);
+    auto plain = TableReader::OpenBytes("plain", bytes);
+    ASSERT_TRUE(hashed.ok() && plain.ok());
+    (*plain)->set_lookup_aids(false);
+    // Rounds of present names, then of absent ones (just before and after each), then
+    // present ones again: the index is built during the first round.
+    std::vector<std::vector<std::string>> rounds(4);
+    for (const RefRecord& r : refs) {
+      rounds[0].push_back(r.refname);
+      rounds[1].push_back(r.refname + '\0');
+      rounds[2].push_back(r.refname.substr(0, r.refname.size() - 1));
+      rounds[3].push_back(r.refname);
+    }
+    rounds[0].insert(rounds[0].end(), rounds[0].begin(), rounds[0].end());
+    TableRefCursor a(hashed->get()), b(plain->get());
+    for (size_t round = 0; round < rounds.size(); ++round) {
+      for (const std::string& name : rounds[round]) {
+        ASSERT_TRUE(a.Seek(name).ok() && b.Seek(name).ok()) << name;
+        for (int step = 0; step < 3; ++step) {
+          RefView va, vb;
+          RefRecord ra, rb;
+          const bool more_a = step % 2 ? a.Next(&ra) : a.NextKey() && a.ReadValue(&va);
+          const bool more_b = step % 2 ? b.Next(&rb) : b.NextKey() && b.ReadValue(&vb);
+          ASSERT_EQ(more_a, more_b) << name << " round " << round;
+          if (!more_a) break;
+          if (step % 2) {
+            EXPECT_TRUE(testutil::SameRef(ra, rb, 20)) << name;
+          } else {
+            EXPECT_EQ(va.refname, vb.refname);
+            EXPECT_EQ(va.value_type, vb.value_type);
+            EXPECT_EQ(va.value, vb.value) << name;
+          }
+        }
+        ASSERT_TRUE(a.status().ok() && b.status().ok()) << a.status().ToString();
+      }
+    }
+    EXPECT_GT((*hashed)->ref_hash_index_bytes(), 0u);
+  }
+}
+
 // A table whose bytes the test may change after the hash index is built: the index names
 // records without rereading the restart table, so damage found on the way must still be
 // reported, never read past the block or the mapping.
@@ -453,6 +521,36 @@ TEST(RefHashIndexTest, BlockDamagedAfterTheBuildIsReportedWithFileAndOffset) {
     }
     h.file->at(at) = old;
   }
+}
+
+// A seek to a name whose record the hash index names reports damage there as the lookup
+// does: the file and the offsets, never a crash or a wrong landing.
+TEST(RefHashIndexTest, SeeksReportDamageWhereTheHashIndexLeads) {
+  HashedTable h = BuildHashedTable("seek-damaged.ref", 1);
+  // The fourth block's second record (after the 4-byte block header and a first record of
+  // 1 + 2 + 23 + 21 bytes) made to share 127 bytes with a key of 23.
+  h.file->at(3 * 4096 + 4 + 47) = char(0x7f);
+  size_t errors = 0;
+  for (const std::string& n : h.names) {
+    RefRecord r;
+    bool found = false;
+    const Status lookup = h.table->ReadRef(n, &r, &found);
+    TableRefCursor c(h.table.get());  // a failed cursor stays failed: one per seek
+    const Status seek = c.Seek(n);
+    if (!lookup.ok()) {
+      ++errors;
+      EXPECT_EQ(seek.ToString(), lookup.ToString()) << n;
+      EXPECT_NE(seek.message().find("seek-damaged.ref: block at offset 12288: "),
+                std::string::npos)
+          << seek.message();
+    } else {
+      ASSERT_TRUE(seek.ok()) << seek.ToString();
+      RefRecord got;
+      ASSERT_TRUE(c.Next(&got)) << n;
+      EXPECT_EQ(got.refname, n);
+    }
+  }
+  EXPECT_GT(errors, 0u);
 }
 
 TEST(RefHashIndexTest, StackLookupsReportDamageInAnOlderTableThroughItsHashIndex) {
