@@ -1,5 +1,8 @@
 #include "store/kv/kv_memtable.h"
 
+#define XXH_INLINE_ALL  // header-only, as in kv_log_format.cc
+#include <xxhash.h>
+
 #include <algorithm>
 #include <cstring>
 #include <iterator>
@@ -36,13 +39,42 @@ std::string_view KvArena::Copy(std::string_view bytes) {
   return std::string_view(dst, bytes.size());
 }
 
+void KvMemHash::Build(const KvMemMap& map) {
+  size_t count = 2;
+  while (count < 2 * map.size()) count *= 2;
+  slots_.assign(count, 0);
+  entries_.clear();
+  entries_.reserve(map.size());
+  mask_ = count - 1;
+  for (const auto& entry : map) {
+    const uint64_t h = XXH3_64bits(entry.first.data(), entry.first.size());
+    size_t i = size_t(h) & mask_;
+    while (slots_[i] != 0) i = (i + 1) & mask_;
+    entries_.push_back(&entry);
+    slots_[i] = (h >> 32 << 32) | uint64_t(entries_.size());
+  }
+}
+
+const KvMemMap::value_type* KvMemHash::Find(std::string_view key) const {
+  if (entries_.empty()) return nullptr;
+  const uint64_t h = XXH3_64bits(key.data(), key.size());
+  const uint64_t tag = h >> 32 << 32;
+  for (size_t i = size_t(h) & mask_;; i = (i + 1) & mask_) {
+    const uint64_t slot = slots_[i];
+    if (slot == 0) return nullptr;
+    if ((slot & ~uint64_t(0xffffffff)) == tag) {
+      const KvMemMap::value_type* e = entries_[uint32_t(slot) - 1];
+      if (e->first == key) return e;
+    }
+  }
+}
+
 KvMemLookup LookupKvMemLayers(const KvMemLayers& layers, std::string_view key, std::string* value) {
   for (auto layer = layers.rbegin(); layer != layers.rend(); ++layer) {
-    const KvMemMap& map = (*layer)->map;
-    auto it = map.find(key);
-    if (it == map.end()) continue;
-    if (!it->second) return KvMemLookup::kDeleted;
-    value->assign(*it->second);
+    const KvMemMap::value_type* e = (*layer)->hash.Find(key);
+    if (e == nullptr) continue;
+    if (!e->second) return KvMemLookup::kDeleted;
+    value->assign(*e->second);
     return KvMemLookup::kValue;
   }
   return KvMemLookup::kAbsent;
@@ -81,25 +113,27 @@ KvMemLookup KvMemtable::Get(std::string_view key, std::string* value) const {
 std::shared_ptr<const KvMemLayers> KvMemtable::Freeze() {
   if (writable_.empty()) return frozen_;
   KvMemLayers layers = *frozen_;
-  auto fresh = std::make_shared<KvMemLayer>();
-  fresh->map = std::move(writable_);
-  fresh->arenas.push_back(arena_);  // later writes add to it; the views stay valid
-  layers.push_back(std::move(fresh));
+  auto top = std::make_shared<KvMemLayer>();
+  top->map = std::move(writable_);
+  top->arenas.push_back(arena_);  // later writes add to it; the views stay valid
   writable_.clear();
-  auto size_of = [&layers](size_t i) { return layers[i]->map.size(); };
-  while (layers.size() >= 2 && size_of(layers.size() - 2) <= 2 * size_of(layers.size() - 1)) {
-    const KvMemLayer& older = *layers[layers.size() - 2];
-    const KvMemLayer& newer = *layers.back();
-    auto merged = std::make_shared<KvMemLayer>(older);
-    for (const auto& [k, v] : newer.map) merged->map.insert_or_assign(k, v);
-    for (const auto& a : newer.arenas) {
+  // The new layer joins the one below while that one is not more than twice its size.
+  while (!layers.empty() && layers.back()->map.size() <= 2 * top->map.size()) {
+    const KvMemLayer& older = *layers.back();
+    auto merged = std::make_shared<KvMemLayer>();  // not a copy: older's hash names its nodes
+    merged->map = older.map;
+    merged->arenas = older.arenas;
+    for (const auto& [k, v] : top->map) merged->map.insert_or_assign(k, v);
+    for (const auto& a : top->arenas) {
       if (std::find(merged->arenas.begin(), merged->arenas.end(), a) == merged->arenas.end()) {
         merged->arenas.push_back(a);
       }
     }
     layers.pop_back();
-    layers.back() = std::move(merged);
+    top = std::move(merged);
   }
+  top->hash.Build(top->map);
+  layers.push_back(std::move(top));
   frozen_ = std::make_shared<const KvMemLayers>(std::move(layers));
   return frozen_;
 }

@@ -45,10 +45,32 @@ class KvArena {
 
 // Key -> value, or nullopt for a deletion; views into an arena.
 using KvMemMap = std::map<std::string_view, std::optional<std::string_view>, std::less<>>;
-// A frozen layer: its map, and the arenas its views point into (one for a layer made by
-// Freeze(), and those of the layers merged into it).
+// A frozen layer's keys by hash, for exact lookups: in the map a lookup is a descent of
+// about log2(n) nodes, each a cache miss and a key comparison (688 instructions a lookup
+// in a snapshot's layer of 40,000 keys, callgrind); here it is one probe of an array of
+// 2n to 4n slots. A slot holds 32 bits of the key's hash and the entry's number, so that
+// a key the layer lacks (most lookups: the tables hold most keys) is told apart without
+// reading any entry. Built once, over a map that no longer changes.
+class KvMemHash {
+ public:
+  void Build(const KvMemMap& map);
+  // The entry for `key`, or null.
+  const KvMemMap::value_type* Find(std::string_view key) const;
+  size_t memory() const {
+    return slots_.capacity() * sizeof(uint64_t) + entries_.capacity() * sizeof(void*);
+  }
+
+ private:
+  std::vector<uint64_t> slots_;  // hash's high 32 bits << 32 | entry number + 1; 0: empty
+  std::vector<const KvMemMap::value_type*> entries_;
+  size_t mask_ = 0;
+};
+
+// A frozen layer: its map, the hash of its keys, and the arenas its views point into (one
+// for a layer made by Freeze(), and those of the layers merged into it).
 struct KvMemLayer {
   KvMemMap map;
+  KvMemHash hash;  // over `map`, once it is final
   std::vector<std::shared_ptr<const KvArena>> arenas;
 };
 // Frozen layers, oldest first.
