@@ -449,6 +449,10 @@ struct KvStore::Writer {
   bool sync = false;
   bool done = false;  // written by the head of the queue, with `status`
   Status status;
+  // Signalled when `done` is set or the writer becomes the head of the queue: a condition
+  // of its own (as LevelDB's writers have), so that a group's end wakes only the writers
+  // it completed and the next head, not every writer queued behind them.
+  std::condition_variable cv;
 };
 
 // A writer's state. `mu` guards every field but `thread`, and `log` while a queue head
@@ -457,7 +461,7 @@ struct KvStore::Bg {
   std::mutex mu;
   std::condition_variable flush_cv;    // to the flush thread: a memtable to flush, or stop
   std::condition_variable compact_cv;  // to the compaction thread: a compaction due, or stop
-  std::condition_variable state_cv;    // a job done, the queue moved
+  std::condition_variable state_cv;    // a job done, or the store stopping
   std::unique_ptr<KvLogWriter> log;
   bool log_has_synced = false;    // `log` holds a synced record
   bool log_name_durable = false;  // the folder was synced since `log` was put in place
@@ -668,7 +672,7 @@ Status KvStore::WriteQueued(Writer* w) {
   Bg& b = *bg_;
   std::unique_lock<std::mutex> lock(b.mu);
   b.writers.push_back(w);
-  b.state_cv.wait(lock, [&] { return w->done || b.writers.front() == w; });
+  w->cv.wait(lock, [&] { return w->done || b.writers.front() == w; });
   if (w->done) return w->status;
   Status s = MakeRoomForWrite(lock, /*force=*/w->n == 0);
   Writer* last = w;
@@ -727,10 +731,11 @@ Status KvStore::WriteQueued(Writer* w) {
     if (x != w) {
       x->status = s;
       x->done = true;
+      x->cv.notify_one();
     }
     if (x == last) break;
   }
-  b.state_cv.notify_all();
+  if (!b.writers.empty()) b.writers.front()->cv.notify_one();
   return s;
 }
 
