@@ -434,6 +434,20 @@ void PendingCompaction(const Snapshot& snap, size_t* tables, uint64_t* bytes) {
 constexpr size_t kMaxGroupBytes = 1 << 20;
 constexpr size_t kSmallRecordBytes = 128 << 10;
 
+// How long a queued writer watches for its turn before it sleeps (WriteQueued): this many
+// checks, the first kPausesBeforeYield with a spin-wait hint between them (a few
+// microseconds in all), the rest each after giving its core to another thread.
+constexpr int kPausesBeforeYield = 100;
+constexpr int kSpinsBeforeSleep = kPausesBeforeYield + 20;
+
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
 uint64_t MicrosSince(std::chrono::steady_clock::time_point start) {
   return uint64_t(std::chrono::duration_cast<std::chrono::microseconds>(
                       std::chrono::steady_clock::now() - start)
@@ -442,16 +456,19 @@ uint64_t MicrosSince(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-// A write waiting in the queue; it lives on its thread's stack until `done`.
+// A write waiting in the queue; it lives on its thread's stack until it is done.
 struct KvStore::Writer {
   size_t n = 0;        // its operations; 0: a Flush's turn, which makes the memtable immutable
   std::string record;  // its log record, which the memtable reads the operations from
   bool sync = false;
-  bool done = false;  // written by the head of the queue, with `status`
-  Status status;
-  // Signalled when `done` is set or the writer becomes the head of the queue: a condition
-  // of its own (as LevelDB's writers have), so that a group's end wakes only the writers
-  // it completed and the next head, not every writer queued behind them.
+  Status status;  // set by the head that completed it, before `turn` says kDone
+  // kWaiting until the head of the queue completes it (kDone) or it becomes the head
+  // (kHead); changed under the store's mutex, read without it while the writer spins.
+  enum Turn : uint8_t { kWaiting, kHead, kDone };
+  std::atomic<uint8_t> turn{kWaiting};
+  // Signalled when `turn` changes: a condition of its own (as LevelDB's writers have), so
+  // that a group's end wakes only the writers it completed and the next head, not every
+  // writer queued behind them.
   std::condition_variable cv;
 };
 
@@ -672,8 +689,28 @@ Status KvStore::WriteQueued(Writer* w) {
   Bg& b = *bg_;
   std::unique_lock<std::mutex> lock(b.mu);
   b.writers.push_back(w);
-  w->cv.wait(lock, [&] { return w->done || b.writers.front() == w; });
-  if (w->done) return w->status;
+  if (b.writers.front() == w) {
+    w->turn.store(Writer::kHead, std::memory_order_relaxed);
+  } else {
+    // A head's group takes a few microseconds, a sleep and a wake-up many more (a context
+    // switch each way, and a system call for the wake-up): the writer first watches its
+    // turn for a while, spinning, then yielding its core, and sleeps only if it is still
+    // waiting after that. It takes the mutex again either way: the head signals `cv` under
+    // it, which must not outlive the writer.
+    lock.unlock();
+    for (int i = 0; i < kSpinsBeforeSleep &&
+                    w->turn.load(std::memory_order_acquire) == Writer::kWaiting;
+         ++i) {
+      if (i < kPausesBeforeYield) {
+        CpuRelax();
+      } else {
+        std::this_thread::yield();
+      }
+    }
+    lock.lock();
+    w->cv.wait(lock, [&] { return w->turn.load(std::memory_order_relaxed) != Writer::kWaiting; });
+  }
+  if (w->turn.load(std::memory_order_relaxed) == Writer::kDone) return w->status;
   Status s = MakeRoomForWrite(lock, /*force=*/w->n == 0);
   Writer* last = w;
   if (s.ok() && w->n != 0) {
@@ -730,12 +767,16 @@ Status KvStore::WriteQueued(Writer* w) {
     b.writers.pop_front();
     if (x != w) {
       x->status = s;
-      x->done = true;
+      x->turn.store(Writer::kDone, std::memory_order_release);
       x->cv.notify_one();
     }
     if (x == last) break;
   }
-  if (!b.writers.empty()) b.writers.front()->cv.notify_one();
+  if (!b.writers.empty()) {
+    Writer* head = b.writers.front();
+    head->turn.store(Writer::kHead, std::memory_order_release);
+    head->cv.notify_one();
+  }
   return s;
 }
 
