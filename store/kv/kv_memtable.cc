@@ -88,10 +88,11 @@ void KvMemtable::Set(std::string_view key, std::optional<std::string_view> value
   if (value) stored = arena_->Copy(*value);
   // Keys written in ascending order (a sequential fill, a sorted batch) go after the last
   // one without a descent; otherwise one descent, for the insert's hint too.
-  auto it = writable_.end();
-  if (!writable_.empty() && std::prev(it)->first >= key) it = writable_.lower_bound(key);
-  if (it == writable_.end() || it->first != key) {
-    writable_.emplace_hint(it, arena_->Copy(key), stored);
+  KvMemMap& map = writable_->map;
+  auto it = map.end();
+  if (!map.empty() && std::prev(it)->first >= key) it = map.lower_bound(key);
+  if (it == map.end() || it->first != key) {
+    map.emplace_hint(it, arena_->Copy(key), stored);
   } else {
     it->second = stored;  // the old value's bytes stay in the arena (counted in bytes_)
   }
@@ -101,8 +102,8 @@ void KvMemtable::Put(std::string_view key, std::string_view value) { Set(key, va
 void KvMemtable::Delete(std::string_view key) { Set(key, std::nullopt); }
 
 KvMemLookup KvMemtable::Get(std::string_view key, std::string* value) const {
-  auto it = writable_.find(key);
-  if (it != writable_.end()) {
+  auto it = writable_->map.find(key);
+  if (it != writable_->map.end()) {
     if (!it->second) return KvMemLookup::kDeleted;
     value->assign(*it->second);
     return KvMemLookup::kValue;
@@ -111,12 +112,11 @@ KvMemLookup KvMemtable::Get(std::string_view key, std::string* value) const {
 }
 
 std::shared_ptr<const KvMemLayers> KvMemtable::Freeze() {
-  if (writable_.empty()) return frozen_;
+  if (writable_->map.empty()) return frozen_;
   KvMemLayers layers = *frozen_;
-  auto top = std::make_shared<KvMemLayer>();
-  top->map = std::move(writable_);
+  std::shared_ptr<KvMemLayer> top = std::move(writable_);
   top->arenas.push_back(arena_);  // later writes add to it; the views stay valid
-  writable_.clear();
+  writable_ = std::make_unique<KvMemLayer>();
   // The new layer joins the one below while that one is not more than twice its size.
   while (!layers.empty() && layers.back()->map.size() <= 2 * top->map.size()) {
     const KvMemLayer& older = *layers.back();
@@ -139,7 +139,7 @@ std::shared_ptr<const KvMemLayers> KvMemtable::Freeze() {
 }
 
 void KvMemtable::Clear() {
-  writable_.clear();
+  writable_ = std::make_unique<KvMemLayer>();
   arena_ = std::make_shared<KvArena>();
   frozen_ = std::make_shared<const KvMemLayers>();
   bytes_ = 0;
