@@ -71,7 +71,7 @@ const KvMemMap::value_type* KvMemHash::Find(std::string_view key) const {
 
 KvMemLookup LookupKvMemLayers(const KvMemLayers& layers, std::string_view key, std::string* value) {
   for (auto layer = layers.rbegin(); layer != layers.rend(); ++layer) {
-    const KvMemMap::value_type* e = (*layer)->hash.Find(key);
+    const KvMemMap::value_type* e = (*layer)->Find(key);
     if (e == nullptr) continue;
     if (!e->second) return KvMemLookup::kDeleted;
     value->assign(*e->second);
@@ -120,7 +120,7 @@ std::shared_ptr<const KvMemLayers> KvMemtable::Freeze() {
   // The new layer joins the one below while that one is not more than twice its size.
   while (!layers.empty() && layers.back()->map.size() <= 2 * top->map.size()) {
     const KvMemLayer& older = *layers.back();
-    auto merged = std::make_shared<KvMemLayer>();  // not a copy: older's hash names its nodes
+    auto merged = std::make_shared<KvMemLayer>();  // with a node pool of its own
     merged->map = older.map;
     merged->arenas = older.arenas;
     for (const auto& [k, v] : top->map) merged->map.insert_or_assign(k, v);
@@ -132,7 +132,6 @@ std::shared_ptr<const KvMemLayers> KvMemtable::Freeze() {
     layers.pop_back();
     top = std::move(merged);
   }
-  top->hash.Build(top->map);
   layers.push_back(std::move(top));
   frozen_ = std::make_shared<const KvMemLayers>(std::move(layers));
   return frozen_;

@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <memory_resource>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -54,7 +55,9 @@ using KvMemMap = std::pmr::map<std::string_view, std::optional<std::string_view>
 // in a snapshot's layer of 40,000 keys, callgrind); here it is one probe of an array of
 // 2n to 4n slots. A slot holds 32 bits of the key's hash and the entry's number, so that
 // a key the layer lacks (most lookups: the tables hold most keys) is told apart without
-// reading any entry. Built once, over a map that no longer changes.
+// reading any entry. Built once, over a map that no longer changes, by the layer's first
+// lookup (KvMemLayer::Find): a memtable made immutable to be flushed is often never looked
+// up, and its writer would otherwise pay the build (about 2 ms for 8 MiB of small entries).
 class KvMemHash {
  public:
   void Build(const KvMemMap& map);
@@ -74,10 +77,20 @@ class KvMemHash {
 // for a layer made by Freeze(), and those of the layers merged into it).
 struct KvMemLayer {
   KvMemLayer() : nodes(std::make_unique<std::pmr::monotonic_buffer_resource>()), map(nodes.get()) {}
+  // The entry for `key`, or null: through the hash, built at the first call (any thread).
+  // Only once `map` is final (frozen).
+  const KvMemMap::value_type* Find(std::string_view key) const {
+    std::call_once(hash_built, [this] { hash.Build(map); });
+    return hash.Find(key);
+  }
+
   std::unique_ptr<std::pmr::monotonic_buffer_resource> nodes;  // `map`'s nodes; outlives it
   KvMemMap map;
-  KvMemHash hash;  // over `map`, once it is final
   std::vector<std::shared_ptr<const KvArena>> arenas;
+
+ private:
+  mutable std::once_flag hash_built;
+  mutable KvMemHash hash;  // over `map`
 };
 // Frozen layers, oldest first.
 using KvMemLayers = std::vector<std::shared_ptr<const KvMemLayer>>;
