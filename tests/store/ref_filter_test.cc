@@ -282,6 +282,28 @@ TEST(RefHashIndexTest, FieldWidthsFollowTheTableAndLocationsThatDoNotFitGetNoInd
   EXPECT_EQ(RefHashIndex::Build({{1, {0, 28, 30, 29}}}, 1), nullptr);
 }
 
+// One table's bytes opened twice: `hashed` builds its lookup aids as lookups go, `plain`
+// never does (the reference the tests compare with).
+struct TwinTables {
+  std::unique_ptr<TableReader> hashed, plain;
+};
+TwinTables OpenTwins(uint32_t block_size, bool unpadded, uint32_t restart_interval,
+                     const std::vector<RefRecord>& refs) {
+  WriteOptions o;
+  o.block_size = block_size;
+  o.unpadded = unpadded;
+  o.restart_interval = restart_interval;
+  const std::string bytes = testutil::WriteTableToString(o, 1, 3, refs, {});
+  auto hashed = TableReader::OpenBytes("hashed", bytes);
+  auto plain = TableReader::OpenBytes("plain", bytes);
+  TwinTables t;
+  if (!hashed.ok() || !plain.ok()) return t;
+  t.hashed = std::move(*hashed);
+  t.plain = std::move(*plain);
+  t.plain->set_lookup_aids(false);
+  return t;
+}
+
 // Records of every kind in tables of several layouts (small and large blocks, unpadded
 // blocks whose offsets the block size does not divide, short restart intervals, names
 // longer than the lookup's key buffer); lookups of every present name, of names before the
@@ -313,15 +335,8 @@ TEST(RefHashIndexTest, LookupsAgreeWithTheOnDiskIndexForPresentAbsentAndDeletedN
     }
     std::sort(refs.begin(), refs.end(),
               [](const RefRecord& a, const RefRecord& b) { return a.refname < b.refname; });
-    WriteOptions o;
-    o.block_size = l.block_size;
-    o.unpadded = l.unpadded;
-    o.restart_interval = l.restart_interval;
-    std::string bytes = testutil::WriteTableToString(o, 1, 3, refs, {});
-    auto hashed = TableReader::OpenBytes("hashed", bytes);
-    auto plain = TableReader::OpenBytes("plain", bytes);
-    ASSERT_TRUE(hashed.ok() && plain.ok());
-    (*plain)->set_lookup_aids(false);
+    TwinTables t = OpenTwins(l.block_size, l.unpadded, l.restart_interval, refs);
+    ASSERT_TRUE(t.hashed && t.plain);
     std::vector<std::string> names = {"", "A", "refs/", "refs/zzz", "\xff"};
     for (const RefRecord& r : refs) {
       names.push_back(r.refname);
@@ -332,8 +347,8 @@ TEST(RefHashIndexTest, LookupsAgreeWithTheOnDiskIndexForPresentAbsentAndDeletedN
       for (const std::string& name : names) {
         RefRecord a, b;
         bool found_a = false, found_b = false;
-        ASSERT_TRUE((*hashed)->ReadRef(name, &a, &found_a).ok()) << name;
-        ASSERT_TRUE((*plain)->ReadRef(name, &b, &found_b).ok()) << name;
+        ASSERT_TRUE(t.hashed->ReadRef(name, &a, &found_a).ok()) << name;
+        ASSERT_TRUE(t.plain->ReadRef(name, &b, &found_b).ok()) << name;
         ASSERT_EQ(found_a, found_b) << name << " round " << round;
         if (found_a) {
           EXPECT_EQ(a.refname, name);
@@ -342,8 +357,8 @@ TEST(RefHashIndexTest, LookupsAgreeWithTheOnDiskIndexForPresentAbsentAndDeletedN
         }
       }
     }
-    EXPECT_GT((*hashed)->ref_hash_index_bytes(), 0u) << l.block_size;
-    EXPECT_EQ((*plain)->ref_hash_index_bytes(), 0u);
+    EXPECT_GT(t.hashed->ref_hash_index_bytes(), 0u) << l.block_size;
+    EXPECT_EQ(t.plain->ref_hash_index_bytes(), 0u);
   }
 }
 
@@ -368,15 +383,8 @@ TEST(RefHashIndexTest, SeeksLandWhereTheOnDiskIndexLandsForPresentAndAbsentNames
       }
       refs.push_back(r);
     }
-    WriteOptions o;
-    o.block_size = l.block_size;
-    o.unpadded = l.unpadded;
-    o.restart_interval = l.restart_interval;
-    std::string bytes = testutil::WriteTableToString(o, 1, 3, refs, {});
-    auto hashed = TableReader::OpenBytes("hashed", bytes);
-    auto plain = TableReader::OpenBytes("plain", bytes);
-    ASSERT_TRUE(hashed.ok() && plain.ok());
-    (*plain)->set_lookup_aids(false);
+    TwinTables t = OpenTwins(l.block_size, l.unpadded, l.restart_interval, refs);
+    ASSERT_TRUE(t.hashed && t.plain);
     // Rounds of present names, then of absent ones (just before and after each), then
     // present ones again: the index is built during the first round.
     std::vector<std::vector<std::string>> rounds(4);
@@ -387,7 +395,7 @@ TEST(RefHashIndexTest, SeeksLandWhereTheOnDiskIndexLandsForPresentAndAbsentNames
       rounds[3].push_back(r.refname);
     }
     rounds[0].insert(rounds[0].end(), rounds[0].begin(), rounds[0].end());
-    TableRefCursor a(hashed->get()), b(plain->get());
+    TableRefCursor a(t.hashed.get()), b(t.plain.get());
     for (size_t round = 0; round < rounds.size(); ++round) {
       for (const std::string& name : rounds[round]) {
         ASSERT_TRUE(a.Seek(name).ok() && b.Seek(name).ok()) << name;
@@ -409,7 +417,7 @@ TEST(RefHashIndexTest, SeeksLandWhereTheOnDiskIndexLandsForPresentAndAbsentNames
         ASSERT_TRUE(a.status().ok() && b.status().ok()) << a.status().ToString();
       }
     }
-    EXPECT_GT((*hashed)->ref_hash_index_bytes(), 0u);
+    EXPECT_GT(t.hashed->ref_hash_index_bytes(), 0u);
   }
 }
 

@@ -13,12 +13,28 @@
 namespace reftab {
 namespace {
 
+using Model = std::map<std::string, std::optional<std::string>>;
+
+// That a lookup of `key` answered `r` (and `got` for a value) as `model` says it should.
+void ExpectAnswer(const Model& model, const std::string& key, KvMemLookup r,
+                  const std::string& got) {
+  auto m = model.find(key);
+  if (m == model.end()) {
+    EXPECT_EQ(r, KvMemLookup::kAbsent) << key;
+  } else if (!m->second) {
+    EXPECT_EQ(r, KvMemLookup::kDeleted) << key;
+  } else {
+    EXPECT_EQ(r, KvMemLookup::kValue) << key;
+    EXPECT_EQ(got, *m->second) << key;
+  }
+}
+
 TEST(KvMemtableTest, LookupsThroughFrozenLayersAgreeWithAMap) {
   std::mt19937_64 rng(11);
   KvMemtable mem;
-  std::map<std::string, std::optional<std::string>> model;
+  Model model;
   std::shared_ptr<const KvMemLayers> frozen;
-  std::map<std::string, std::optional<std::string>> frozen_model;
+  Model frozen_model;
   auto key = [](uint64_t i) { return "key-" + std::to_string(i); };
   for (int step = 0; step < 20000; ++step) {
     const std::string k = key(rng() % 3000);
@@ -40,27 +56,11 @@ TEST(KvMemtableTest, LookupsThroughFrozenLayersAgreeWithAMap) {
       const std::string q = key(i);
       std::string got;
       const KvMemLookup r = mem.Get(q, &got);
-      auto m = model.find(q);
-      if (m == model.end()) {
-        EXPECT_EQ(r, KvMemLookup::kAbsent) << q;
-      } else if (!m->second) {
-        EXPECT_EQ(r, KvMemLookup::kDeleted) << q;
-      } else {
-        ASSERT_EQ(r, KvMemLookup::kValue) << q;
-        EXPECT_EQ(got, *m->second) << q;
-      }
+      ExpectAnswer(model, q, r, got);
       if (!frozen) continue;
       // A snapshot's layers keep what they held when frozen, whatever came later.
       const KvMemLookup f = LookupKvMemLayers(*frozen, q, &got);
-      auto fm = frozen_model.find(q);
-      if (fm == frozen_model.end()) {
-        EXPECT_EQ(f, KvMemLookup::kAbsent) << q;
-      } else if (!fm->second) {
-        EXPECT_EQ(f, KvMemLookup::kDeleted) << q;
-      } else {
-        ASSERT_EQ(f, KvMemLookup::kValue) << q;
-        EXPECT_EQ(got, *fm->second) << q;
-      }
+      ExpectAnswer(frozen_model, q, f, got);
     }
   }
   ASSERT_NE(frozen, nullptr);
