@@ -72,6 +72,7 @@ class TableBuilder {
   Status SetLimits(uint64_t min_update_index, uint64_t max_update_index);
   Status AddRef(const RefRecord& ref);
   Status AddRef(std::string_view refname, uint64_t update_index, const ObjectId& value);
+  Status AddSymref(std::string_view refname, uint64_t update_index, std::string_view target);
   Status AddLog(const LogRecord& log);
   // Writes the remaining blocks, indexes and the footer. The sink is not synced or closed.
   Status Finish();
@@ -132,6 +133,9 @@ class TableBuilder {
   // AddRef(name, update_index, value)'s slow path: the ref as a record, for AddRefSlow.
   [[gnu::noinline]] Status AddRefByParts(std::string_view refname, uint64_t update_index,
                                          const ObjectId& value);
+  // AddSymref's slow path, the same way.
+  [[gnu::noinline]] Status AddSymrefByParts(std::string_view refname, uint64_t update_index,
+                                            std::string_view target);
   Status FinishSection(uint64_t* index_position);
   Status FinishPublicSection();
   Status WriteObjSection();

@@ -446,6 +446,34 @@ Status TableBuilder::AddRefByParts(std::string_view refname, uint64_t update_ind
   return AddRefSlow(slow_ref_);
 }
 
+// AddSymref's fast path, as AddRef's by parts: the value is the update index's varint, the
+// target's length and the target, encoded straight from the caller's views. Inlined into
+// TableWriter::AddSymref, its only caller.
+REFTAB_FORCE_INLINE Status TableBuilder::AddSymref(std::string_view refname, uint64_t update_index,
+                                                  std::string_view target) {
+  if (FastRefOpen(update_index)) {
+    const uint64_t delta = update_index - header_.min_update_index;
+    auto encode = [&](Appender& a) {
+      a.PutVarint(delta);
+      a.PutLengthPrefixed(target);
+    };
+    if (block_.TryAddInOrder(refname, uint8_t(RefValueType::kSymref),
+                             2 * kMaxVarintLen + target.size(), encode)) {
+      return RefAdded(nullptr, nullptr);
+    }
+  }
+  return AddSymrefByParts(refname, update_index, target);
+}
+
+Status TableBuilder::AddSymrefByParts(std::string_view refname, uint64_t update_index,
+                                      std::string_view target) {
+  slow_ref_.refname.assign(refname.data(), refname.size());
+  slow_ref_.update_index = update_index;
+  slow_ref_.value_type = RefValueType::kSymref;
+  slow_ref_.target.assign(target.data(), target.size());
+  return AddRefSlow(slow_ref_);
+}
+
 Status TableBuilder::AddRefObjIds(const ObjectId* value, const ObjectId* peeled) {
   // After the add, block_start_ is the block that holds the record.
   if (value) AddObjId(*value);
@@ -676,6 +704,10 @@ Status TableWriter::SetLimits(uint64_t min_update_index, uint64_t max_update_ind
 Status TableWriter::AddRef(const RefRecord& ref) { return impl_->AddRef(ref); }
 Status TableWriter::AddRef(std::string_view refname, uint64_t update_index, const ObjectId& value) {
   return impl_->AddRef(refname, update_index, value);
+}
+Status TableWriter::AddSymref(std::string_view refname, uint64_t update_index,
+                              std::string_view target) {
+  return impl_->AddSymref(refname, update_index, target);
 }
 Status TableWriter::AddLog(const LogRecord& log) { return impl_->AddLog(log); }
 Status TableWriter::Finish() { return impl_->Finish(); }

@@ -78,6 +78,11 @@ class TableWriter {
   // (one object id), for a caller streaming names from its own buffers: no RefRecord to
   // fill, so no copy of each name into one. `refname` need only live for the call.
   Status AddRef(std::string_view refname, uint64_t update_index, const ObjectId& value);
+  // The same as AddRef of a RefRecord {refname, update_index, kSymref, target}, for a caller
+  // whose names and targets are views of its own buffers (the key/value store's flush, whose
+  // values are stored as targets): nothing is copied into a record first. Both views need
+  // only live for the call.
+  Status AddSymref(std::string_view refname, uint64_t update_index, std::string_view target);
   Status AddLog(const LogRecord& log);
   // Writes the remaining blocks, indexes and the footer. The sink is not synced or closed.
   Status Finish();

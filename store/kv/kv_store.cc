@@ -391,22 +391,20 @@ Status WriteLayers(Stack* stack, std::shared_ptr<const KvMemLayers> layers, size
   *wrote_table = false;
   if (layers->empty()) return Status::Ok();
   KvMemCursor entry(std::move(layers));
-  RefRecord rec;  // its buffers are reused from entry to entry
+  RefRecord rec;  // a deletion's; its name's buffer is reused from one to the next
   uint64_t added = 0;
   REFTAB_RETURN_IF_ERROR(stack->AddTable(
       largest,
       [&](TableWriter& w, uint64_t update_index) -> Status {
         rec.update_index = update_index;
+        rec.value_type = RefValueType::kDeletion;
         for (entry.Seek(std::string_view()); entry.Valid(); entry.Next()) {
-          rec.refname.assign(entry.key());
-          if (entry.value()) {
-            rec.value_type = RefValueType::kSymref;
-            rec.target.assign(*entry.value());
+          if (entry.value()) {  // a value: written from the memtable's views, not copied
+            REFTAB_RETURN_IF_ERROR(w.AddSymref(entry.key(), update_index, *entry.value()));
           } else {
-            rec.value_type = RefValueType::kDeletion;
-            rec.target.clear();
+            rec.refname.assign(entry.key());
+            REFTAB_RETURN_IF_ERROR(w.AddRef(rec));
           }
-          REFTAB_RETURN_IF_ERROR(w.AddRef(rec));
         }
         return Status::Ok();
       },

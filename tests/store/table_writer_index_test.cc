@@ -270,6 +270,44 @@ TEST(TableWriterInputTest, AddRefByNameWritesTheSameTable) {
   }
 }
 
+// AddSymref writes the bytes AddRef of the same symref record writes, mixed with other refs
+// in one table: targets of 0 to 299 bytes (one- and two-byte lengths), records that open a
+// block (its slow path) and ones that follow. It refuses what AddRef refuses.
+TEST(TableWriterInputTest, AddSymrefWritesTheSameTable) {
+  std::vector<RefRecord> refs = SortedTopics(500);
+  for (size_t i = 0; i < refs.size(); ++i) {
+    if (i % 3 == 0) continue;  // stays an id
+    refs[i].value_type = RefValueType::kSymref;
+    refs[i].target = std::string(i * 7 % 300, char('a' + i % 26));
+  }
+  WriterToString want(1024), got(1024);
+  TableWriter &a = want.w, &b = got.w;
+  ASSERT_TRUE(a.SetLimits(1, 3).ok());
+  ASSERT_TRUE(b.SetLimits(1, 3).ok());
+  for (const RefRecord& r : refs) {
+    ASSERT_TRUE(a.AddRef(r).ok());
+    if (r.value_type == RefValueType::kSymref) {
+      ASSERT_TRUE(b.AddSymref(r.refname, r.update_index, r.target).ok()) << r.refname;
+    } else {
+      ASSERT_TRUE(b.AddRef(r).ok());
+    }
+  }
+  ASSERT_TRUE(a.Finish().ok());
+  ASSERT_TRUE(b.Finish().ok());
+  EXPECT_GT(a.stats().blocks, 10u);
+  EXPECT_EQ(a.stats().ref_records, b.stats().ref_records);
+  EXPECT_TRUE(want.bytes == got.bytes);
+
+  WriterToString bad(256);
+  TableWriter& w = bad.w;
+  EXPECT_EQ(w.AddSymref("refs/heads/a", 5, "t").code(), Code::kInvalidArgument);  // no limits
+  ASSERT_TRUE(w.SetLimits(5, 7).ok());
+  EXPECT_EQ(w.AddSymref("", 5, "t").code(), Code::kInvalidArgument);
+  ASSERT_TRUE(w.AddSymref("refs/heads/b", 5, "t").ok());
+  EXPECT_EQ(w.AddSymref("refs/heads/c", 8, "t").code(), Code::kInvalidArgument);
+  EXPECT_EQ(w.AddSymref("refs/heads/a", 5, "t").code(), Code::kInvalidArgument);  // order
+}
+
 // The obj index of refs sharing ids, in the ways its input can repeat an id: ids shared by
 // many refs across blocks, then more distinct ids than the writer remembers at once (so the
 // shared ids come back as new entries), ids that differ only past their first 8 bytes, and
