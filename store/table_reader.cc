@@ -62,6 +62,10 @@ struct TableReader::LookupAids {
   // kMiss if it is another, kBad if the block does not read cleanly there. The status of a
   // damaged record is made apart (Damage): the lookup's own path carries no Status.
   enum class Outcome : uint8_t { kMiss, kHit, kBad };
+  // ReadAt's first half, which seeks share (FindExactRef): whether the record `at` names
+  // has the key `name` (kHit: *f and *end, where the block's records end, set).
+  REFTAB_FORCE_INLINE static Outcome MatchAt(const TableReader& t, const RefHashIndex::Location& at,
+                                             std::string_view name, BlockFind* f, uint32_t* end);
   REFTAB_FORCE_INLINE static Outcome ReadAt(const TableReader& t, const RefHashIndex::Location& at,
                                             std::string_view name, RefRecord* ref);
   // What is wrong at `at`, for a ReadAt that answered kBad.
@@ -450,19 +454,27 @@ static inline bool RefBlockEnd(const BlockSource& src, uint64_t pos, uint32_t* f
   return true;
 }
 
+TableReader::LookupAids::Outcome TableReader::LookupAids::MatchAt(
+    const TableReader& t, const RefHashIndex::Location& at, std::string_view name, BlockFind* f,
+    uint32_t* end) {
+  const BlockSource& src = *t.source_;
+  uint32_t first;
+  if (!RefBlockEnd(src, at.block_offset, &first, end)) return Outcome::kBad;
+  *f = MatchRecordAt(src.data + at.block_offset, {first, at.restart, at.checkpoint, at.record, *end},
+                     name, t.hash_size());
+  if (f->result == BlockFind::kEqual) return Outcome::kHit;
+  return f->result == BlockFind::kCorrupt ? Outcome::kBad : Outcome::kMiss;
+}
+
 TableReader::LookupAids::Outcome TableReader::LookupAids::ReadAt(const TableReader& t,
                                                                  const RefHashIndex::Location& at,
                                                                  std::string_view name,
                                                                  RefRecord* ref) {
-  const BlockSource& src = *t.source_;
-  uint32_t first, end;
-  if (!RefBlockEnd(src, at.block_offset, &first, &end)) return Outcome::kBad;
-  const uint8_t* b = src.data + at.block_offset;
-  BlockFind f =
-      MatchRecordAt(b, {first, at.restart, at.checkpoint, at.record, end}, name, t.hash_size());
-  if (f.result != BlockFind::kEqual) {
-    return f.result == BlockFind::kCorrupt ? Outcome::kBad : Outcome::kMiss;
-  }
+  BlockFind f;
+  uint32_t end;
+  const Outcome o = MatchAt(t, at, name, &f, &end);
+  if (o != Outcome::kHit) return o;
+  const uint8_t* b = t.source_->data + at.block_offset;
   ByteReader in(b + f.value_pos, b + end);
   if (!codec::GetRefValue(in, f.value_type, t.min_update_index(), t.hash_size(), ref)) {
     return Outcome::kBad;
@@ -492,15 +504,11 @@ Status TableReader::FindExactRef(std::string_view name, uint64_t* block_offset,
        slot = index->NextCandidate(hash, slot)) {
     const RefHashIndex::Location at = index->At(slot);
     LookupAids::Prefetch(*this, at);
-    uint32_t first, end;
-    if (!RefBlockEnd(*source_, at.block_offset, &first, &end)) {
-      return LookupAids::Damage(*this, at);
-    }
-    const BlockFind f = MatchRecordAt(source_->data + at.block_offset,
-                                      {first, at.restart, at.checkpoint, at.record, end}, name,
-                                      hash_size());
-    if (f.result == BlockFind::kCorrupt) return LookupAids::Damage(*this, at);
-    if (f.result == BlockFind::kEqual) {
+    BlockFind f;
+    uint32_t end;
+    const LookupAids::Outcome o = LookupAids::MatchAt(*this, at, name, &f, &end);
+    if (o == LookupAids::Outcome::kBad) return LookupAids::Damage(*this, at);
+    if (o == LookupAids::Outcome::kHit) {
       *block_offset = at.block_offset;
       *record = at.record;
       *result = ExactRef::kFound;

@@ -63,9 +63,6 @@ class KvMemHash {
   void Build(const KvMemMap& map);
   // The entry for `key`, or null.
   const KvMemMap::value_type* Find(std::string_view key) const;
-  size_t memory() const {
-    return slots_.capacity() * sizeof(uint64_t) + entries_.capacity() * sizeof(void*);
-  }
 
  private:
   std::vector<uint64_t> slots_;  // hash's high 32 bits << 32 | entry number + 1; 0: empty
