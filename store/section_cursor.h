@@ -118,7 +118,7 @@ class SectionCursor {
   std::vector<uint8_t> log_buf_;
   std::unique_ptr<Inflater> inflater_;
   bool readahead_ = false;
-  uint32_t sequential_ = 0;                  // blocks NextBlock loaded since the last seek
+  uint32_t sequential_ = 0;  // blocks NextBlock loaded since the last seek
   static constexpr uint8_t kExactMissRun = 8;
   static constexpr uint8_t kExactRetry = 16;
   uint8_t exact_misses_ = 0;  // seeks in a row whose key the hash index proved absent
@@ -209,8 +209,8 @@ class TableRefCursor {
   [[gnu::noinline]] bool DecodeOtherValue(RefRecord* ref);
   REFTAB_FORCE_INLINE bool DecodeView(RefView* ref) {
     BlockIterator& it = cursor_.it();
-    if (const uint8_t* after = GetShortKvValue(it.value_type(), it.value_data(),
-                                               it.records_end(), &ref->value)) [[likely]] {
+    if (const uint8_t* after = GetShortKvValue(it.value_type(), it.value_data(), it.records_end(),
+                                               &ref->value)) [[likely]] {
       ref->value_type = 3;
       it.ValueDoneAt(after);
       return true;

@@ -454,14 +454,15 @@ static inline bool RefBlockEnd(const BlockSource& src, uint64_t pos, uint32_t* f
   return true;
 }
 
-TableReader::LookupAids::Outcome TableReader::LookupAids::MatchAt(
-    const TableReader& t, const RefHashIndex::Location& at, std::string_view name, BlockFind* f,
-    uint32_t* end) {
+TableReader::LookupAids::Outcome TableReader::LookupAids::MatchAt(const TableReader& t,
+                                                                  const RefHashIndex::Location& at,
+                                                                  std::string_view name,
+                                                                  BlockFind* f, uint32_t* end) {
   const BlockSource& src = *t.source_;
   uint32_t first;
   if (!RefBlockEnd(src, at.block_offset, &first, end)) return Outcome::kBad;
-  *f = MatchRecordAt(src.data + at.block_offset, {first, at.restart, at.checkpoint, at.record, *end},
-                     name, t.hash_size());
+  *f = MatchRecordAt(src.data + at.block_offset,
+                     {first, at.restart, at.checkpoint, at.record, *end}, name, t.hash_size());
   if (f->result == BlockFind::kEqual) return Outcome::kHit;
   return f->result == BlockFind::kCorrupt ? Outcome::kBad : Outcome::kMiss;
 }
@@ -493,8 +494,8 @@ TableReader::LookupAids::Outcome TableReader::LookupAids::ReadAt(const TableRead
   return Outcome::kHit;
 }
 
-Status TableReader::FindExactRef(std::string_view name, uint64_t* block_offset,
-                                 uint32_t* record, ExactRef* result) const {
+Status TableReader::FindExactRef(std::string_view name, uint64_t* block_offset, uint32_t* record,
+                                 ExactRef* result) const {
   *result = ExactRef::kNoIndex;
   const RefHashIndex* index = LookupAids::HashIndex(*this);
   if (index == nullptr) return Status::Ok();

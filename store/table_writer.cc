@@ -450,7 +450,7 @@ Status TableBuilder::AddRefByParts(std::string_view refname, uint64_t update_ind
 // target's length and the target, encoded straight from the caller's views. Inlined into
 // TableWriter::AddSymref, its only caller.
 REFTAB_FORCE_INLINE Status TableBuilder::AddSymref(std::string_view refname, uint64_t update_index,
-                                                  std::string_view target) {
+                                                   std::string_view target) {
   if (FastRefOpen(update_index)) {
     const uint64_t delta = update_index - header_.min_update_index;
     auto encode = [&](Appender& a) {

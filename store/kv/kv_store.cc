@@ -696,8 +696,8 @@ Status KvStore::WriteQueued(Writer* w) {
     // waiting after that. It takes the mutex again either way: the head signals `cv` under
     // it, which must not outlive the writer.
     lock.unlock();
-    for (int i = 0; i < kSpinsBeforeSleep &&
-                    w->turn.load(std::memory_order_acquire) == Writer::kWaiting;
+    for (int i = 0;
+         i < kSpinsBeforeSleep && w->turn.load(std::memory_order_acquire) == Writer::kWaiting;
          ++i) {
       if (i < kPausesBeforeYield) {
         CpuRelax();

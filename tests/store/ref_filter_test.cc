@@ -548,8 +548,7 @@ TEST(RefHashIndexTest, SeeksReportDamageWhereTheHashIndexLeads) {
     if (!lookup.ok()) {
       ++errors;
       EXPECT_EQ(seek.ToString(), lookup.ToString()) << n;
-      EXPECT_NE(seek.message().find("seek-damaged.ref: block at offset 12288: "),
-                std::string::npos)
+      EXPECT_NE(seek.message().find("seek-damaged.ref: block at offset 12288: "), std::string::npos)
           << seek.message();
     } else {
       ASSERT_TRUE(seek.ok()) << seek.ToString();
