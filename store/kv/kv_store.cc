@@ -800,7 +800,11 @@ Status KvStore::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force)
       b.counters.write_stall_micros += MicrosSince(start);
       continue;
     }
-    if (!force && b.mem->bytes() < options_.memtable_size) return Status::Ok();
+    // While the previous memtable is still being flushed, the current one takes writes up to
+    // kKvFlushingGrowth times its size before they wait (see the top of kv_store.h).
+    const size_t limit =
+        b.imm ? kKvFlushingGrowth * options_.memtable_size : options_.memtable_size;
+    if (!force && b.mem->bytes() < limit) return Status::Ok();
     if (force && b.mem->empty()) return Status::Ok();
     if (b.imm || (b.compaction_due && b.pending_tables >= kKvStopTables)) {
       ++b.counters.write_stops;

@@ -126,7 +126,8 @@ class Gate {
 };
 
 // A flush the test holds up (its table's creation blocks in a file system hook): reads see
-// the immutable memtable meanwhile, and a writer that fills the next memtable waits for it.
+// the immutable memtable meanwhile, and the next memtable takes writes past its size, up to
+// kKvFlushingGrowth times it; the write that finds it that full waits for the flush.
 TEST(KvBackgroundTest, AWriterWaitsForAnUnfinishedFlushAndReadsSeeTheImmutableMemtable) {
   TempDir dir("kvbg");
   FaultInjectingFileSystem fs;
@@ -152,8 +153,12 @@ TEST(KvBackgroundTest, AWriterWaitsForAnUnfinishedFlushAndReadsSeeTheImmutableMe
     for (int j = 0; j < 200; ++j) EXPECT_TRUE(kv->Put(Name("w", 0, j), value).ok());
   });
   for (int t = 0; t < 6000 && kv->Properties().write_stops == 0; ++t) usleep(10 * 1000);
-  EXPECT_GE(kv->Properties().write_stops, 1u);
-  EXPECT_EQ(kv->Properties().flushes, 0u);
+  const KvProperties waiting = kv->Properties();
+  EXPECT_GE(waiting.write_stops, 1u);
+  EXPECT_EQ(waiting.flushes, 0u);
+  // Full at kKvFlushingGrowth times its size, not before (an entry is under 300 bytes).
+  EXPECT_GE(waiting.memtable_bytes, kKvFlushingGrowth * o.memtable_size);
+  EXPECT_LT(waiting.memtable_bytes, kKvFlushingGrowth * o.memtable_size + 300);
   gate.Open();
   writer.join();
   ASSERT_TRUE(kv->Flush().ok());
