@@ -5,8 +5,10 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -94,6 +96,27 @@ class FdFile final : public WritableFile {
       data.remove_prefix(size_t(n));
     }
     return Status::Ok();
+  }
+  Status AppendTwo(std::string_view head, std::string_view body) override {
+    iovec parts[2] = {{const_cast<char*>(head.data()), head.size()},
+                      {const_cast<char*>(body.data()), body.size()}};
+    int first = 0;  // the first part not wholly written
+    for (;;) {
+      while (first < 2 && parts[first].iov_len == 0) ++first;
+      if (first == 2) return Status::Ok();
+      ssize_t n = writev(fd_, parts + first, 2 - first);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return ErrnoStatus("write", path_, errno);
+      }
+      for (size_t left = size_t(n); left != 0;) {  // a short write: step past what went
+        const size_t done = std::min(left, parts[first].iov_len);
+        parts[first].iov_base = static_cast<char*>(parts[first].iov_base) + done;
+        parts[first].iov_len -= done;
+        left -= done;
+        if (parts[first].iov_len == 0) ++first;
+      }
+    }
   }
   Status Sync() override {
     if (fsync(fd_) != 0) return ErrnoStatus("fsync", path_, errno);

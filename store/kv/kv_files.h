@@ -51,6 +51,11 @@ class KvLogWriter {
                             std::unique_ptr<KvLogWriter>* out);
   // Appends records with one write(2).
   Status Append(std::string_view records) { return file_->Append(records); }
+  // Appends one record held in two parts (a header, and a batch's operations where the
+  // batch keeps them) with one writev(2).
+  Status Append(std::string_view head, std::string_view body) {
+    return file_->AppendTwo(head, body);
+  }
   // fsync.
   Status Sync() { return file_->Sync(); }
 

@@ -33,9 +33,13 @@ inline constexpr size_t kKvLogRecordHeaderSize = 12;  // length + checksum
 inline constexpr size_t kKvLogOpOverhead = 9;  // an operation's bytes beyond its key and value
 
 // Appends one operation to a record's payload (a write batch keeps its operations so,
-// store/kv/kv_store.h: a write copies them into its record whole).
+// store/kv/kv_store.h: a write appends them to the log as they are, after their header).
 void AppendKvLogPut(std::string* payload, std::string_view key, std::string_view value);
 void AppendKvLogDelete(std::string* payload, std::string_view key);
+
+// Sets header[0, kKvLogRecordHeaderSize) to the length and checksum of a record holding
+// `payload`. kTooLarge if the payload exceeds 4 GiB - 1.
+Status EncodeKvLogRecordHeader(std::string_view payload, uint8_t* header);
 
 // Builds one record at the end of `out` (which may hold earlier bytes).
 class KvLogRecordBuilder {
@@ -43,8 +47,6 @@ class KvLogRecordBuilder {
   explicit KvLogRecordBuilder(std::string* out);
   void Put(std::string_view key, std::string_view value) { AppendKvLogPut(out_, key, value); }
   void Delete(std::string_view key) { AppendKvLogDelete(out_, key); }
-  // Operations already encoded by AppendKvLogPut and AppendKvLogDelete.
-  void AppendEncoded(std::string_view ops) { out_->append(ops); }
   // Fills in the length and checksum. kTooLarge if the payload exceeds 4 GiB - 1.
   Status Finish();
 

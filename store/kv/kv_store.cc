@@ -456,8 +456,14 @@ uint64_t MicrosSince(std::chrono::steady_clock::time_point start) {
 
 // A write waiting in the queue; it lives on its thread's stack until it is done.
 struct KvStore::Writer {
-  size_t n = 0;        // its operations; 0: a Flush's turn, which makes the memtable immutable
-  std::string record;  // its log record, which the memtable reads the operations from
+  size_t n = 0;  // its operations; 0: a Flush's turn, which makes the memtable immutable
+  // Its log record is `head` then `body`: a Put's or Delete's whole record in `own`, or a
+  // batch's header in `header` and its operations where the batch keeps them (written
+  // from there: no copy of a batch into a record). The memtable reads them from `ops`.
+  std::string own;
+  uint8_t header[kKvLogRecordHeaderSize];
+  std::string_view head, body, ops;
+  size_t record_size() const { return head.size() + body.size(); }
   bool sync = false;
   Status status;  // set by the head that completed it, before `turn` says kDone
   // kWaiting until the head of the queue completes it (kDone) or it becomes the head
@@ -643,8 +649,8 @@ Status KvStore::Recover() {
 Status KvStore::Put(std::string_view key, std::string_view value, const KvWriteOptions& options) {
   REFTAB_RETURN_IF_ERROR(CheckEntry(key, value.size()));
   Writer w;
-  w.record.reserve(kKvLogRecordHeaderSize + kKvLogOpOverhead + key.size() + value.size());
-  KvLogRecordBuilder record(&w.record);
+  w.own.reserve(kKvLogRecordHeaderSize + kKvLogOpOverhead + key.size() + value.size());
+  KvLogRecordBuilder record(&w.own);
   record.Put(key, value);
   REFTAB_RETURN_IF_ERROR(record.Finish());
   return WriteRecord(&w, 1, options);
@@ -653,8 +659,8 @@ Status KvStore::Put(std::string_view key, std::string_view value, const KvWriteO
 Status KvStore::Delete(std::string_view key, const KvWriteOptions& options) {
   REFTAB_RETURN_IF_ERROR(CheckEntry(key, 0));
   Writer w;
-  w.record.reserve(kKvLogRecordHeaderSize + kKvLogOpOverhead + key.size());
-  KvLogRecordBuilder record(&w.record);
+  w.own.reserve(kKvLogRecordHeaderSize + kKvLogOpOverhead + key.size());
+  KvLogRecordBuilder record(&w.own);
   record.Delete(key);
   REFTAB_RETURN_IF_ERROR(record.Finish());
   return WriteRecord(&w, 1, options);
@@ -663,17 +669,20 @@ Status KvStore::Delete(std::string_view key, const KvWriteOptions& options) {
 Status KvStore::Write(const KvWriteBatch& batch, const KvWriteOptions& options) {
   REFTAB_RETURN_IF_ERROR(batch.invalid_);
   Writer w;
-  // Built before queueing: threads encode their records in parallel.
-  w.record.reserve(kKvLogRecordHeaderSize + batch.ops_.size());
-  KvLogRecordBuilder record(&w.record);
-  record.AppendEncoded(batch.ops_);
-  REFTAB_RETURN_IF_ERROR(record.Finish());
+  // Before queueing: threads checksum their records in parallel.
+  REFTAB_RETURN_IF_ERROR(EncodeKvLogRecordHeader(batch.ops_, w.header));
+  w.head = std::string_view(reinterpret_cast<const char*>(w.header), sizeof w.header);
+  w.body = w.ops = batch.ops_;
   return WriteRecord(&w, batch.count_, options);
 }
 
 Status KvStore::WriteRecord(Writer* w, size_t n, const KvWriteOptions& options) {
   if (!bg_) return Status::InvalidArgument(stack_->dir() + ": the store is open read-only");
   if (n == 0) return Status::Ok();
+  if (!w->own.empty()) {
+    w->head = w->own;
+    w->ops = w->head.substr(kKvLogRecordHeaderSize);
+  }
   w->n = n;
   w->sync = options.sync;
   return WriteQueued(w);
@@ -712,24 +721,22 @@ Status KvStore::WriteQueued(Writer* w) {
   Status s = MakeRoomForWrite(lock, /*force=*/w->n == 0);
   Writer* last = w;
   if (s.ok() && w->n != 0) {
-    std::string_view records = w->record;
-    size_t size = w->record.size();
+    size_t size = w->record_size();
     const size_t limit = size <= kSmallRecordBytes ? size + kSmallRecordBytes : kMaxGroupBytes;
     for (auto it = b.writers.begin() + 1; it != b.writers.end(); ++it) {
       Writer* next = *it;
       // A synced write must not ride with an unsynced head; a Flush waits for its turn.
-      if (next->n == 0 || (next->sync && !w->sync) || size + next->record.size() > limit) break;
-      if (last == w) b.group.assign(w->record);
-      b.group.append(next->record);
-      size += next->record.size();
+      if (next->n == 0 || (next->sync && !w->sync) || size + next->record_size() > limit) break;
+      if (last == w) b.group.assign(w->head).append(w->body);
+      b.group.append(next->head).append(next->body);
+      size += next->record_size();
       last = next;
     }
-    if (last != w) records = b.group;
     const bool name_durable = b.log_name_durable;
     lock.unlock();
     // A failed append may have left part of a record, after which nothing appended could
     // be read back: the store takes no more writes.
-    s = b.log->Append(records);
+    s = last != w ? b.log->Append(b.group) : b.log->Append(w->head, w->body);
     if (s.ok() && w->sync) s = b.log->Sync();
     // A fresh log's name (and its predecessor's, kv.log.flushing) reach the disk with its
     // first synced record, not when it is put in place: writers that never sync pay nothing.
@@ -741,19 +748,18 @@ Status KvStore::WriteQueued(Writer* w) {
     if (!s.ok()) {
       if (b.error.ok()) b.error = s;
     } else {
-      b.counters.log_bytes_written += records.size();
+      b.counters.log_bytes_written += size;
       for (auto it = b.writers.begin();; ++it) {
         const Writer& x = **it;
         // Records this store encoded: they decode (the status only says so).
-        Status decoded = DecodeKvLogBatch(
-            std::string_view(x.record).substr(kKvLogRecordHeaderSize), [&](const KvLogOp& op) {
-              b.counters.user_bytes_written += op.key.size() + (op.value ? op.value->size() : 0);
-              if (op.value) {
-                b.mem->Put(op.key, *op.value);
-              } else {
-                b.mem->Delete(op.key);
-              }
-            });
+        Status decoded = DecodeKvLogBatch(x.ops, [&](const KvLogOp& op) {
+          b.counters.user_bytes_written += op.key.size() + (op.value ? op.value->size() : 0);
+          if (op.value) {
+            b.mem->Put(op.key, *op.value);
+          } else {
+            b.mem->Delete(op.key);
+          }
+        });
         (void)decoded;
         ++b.batches;
         if (*it == last) break;

@@ -194,8 +194,8 @@ class KvWriteBatch {
  private:
   friend class KvStore;
   // The operations encoded as the log's record payload (store/kv/kv_log_format.h in the
-  // source tree): a write copies them into its record whole, and the memtable reads them
-  // from there, so an operation costs no allocation of its own.
+  // source tree): a write appends them to the log as they are, after a header, and the
+  // memtable reads them from here, so an operation costs no allocation or copy of its own.
   std::string ops_;
   size_t count_ = 0;
   Status invalid_;  // the first operation Write must refuse, if any

@@ -81,6 +81,30 @@ TEST(KvLogFormatTest, RecordsRoundTripAndEveryCutEndsAtARecordBoundary) {
   }
 }
 
+// A write batch's record is its header (EncodeKvLogRecordHeader) then its operations as the
+// batch holds them: the same bytes as the record built whole.
+TEST(KvLogFormatTest, AHeaderBeforeABatchsOperationsIsTheRecordBuiltWhole) {
+  const std::vector<std::vector<Op>> batches = {
+      {{"a", "1"}},
+      {{std::string("k\0y", 3), std::string("\0v\0", 3)}, {"gone", std::nullopt}, {"e", ""}},
+      {{"big", std::string(70000, 'x')}},
+  };
+  for (const auto& batch : batches) {
+    std::string ops;
+    for (const Op& op : batch) {
+      if (op.value) {
+        AppendKvLogPut(&ops, op.key, *op.value);
+      } else {
+        AppendKvLogDelete(&ops, op.key);
+      }
+    }
+    uint8_t header[kKvLogRecordHeaderSize];
+    ASSERT_TRUE(EncodeKvLogRecordHeader(ops, header).ok());
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(header), sizeof header) + ops,
+              Record(batch));
+  }
+}
+
 TEST(KvLogFormatTest, RandomBytesNeverCrashTheDecoders) {
   std::mt19937 rng(26);
   for (int i = 0; i < 20000; ++i) {
