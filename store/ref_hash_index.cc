@@ -1,44 +1,24 @@
 #include "store/ref_hash_index.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <bit>
 #include <cstring>
 #include <new>
 
+#include "store/huge_pages.h"
+
 namespace reftab {
 
 namespace {
 
-constexpr size_t kHugePage = size_t(2) << 20;
 // Below this an array is allocated as usual: a 2 MiB page for it would waste too much.
 constexpr size_t kHugeMin = size_t(1) << 20;
-
-// `bytes` of zeroed memory aligned to a 2 MiB boundary, advised as huge pages; `bytes` is
-// a multiple of kHugePage. Null if the mapping fails.
-uint64_t* MapHuge(size_t bytes) {
-  // Map one page more than asked for and unmap what lies outside the aligned range.
-  size_t len = bytes + kHugePage;
-  void* p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) return nullptr;
-  auto start = reinterpret_cast<uintptr_t>(p);
-  uintptr_t aligned = (start + kHugePage - 1) & ~uintptr_t(kHugePage - 1);
-  if (aligned > start) munmap(p, aligned - start);
-  uintptr_t tail = aligned + bytes, end = start + len;
-  if (end > tail) munmap(reinterpret_cast<void*>(tail), end - tail);
-#ifdef MADV_HUGEPAGE
-  // A hint: without transparent huge pages (or with them off) the array works the same.
-  (void)madvise(reinterpret_cast<void*>(aligned), bytes, MADV_HUGEPAGE);
-#endif
-  return reinterpret_cast<uint64_t*>(aligned);
-}
 
 }  // namespace
 
 RefHashIndex::~RefHashIndex() {
   if (mapped_) {
-    munmap(slots_, bytes_);
+    UnmapHugePages(slots_, bytes_);
   } else {
     delete[] slots_;
   }
@@ -76,8 +56,8 @@ std::unique_ptr<RefHashIndex> RefHashIndex::Build(const std::vector<Entry>& entr
   size_t want = entries.size() + entries.size() / 2 + 1;
   size_t bytes = want * sizeof(uint64_t);
   if (bytes >= kHugeMin) {
-    bytes = (bytes + kHugePage - 1) & ~(kHugePage - 1);
-    x.slots_ = MapHuge(bytes);
+    bytes = (bytes + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
+    x.slots_ = static_cast<uint64_t*>(MapHugePages(bytes));
     x.mapped_ = x.slots_ != nullptr;
   }
   if (!x.mapped_) {

@@ -4,8 +4,12 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <iterator>
+
+#include "store/huge_pages.h"
 
 namespace reftab {
 
@@ -17,26 +21,89 @@ constexpr size_t kEntryOverhead = 64;
 
 }  // namespace
 
+KvMemPool::~KvMemPool() {
+  for (void* chunk : chunks_) UnmapHugePages(chunk, kHugePageBytes);
+}
+
+KvMemPool::Block KvMemPool::Take() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (free_.empty() && (chunks_.size() + 1) * kHugePageBytes <= limit_bytes_) {
+      if (void* chunk = MapHugePages(kHugePageBytes)) {
+        chunks_.push_back(chunk);
+        for (size_t at = kHugePageBytes; at != 0; at -= kKvArenaBlock) {
+          free_.push_back(static_cast<char*>(chunk) + at - kKvArenaBlock);
+        }
+      }
+    }
+    if (!free_.empty()) {
+      char* block = free_.back();
+      free_.pop_back();
+      return Block{block, true};
+    }
+  }
+  return Block{new char[kKvArenaBlock], false};
+}
+
+void KvMemPool::Give(Block block) {
+  if (!block.pooled) {
+    delete[] block.data;
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  free_.push_back(block.data);
+}
+
+size_t KvMemPool::chunk_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return chunks_.size() * kHugePageBytes;
+}
+
+KvArena::~KvArena() {
+  for (const KvMemPool::Block& block : blocks_) {
+    if (pool_) {
+      pool_->Give(block);
+    } else {
+      delete[] block.data;
+    }
+  }
+}
+
+char* KvArena::Reserve(size_t bytes, size_t alignment) {
+  size_t pad = size_t(-reinterpret_cast<uintptr_t>(at_)) & (alignment - 1);
+  if (left_ < pad + bytes) {
+    blocks_.push_back(pool_ ? pool_->Take() : KvMemPool::Block{new char[kBlock], false});
+    at_ = blocks_.back().data;
+    left_ = kBlock;
+    pad = 0;  // a block is aligned for any type
+  }
+  char* p = at_ + pad;
+  at_ = p + bytes;
+  left_ -= pad + bytes;
+  return p;
+}
+
 std::string_view KvArena::Copy(std::string_view bytes) {
   if (bytes.empty()) return std::string_view();
   char* dst;
   if (bytes.size() > kBlock / 4) {
-    blocks_.push_back(std::make_unique_for_overwrite<char[]>(bytes.size()));
-    memory_ += bytes.size();
-    dst = blocks_.back().get();
+    large_.push_back(std::make_unique_for_overwrite<char[]>(bytes.size()));
+    dst = large_.back().get();
   } else {
-    if (left_ < bytes.size()) {
-      blocks_.push_back(std::make_unique_for_overwrite<char[]>(kBlock));
-      memory_ += kBlock;
-      at_ = blocks_.back().get();
-      left_ = kBlock;
-    }
-    dst = at_;
-    at_ += bytes.size();
-    left_ -= bytes.size();
+    dst = Reserve(bytes.size(), 1);
   }
   std::memcpy(dst, bytes.data(), bytes.size());
   return std::string_view(dst, bytes.size());
+}
+
+void* KvArena::do_allocate(size_t bytes, size_t alignment) {
+  if (bytes > kBlock / 4 || alignment > alignof(std::max_align_t)) {
+    // Not a node (their size is fixed and small); served apart all the same.
+    large_.push_back(std::make_unique_for_overwrite<char[]>(bytes + alignment));
+    auto at = reinterpret_cast<uintptr_t>(large_.back().get());
+    return reinterpret_cast<void*>((at + alignment - 1) & ~uintptr_t(alignment - 1));
+  }
+  return Reserve(bytes, alignment);
 }
 
 void KvMemHash::Build(const KvMemMap& map) {
@@ -80,6 +147,11 @@ KvMemLookup LookupKvMemLayers(const KvMemLayers& layers, std::string_view key, s
   return KvMemLookup::kAbsent;
 }
 
+KvMemtable::KvMemtable(std::shared_ptr<KvMemPool> pool)
+    : pool_(std::move(pool)),
+      arena_(std::make_shared<KvArena>(pool_)),
+      writable_(std::make_unique<KvMemLayer>(arena_)) {}
+
 void KvMemtable::Set(std::string_view key, std::optional<std::string_view> value) {
   const size_t size = key.size() + (value ? value->size() : 0);
   bytes_ += size + kEntryOverhead;
@@ -116,11 +188,11 @@ std::shared_ptr<const KvMemLayers> KvMemtable::Freeze() {
   KvMemLayers layers = *frozen_;
   std::shared_ptr<KvMemLayer> top = std::move(writable_);
   top->arenas.push_back(arena_);  // later writes add to it; the views stay valid
-  writable_ = std::make_unique<KvMemLayer>();
+  writable_ = std::make_unique<KvMemLayer>(arena_);
   // The new layer joins the one below while that one is not more than twice its size.
   while (!layers.empty() && layers.back()->map.size() <= 2 * top->map.size()) {
     const KvMemLayer& older = *layers.back();
-    auto merged = std::make_shared<KvMemLayer>();  // with a node pool of its own
+    auto merged = std::make_shared<KvMemLayer>(std::make_shared<KvArena>(pool_));  // own nodes
     merged->map = older.map;
     merged->arenas = older.arenas;
     for (const auto& [k, v] : top->map) merged->map.insert_or_assign(k, v);
@@ -138,8 +210,8 @@ std::shared_ptr<const KvMemLayers> KvMemtable::Freeze() {
 }
 
 void KvMemtable::Clear() {
-  writable_ = std::make_unique<KvMemLayer>();
-  arena_ = std::make_shared<KvArena>();
+  arena_ = std::make_shared<KvArena>(pool_);
+  writable_ = std::make_unique<KvMemLayer>(arena_);
   frozen_ = std::make_shared<const KvMemLayers>();
   bytes_ = 0;
   largest_ = 0;

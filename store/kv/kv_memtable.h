@@ -25,28 +25,73 @@
 
 namespace reftab {
 
-// Where a memtable's keys and values live: blocks that are only appended to and go all at
-// once with the arena, so that a write costs one copy of its bytes and no allocation of its
-// own (a block of kBlock bytes holds hundreds of small entries). The views it gives
-// stay valid while it lives: frozen layers share it (KvMemLayer::arena).
-class KvArena {
+inline constexpr size_t kKvArenaBlock = 64 << 10;
+
+// Blocks of kKvArenaBlock bytes for memtables, carved from chunks of 2 MiB offered to the
+// kernel as transparent huge pages, and given back for the next memtables. Fresh 4 KiB
+// pages cost a fault each when first written: 12-15 us on the 2-core VM of
+// perf/RESULTS.md (the kernel zeroes the page, the hypervisor maps it), and a batched fill
+// of 1M keys took about 10,000 of them for its memtables (the arena's bytes and map nodes),
+// about a fifth of its time. A chunk is a fault or a few. Chunks are made up to a limit
+// and kept while the pool lives; past the limit, blocks come from the allocator and go
+// back to it. Thread-safe: an arena gives its blocks back on whichever thread drops it.
+class KvMemPool {
  public:
-  static constexpr size_t kBlock = 64 << 10;
+  // Chunks for up to `limit_bytes` of blocks.
+  explicit KvMemPool(size_t limit_bytes) : limit_bytes_(limit_bytes) {}
+  ~KvMemPool();
+  KvMemPool(const KvMemPool&) = delete;
+  KvMemPool& operator=(const KvMemPool&) = delete;
+  struct Block {
+    char* data = nullptr;  // kKvArenaBlock bytes
+    bool pooled = false;   // from a chunk (else from new[])
+  };
+  Block Take();
+  void Give(Block block);
+  // Bytes of the chunks made so far.
+  size_t chunk_bytes() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<char*> free_;    // blocks of the chunks, not in use
+  std::vector<void*> chunks_;  // kHugePageBytes each
+  const size_t limit_bytes_;
+};
+
+// Where a memtable's keys, values and map nodes live: blocks that are only appended to and
+// go all at once with the arena (back to its pool, if it has one), so that a write costs
+// one copy of its bytes and no allocation of its own (a block of kBlock bytes holds
+// hundreds of small entries and their nodes). The views it gives stay valid while it
+// lives: frozen layers share it (KvMemLayer::arenas). One thread at a time allocates.
+class KvArena final : public std::pmr::memory_resource {
+ public:
+  static constexpr size_t kBlock = kKvArenaBlock;
+  explicit KvArena(std::shared_ptr<KvMemPool> pool = nullptr) : pool_(std::move(pool)) {}
+  ~KvArena() override;
+  KvArena(const KvArena&) = delete;
+  KvArena& operator=(const KvArena&) = delete;
   // A copy of `bytes` in the arena (an entry over a quarter block gets a block of its own,
   // so that the current one is not cut short).
   std::string_view Copy(std::string_view bytes);
-  // Bytes of the blocks it holds.
-  size_t memory() const { return memory_; }
 
  private:
-  std::vector<std::unique_ptr<char[]>> blocks_;
-  char* at_ = nullptr;  // the free part of the current block
+  // Map nodes: a bump of the current block; freed only with the arena.
+  void* do_allocate(size_t bytes, size_t alignment) override;
+  void do_deallocate(void*, size_t, size_t) override {}
+  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
+    return this == &other;
+  }
+  // `bytes` at an `alignment` boundary, in the current block or a new one.
+  char* Reserve(size_t bytes, size_t alignment);
+  std::shared_ptr<KvMemPool> pool_;
+  std::vector<KvMemPool::Block> blocks_;        // kBlock bytes each
+  std::vector<std::unique_ptr<char[]>> large_;  // one entry each
+  char* at_ = nullptr;                          // the free part of the current block
   size_t left_ = 0;
-  size_t memory_ = 0;
 };
 
-// Key -> value, or nullopt for a deletion; views into an arena. Its nodes come from a pool
-// of its layer (KvMemLayer::nodes): a memtable only grows until it is frozen and dropped
+// Key -> value, or nullopt for a deletion; views into an arena. Its nodes come from an
+// arena too (KvMemLayer::nodes): a memtable only grows until it is frozen and dropped
 // whole, so a node costs a pointer bump instead of a malloc (and a free), about 300
 // instructions a write with glibc's allocator (callgrind, batches of 1,000 puts).
 using KvMemMap = std::pmr::map<std::string_view, std::optional<std::string_view>, std::less<>>;
@@ -73,7 +118,8 @@ class KvMemHash {
 // A frozen layer: its map, the hash of its keys, and the arenas its views point into (one
 // for a layer made by Freeze(), and those of the layers merged into it).
 struct KvMemLayer {
-  KvMemLayer() : nodes(std::make_unique<std::pmr::monotonic_buffer_resource>()), map(nodes.get()) {}
+  explicit KvMemLayer(std::shared_ptr<KvArena> node_arena)
+      : nodes(std::move(node_arena)), map(nodes.get()) {}
   // The entry for `key`, or null: through the hash, built at the first call (any thread).
   // Only once `map` is final (frozen).
   const KvMemMap::value_type* Find(std::string_view key) const {
@@ -81,7 +127,7 @@ struct KvMemLayer {
     return hash.Find(key);
   }
 
-  std::unique_ptr<std::pmr::monotonic_buffer_resource> nodes;  // `map`'s nodes; outlives it
+  std::shared_ptr<KvArena> nodes;  // `map`'s nodes; outlives it
   KvMemMap map;
   std::vector<std::shared_ptr<const KvArena>> arenas;
 
@@ -99,6 +145,8 @@ KvMemLookup LookupKvMemLayers(const KvMemLayers& layers, std::string_view key, s
 
 class KvMemtable {
  public:
+  // Its arenas' blocks come from `pool` and go back to it (none: from the allocator).
+  explicit KvMemtable(std::shared_ptr<KvMemPool> pool = nullptr);
   void Put(std::string_view key, std::string_view value);
   void Delete(std::string_view key);
 
@@ -116,10 +164,11 @@ class KvMemtable {
 
  private:
   void Set(std::string_view key, std::optional<std::string_view> value);
-  std::shared_ptr<KvArena> arena_ = std::make_shared<KvArena>();  // of writable_'s views
+  std::shared_ptr<KvMemPool> pool_;
+  std::shared_ptr<KvArena> arena_;  // of writable_'s views and nodes
   // The map writes go to, in the layer that Freeze() makes of it (its hash and arenas are
   // set then).
-  std::unique_ptr<KvMemLayer> writable_ = std::make_unique<KvMemLayer>();
+  std::unique_ptr<KvMemLayer> writable_;
   std::shared_ptr<const KvMemLayers> frozen_ = std::make_shared<const KvMemLayers>();
   size_t bytes_ = 0;
   size_t largest_ = 0;

@@ -479,14 +479,18 @@ struct KvStore::Writer {
 // A writer's state. `mu` guards every field but `thread`, and `log` while a queue head
 // writes to it outside `mu` (only the head of the queue touches it).
 struct KvStore::Bg {
+  // The pool's chunks cover a grown memtable and a grown immutable one (kKvFlushingGrowth).
+  explicit Bg(size_t memtable_size)
+      : mem_pool(std::make_shared<KvMemPool>(2 * kKvFlushingGrowth * memtable_size)) {}
   std::mutex mu;
   std::condition_variable flush_cv;    // to the flush thread: a memtable to flush, or stop
   std::condition_variable compact_cv;  // to the compaction thread: a compaction due, or stop
   std::condition_variable state_cv;    // a job done, or the store stopping
   std::unique_ptr<KvLogWriter> log;
-  bool log_has_synced = false;    // `log` holds a synced record
-  bool log_name_durable = false;  // the folder was synced since `log` was put in place
-  std::unique_ptr<KvMemtable> mem = std::make_unique<KvMemtable>();
+  bool log_has_synced = false;          // `log` holds a synced record
+  bool log_name_durable = false;        // the folder was synced since `log` was put in place
+  std::shared_ptr<KvMemPool> mem_pool;  // the memtables' memory
+  std::unique_ptr<KvMemtable> mem = std::make_unique<KvMemtable>(mem_pool);
   uint64_t batches = 0;                    // write batches in `mem`
   std::shared_ptr<const KvMemLayers> imm;  // the immutable memtable, or null
   uint64_t imm_batches = 0;
@@ -598,7 +602,7 @@ Result<std::unique_ptr<KvStore>> KvStore::Open(const std::string& dir, const KvO
     // while a merge runs (store/compaction.cc holds tables.list.lock only around it).
     REFTAB_ASSIGN_OR_RETURN(kv->compact_stack_, Stack::Open(dir, StackOptionsFor(options)));
     kv->lock_ = std::move(lock);
-    kv->bg_ = std::make_unique<Bg>();
+    kv->bg_ = std::make_unique<Bg>(options.memtable_size);
     REFTAB_RETURN_IF_ERROR(kv->Recover());
     Bg& b = *kv->bg_;
     std::unique_lock<std::mutex> guard(b.mu);
@@ -635,7 +639,7 @@ Status KvStore::Recover() {
   bool wrote_table = false;
   const size_t largest = b.mem->largest();
   REFTAB_RETURN_IF_ERROR(WriteLayers(stack_.get(), b.mem->Freeze(), largest, &wrote_table));
-  b.mem = std::make_unique<KvMemtable>();
+  b.mem = std::make_unique<KvMemtable>(b.mem_pool);
   const bool sync = options_.durability != Durability::kNone;
   if (sync) REFTAB_RETURN_IF_ERROR(options_.fs->SyncDir(stack_->dir()));
   // kv.log.flushing goes before kv.log is replaced: left beside the new log, its older
@@ -833,7 +837,7 @@ Status KvStore::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force)
     b.imm_largest = b.mem->largest();
     b.imm = b.mem->Freeze();
     b.imm_batches = b.batches;
-    b.mem = std::make_unique<KvMemtable>();
+    b.mem = std::make_unique<KvMemtable>(b.mem_pool);
     b.batches = 0;
     ++b.rotations;
     force = false;

@@ -151,10 +151,12 @@ struct KvOptions {
   // next write makes it immutable, for the flush thread to write into a new table.
   // Memory use is up to four times this (a memtable grown while a flush ran, being flushed,
   // and the next one grown likewise: kKvFlushingGrowth), plus what snapshots keep of older
-  // memtables. 8 MiB, twice LevelDB's default: each flush is a table written and
-  // fsynced, and fewer, larger tables mean fewer merges (at 1M keys of 100 bytes, batched
-  // fills went from 0.64-0.87 of LevelDB's rate to 0.94-0.98 and write amplification from 5.9
-  // to 4.9, for about 2 MiB more peak memory; perf/RESULTS.md).
+  // memtables. Up to four times this is taken in 2 MiB chunks (as huge pages where the
+  // kernel gives them) and kept for the next memtables while the store is open. 8 MiB, twice
+  // LevelDB's default: each flush is a table written and fsynced, and fewer, larger tables mean
+  // fewer merges (at 1M keys of 100 bytes, batched fills went from 0.64-0.87 of LevelDB's rate to
+  // 0.94-0.98 and write amplification from 5.9 to 4.9, for about 2 MiB more peak memory;
+  // perf/RESULTS.md).
   size_t memtable_size = 8 << 20;
   // A damaged record in the log fails Open with kCorruption instead of being dropped and
   // reported by log_recovery().

@@ -5,10 +5,16 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <random>
 #include <string>
+#include <vector>
+
+#include "store/huge_pages.h"
 
 namespace reftab {
 namespace {
@@ -31,7 +37,9 @@ void ExpectAnswer(const Model& model, const std::string& key, KvMemLookup r,
 
 TEST(KvMemtableTest, LookupsThroughFrozenLayersAgreeWithAMap) {
   std::mt19937_64 rng(11);
-  KvMemtable mem;
+  // One chunk: the arenas' later blocks come from the allocator, past the pool's limit.
+  auto pool = std::make_shared<KvMemPool>(kHugePageBytes);
+  KvMemtable mem(pool);
   Model model;
   std::shared_ptr<const KvMemLayers> frozen;
   Model frozen_model;
@@ -65,6 +73,59 @@ TEST(KvMemtableTest, LookupsThroughFrozenLayersAgreeWithAMap) {
   }
   ASSERT_NE(frozen, nullptr);
   EXPECT_GT(frozen->size(), 1u);  // layers were stacked, not only merged
+  EXPECT_EQ(pool->chunk_bytes(), kHugePageBytes);
+}
+
+// A pool makes chunks up to its limit, hands out their blocks (64 KiB apart, writable),
+// then blocks of the allocator; blocks given back are handed out again, without new chunks.
+TEST(KvMemtableTest, APoolReusesItsChunksBlocksUpToItsLimit) {
+  KvMemPool pool(2 * kHugePageBytes);
+  constexpr size_t kPerChunk = kHugePageBytes / kKvArenaBlock;
+  std::vector<KvMemPool::Block> taken;
+  for (size_t i = 0; i < 2 * kPerChunk; ++i) {
+    taken.push_back(pool.Take());
+    ASSERT_TRUE(taken.back().pooled) << i;
+    std::memset(taken.back().data, int(i), kKvArenaBlock);
+  }
+  EXPECT_EQ(pool.chunk_bytes(), 2 * kHugePageBytes);
+  std::vector<char*> starts;
+  for (const auto& b : taken) starts.push_back(b.data);
+  std::sort(starts.begin(), starts.end());
+  for (size_t i = 1; i < starts.size(); ++i)
+    ASSERT_GE(starts[i] - starts[i - 1], ptrdiff_t(kKvArenaBlock));
+  KvMemPool::Block beyond = pool.Take();
+  EXPECT_FALSE(beyond.pooled);
+  std::memset(beyond.data, 1, kKvArenaBlock);
+  pool.Give(beyond);
+  for (size_t i = 0; i < taken.size(); ++i) {
+    EXPECT_EQ(taken[i].data[kKvArenaBlock - 1], char(i));  // no block was handed out twice
+    pool.Give(taken[i]);
+  }
+  for (size_t i = 0; i < 2 * kPerChunk; ++i) EXPECT_TRUE(pool.Take().pooled);
+  EXPECT_EQ(pool.chunk_bytes(), 2 * kHugePageBytes);
+}
+
+// Memtables that come and go (frozen, then dropped as after their flush) take the same
+// chunks again: the pool does not grow past one memtable's and one frozen layer's worth.
+TEST(KvMemtableTest, MemtablesThatComeAndGoReuseThePoolsChunks) {
+  auto pool = std::make_shared<KvMemPool>(8 * kHugePageBytes);
+  const std::string value(200, 'v');
+  std::shared_ptr<const KvMemLayers> flushing;
+  auto key = [](int round, int i) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "r%d-%d", round, i);
+    return std::string(buf);
+  };
+  for (int round = 0; round < 20; ++round) {
+    KvMemtable mem(pool);
+    for (int i = 0; i < 5000; ++i) mem.Put(key(round, i), value);
+    flushing = mem.Freeze();  // the one before is dropped here
+    std::string got;
+    ASSERT_EQ(LookupKvMemLayers(*flushing, key(round, 4999), &got), KvMemLookup::kValue);
+    EXPECT_EQ(got, value);
+  }
+  // 5000 entries of about 300 bytes with their nodes: under 2 MiB each, so two at a time.
+  EXPECT_LE(pool->chunk_bytes(), 2 * kHugePageBytes);
 }
 
 TEST(KvMemtableTest, AnEmptyLayerSetFindsNothing) {
