@@ -30,8 +30,13 @@ namespace reftab {
 
 inline constexpr std::string_view kKvLogMagic = "RTKVLOG1";
 inline constexpr size_t kKvLogRecordHeaderSize = 12;  // length + checksum
-inline constexpr size_t kKvLogOpOverhead = 9;  // an operation's bytes beyond its key and value
 
+// The bytes of one operation in a payload.
+constexpr size_t KvLogPutSize(size_t key, size_t value) { return 9 + key + value; }
+constexpr size_t KvLogDeleteSize(size_t key) { return 5 + key; }
+// Writes one operation at `dst`, which has room for its KvLogPutSize / KvLogDeleteSize.
+void EncodeKvLogPut(char* dst, std::string_view key, std::string_view value);
+void EncodeKvLogDelete(char* dst, std::string_view key);
 // Appends one operation to a record's payload (a write batch keeps its operations so,
 // store/kv/kv_store.h: a write appends them to the log as they are, after their header).
 void AppendKvLogPut(std::string* payload, std::string_view key, std::string_view value);
@@ -40,6 +45,10 @@ void AppendKvLogDelete(std::string* payload, std::string_view key);
 // Sets header[0, kKvLogRecordHeaderSize) to the length and checksum of a record holding
 // `payload`. kTooLarge if the payload exceeds 4 GiB - 1.
 Status EncodeKvLogRecordHeader(std::string_view payload, uint8_t* header);
+
+// Fills in the header of the record at `record`: kKvLogRecordHeaderSize bytes, then its
+// payload of `payload_size` bytes. kTooLarge if the payload exceeds 4 GiB - 1.
+Status FinishKvLogRecord(char* record, size_t payload_size);
 
 // Builds one record at the end of `out` (which may hold earlier bytes).
 class KvLogRecordBuilder {

@@ -457,13 +457,30 @@ uint64_t MicrosSince(std::chrono::steady_clock::time_point start) {
 // A write waiting in the queue; it lives on its thread's stack until it is done.
 struct KvStore::Writer {
   size_t n = 0;  // its operations; 0: a Flush's turn, which makes the memtable immutable
-  // Its log record is `head` then `body`: a Put's or Delete's whole record in `own`, or a
+  // Its log record is `head` then `body`: a Put's or Delete's whole record (Single), or a
   // batch's header in `header` and its operations where the batch keeps them (written
   // from there: no copy of a batch into a record). The memtable reads them from `ops`.
-  std::string own;
-  uint8_t header[kKvLogRecordHeaderSize];
   std::string_view head, body, ops;
   size_t record_size() const { return head.size() + body.size(); }
+  uint8_t header[kKvLogRecordHeaderSize];
+  // A record of `op_size` bytes of payload for one operation, `encode` writing them at the
+  // pointer it is given: on the stack when small (no allocation per put).
+  template <typename Encode>
+  Status Single(size_t op_size, Encode&& encode) {
+    const size_t size = kKvLogRecordHeaderSize + op_size;
+    char* record = inline_record;
+    if (size > sizeof inline_record) {
+      own.resize(size);
+      record = own.data();
+    }
+    encode(record + kKvLogRecordHeaderSize);
+    REFTAB_RETURN_IF_ERROR(FinishKvLogRecord(record, op_size));
+    head = std::string_view(record, size);
+    ops = head.substr(kKvLogRecordHeaderSize);
+    return Status::Ok();
+  }
+  char inline_record[256];
+  std::string own;
   bool sync = false;
   Status status;  // set by the head that completed it, before `turn` says kDone
   // kWaiting until the head of the queue completes it (kDone) or it becomes the head
@@ -653,20 +670,16 @@ Status KvStore::Recover() {
 Status KvStore::Put(std::string_view key, std::string_view value, const KvWriteOptions& options) {
   REFTAB_RETURN_IF_ERROR(CheckEntry(key, value.size()));
   Writer w;
-  w.own.reserve(kKvLogRecordHeaderSize + kKvLogOpOverhead + key.size() + value.size());
-  KvLogRecordBuilder record(&w.own);
-  record.Put(key, value);
-  REFTAB_RETURN_IF_ERROR(record.Finish());
+  REFTAB_RETURN_IF_ERROR(w.Single(KvLogPutSize(key.size(), value.size()),
+                                  [&](char* at) { EncodeKvLogPut(at, key, value); }));
   return WriteRecord(&w, 1, options);
 }
 
 Status KvStore::Delete(std::string_view key, const KvWriteOptions& options) {
   REFTAB_RETURN_IF_ERROR(CheckEntry(key, 0));
   Writer w;
-  w.own.reserve(kKvLogRecordHeaderSize + kKvLogOpOverhead + key.size());
-  KvLogRecordBuilder record(&w.own);
-  record.Delete(key);
-  REFTAB_RETURN_IF_ERROR(record.Finish());
+  REFTAB_RETURN_IF_ERROR(
+      w.Single(KvLogDeleteSize(key.size()), [&](char* at) { EncodeKvLogDelete(at, key); }));
   return WriteRecord(&w, 1, options);
 }
 
@@ -683,10 +696,6 @@ Status KvStore::Write(const KvWriteBatch& batch, const KvWriteOptions& options) 
 Status KvStore::WriteRecord(Writer* w, size_t n, const KvWriteOptions& options) {
   if (!bg_) return Status::InvalidArgument(stack_->dir() + ": the store is open read-only");
   if (n == 0) return Status::Ok();
-  if (!w->own.empty()) {
-    w->head = w->own;
-    w->ops = w->head.substr(kKvLogRecordHeaderSize);
-  }
   w->n = n;
   w->sync = options.sync;
   return WriteQueued(w);
