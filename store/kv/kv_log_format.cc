@@ -24,7 +24,20 @@ uint64_t Checksum(const uint8_t* length_bytes, std::string_view payload) {
   return XXH3_64bits_digest(&state);
 }
 
-// A length-prefixed field of *rest, consumed.
+Status CheckPayloadSize(size_t n) {
+  if (n <= UINT32_MAX) return Status::Ok();
+  return Status::TooLarge("a write batch of " + std::to_string(n) +
+                          " bytes exceeds the log's limit of 4 GiB - 1");
+}
+
+// A length-prefixed field at `p`; returns the byte after it.
+uint8_t* PutField(uint8_t* p, std::string_view bytes) {
+  be::Store32(p, uint32_t(bytes.size()));
+  if (!bytes.empty()) std::memcpy(p + 4, bytes.data(), bytes.size());
+  return p + 4 + bytes.size();
+}
+
+// A length-prefixed field of *rest, consumed (PutField's reverse).
 bool TakeField(std::string_view* rest, std::string_view* out) {
   if (rest->size() < 4) return false;
   uint32_t n = be::Load32(reinterpret_cast<const uint8_t*>(rest->data()));
@@ -36,25 +49,16 @@ bool TakeField(std::string_view* rest, std::string_view* out) {
 
 }  // namespace
 
-KvLogRecordBuilder::KvLogRecordBuilder(std::string* out) : out_(out), start_(out->size()) {
-  out_->append(kKvLogRecordHeaderSize, '\0');
-}
-
 void EncodeKvLogPut(char* dst, std::string_view key, std::string_view value) {
   auto* p = reinterpret_cast<uint8_t*>(dst);
   *p = kPut;
-  be::Store32(p + 1, uint32_t(key.size()));
-  if (!key.empty()) std::memcpy(p + 5, key.data(), key.size());
-  p += 5 + key.size();
-  be::Store32(p, uint32_t(value.size()));
-  if (!value.empty()) std::memcpy(p + 4, value.data(), value.size());
+  PutField(PutField(p + 1, key), value);
 }
 
 void EncodeKvLogDelete(char* dst, std::string_view key) {
   auto* p = reinterpret_cast<uint8_t*>(dst);
   *p = kDelete;
-  be::Store32(p + 1, uint32_t(key.size()));
-  if (!key.empty()) std::memcpy(p + 5, key.data(), key.size());
+  PutField(p + 1, key);
 }
 
 // One resize, then the operation's bytes in place: one capacity check instead of one per
@@ -70,16 +74,6 @@ void AppendKvLogDelete(std::string* payload, std::string_view key) {
   payload->resize(at + KvLogDeleteSize(key.size()));
   EncodeKvLogDelete(payload->data() + at, key);
 }
-
-namespace {
-
-Status CheckPayloadSize(size_t n) {
-  if (n <= UINT32_MAX) return Status::Ok();
-  return Status::TooLarge("a write batch of " + std::to_string(n) +
-                          " bytes exceeds the log's limit of 4 GiB - 1");
-}
-
-}  // namespace
 
 Status EncodeKvLogRecordHeader(std::string_view payload, uint8_t* header) {
   REFTAB_RETURN_IF_ERROR(CheckPayloadSize(payload.size()));
@@ -99,13 +93,6 @@ Status FinishKvLogRecord(char* record, size_t payload_size) {
   be::Store32(h, uint32_t(payload_size));
   be::Store64(h + 4, sum);
   return Status::Ok();
-}
-
-Status KvLogRecordBuilder::Finish() {
-  Status s =
-      FinishKvLogRecord(out_->data() + start_, out_->size() - start_ - kKvLogRecordHeaderSize);
-  if (!s.ok()) out_->resize(start_);
-  return s;
 }
 
 bool KvLogReader::Fail(uint64_t at, std::string reason) {

@@ -50,20 +50,6 @@ Status EncodeKvLogRecordHeader(std::string_view payload, uint8_t* header);
 // payload of `payload_size` bytes. kTooLarge if the payload exceeds 4 GiB - 1.
 Status FinishKvLogRecord(char* record, size_t payload_size);
 
-// Builds one record at the end of `out` (which may hold earlier bytes).
-class KvLogRecordBuilder {
- public:
-  explicit KvLogRecordBuilder(std::string* out);
-  void Put(std::string_view key, std::string_view value) { AppendKvLogPut(out_, key, value); }
-  void Delete(std::string_view key) { AppendKvLogDelete(out_, key); }
-  // Fills in the length and checksum. kTooLarge if the payload exceeds 4 GiB - 1.
-  Status Finish();
-
- private:
-  std::string* out_;
-  size_t start_;  // where the record's header begins in *out_
-};
-
 // One operation of a decoded batch; views into the payload.
 struct KvLogOp {
   std::string_view key;

@@ -17,17 +17,23 @@ struct Op {
   bool operator==(const Op&) const = default;
 };
 
-std::string Record(const std::vector<Op>& ops) {
-  std::string out;
-  KvLogRecordBuilder b(&out);
+// The operations appended to `out`, as a write batch holds them.
+void AppendOps(const std::vector<Op>& ops, std::string* out) {
   for (const Op& op : ops) {
     if (op.value) {
-      b.Put(op.key, *op.value);
+      AppendKvLogPut(out, op.key, *op.value);
     } else {
-      b.Delete(op.key);
+      AppendKvLogDelete(out, op.key);
     }
   }
-  EXPECT_TRUE(b.Finish().ok());
+}
+
+// The record built whole, as a single put's or delete's is: room for the header, the
+// operations, then FinishKvLogRecord.
+std::string Record(const std::vector<Op>& ops) {
+  std::string out(kKvLogRecordHeaderSize, '\0');
+  AppendOps(ops, &out);
+  EXPECT_TRUE(FinishKvLogRecord(out.data(), out.size() - kKvLogRecordHeaderSize).ok());
   return out;
 }
 
@@ -91,13 +97,7 @@ TEST(KvLogFormatTest, AHeaderBeforeABatchsOperationsIsTheRecordBuiltWhole) {
   };
   for (const auto& batch : batches) {
     std::string ops;
-    for (const Op& op : batch) {
-      if (op.value) {
-        AppendKvLogPut(&ops, op.key, *op.value);
-      } else {
-        AppendKvLogDelete(&ops, op.key);
-      }
-    }
+    AppendOps(batch, &ops);
     uint8_t header[kKvLogRecordHeaderSize];
     ASSERT_TRUE(EncodeKvLogRecordHeader(ops, header).ok());
     EXPECT_EQ(std::string(reinterpret_cast<const char*>(header), sizeof header) + ops,
