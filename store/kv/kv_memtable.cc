@@ -60,19 +60,13 @@ size_t KvMemPool::chunk_bytes() const {
 }
 
 KvArena::~KvArena() {
-  for (const KvMemPool::Block& block : blocks_) {
-    if (pool_) {
-      pool_->Give(block);
-    } else {
-      delete[] block.data;
-    }
-  }
+  for (const KvMemPool::Block& block : blocks_) pool_->Give(block);
 }
 
 char* KvArena::Reserve(size_t bytes, size_t alignment) {
   size_t pad = size_t(-reinterpret_cast<uintptr_t>(at_)) & (alignment - 1);
   if (left_ < pad + bytes) {
-    blocks_.push_back(pool_ ? pool_->Take() : KvMemPool::Block{new char[kBlock], false});
+    blocks_.push_back(pool_->Take());
     at_ = blocks_.back().data;
     left_ = kBlock;
     pad = 0;  // a block is aligned for any type
@@ -148,7 +142,7 @@ KvMemLookup LookupKvMemLayers(const KvMemLayers& layers, std::string_view key, s
 }
 
 KvMemtable::KvMemtable(std::shared_ptr<KvMemPool> pool)
-    : pool_(std::move(pool)),
+    : pool_(pool ? std::move(pool) : std::make_shared<KvMemPool>(0)),
       arena_(std::make_shared<KvArena>(pool_)),
       writable_(std::make_unique<KvMemLayer>(arena_)) {}
 

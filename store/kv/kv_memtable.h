@@ -59,14 +59,15 @@ class KvMemPool {
 };
 
 // Where a memtable's keys, values and map nodes live: blocks that are only appended to and
-// go all at once with the arena (back to its pool, if it has one), so that a write costs
-// one copy of its bytes and no allocation of its own (a block of kBlock bytes holds
-// hundreds of small entries and their nodes). The views it gives stay valid while it
-// lives: frozen layers share it (KvMemLayer::arenas). One thread at a time allocates.
+// go all at once with the arena (back to its pool), so that a write costs one copy of its
+// bytes and no allocation of its own (a block of kBlock bytes holds hundreds of small
+// entries and their nodes). The views it gives stay valid while it lives: frozen layers
+// share it (KvMemLayer::arenas). One thread at a time allocates.
 class KvArena final : public std::pmr::memory_resource {
  public:
   static constexpr size_t kBlock = kKvArenaBlock;
-  explicit KvArena(std::shared_ptr<KvMemPool> pool = nullptr) : pool_(std::move(pool)) {}
+  // Its blocks come from `pool` and go back to it (not null).
+  explicit KvArena(std::shared_ptr<KvMemPool> pool) : pool_(std::move(pool)) {}
   ~KvArena() override;
   KvArena(const KvArena&) = delete;
   KvArena& operator=(const KvArena&) = delete;
@@ -145,7 +146,8 @@ KvMemLookup LookupKvMemLayers(const KvMemLayers& layers, std::string_view key, s
 
 class KvMemtable {
  public:
-  // Its arenas' blocks come from `pool` and go back to it (none: from the allocator).
+  // Its arenas' blocks come from `pool` and go back to it (none: a pool of no chunks, so
+  // from the allocator).
   explicit KvMemtable(std::shared_ptr<KvMemPool> pool = nullptr);
   void Put(std::string_view key, std::string_view value);
   void Delete(std::string_view key);
