@@ -476,8 +476,7 @@ TableReader::LookupAids::Outcome TableReader::LookupAids::ReadAt(const TableRead
   const Outcome o = MatchAt(t, at, name, &f, &end);
   if (o != Outcome::kHit) return o;
   const uint8_t* b = t.source_->data + at.block_offset;
-  ByteReader in(b + f.value_pos, b + end);
-  if (!codec::GetRefValue(in, f.value_type, t.min_update_index(), t.hash_size(), ref)) {
+  if (!t.GetFoundValue(ByteReader(b + f.value_pos, b + end), f.value_type, ref)) {
     return Outcome::kBad;
   }
   // The name is `name`. A caller reusing one record for its lookups mostly has room for it
@@ -635,10 +634,29 @@ Status TableReader::FindRefBlock(std::string_view name, uint64_t* pos) const {
   return Status::Ok();
 }
 
+bool TableReader::GetFoundValue(ByteReader in, uint8_t value_type, RefRecord* ref) const {
+  if (value_type != uint8_t(RefValueType::kSymref) || in.remaining() < kReadTargetBytes) {
+    return codec::GetRefValue(in, value_type, min_update_index(), hash_size(), ref);
+  }
+  ref->value_type = RefValueType::kSymref;
+  ref->update_index = min_update_index() + in.GetVarint();
+  const std::string_view t = in.GetLengthPrefixed();
+  if (!in.ok()) return false;
+  // Ref blocks are never compressed: the target's bytes are the file's, at their offset
+  // from the mapping's start.
+  const uint64_t at = uint64_t(reinterpret_cast<const uint8_t*>(t.data()) - source_->data);
+  if (t.size() >= kReadTargetBytes) {
+    ref->target.resize(t.size());
+    if (CopyBytes(at, t.size(), reinterpret_cast<uint8_t*>(ref->target.data()))) return true;
+  }
+  ref->target.assign(t.data(), t.size());
+  return true;
+}
+
 Status TableReader::ReadFound(const BlockView& view, const BlockFind& f, std::string_view name,
                               RefRecord* ref) const {
-  ByteReader in(view.data + f.value_pos, view.data + view.restart_off);
-  if (!codec::GetRefValue(in, f.value_type, min_update_index(), hash_size(), ref)) {
+  if (!GetFoundValue(ByteReader(view.data + f.value_pos, view.data + view.restart_off),
+                     f.value_type, ref)) {
     return Error("block at offset " + std::to_string(view.offset) + ": malformed ref record");
   }
   ref->refname.assign(name.data(), name.size());

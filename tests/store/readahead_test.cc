@@ -6,8 +6,10 @@
 // ranges at the same place and reports a corrupt block with the same message (naming the
 // file's offset); a read that fails falls back to the mapping. Through the POSIX file system the
 // windows are read from the table's descriptor, which still reads a table whose name was removed.
+// Lookups copy long symref targets (a key/value store's large values) the same way.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -198,6 +200,54 @@ TEST(ReadaheadTest, BlocksLargerThanTheWindowAreReadWhole) {
   ExpectSameScan(ScanTable(*t, true), without);
   EXPECT_GT(file->reads(), 0u);
   ExpectSameScan(ScanBack(*t, true), ScanBack(*t, false));
+}
+
+TEST(ReadaheadTest, LookupsCopyLongTargetsWithAReadAndTheRestFromTheMapping) {
+  // Targets on both sides of TableReader::kReadTargetBytes, looked up before and after the
+  // table's hash index is built (the two lookup paths), with reads that work and that fail.
+  const size_t at = TableReader::kReadTargetBytes;
+  std::vector<RefRecord> refs;
+  size_t long_targets = 0;
+  for (size_t size : {size_t(1), size_t(100), at - 1, at, at + 1, size_t(100) << 10}) {
+    for (int i = 0; i < 8; ++i) {
+      RefRecord r;
+      r.refname = "refs/kv/" + std::to_string(size) + "/" + std::to_string(i);
+      r.update_index = 1;
+      r.value_type = RefValueType::kSymref;
+      r.target = std::string(size, char('a' + i));
+      r.target.back() = char('A' + (size + i) % 26);  // tells a short copy
+      long_targets += size >= at;
+      refs.push_back(r);
+    }
+  }
+  std::sort(refs.begin(), refs.end(),
+            [](const RefRecord& a, const RefRecord& b) { return a.refname < b.refname; });
+  WriteOptions o;
+  o.block_size = 1 << 20;
+  const std::string bytes = testutil::WriteTableToString(o, 1, 1, refs, {});
+  for (uint64_t fail_from : {UINT64_MAX, uint64_t(1)}) {
+    CountingFile* file = nullptr;
+    auto t = OpenCounted(bytes, &file, fail_from);
+    ASSERT_TRUE(t);
+    SCOPED_TRACE(fail_from == 1 ? "reads fail" : "reads work");
+    RefRecord got;
+    got.target = std::string(200 << 10, 'x');  // a reused record's longer, stale target
+    // Enough rounds for the hash index (built after about a lookup per KiB of the table).
+    for (int round = 0; round < 40; ++round) {
+      for (const RefRecord& r : refs) {
+        bool found = false;
+        ASSERT_TRUE(t->ReadRef(r.refname, &got, &found).ok());
+        ASSERT_TRUE(found) << r.refname;
+        ASSERT_EQ(got.value_type, RefValueType::kSymref);
+        ASSERT_EQ(got.update_index, 1u);
+        ASSERT_EQ(got.target, r.target) << r.refname << ", round " << round;
+      }
+      if (fail_from == UINT64_MAX) {
+        ASSERT_EQ(file->reads(), (round + 1) * long_targets);  // short ones: the mapping
+      }
+    }
+    EXPECT_GT(t->ref_hash_index_bytes(), 0u);  // the later rounds took the hashed path
+  }
 }
 
 TEST(ReadaheadTest, AFailedReadFallsBackToTheMapping) {
