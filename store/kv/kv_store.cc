@@ -519,6 +519,7 @@ struct KvStore::Bg {
       tables;                 // the stack's state, as the last flush or compaction left it
   size_t pending_tables = 0;  // that auto-compaction would merge
   uint64_t pending_bytes = 0;
+  uint64_t slowdown_debt = 0;   // bytes written while compaction was behind, not yet delayed
   bool compaction_due = false;  // a job for the compaction thread
   bool flush_busy = false;      // the flush thread runs a flush
   bool compact_busy = false;    // the compaction thread runs a compaction
@@ -731,7 +732,7 @@ Status KvStore::WriteQueued(Writer* w) {
     w->cv.wait(lock, [&] { return w->turn.load(std::memory_order_relaxed) != Writer::kWaiting; });
   }
   if (w->turn.load(std::memory_order_relaxed) == Writer::kDone) return w->status;
-  Status s = MakeRoomForWrite(lock, /*force=*/w->n == 0);
+  Status s = MakeRoomForWrite(lock, /*force=*/w->n == 0, w->record_size());
   Writer* last = w;
   if (s.ok() && w->n != 0) {
     size_t size = w->record_size();
@@ -799,7 +800,7 @@ Status KvStore::WriteQueued(Writer* w) {
 
 // Called by the head of the queue. Makes the memtable immutable when it is full (or when
 // `force`, unless it is empty), after the rule at the top of kv_store.h.
-Status KvStore::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force) {
+Status KvStore::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force, size_t bytes) {
   Bg& b = *bg_;
   bool allow_delay = !force;
   for (;;) {
@@ -809,8 +810,13 @@ Status KvStore::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force)
     // lock is not retried before the next flush, and waiting for it would never end.
     const bool compaction_behind = b.compaction_due && b.pending_tables >= kKvSlowdownTables;
     if (allow_delay && compaction_behind) {
-      // Once per write: spreads the wait over many writes instead of one long stop.
+      // At most once per write: spreads the wait over many writes instead of one long stop.
+      // By the bytes written (kKvSlowdownBytes), since bytes are what the merges fall behind
+      // on: a small write adds to a debt paid 1 ms at a time.
       allow_delay = false;
+      b.slowdown_debt += bytes;
+      if (b.slowdown_debt < kKvSlowdownBytes) continue;
+      b.slowdown_debt = 0;
       const auto start = std::chrono::steady_clock::now();
       lock.unlock();
       std::this_thread::sleep_for(std::chrono::milliseconds(1));

@@ -40,10 +40,13 @@
 // filling a memtable (its fsyncs beside a merge's) thus costs the writers nothing, and the
 // next flush writes a larger table. With auto-compaction,
 // while kKvSlowdownTables or more tables wait to be merged (the segment the geometric rule
-// would merge; tables pile up when flushes outpace the merges), each write is delayed once
-// by 1 ms, which leaves the compaction thread the CPU; at kKvStopTables a write that fills
-// the memtable waits for the compaction. Both only while the thread has that compaction to
-// run (one lost to another process's lock waits for the next flush).
+// would merge; tables pile up when flushes outpace the merges), writes are delayed by 1 ms
+// per kKvSlowdownBytes they carry, at most once each (a write of that size or more waits
+// 1 ms; smaller ones add to a debt paid 1 ms at a time), which leaves the compaction thread
+// the CPU; bytes, not writes, since bytes are what the merges fall behind on, and a delete
+// of a few bytes held as long as a 100 KiB put only lengthened the slowdown's tail; at
+// kKvStopTables a write that fills the memtable waits for the compaction. Both only while the
+// thread has that compaction to run (one lost to another process's lock waits for the next flush).
 // KvProperties::write_stall_micros says how long writers waited. Errors of the background
 // threads (other than losing a lock race to another process's compaction) are kept: every
 // later write, Flush() and Close() returns them; reopen the store. The threads end at
@@ -125,10 +128,12 @@ class KvLogWriter;
 // kMaxBlockSize bytes, with room for its header, the file header and a restart entry.
 inline constexpr size_t kMaxEntryBytes = kMaxBlockSize - 256;
 
-// Writers slow down (1 ms once per write) while this many tables wait for auto-compaction,
-// and stop until compaction catches up at kKvStopTables (see the top of this file).
+// Writers slow down (1 ms per kKvSlowdownBytes written, at most 1 ms a write) while this
+// many tables wait for auto-compaction, and stop until compaction catches up at
+// kKvStopTables (see the top of this file).
 inline constexpr size_t kKvSlowdownTables = 8;
 inline constexpr size_t kKvStopTables = 12;
+inline constexpr size_t kKvSlowdownBytes = size_t(64) << 10;
 // How far the memtable may grow, in memtable_size, while the previous one is being flushed
 // (see the top of this file). At 1M keys of 100 bytes filled in batches, writers waited
 // 57-169 ms of about 650 ms for flushes without it, none with it (perf/RESULTS.md).
@@ -410,7 +415,7 @@ class KvStore {
   // Queues a write of `n` operations whose record `w` holds (see Write()).
   Status WriteRecord(Writer* w, size_t n, const KvWriteOptions& options);
   Status WriteQueued(Writer* w);
-  Status MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force);
+  Status MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force, size_t bytes);
   void FlushLoop();
   void CompactLoop();
   Status FlushImmutable(std::unique_lock<std::mutex>& lock);

@@ -169,28 +169,37 @@ TEST(KvBackgroundTest, AWriterWaitsForAnUnfinishedFlushAndReadsSeeTheImmutableMe
   EXPECT_TRUE(kv->Close().ok());
 }
 
+// A store of `tables` one-key tables, made without auto-compaction.
+void MakeTables(const std::string& dir, int tables) {
+  KvOptions o = Fast();
+  o.auto_compact = false;
+  auto kv = OpenOrDie(dir, o);
+  for (int t = 0; t < tables; ++t) {
+    ASSERT_TRUE(kv->Put(Name("t", t, 0), "v").ok());
+    ASSERT_TRUE(kv->Flush().ok());
+  }
+  ASSERT_EQ(kv->Properties().table_sizes.size(), size_t(tables));
+}
+
+// The value of the writer's i-th key in the test below: the first write is large enough to
+// be delayed on its own.
+std::string SlowedValue(int i) {
+  return i == 0 ? std::string(kKvSlowdownBytes, 'W') : std::string(100, 'w');
+}
+
 // Tables pile up while the thread cannot compact (the test holds the compaction's table in a
 // hook): writes are delayed (the slowdown at kKvSlowdownTables) and, once the memtable is
 // full, wait; they go on when the compaction is let through.
 TEST(KvBackgroundTest, WritesSlowDownAndStopWhileCompactionIsBehind) {
   TempDir dir("kvbg");
-  KvOptions o = Fast();
-  o.auto_compact = false;
-  {
-    auto kv = OpenOrDie(dir.path(), o);
-    for (int t = 0; t < int(kKvStopTables); ++t) {
-      ASSERT_TRUE(kv->Put(Name("t", t, 0), "v").ok());
-      ASSERT_TRUE(kv->Flush().ok());
-    }
-    ASSERT_EQ(kv->Properties().table_sizes.size(), kKvStopTables);
-  }
+  MakeTables(dir.path(), int(kKvStopTables));
   FaultInjectingFileSystem fs;
   Gate gate;
   fs.set_hook([&](FsOp op, const std::string& path) {
     if (op != FsOp::kCreate || path.find(".temp.") == std::string::npos) return;
     gate.Pass();
   });
-  o.auto_compact = true;
+  KvOptions o = Fast();
   o.fs = &fs;
   o.memtable_size = 2048;
   auto kv = OpenOrDie(dir.path(), o);
@@ -199,7 +208,7 @@ TEST(KvBackgroundTest, WritesSlowDownAndStopWhileCompactionIsBehind) {
   std::atomic<int> done{0};
   std::thread writer([&] {
     for (int i = 0; i < 100; ++i) {
-      EXPECT_TRUE(kv->Put(Name("w", 0, i), std::string(100, 'w')).ok());
+      EXPECT_TRUE(kv->Put(Name("w", 0, i), SlowedValue(i)).ok());
       ++done;
     }
   });
@@ -212,8 +221,47 @@ TEST(KvBackgroundTest, WritesSlowDownAndStopWhileCompactionIsBehind) {
   writer.join();
   ASSERT_TRUE(kv->Flush().ok());
   EXPECT_LT(kv->Properties().table_sizes.size(), kKvSlowdownTables);
-  for (int i = 0; i < 100; ++i) ASSERT_EQ(GetOr(*kv, Name("w", 0, i)), std::string(100, 'w'));
+  for (int i = 0; i < 100; ++i) ASSERT_EQ(GetOr(*kv, Name("w", 0, i)), SlowedValue(i));
   for (int t = 0; t < int(kKvStopTables); ++t) ASSERT_EQ(GetOr(*kv, Name("t", t, 0)), "v");
+  EXPECT_TRUE(kv->Close().ok());
+}
+
+// The slowdown is by bytes: while compaction is behind, a write of kKvSlowdownBytes or more
+// is delayed once, and smaller ones once each time their bytes since the last delay reach
+// kKvSlowdownBytes (a delete of a few bytes is not held 1 ms as a 100 KiB put is).
+TEST(KvBackgroundTest, TheSlowdownDelaysWritesByTheirBytes) {
+  TempDir dir("kvbg");
+  MakeTables(dir.path(), int(kKvSlowdownTables));  // behind, but not stopped
+  FaultInjectingFileSystem fs;
+  Gate gate;
+  fs.set_hook([&](FsOp op, const std::string& path) {
+    if (op != FsOp::kCreate || path.find(".temp.") == std::string::npos) return;
+    gate.Pass();
+  });
+  KvOptions o = Fast();
+  o.fs = &fs;
+  o.memtable_size = 4 * kKvSlowdownBytes;  // no flush during the test
+  auto kv = OpenOrDie(dir.path(), o);
+  ASSERT_TRUE(kv);
+  // The merge is held at its start, so the tables stay behind it.
+  for (int t = 0; t < 6000 && gate.held() == 0; ++t) usleep(1000);
+  ASSERT_EQ(gate.held(), 1);
+  ASSERT_GE(kv->Properties().pending_compaction_tables, kKvSlowdownTables);
+  const int small = 200;
+  for (int i = 0; i < small; ++i)
+    ASSERT_TRUE(kv->Put(Name("s", 0, i), std::string(1000, 's')).ok());
+  KvProperties p = kv->Properties();
+  const uint64_t record = p.log_bytes_written / small;  // the writes' records are alike
+  ASSERT_EQ(record * small, p.log_bytes_written);
+  const uint64_t per_delay = (kKvSlowdownBytes + record - 1) / record;  // writes per delay
+  EXPECT_EQ(p.write_slowdowns, small / per_delay);
+  // A write that large is delayed on its own, with whatever small ones had added.
+  ASSERT_TRUE(kv->Put(Name("b", 0, 0), std::string(kKvSlowdownBytes, 'b')).ok());
+  EXPECT_EQ(kv->Properties().write_slowdowns, small / per_delay + 1);
+  EXPECT_EQ(kv->Properties().write_stops, 0u);
+  gate.Open();
+  ASSERT_TRUE(kv->Flush().ok());
+  for (int i = 0; i < small; ++i) ASSERT_EQ(GetOr(*kv, Name("s", 0, i)), std::string(1000, 's'));
   EXPECT_TRUE(kv->Close().ok());
 }
 
