@@ -125,6 +125,14 @@ class Gate {
   std::atomic<int> held_{0};
 };
 
+// Makes every temporary table's creation (a flush's or a merge's) wait at `gate`.
+void HoldTempTables(FaultInjectingFileSystem& fs, Gate& gate) {
+  fs.set_hook([&gate](FsOp op, const std::string& path) {
+    if (op != FsOp::kCreate || path.find(".temp.") == std::string::npos) return;
+    gate.Pass();
+  });
+}
+
 // A flush the test holds up (its table's creation blocks in a file system hook): reads see
 // the immutable memtable meanwhile, and the next memtable takes writes past its size, up to
 // kKvFlushingGrowth times it; the write that finds it that full waits for the flush.
@@ -132,10 +140,7 @@ TEST(KvBackgroundTest, AWriterWaitsForAnUnfinishedFlushAndReadsSeeTheImmutableMe
   TempDir dir("kvbg");
   FaultInjectingFileSystem fs;
   Gate gate;
-  fs.set_hook([&](FsOp op, const std::string& path) {
-    if (op != FsOp::kCreate || path.find(".temp.") == std::string::npos) return;
-    gate.Pass();
-  });
+  HoldTempTables(fs, gate);
   KvOptions o = Fast();
   o.fs = &fs;
   o.memtable_size = 4096;
@@ -195,10 +200,7 @@ TEST(KvBackgroundTest, WritesSlowDownAndStopWhileCompactionIsBehind) {
   MakeTables(dir.path(), int(kKvStopTables));
   FaultInjectingFileSystem fs;
   Gate gate;
-  fs.set_hook([&](FsOp op, const std::string& path) {
-    if (op != FsOp::kCreate || path.find(".temp.") == std::string::npos) return;
-    gate.Pass();
-  });
+  HoldTempTables(fs, gate);
   KvOptions o = Fast();
   o.fs = &fs;
   o.memtable_size = 2048;
@@ -234,10 +236,7 @@ TEST(KvBackgroundTest, TheSlowdownDelaysWritesByTheirBytes) {
   MakeTables(dir.path(), int(kKvSlowdownTables));  // behind, but not stopped
   FaultInjectingFileSystem fs;
   Gate gate;
-  fs.set_hook([&](FsOp op, const std::string& path) {
-    if (op != FsOp::kCreate || path.find(".temp.") == std::string::npos) return;
-    gate.Pass();
-  });
+  HoldTempTables(fs, gate);
   KvOptions o = Fast();
   o.fs = &fs;
   o.memtable_size = 4 * kKvSlowdownBytes;  // no flush during the test
