@@ -79,20 +79,15 @@ char* KvArena::Reserve(size_t bytes, size_t alignment) {
 
 std::string_view KvArena::Copy(std::string_view bytes) {
   if (bytes.empty()) return std::string_view();
-  char* dst;
-  if (bytes.size() > kBlock / 4) {
-    large_.push_back(std::make_unique_for_overwrite<char[]>(bytes.size()));
-    dst = large_.back().get();
-  } else {
-    dst = Reserve(bytes.size(), 1);
-  }
+  char* dst = static_cast<char*>(do_allocate(bytes.size(), 1));
   std::memcpy(dst, bytes.data(), bytes.size());
   return std::string_view(dst, bytes.size());
 }
 
 void* KvArena::do_allocate(size_t bytes, size_t alignment) {
   if (bytes > kBlock / 4 || alignment > alignof(std::max_align_t)) {
-    // Not a node (their size is fixed and small); served apart all the same.
+    // A large entry (or a node of an unusual alignment, which the maps do not make): served
+    // apart, so that the current block is not cut short.
     large_.push_back(std::make_unique_for_overwrite<char[]>(bytes + alignment));
     auto at = reinterpret_cast<uintptr_t>(large_.back().get());
     return reinterpret_cast<void*>((at + alignment - 1) & ~uintptr_t(alignment - 1));

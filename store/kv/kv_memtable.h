@@ -76,7 +76,8 @@ class KvArena final : public std::pmr::memory_resource {
   std::string_view Copy(std::string_view bytes);
 
  private:
-  // Map nodes: a bump of the current block; freed only with the arena.
+  // Map nodes and Copy's bytes: a bump of the current block (an allocation over a quarter
+  // block gets one of its own); freed only with the arena.
   void* do_allocate(size_t bytes, size_t alignment) override;
   void do_deallocate(void*, size_t, size_t) override {}
   bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
