@@ -44,6 +44,15 @@ inline void PutRefValue(Appender& a, const RefRecord& r, uint64_t min_update_ind
     case RefValueType::kSymref: a.PutLengthPrefixed(r.target); break;
   }
 }
+// Decodes a symref value (value type 3) as GetRefValue does, but without copying the
+// target: sets r's update index and value type and returns a view of the target's bytes in
+// `in`'s buffer, for a caller that copies them another way. in.ok() is false if malformed.
+REFTAB_FORCE_INLINE std::string_view GetSymrefValue(ByteReader& in, uint64_t min_update_index,
+                                                    RefRecord* r) {
+  r->update_index = min_update_index + in.GetVarint();
+  r->value_type = RefValueType::kSymref;
+  return in.GetLengthPrefixed();
+}
 // Decodes the value of a ref record with `value_type` into `r` (all fields but refname).
 REFTAB_FORCE_INLINE bool GetRefValue(ByteReader& in, uint8_t value_type, uint64_t min_update_index,
                                      size_t hash_size, RefRecord* r) {
@@ -55,6 +64,11 @@ REFTAB_FORCE_INLINE bool GetRefValue(ByteReader& in, uint8_t value_type, uint64_
     r->value_type = RefValueType::kVal1;
     std::memcpy(r->value.data(), p + 1, kSha1Size);
     return true;
+  }
+  if (value_type == 3) {
+    const std::string_view t = GetSymrefValue(in, min_update_index, r);
+    r->target.assign(t.data(), t.size());
+    return in.ok();
   }
   r->update_index = min_update_index + in.GetVarint();
   switch (value_type) {
@@ -74,13 +88,7 @@ REFTAB_FORCE_INLINE bool GetRefValue(ByteReader& in, uint8_t value_type, uint64_
       }
       break;
     }
-    case 3: {
-      r->value_type = RefValueType::kSymref;
-      std::string_view t = in.GetLengthPrefixed();
-      r->target.assign(t.data(), t.size());
-      break;
-    }
-    default: return false;
+    default: return false;  // 3 above
   }
   return in.ok();
 }

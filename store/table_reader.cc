@@ -651,9 +651,7 @@ bool TableReader::GetFoundValue(ByteReader in, uint8_t value_type, RefRecord* re
   if (value_type != uint8_t(RefValueType::kSymref) || in.remaining() < kReadTargetBytes) {
     return codec::GetRefValue(in, value_type, min_update_index(), hash_size(), ref);
   }
-  ref->value_type = RefValueType::kSymref;
-  ref->update_index = min_update_index() + in.GetVarint();
-  const std::string_view t = in.GetLengthPrefixed();
+  const std::string_view t = codec::GetSymrefValue(in, min_update_index(), ref);
   if (!in.ok()) return false;
   // Ref blocks are never compressed: the target's bytes are the file's, at their offset
   // from the mapping's start.
