@@ -69,12 +69,17 @@ Status RotateKvLog(FileSystem* fs, const std::string& dir, bool keep_synced,
 }
 
 Status ReplayKvLog(FileSystem* fs, const std::string& dir, std::string_view name,
-                   const std::function<Status(std::string_view payload)>& apply, Status* damage) {
+                   const std::function<Status(std::string_view payload)>& apply, Status* damage,
+                   std::unique_ptr<RandomAccessFile>* keep) {
   *damage = Status::Ok();
   const std::string path = KvPath(dir, name);
-  auto bytes = fs->ReadFile(path);
-  if (!bytes.ok()) return bytes.status().code() == Code::kNotFound ? Status::Ok() : bytes.status();
-  KvLogReader reader(*bytes);
+  // Read in place, through the file's mapping: read into a string that grew as it went, a
+  // log cost fresh pages (a fault each), a zero-fill and two or three copies per 4 KiB,
+  // 60% of an Open replaying 10 MB of 100 KiB values (137 ms; 64 ms in place, 2026-12-06).
+  auto file = fs->OpenRead(path);
+  if (!file.ok()) return file.status().code() == Code::kNotFound ? Status::Ok() : file.status();
+  KvLogReader reader(
+      std::string_view(reinterpret_cast<const char*>((*file)->data()), size_t((*file)->size())));
   std::string_view payload;
   if (reader.ReadHeader()) {
     while (reader.Next(&payload)) {
@@ -90,6 +95,7 @@ Status ReplayKvLog(FileSystem* fs, const std::string& dir, std::string_view name
                                  "; " + std::to_string(d->dropped) +
                                  " bytes from there to the end dropped");
   }
+  if (keep != nullptr) *keep = std::move(*file);
   return Status::Ok();
 }
 

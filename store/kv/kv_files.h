@@ -80,9 +80,12 @@ Status RotateKvLog(FileSystem* fs, const std::string& dir, bool keep_synced,
 // Reads dir/`name` (none: nothing to do) and calls `apply` with each intact record's
 // payload, oldest first. A short or damaged record ends the replay: *damage is then
 // kCorruption naming the file, the offset and the bytes dropped, else Ok. The returned
-// status is for failures to read, or from `apply`.
+// status is for failures to read, or from `apply`. The payloads are views of the file,
+// read in place; with `keep`, the file is moved there, so that they stay valid after the
+// call (else they end with it).
 Status ReplayKvLog(FileSystem* fs, const std::string& dir, std::string_view name,
-                   const std::function<Status(std::string_view payload)>& apply, Status* damage);
+                   const std::function<Status(std::string_view payload)>& apply, Status* damage,
+                   std::unique_ptr<RandomAccessFile>* keep = nullptr);
 
 }  // namespace reftab
 

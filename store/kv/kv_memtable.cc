@@ -141,26 +141,30 @@ KvMemtable::KvMemtable(std::shared_ptr<KvMemPool> pool)
       arena_(std::make_shared<KvArena>(pool_)),
       writable_(std::make_unique<KvMemLayer>(arena_)) {}
 
-void KvMemtable::Set(std::string_view key, std::optional<std::string_view> value) {
+void KvMemtable::Set(std::string_view key, std::optional<std::string_view> value, bool borrowed) {
   const size_t size = key.size() + (value ? value->size() : 0);
   bytes_ += size + kEntryOverhead;
   largest_ = std::max(largest_, size);
   std::optional<std::string_view> stored;
-  if (value) stored = arena_->Copy(*value);
+  if (value) stored = borrowed ? *value : arena_->Copy(*value);
   // Keys written in ascending order (a sequential fill, a sorted batch) go after the last
   // one without a descent; otherwise one descent, for the insert's hint too.
   KvMemMap& map = writable_->map;
   auto it = map.end();
   if (!map.empty() && std::prev(it)->first >= key) it = map.lower_bound(key);
   if (it == map.end() || it->first != key) {
-    map.emplace_hint(it, arena_->Copy(key), stored);
+    map.emplace_hint(it, borrowed ? key : arena_->Copy(key), stored);
   } else {
     it->second = stored;  // the old value's bytes stay in the arena (counted in bytes_)
   }
 }
 
-void KvMemtable::Put(std::string_view key, std::string_view value) { Set(key, value); }
-void KvMemtable::Delete(std::string_view key) { Set(key, std::nullopt); }
+void KvMemtable::Put(std::string_view key, std::string_view value) { Set(key, value, false); }
+void KvMemtable::Delete(std::string_view key) { Set(key, std::nullopt, false); }
+void KvMemtable::PutBorrowed(std::string_view key, std::string_view value) {
+  Set(key, value, true);
+}
+void KvMemtable::DeleteBorrowed(std::string_view key) { Set(key, std::nullopt, true); }
 
 KvMemLookup KvMemtable::Get(std::string_view key, std::string* value) const {
   auto it = writable_->map.find(key);

@@ -152,6 +152,12 @@ class KvMemtable {
   explicit KvMemtable(std::shared_ptr<KvMemPool> pool = nullptr);
   void Put(std::string_view key, std::string_view value);
   void Delete(std::string_view key);
+  // As Put and Delete, but keeping views of the bytes given instead of copies: they must
+  // stay unchanged while the memtable, or any layer it froze, lives. For a log replayed in
+  // place (KvStore::Open), whose values a copy would take through fresh memory on their
+  // way to a table.
+  void PutBorrowed(std::string_view key, std::string_view value);
+  void DeleteBorrowed(std::string_view key);
 
   KvMemLookup Get(std::string_view key, std::string* value) const;
   // The whole memtable, fixed: later writes do not change what it holds.
@@ -166,7 +172,7 @@ class KvMemtable {
   void Clear();
 
  private:
-  void Set(std::string_view key, std::optional<std::string_view> value);
+  void Set(std::string_view key, std::optional<std::string_view> value, bool borrowed);
   std::shared_ptr<KvMemPool> pool_;
   std::shared_ptr<KvArena> arena_;  // of writable_'s views and nodes
   // The map writes go to, in the layer that Freeze() makes of it (its hash and arenas are

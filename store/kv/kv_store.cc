@@ -631,33 +631,38 @@ Result<std::unique_ptr<KvStore>> KvStore::Open(const std::string& dir, const KvO
   return kv;
 }
 
-// Replays the logs into the memtable, oldest first, moves it into a table, and starts an
+// Replays the logs into a memtable, oldest first, moves it into a table, and starts an
 // empty log: from then on, appends never follow a torn record.
 Status KvStore::Recover() {
   Bg& b = *bg_;
+  // The memtable views the logs' bytes in place (their mappings live until the table is
+  // written): copying each value into fresh memory of its own first, an Open replaying
+  // 10 MB of 100 KiB values took 64 ms instead of 36 (2026-12-06).
+  std::unique_ptr<RandomAccessFile> logs[2];  // declared first: they outlive `replayed`
+  KvMemtable replayed(b.mem_pool);
+  size_t i = 0;
   for (std::string_view name : {kKvFlushingLogName, kKvLogName}) {
     Status damage;
     REFTAB_RETURN_IF_ERROR(ReplayKvLog(
         options_.fs, stack_->dir(), name,
-        [&b](std::string_view payload) {
-          return DecodeKvLogBatch(payload, [&b](const KvLogOp& op) {
+        [&replayed](std::string_view payload) {
+          return DecodeKvLogBatch(payload, [&replayed](const KvLogOp& op) {
             if (op.value) {
-              b.mem->Put(op.key, *op.value);
+              replayed.PutBorrowed(op.key, *op.value);
             } else {
-              b.mem->Delete(op.key);
+              replayed.DeleteBorrowed(op.key);
             }
           });
         },
-        &damage));
+        &damage, &logs[i++]));
     if (!damage.ok()) {
       if (options_.paranoid_checks) return damage;
       if (log_recovery_.ok()) log_recovery_ = damage;
     }
   }
   bool wrote_table = false;
-  const size_t largest = b.mem->largest();
-  REFTAB_RETURN_IF_ERROR(WriteLayers(stack_.get(), b.mem->Freeze(), largest, &wrote_table));
-  b.mem = std::make_unique<KvMemtable>(b.mem_pool);
+  const size_t largest = replayed.largest();
+  REFTAB_RETURN_IF_ERROR(WriteLayers(stack_.get(), replayed.Freeze(), largest, &wrote_table));
   const bool sync = options_.durability != Durability::kNone;
   if (sync) REFTAB_RETURN_IF_ERROR(options_.fs->SyncDir(stack_->dir()));
   // kv.log.flushing goes before kv.log is replaced: left beside the new log, its older

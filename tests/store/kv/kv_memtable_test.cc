@@ -128,6 +128,37 @@ TEST(KvMemtableTest, MemtablesThatComeAndGoReuseThePoolsChunks) {
   EXPECT_LE(pool->chunk_bytes(), 2 * kHugePageBytes);
 }
 
+TEST(KvMemtableTest, BorrowedWritesKeepTheCallersBytesOthersACopy) {
+  const std::string key_a = "a", key_b = "b", key_c = "c", value(1000, 'v');
+  KvMemtable mem;
+  mem.PutBorrowed(key_a, value);
+  mem.Put(key_b, value);
+  mem.DeleteBorrowed(key_c);
+  KvMemCursor c(mem.Freeze());
+  c.Seek("");
+  ASSERT_TRUE(c.Valid());
+  EXPECT_EQ(c.key().data(), key_a.data());
+  EXPECT_EQ(c.value()->data(), value.data());
+  c.Next();
+  ASSERT_TRUE(c.Valid());
+  EXPECT_EQ(c.key(), "b");
+  EXPECT_NE(c.key().data(), key_b.data());
+  EXPECT_NE(c.value()->data(), value.data());
+  EXPECT_EQ(*c.value(), value);
+  c.Next();
+  ASSERT_TRUE(c.Valid());
+  EXPECT_EQ(c.key().data(), key_c.data());
+  EXPECT_FALSE(c.value());
+  c.Next();
+  EXPECT_FALSE(c.Valid());
+  // Counted as any write is.
+  EXPECT_EQ(mem.largest(), 1001u);
+  std::string got;
+  EXPECT_EQ(mem.Get("a", &got), KvMemLookup::kValue);
+  EXPECT_EQ(got, value);
+  EXPECT_EQ(mem.Get("c", &got), KvMemLookup::kDeleted);
+}
+
 TEST(KvMemtableTest, AnEmptyLayerSetFindsNothing) {
   KvMemtable mem;
   std::string v;

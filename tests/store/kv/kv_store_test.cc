@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <random>
 #include <sstream>
@@ -417,6 +419,48 @@ TEST(KvLogTest, AStoreClosedWithoutFlushReplaysItsLogAtOpen) {
             (std::map<std::string, std::string>{
                 {"b", "2"}, {"c", "3"}, {std::string("nul\0", 4), std::string("\0", 1)}}));
   EXPECT_EQ(ReadFileOrDie(dir.path() + "/kv.log"), "RTKVLOG1");  // a fresh, empty log
+}
+
+// Open reads both logs in place, through their mappings, and its memtable keeps views of
+// their bytes until the table is written: the values must reach the table whole, the newer
+// log's writes winning over the older's, and stay right once the logs are gone.
+TEST(KvLogTest, OpenReplaysBothLogsInPlaceTheNewerWinning) {
+  // The logs of two stores closed unflushed become one store's kv.log.flushing and kv.log.
+  auto log_of = [](const std::function<void(KvStore&)>& writes) {
+    TempDir from("kvlog");
+    auto kv = OpenOrDie(from.path());
+    writes(*kv);
+    EXPECT_TRUE(kv->Close().ok());
+    return ReadFileOrDie(from.path() + "/kv.log");
+  };
+  const std::string big_old = Binary(200 << 10, 7), big_new = Binary((100 << 10) + 3, 8);
+  const std::string older = log_of([&](KvStore& kv) {
+    ASSERT_TRUE(kv.Put("k1", big_old).ok());
+    ASSERT_TRUE(kv.Put("k2", "old").ok());
+    ASSERT_TRUE(kv.Put("k4", big_old).ok());
+  });
+  const std::string newer = log_of([&](KvStore& kv) {
+    KvWriteBatch b;
+    b.Delete("k1");
+    b.Put("k2", "new");
+    b.Put("k3", big_new);
+    ASSERT_TRUE(kv.Write(b).ok());
+  });
+  TempDir dir("kv");
+  WriteFileOrDie(dir.path() + "/kv.log.flushing", older);
+  WriteFileOrDie(dir.path() + "/kv.log", newer);
+  const std::map<std::string, std::string> want = {{"k2", "new"}, {"k3", big_new}, {"k4", big_old}};
+  {
+    auto kv = OpenOrDie(dir.path());
+    EXPECT_TRUE(kv->log_recovery().ok()) << kv->log_recovery().ToString();
+    EXPECT_EQ(kv->stack()->names().size(), 1u);
+    EXPECT_TRUE(Contents(*kv) == want);
+    EXPECT_FALSE(std::filesystem::exists(dir.path() + "/kv.log.flushing"));
+  }
+  auto kv = OpenOrDie(dir.path());  // from the table alone
+  EXPECT_EQ(ReadFileOrDie(dir.path() + "/kv.log"), "RTKVLOG1");
+  EXPECT_TRUE(Contents(*kv) == want);
+  EXPECT_EQ(GetOr(*kv, "k1", "-"), "-");
 }
 
 TEST(KvLogTest, ATornTailIsDroppedAndReportedAtEveryCut) {
