@@ -25,14 +25,28 @@ KvMemPool::~KvMemPool() {
   for (void* chunk : chunks_) UnmapHugePages(chunk, kHugePageBytes);
 }
 
+char* KvMemPool::NewChunk() {
+  if ((chunks_.size() + 1) * kHugePageBytes > limit_bytes_) return nullptr;
+  void* chunk = MapHugePages(kHugePageBytes);
+  if (chunk != nullptr) chunks_.push_back(chunk);
+  return static_cast<char*>(chunk);
+}
+
 KvMemPool::Block KvMemPool::Take() {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (free_.empty() && (chunks_.size() + 1) * kHugePageBytes <= limit_bytes_) {
-      if (void* chunk = MapHugePages(kHugePageBytes)) {
-        chunks_.push_back(chunk);
+    if (free_.empty()) {
+      // A chunk given back whole first: it has been touched already.
+      char* chunk = nullptr;
+      if (!free_chunks_.empty()) {
+        chunk = free_chunks_.back();
+        free_chunks_.pop_back();
+      } else {
+        chunk = NewChunk();
+      }
+      if (chunk != nullptr) {
         for (size_t at = kHugePageBytes; at != 0; at -= kKvArenaBlock) {
-          free_.push_back(static_cast<char*>(chunk) + at - kKvArenaBlock);
+          free_.push_back(chunk + at - kKvArenaBlock);
         }
       }
     }
@@ -54,6 +68,19 @@ void KvMemPool::Give(Block block) {
   free_.push_back(block.data);
 }
 
+char* KvMemPool::TakeChunk() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (free_chunks_.empty()) return NewChunk();
+  char* chunk = free_chunks_.back();
+  free_chunks_.pop_back();
+  return chunk;
+}
+
+void KvMemPool::GiveChunk(char* chunk) {
+  std::lock_guard<std::mutex> lock(mu_);
+  free_chunks_.push_back(chunk);
+}
+
 size_t KvMemPool::chunk_bytes() const {
   std::lock_guard<std::mutex> lock(mu_);
   return chunks_.size() * kHugePageBytes;
@@ -61,6 +88,7 @@ size_t KvMemPool::chunk_bytes() const {
 
 KvArena::~KvArena() {
   for (const KvMemPool::Block& block : blocks_) pool_->Give(block);
+  for (char* chunk : chunks_) pool_->GiveChunk(chunk);
 }
 
 char* KvArena::Reserve(size_t bytes, size_t alignment) {
@@ -84,10 +112,28 @@ std::string_view KvArena::Copy(std::string_view bytes) {
   return std::string_view(dst, bytes.size());
 }
 
+char* KvArena::ReserveInChunk(size_t bytes) {
+  if (chunk_left_ < bytes) {
+    char* chunk = pool_->TakeChunk();
+    if (chunk == nullptr) return nullptr;
+    chunks_.push_back(chunk);
+    chunk_at_ = chunk;
+    chunk_left_ = kHugePageBytes;
+  }
+  char* p = chunk_at_;
+  chunk_at_ += bytes;
+  chunk_left_ -= bytes;
+  return p;
+}
+
 void* KvArena::do_allocate(size_t bytes, size_t alignment) {
   if (bytes > kBlock / 4 || alignment > alignof(std::max_align_t)) {
     // A large entry (or a node of an unusual alignment, which the maps do not make): served
-    // apart, so that the current block is not cut short.
+    // apart, so that the current block is not cut short; in a chunk of the pool if it takes
+    // at most a quarter of one (copies only: their bytes need no alignment).
+    if (alignment == 1 && bytes <= kHugePageBytes / 4) {
+      if (char* p = ReserveInChunk(bytes)) return p;
+    }
     large_.push_back(std::make_unique_for_overwrite<char[]>(bytes + alignment));
     auto at = reinterpret_cast<uintptr_t>(large_.back().get());
     return reinterpret_cast<void*>((at + alignment - 1) & ~uintptr_t(alignment - 1));

@@ -48,21 +48,31 @@ class KvMemPool {
   };
   Block Take();
   void Give(Block block);
+  // A whole chunk (kHugePageBytes), for an arena's large entries; null when every chunk the
+  // limit allows is in use. Give it back with GiveChunk.
+  char* TakeChunk();
+  void GiveChunk(char* chunk);
   // Bytes of the chunks made so far.
   size_t chunk_bytes() const;
 
  private:
+  // A new chunk if the limit allows one, else null; mu_ held.
+  char* NewChunk();
   mutable std::mutex mu_;
-  std::vector<char*> free_;    // blocks of the chunks, not in use
-  std::vector<void*> chunks_;  // kHugePageBytes each
+  std::vector<char*> free_;         // blocks of the chunks, not in use
+  std::vector<char*> free_chunks_;  // chunks given back whole, not in use
+  std::vector<void*> chunks_;       // kHugePageBytes each
   const size_t limit_bytes_;
 };
 
 // Where a memtable's keys, values and map nodes live: blocks that are only appended to and
 // go all at once with the arena (back to its pool), so that a write costs one copy of its
 // bytes and no allocation of its own (a block of kBlock bytes holds hundreds of small
-// entries and their nodes). The views it gives stay valid while it lives: frozen layers
-// share it (KvMemLayer::arenas). One thread at a time allocates.
+// entries and their nodes). Entries over a quarter block and up to a quarter chunk go into
+// whole chunks of the pool instead (twenty values of 100 KiB to a chunk): from the
+// allocator, each was fresh memory, a fault per 4 KiB, 40% of the page faults of a fill of
+// 100 KiB values. The views it gives stay valid while it lives: frozen layers share it
+// (KvMemLayer::arenas). One thread at a time allocates.
 class KvArena final : public std::pmr::memory_resource {
  public:
   static constexpr size_t kBlock = kKvArenaBlock;
@@ -85,11 +95,17 @@ class KvArena final : public std::pmr::memory_resource {
   }
   // `bytes` at an `alignment` boundary, in the current block or a new one.
   char* Reserve(size_t bytes, size_t alignment);
+  // `bytes` (at most a quarter chunk) in the current chunk or a new one; null if the pool
+  // has no chunk to give.
+  char* ReserveInChunk(size_t bytes);
   std::shared_ptr<KvMemPool> pool_;
   std::vector<KvMemPool::Block> blocks_;        // kBlock bytes each
-  std::vector<std::unique_ptr<char[]>> large_;  // one entry each
+  std::vector<char*> chunks_;                   // the pool's, for large entries
+  std::vector<std::unique_ptr<char[]>> large_;  // one entry each, when the pool has no chunk
   char* at_ = nullptr;                          // the free part of the current block
   size_t left_ = 0;
+  char* chunk_at_ = nullptr;  // the free part of the current chunk
+  size_t chunk_left_ = 0;
 };
 
 // Key -> value, or nullopt for a deletion; views into an arena. Its nodes come from an

@@ -128,6 +128,38 @@ TEST(KvMemtableTest, MemtablesThatComeAndGoReuseThePoolsChunks) {
   EXPECT_LE(pool->chunk_bytes(), 2 * kHugePageBytes);
 }
 
+// Entries over a quarter block and up to a quarter chunk are bumped in whole chunks of the
+// pool (twenty of 100 KiB to a chunk), which go back to it with the arena for the next
+// one; past the pool's limit, and over a quarter chunk, they come from the allocator.
+TEST(KvMemtableTest, LargeEntriesFillWholeChunksOfThePoolThatTheNextArenaReuses) {
+  auto pool = std::make_shared<KvMemPool>(2 * kHugePageBytes);
+  std::string value(100 << 10, '\0');
+  for (size_t i = 0; i < value.size(); ++i) value[i] = char(i * 13);
+  std::vector<const char*> first;
+  {
+    KvArena arena(pool);
+    for (int i = 0; i < 42; ++i) {
+      std::string_view v = arena.Copy(value);
+      EXPECT_EQ(v, value);
+      first.push_back(v.data());
+    }
+    const std::string huge(kHugePageBytes / 4 + 1, 'h');
+    EXPECT_EQ(arena.Copy(huge), huge);
+    EXPECT_EQ(pool->chunk_bytes(), 2 * kHugePageBytes);  // the limit: the rest from malloc
+    for (int i = 0; i < 40; ++i) {
+      if (i % 20 != 19) {
+        EXPECT_EQ(first[size_t(i) + 1], first[size_t(i)] + value.size()) << i;
+      }
+    }
+    for (int i = 0; i < 42; ++i)
+      EXPECT_EQ(std::memcmp(first[size_t(i)], value.data(), value.size()), 0);
+  }
+  KvArena next(pool);
+  const char* reused = next.Copy(value).data();
+  EXPECT_TRUE(reused == first[0] || reused == first[20]);
+  EXPECT_EQ(pool->chunk_bytes(), 2 * kHugePageBytes);
+}
+
 TEST(KvMemtableTest, BorrowedWritesKeepTheCallersBytesOthersACopy) {
   const std::string key_a = "a", key_b = "b", key_c = "c", value(1000, 'v');
   KvMemtable mem;
