@@ -73,6 +73,28 @@ class BlockWriter {
   // block (including the file header for the first block). Valid until the next Start().
   std::string_view Finish();
 
+  // The memory blocks are built in, which a writer of later tables may take over
+  // (AdoptBuffer) rather than fault fresh pages in for its own.
+  struct Buffer {
+    std::unique_ptr<uint8_t[]> bytes;
+    size_t size = 0;
+  };
+  // Gives the buffer away; the writer then has none (Start makes another).
+  Buffer TakeBuffer() {
+    Buffer b{std::move(buf_), cap_};
+    cap_ = 0;
+    next_ = 0;
+    return b;
+  }
+  // Builds the next blocks in `b` if it is larger than the buffer the writer has. Only
+  // between blocks (before Start).
+  void AdoptBuffer(Buffer b) {
+    if (b.size <= cap_) return;
+    buf_ = std::move(b.bytes);
+    cap_ = b.size;
+    next_ = 0;
+  }
+
   BlockType type() const { return type_; }
   uint32_t entries() const { return entries_; }
   uint32_t header_off() const { return header_off_; }
@@ -148,7 +170,7 @@ class BlockWriter {
         return AddChecked(k, size, shared, prefix, value_type, max_value_size, encode_value);
       }
     }
-    uint8_t* start = buf_.data() + next_;
+    uint8_t* start = buf_.get() + next_;
     uint8_t* end = EncodeRecord(start, k, size, prefix, value_type, encode_value);
     Commit(size_t(end - start), prefix == 0, k, size, shared);
     return AddResult::kAdded;
@@ -162,7 +184,7 @@ class BlockWriter {
                                          EncodeValue& encode_value) {
     // + kSuffixSpill: PutSuffix may write that far past the suffix.
     EnsureCapacity(next_ + 2 * kMaxVarintLen + (size - prefix) + kSuffixSpill + max_value_size);
-    uint8_t* start = buf_.data() + next_;
+    uint8_t* start = buf_.get() + next_;
     size_t len = size_t(EncodeRecord(start, k, size, prefix, value_type, encode_value) - start);
     bool is_restart = prefix == 0;
     size_t restarts = restart_count_;
@@ -257,8 +279,10 @@ class BlockWriter {
   }
 
   void EnsureCapacity(size_t n) {
-    if (buf_.size() < n) buf_.resize(n < 2 * buf_.size() ? 2 * buf_.size() : n);
+    if (cap_ < n) Grow(n);
   }
+  // A buffer of at least n bytes (twice the old at least), holding the block so far.
+  void Grow(size_t n);
   void GrowLastKey(size_t n);
 
   uint32_t block_size_;
@@ -271,7 +295,10 @@ class BlockWriter {
   uint32_t fast_end_ = 0;
   uint32_t entries_ = 0;
   uint32_t until_restart_ = 0;  // records until the next forced restart point
-  std::vector<uint8_t> buf_;
+  // Not zeroed when made or grown: only bytes written are read. Zeroed, a 512 KiB block
+  // (values of 100 KiB) cost a memset when made and another when grown for its last record.
+  std::unique_ptr<uint8_t[]> buf_;
+  size_t cap_ = 0;
   // Offsets of the restart points. The fit rule keeps 3 bytes per entry, so a block has
   // fewer than block_size_ / 3 (and at most kMaxRestarts); Start allocates that many once.
   std::unique_ptr<uint32_t[]> restarts_;

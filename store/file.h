@@ -97,9 +97,18 @@ class BufferedSink final : public WritableFile {
       : file_(std::move(file)), chunk_(chunk) {
     buf_.reserve(chunk_);
   }
+  // Appends of kDirectBytes (or `chunk`) or more go to the file as they are, after what is
+  // buffered: a table's blocks of 512 KiB (values of 100 KiB) were copied into the buffer,
+  // fresh memory, a page fault per 4 KiB. With the block writer's buffer no longer zeroed,
+  // flushing 37 memtables of 8 MiB of such values took 542-562 ms instead of 694-748
+  // (2026-12-06).
+  static constexpr size_t kDirectBytes = size_t(128) << 10;
   Status Append(std::string_view data) override {
+    if (data.size() >= kDirectBytes || data.size() >= chunk_) {
+      REFTAB_RETURN_IF_ERROR(FlushBuffer());
+      return file_->Append(data);
+    }
     if (buf_.size() + data.size() > chunk_) REFTAB_RETURN_IF_ERROR(FlushBuffer());
-    if (data.size() >= chunk_) return file_->Append(data);
     buf_.append(data);
     return Status::Ok();
   }

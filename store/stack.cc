@@ -12,6 +12,7 @@
 #include "store/new_records.h"
 #include "store/random_seed.h"
 #include "store/symref_chain.h"
+#include "store/table_builder.h"
 #include "store/table_log_blocks.h"
 #include "store/temp_table.h"
 #include "store/trace.h"
@@ -126,7 +127,10 @@ Stack::Stack(std::string dir, const StackOptions& options)
       list_path_(dir_ + "/tables.list"),
       options_(options),
       fs_(options.fs ? options.fs : PosixFileSystem()),
-      rng_(RandomSeed()) {}
+      rng_(RandomSeed()),
+      table_scratch_(std::make_unique<TableScratch>()) {}
+
+Stack::~Stack() = default;
 
 Result<std::unique_ptr<Stack>> Stack::Open(const std::string& dir, const StackOptions& options) {
   if (!options.missing_dir_is_empty) {
@@ -282,7 +286,7 @@ Status Stack::WriteTempTable(uint64_t min, uint64_t max,
   out->reset();
   auto table = TempTable::Create(fs_, dir_, TableName(min, max), options_.file_mode, &rng_);
   if (!table.ok()) return table.status();
-  TableWriter writer(TableWriteOptions(min_block_size), (*table)->file());
+  TableWriter writer(TableWriteOptions(min_block_size), (*table)->file(), table_scratch_.get());
   if (record_logs) TableLogBlocks::Record(writer, record_logs);
   Status s = writer.SetLimits(min, max);
   if (s.ok()) s = fill(writer);

@@ -34,6 +34,7 @@ namespace reftab {
 // Not installed, and kept out of the exports below: declared before REFTAB_PUBLIC_BEGIN
 // because a class takes its visibility from its first declaration.
 class TempTable;          // store/temp_table.h
+struct TableScratch;      // store/table_builder.h
 struct WrittenLogBlocks;  // store/table_log_blocks.h
 class MergeOrderMemo;     // store/merge_order.h
 struct SnapshotAccess;    // store/snapshot_access.h
@@ -161,6 +162,7 @@ class Stack {
   // ("<dir>: no such directory") unless options.missing_dir_is_empty; a directory without
   // tables.list is an empty stack. Callers that mean to create a stack make `dir` first.
   static Result<std::unique_ptr<Stack>> Open(const std::string& dir, const StackOptions& options);
+  ~Stack();
 
   const std::string& dir() const { return dir_; }
   const StackOptions& options() const { return options_; }
@@ -331,6 +333,8 @@ class Stack {
   std::unique_ptr<PinnedFile> list_pin_;  // the loaded tables.list, kept open
   FileInfo list_info_;
   std::minstd_rand rng_;
+  // The block buffer the tables this handle writes share, one after the other.
+  std::unique_ptr<TableScratch> table_scratch_;
   Status last_auto_compaction_;
   // The log blocks of the table the transaction being committed wrote, and its name: the
   // auto-compaction right after it copies them instead of compressing them again

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "format/block_reader.h"
 #include "format/block_writer.h"
@@ -30,11 +31,13 @@ Status ValidateWriteOptions(const WriteOptions& o) {
   return Status::Ok();
 }
 
-TableBuilder::TableBuilder(const WriteOptions& options, WritableFile* sink)
+TableBuilder::TableBuilder(const WriteOptions& options, WritableFile* sink, TableScratch* scratch)
     : opts_(options),
       sink_(sink),
       hash_size_(HashSize(options.hash_id)),
-      block_(options.block_size, options.restart_interval) {
+      block_(options.block_size, options.restart_interval),
+      scratch_(scratch) {
+  if (scratch_ != nullptr) block_.AdoptBuffer(std::exchange(scratch_->block, {}));
   header_.version = VersionForHash(options.hash_id);
   header_.block_size = options.block_size;
   header_.hash_id = options.hash_id;
@@ -42,7 +45,11 @@ TableBuilder::TableBuilder(const WriteOptions& options, WritableFile* sink)
   if (!s.ok()) error_ = s;
 }
 
-TableBuilder::~TableBuilder() = default;
+TableBuilder::~TableBuilder() {
+  if (scratch_ == nullptr) return;
+  BlockWriter::Buffer b = block_.TakeBuffer();
+  if (b.size <= TableScratch::kMaxKeptBytes) scratch_->block = std::move(b);
+}
 
 Status TableBuilder::Fail(Status s) {
   if (error_.ok()) error_ = s;
@@ -697,6 +704,8 @@ Status TableBuilder::Finish() {
 
 TableWriter::TableWriter(const WriteOptions& options, WritableFile* sink)
     : impl_(std::make_unique<TableBuilder>(options, sink)) {}
+TableWriter::TableWriter(const WriteOptions& options, WritableFile* sink, TableScratch* scratch)
+    : impl_(std::make_unique<TableBuilder>(options, sink, scratch)) {}
 TableWriter::~TableWriter() = default;
 Status TableWriter::SetLimits(uint64_t min_update_index, uint64_t max_update_index) {
   return impl_->SetLimits(min_update_index, max_update_index);

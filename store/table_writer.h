@@ -33,6 +33,7 @@ namespace reftab {
 // Not installed, and kept out of the exports below: declared before REFTAB_PUBLIC_BEGIN
 // because a class takes its visibility from its first declaration.
 class TableBuilder;     // store/table_builder.h, not installed
+struct TableScratch;    // store/table_builder.h, not installed
 struct TableLogBlocks;  // store/table_log_blocks.h, not installed
 struct TableRefBlocks;  // store/table_ref_blocks.h, not installed
 
@@ -92,6 +93,10 @@ class TableWriter {
  private:
   friend struct TableLogBlocks;
   friend struct TableRefBlocks;
+  friend class Stack;
+  // For a stack: the writer builds its blocks in memory `scratch` keeps from one table to
+  // the next (store/table_builder.h). `scratch` must outlive the writer.
+  TableWriter(const WriteOptions& options, WritableFile* sink, TableScratch* scratch);
   std::unique_ptr<TableBuilder> impl_;
 };
 

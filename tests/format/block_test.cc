@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -192,6 +194,52 @@ TEST(BlockWriterTest, FillsABlockExactlyAsFarAsTheFitRuleAllows) {
       EXPECT_EQ(r, added == 0 ? AddResult::kTooLarge : AddResult::kFull);
     }
   }
+}
+
+// A buffer taken from one writer and adopted by another holds the last one's bytes (and
+// is never zeroed): blocks built in it must be the blocks a fresh writer builds.
+TEST(BlockWriterTest, BlocksBuiltInAnAdoptedBufferAreAFreshWritersBlocks) {
+  std::vector<std::string> keys;
+  for (int i = 0; i < 400; ++i) keys.push_back("refs/heads/branch-" + std::to_string(1000 + i));
+  auto build = [&](BlockWriter& w, std::string_view file_header) {
+    std::vector<std::string> blocks;
+    w.Start(BlockType::kRef, file_header);
+    for (const std::string& k : keys) {
+      AddResult r = AddRef(w, k);
+      if (r == AddResult::kFull) {
+        blocks.emplace_back(w.Finish());
+        w.Start(BlockType::kRef, "");
+        r = AddRef(w, k);
+      }
+      EXPECT_EQ(r, AddResult::kAdded) << k;
+    }
+    blocks.emplace_back(w.Finish());
+    return blocks;
+  };
+  const std::string header(24, 'h');
+  BlockWriter fresh(1024, 16);
+  const std::vector<std::string> want = build(fresh, header);
+  ASSERT_GT(want.size(), 5u);
+
+  BlockWriter first(4096, 4);
+  build(first, "");
+  BlockWriter::Buffer buffer = first.TakeBuffer();
+  ASSERT_GE(buffer.size, 4096u);
+  std::memset(buffer.bytes.get(), 0xab, buffer.size);  // stale bytes, not zeros
+  const uint8_t* lent = buffer.bytes.get();
+  BlockWriter second(1024, 16);
+  second.AdoptBuffer(std::move(buffer));
+  EXPECT_EQ(build(second, header), want);
+  BlockWriter::Buffer back = second.TakeBuffer();
+  EXPECT_EQ(back.bytes.get(), lent);  // large enough: it was used, not replaced
+  // The writer whose buffer was taken makes another.
+  EXPECT_EQ(build(second, header), want);
+  // A buffer smaller than the writer's own is not taken.
+  auto small = std::make_unique<uint8_t[]>(16);
+  const uint8_t* offered = small.get();
+  second.AdoptBuffer(BlockWriter::Buffer{std::move(small), 16});
+  EXPECT_EQ(build(second, header), want);
+  EXPECT_NE(second.TakeBuffer().bytes.get(), offered);
 }
 
 TEST(BlockWriterTest, TooLargeRecordLeavesTheBlockUsable) {

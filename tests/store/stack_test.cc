@@ -450,6 +450,49 @@ TEST(StackTest, FittedBlocksOfRecordsOfOneLargeSizeWasteLittlePadding) {
   EXPECT_LT(double(table->file_size()), 40 * double(value.size()) * 1.07);
 }
 
+// A stack handle builds the blocks of the tables it writes in one buffer, kept from one
+// table to the next (up to TableScratch::kMaxKeptBytes; a larger one is dropped). Tables
+// of small records, of 100 KiB values (512 KiB blocks), of one 5 MiB value (8 MiB blocks,
+// its buffer not kept), then small and large again: each must be, byte for byte, the
+// table a fresh handle writes.
+TEST(StackTest, TablesWrittenOneAfterAnotherAreTheBytesAFreshHandleWrites) {
+  StackOptions o = TestOptions();
+  o.fit_block_size = true;
+  const std::vector<std::pair<size_t, int>> tables = {
+      // value size, records
+      {10, 300}, {100 << 10, 12}, {5 << 20, 1}, {10, 300}, {100 << 10, 12}, {3000, 40}};
+  auto write_all = [&](const std::string& dir, bool fresh_handles) {
+    std::unique_ptr<Stack> s = OpenOrDie(dir, o);
+    for (size_t t = 0; t < tables.size(); ++t) {
+      if (fresh_handles) s = OpenOrDie(dir, o);
+      const size_t size = tables[t].first;  // not a structured binding: clang 14 cannot
+      const int count = tables[t].second;   // capture one in the lambda below
+      std::string value(size, '\0');
+      for (size_t i = 0; i < size; ++i) value[i] = char('a' + (i * 7 + t) % 26);
+      Status st = s->AddTable(16 + size, [&](TableWriter& w, uint64_t update_index) -> Status {
+        for (int i = 0; i < count; ++i) {
+          char name[32];
+          std::snprintf(name, sizeof name, "refs/kv/%02zu/%06d", t, i);
+          REFTAB_RETURN_IF_ERROR(w.AddRef(KvRecord(name, value.c_str(), update_index)));
+        }
+        return Status::Ok();
+      });
+      EXPECT_TRUE(st.ok()) << st.ToString();
+    }
+    std::vector<std::string> bytes;
+    for (const std::string& name : s->names()) bytes.push_back(ReadFileOr(dir + "/" + name));
+    return bytes;
+  };
+  TempDir one, fresh;
+  const std::vector<std::string> got = write_all(one.path(), false);
+  const std::vector<std::string> want = write_all(fresh.path(), true);
+  ASSERT_EQ(got.size(), tables.size());
+  ASSERT_EQ(want.size(), tables.size());
+  for (size_t t = 0; t < tables.size(); ++t) {
+    EXPECT_TRUE(got[t] == want[t]) << "table " << t;
+  }
+}
+
 TEST(StackTest, AddTableThatFailsOrComesOutEmptyChangesNothing) {
   TempDir tmp;
   auto s = OpenOrDie(tmp.path(), TestOptions());
