@@ -284,7 +284,8 @@ Status Stack::WriteTempTable(uint64_t min, uint64_t max,
                              std::unique_ptr<TempTable>* out, uint32_t min_block_size,
                              WrittenLogBlocks* record_logs) {
   out->reset();
-  auto table = TempTable::Create(fs_, dir_, TableName(min, max), options_.file_mode, &rng_);
+  auto table = TempTable::Create(fs_, dir_, TableName(min, max), options_.file_mode, &rng_,
+                                 std::move(table_scratch_->sink));
   if (!table.ok()) return table.status();
   TableWriter writer(TableWriteOptions(min_block_size), (*table)->file(), table_scratch_.get());
   if (record_logs) TableLogBlocks::Record(writer, record_logs);
@@ -292,8 +293,10 @@ Status Stack::WriteTempTable(uint64_t min, uint64_t max,
   if (s.ok()) s = fill(writer);
   if (s.ok()) s = writer.Finish();
   if (!s.ok()) return s;  // the TempTable removes its file
-  if (writer.stats().empty) return Status::Ok();
-  REFTAB_RETURN_IF_ERROR((*table)->Finish(options_.durability));
+  if (!writer.stats().empty) s = (*table)->Finish(options_.durability);
+  std::string sink = (*table)->TakeBuffer();
+  if (sink.capacity() <= TableScratch::kMaxKeptBytes) table_scratch_->sink = std::move(sink);
+  if (!s.ok() || writer.stats().empty) return s;
   *out = std::move(*table);
   return Status::Ok();
 }

@@ -59,13 +59,14 @@ REFTAB_FORCE_INLINE bool IdTailsEqual(const uint8_t* a, const uint8_t* b, size_t
 }
 
 // Memory kept from one table to the next by whoever writes many (a Stack): the block
-// buffer. Blocks of 512 KiB (values of 100 KiB) are built in a buffer of about 1 MiB; fresh
-// for each table, its pages cost a fault each (12-15 us on the VM of perf/RESULTS.md):
-// flushing 37 memtables of 8 MiB of such values took 452-466 ms with it kept, 625-659
-// without, and 11,392 page faults became 476 (2026-12-06). At most kMaxKeptBytes is kept.
+// buffer and the file's write buffer (BufferedSink's). Blocks of 512 KiB (values of 100 KiB)
+// are built in a buffer of about 1 MiB and written through one of 1 MiB; fresh for each
+// table, their pages cost a fault each (12-15 us on the VM of perf/RESULTS.md). At most
+// kMaxKeptBytes of each is kept.
 struct TableScratch {
   static constexpr size_t kMaxKeptBytes = size_t(4) << 20;
   BlockWriter::Buffer block;
+  std::string sink;
 };
 
 // See TableWriter for the contract.

@@ -50,7 +50,7 @@ TempTable::~TempTable() { Discard(); }
 Result<std::unique_ptr<TempTable>> TempTable::Create(FileSystem* fs, const std::string& dir,
                                                      const std::string& stem,
                                                      std::optional<uint32_t> mode,
-                                                     std::minstd_rand* rng) {
+                                                     std::minstd_rand* rng, std::string buffer) {
   std::unique_ptr<TempTable> t;
   for (int attempt = 0; !t; ++attempt) {
     char suffix[16];
@@ -61,7 +61,8 @@ Result<std::unique_ptr<TempTable>> TempTable::Create(FileSystem* fs, const std::
       // A table is written block by block, and log blocks deflate to a few hundred bytes:
       // one write call per block was 72k calls for 980k new refs with their reflogs
       // (58 MB), a second of system time on a VM where a call costs microseconds.
-      auto buffered = std::make_unique<BufferedSink>(std::move(*created));
+      auto buffered =
+          std::make_unique<BufferedSink>(std::move(*created), size_t(1) << 20, std::move(buffer));
       t.reset(new TempTable(fs, dir, std::move(path), std::move(buffered)));
     } else if (created.status().code() != Code::kLockHeld || attempt > 100) {
       return created.status();

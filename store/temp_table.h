@@ -28,11 +28,13 @@ class TempTable {
  public:
   // Creates <dir>/<stem>.temp.XXXXXX exclusively (another random suffix on a clash), sets
   // its permission bits to `mode` if given, and takes the advisory lock (best effort: a file
-  // system without advisory locks only loses the protection the lock adds).
+  // system without advisory locks only loses the protection the lock adds). Writes to the
+  // file are buffered in `buffer`'s memory (BufferedSink), which TakeBuffer gives back.
   static Result<std::unique_ptr<TempTable>> Create(FileSystem* fs, const std::string& dir,
                                                    const std::string& stem,
                                                    std::optional<uint32_t> mode,
-                                                   std::minstd_rand* rng);
+                                                   std::minstd_rand* rng,
+                                                   std::string buffer = std::string());
   // Removes the temporary file unless it was installed.
   ~TempTable();
   TempTable(const TempTable&) = delete;
@@ -42,6 +44,8 @@ class TempTable {
   WritableFile* file() { return file_.get(); }
   // Syncs the contents (unless durability is kNone) and closes the file.
   Status Finish(Durability durability);
+  // The write buffer's memory, for the next table's Create; after Finish.
+  std::string TakeBuffer() { return file_->TakeBuffer(); }
   // Drops the file: the table came out empty or could not be written.
   void Discard();
   // Renames the finished file to <dir>/<name>. With kFull the directory is synced, so the

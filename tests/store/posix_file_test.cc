@@ -1,11 +1,14 @@
 // The POSIX file system's whole-file reads (ReadFile, ReadPinned) read into the string in
 // chunks that start small and double: contents of every size around the chunk boundaries,
-// and a file of several MiB, come back byte for byte.
+// and a file of several MiB, come back byte for byte. BufferedSink writes whole chunks.
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <memory>
 #include <random>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "store/file.h"
 #include "tests/testutil/store_util.h"
@@ -103,6 +106,60 @@ TEST(PosixFileTest, ReleasedRangesReadTheSameBytes) {
     f.Release(r[0], r[1]);
     EXPECT_TRUE(same()) << r[0] << " " << r[1];
   }
+}
+
+// Records the size of every append it is given.
+class RecordingFile final : public WritableFile {
+ public:
+  Status Append(std::string_view data) override {
+    sizes.push_back(data.size());
+    bytes.append(data);
+    return Status::Ok();
+  }
+  Status Sync() override { return Status::Ok(); }
+  Status Close() override { return Status::Ok(); }
+  std::vector<size_t> sizes;
+  std::string bytes;
+};
+
+// A BufferedSink hands the file pieces of exactly its chunk (the last one apart), whatever
+// the sizes of the appends, passing whole chunks of a large append without a copy; its
+// buffer's memory goes from one sink to the next.
+TEST(BufferedSinkTest, WritesWholeChunksAndPassesItsBufferOn) {
+  constexpr size_t kChunk = 4096;
+  const std::string data = RandomBytes(10 * kChunk + 123, 5);
+  const std::vector<size_t> appends = {1,  100,        kChunk - 101, kChunk, 3 * kChunk + 7,
+                                       17, 2 * kChunk, kChunk - 1};
+  auto file = std::make_unique<RecordingFile>();
+  RecordingFile* seen = file.get();
+  BufferedSink sink(std::move(file), kChunk);
+  size_t at = 0;
+  for (size_t n : appends) {
+    ASSERT_TRUE(sink.Append(std::string_view(data).substr(at, n)).ok());
+    at += n;
+  }
+  ASSERT_TRUE(sink.Append(std::string_view(data).substr(at)).ok());
+  ASSERT_TRUE(sink.Close().ok());
+  EXPECT_EQ(seen->bytes, data);
+  size_t offset = 0;
+  for (size_t i = 0; i < seen->sizes.size(); ++i) {
+    EXPECT_EQ(offset % kChunk, 0u) << i;  // every piece starts at a multiple of the chunk
+    if (i + 1 < seen->sizes.size()) {
+      EXPECT_EQ(seen->sizes[i] % kChunk, 0u) << i;
+    }
+    offset += seen->sizes[i];
+  }
+  EXPECT_LT(seen->sizes.size(), 10u);  // the three chunks of one append went as one
+  std::string buffer = sink.TakeBuffer();
+  EXPECT_TRUE(buffer.empty());
+  EXPECT_GE(buffer.capacity(), kChunk);
+  const char* memory = buffer.data();
+  auto next_file = std::make_unique<RecordingFile>();
+  RecordingFile* next_seen = next_file.get();
+  BufferedSink next(std::move(next_file), kChunk, std::move(buffer));
+  ASSERT_TRUE(next.Append("abc").ok());
+  EXPECT_EQ(next.TakeBuffer().data(), memory);  // the same memory, its bytes dropped
+  EXPECT_TRUE(next_seen->bytes.empty());
 }
 
 TEST(PosixFileTest, MissingFileNamesThePath) {
