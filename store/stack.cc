@@ -294,8 +294,7 @@ Status Stack::WriteTempTable(uint64_t min, uint64_t max,
   if (s.ok()) s = writer.Finish();
   if (!s.ok()) return s;  // the TempTable removes its file
   if (!writer.stats().empty) s = (*table)->Finish(options_.durability);
-  std::string sink = (*table)->TakeBuffer();
-  if (sink.capacity() <= TableScratch::kMaxKeptBytes) table_scratch_->sink = std::move(sink);
+  table_scratch_->Keep((*table)->TakeBuffer());
   if (!s.ok() || writer.stats().empty) return s;
   *out = std::move(*table);
   return Status::Ok();

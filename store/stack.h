@@ -333,7 +333,7 @@ class Stack {
   std::unique_ptr<PinnedFile> list_pin_;  // the loaded tables.list, kept open
   FileInfo list_info_;
   std::minstd_rand rng_;
-  // The block buffer the tables this handle writes share, one after the other.
+  // The block and write buffers the tables this handle writes share, one after the other.
   std::unique_ptr<TableScratch> table_scratch_;
   Status last_auto_compaction_;
   // The log blocks of the table the transaction being committed wrote, and its name: the

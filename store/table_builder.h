@@ -10,6 +10,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 #include <string_view>
 #include <vector>
 
@@ -65,6 +66,13 @@ REFTAB_FORCE_INLINE bool IdTailsEqual(const uint8_t* a, const uint8_t* b, size_t
 // kMaxKeptBytes of each is kept.
 struct TableScratch {
   static constexpr size_t kMaxKeptBytes = size_t(4) << 20;
+  // Keep `b` or `s` for the next table, unless larger than kMaxKeptBytes.
+  void Keep(BlockWriter::Buffer b) {
+    if (b.size <= kMaxKeptBytes) block = std::move(b);
+  }
+  void Keep(std::string s) {
+    if (s.capacity() <= kMaxKeptBytes) sink = std::move(s);
+  }
   BlockWriter::Buffer block;
   std::string sink;
 };

@@ -46,9 +46,7 @@ TableBuilder::TableBuilder(const WriteOptions& options, WritableFile* sink, Tabl
 }
 
 TableBuilder::~TableBuilder() {
-  if (scratch_ == nullptr) return;
-  BlockWriter::Buffer b = block_.TakeBuffer();
-  if (b.size <= TableScratch::kMaxKeptBytes) scratch_->block = std::move(b);
+  if (scratch_ != nullptr) scratch_->Keep(block_.TakeBuffer());
 }
 
 Status TableBuilder::Fail(Status s) {

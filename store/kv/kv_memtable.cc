@@ -25,7 +25,12 @@ KvMemPool::~KvMemPool() {
   for (void* chunk : chunks_) UnmapHugePages(chunk, kHugePageBytes);
 }
 
-char* KvMemPool::NewChunk() {
+char* KvMemPool::ChunkLocked() {
+  if (!free_chunks_.empty()) {  // given back whole: touched already
+    char* chunk = free_chunks_.back();
+    free_chunks_.pop_back();
+    return chunk;
+  }
   if ((chunks_.size() + 1) * kHugePageBytes > limit_bytes_) return nullptr;
   void* chunk = MapHugePages(kHugePageBytes);
   if (chunk != nullptr) chunks_.push_back(chunk);
@@ -36,15 +41,7 @@ KvMemPool::Block KvMemPool::Take() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (free_.empty()) {
-      // A chunk given back whole first: it has been touched already.
-      char* chunk = nullptr;
-      if (!free_chunks_.empty()) {
-        chunk = free_chunks_.back();
-        free_chunks_.pop_back();
-      } else {
-        chunk = NewChunk();
-      }
-      if (chunk != nullptr) {
+      if (char* chunk = ChunkLocked()) {
         for (size_t at = kHugePageBytes; at != 0; at -= kKvArenaBlock) {
           free_.push_back(chunk + at - kKvArenaBlock);
         }
@@ -70,10 +67,7 @@ void KvMemPool::Give(Block block) {
 
 char* KvMemPool::TakeChunk() {
   std::lock_guard<std::mutex> lock(mu_);
-  if (free_chunks_.empty()) return NewChunk();
-  char* chunk = free_chunks_.back();
-  free_chunks_.pop_back();
-  return chunk;
+  return ChunkLocked();
 }
 
 void KvMemPool::GiveChunk(char* chunk) {

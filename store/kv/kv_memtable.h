@@ -56,8 +56,8 @@ class KvMemPool {
   size_t chunk_bytes() const;
 
  private:
-  // A new chunk if the limit allows one, else null; mu_ held.
-  char* NewChunk();
+  // A chunk given back whole, else a new one if the limit allows it, else null; mu_ held.
+  char* ChunkLocked();
   mutable std::mutex mu_;
   std::vector<char*> free_;         // blocks of the chunks, not in use
   std::vector<char*> free_chunks_;  // chunks given back whole, not in use
