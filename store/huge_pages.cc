@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstdint>
 
 namespace reftab {
@@ -23,5 +24,20 @@ void* MapHugePages(size_t bytes) {
 }
 
 void UnmapHugePages(void* p, size_t bytes) { munmap(p, bytes); }
+
+void ReserveHugePages(std::string* s, size_t more) {
+  const size_t need = s->size() + more;
+  if (need <= s->capacity() || need < kHugePageBytes) return;
+  std::string fresh;
+  fresh.reserve(std::max(need, 2 * s->capacity()));
+#ifdef MADV_HUGEPAGE
+  const auto start = reinterpret_cast<uintptr_t>(fresh.data());
+  const uintptr_t first = (start + kHugePageBytes - 1) & ~uintptr_t(kHugePageBytes - 1);
+  const uintptr_t end = (start + fresh.capacity()) & ~uintptr_t(kHugePageBytes - 1);
+  if (end > first) (void)madvise(reinterpret_cast<void*>(first), end - first, MADV_HUGEPAGE);
+#endif
+  fresh.append(*s);
+  s->swap(fresh);
+}
 
 }  // namespace reftab

@@ -6,6 +6,7 @@
 #define REFTAB_STORE_HUGE_PAGES_H_
 
 #include <cstddef>
+#include <string>
 
 namespace reftab {
 
@@ -16,6 +17,12 @@ inline constexpr size_t kHugePageBytes = size_t(2) << 20;
 // mapping fails. Give it back with UnmapHugePages(p, bytes).
 void* MapHugePages(size_t bytes);
 void UnmapHugePages(void* p, size_t bytes);
+
+// Makes room in *s for `more` bytes past its size. A string that would outgrow
+// kHugePageBytes moves to a buffer at least twice its capacity whose whole huge pages are
+// advised as such before anything is copied in: written for the first time, 2 MiB then
+// cost one fault instead of 512. Smaller strings grow as std::string grows them.
+void ReserveHugePages(std::string* s, size_t more);
 
 }  // namespace reftab
 

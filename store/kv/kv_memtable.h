@@ -95,13 +95,14 @@ class KvArena final : public std::pmr::memory_resource {
   }
   // `bytes` at an `alignment` boundary, in the current block or a new one.
   char* Reserve(size_t bytes, size_t alignment);
-  // `bytes` (at most a quarter chunk) in the current chunk or a new one; null if the pool
-  // has no chunk to give.
+  // `bytes` (at most a quarter chunk) in the current chunk or a new one: the pool's, else
+  // one of the arena's own; null if no memory could be mapped.
   char* ReserveInChunk(size_t bytes);
   std::shared_ptr<KvMemPool> pool_;
   std::vector<KvMemPool::Block> blocks_;        // kBlock bytes each
   std::vector<char*> chunks_;                   // the pool's, for large entries
-  std::vector<std::unique_ptr<char[]>> large_;  // one entry each, when the pool has no chunk
+  std::vector<char*> own_chunks_;               // mapped when the pool had none, unmapped here
+  std::vector<std::unique_ptr<char[]>> large_;  // one entry each, over a quarter chunk
   char* at_ = nullptr;                          // the free part of the current block
   size_t left_ = 0;
   char* chunk_at_ = nullptr;  // the free part of the current chunk

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "store/compaction_policy.h"
+#include "store/huge_pages.h"
 #include "store/kv/kv_files.h"
 #include "store/kv/kv_log_format.h"
 #include "store/kv/kv_mem_reverse_cursor.h"
@@ -46,6 +47,8 @@ void KvWriteBatch::Put(std::string_view key, std::string_view value) {
     if (invalid_.ok()) invalid_ = std::move(s);
     return;
   }
+  // A batch of 1,000 values of 100 KiB spent a third of its time growing its 100 MB.
+  ReserveHugePages(&ops_, KvLogPutSize(key.size(), value.size()));
   AppendKvLogPut(&ops_, key, value);
   ++count_;
 }

@@ -145,7 +145,7 @@ TEST(KvMemtableTest, LargeEntriesFillWholeChunksOfThePoolThatTheNextArenaReuses)
     }
     const std::string huge(kHugePageBytes / 4 + 1, 'h');
     EXPECT_EQ(arena.Copy(huge), huge);
-    EXPECT_EQ(pool->chunk_bytes(), 2 * kHugePageBytes);  // the limit: the rest from malloc
+    EXPECT_EQ(pool->chunk_bytes(), 2 * kHugePageBytes);  // the limit: the rest the arena maps
     for (int i = 0; i < 40; ++i) {
       if (i % 20 != 19) {
         EXPECT_EQ(first[size_t(i) + 1], first[size_t(i)] + value.size()) << i;
@@ -158,6 +158,35 @@ TEST(KvMemtableTest, LargeEntriesFillWholeChunksOfThePoolThatTheNextArenaReuses)
   const char* reused = next.Copy(value).data();
   EXPECT_TRUE(reused == first[0] || reused == first[20]);
   EXPECT_EQ(pool->chunk_bytes(), 2 * kHugePageBytes);
+}
+
+// Past the pool's limit (a batch larger than the memtable), large entries still fill whole
+// huge-page chunks, the arena's own: one fault per 2 MiB instead of one per 4 KiB page.
+TEST(KvMemtableTest, LargeEntriesPastThePoolsLimitFillChunksOfTheArenasOwn) {
+  auto pool = std::make_shared<KvMemPool>(kHugePageBytes);
+  std::string value(100 << 10, '\0');
+  std::vector<const char*> at;
+  {
+    KvArena arena(pool);
+    for (int i = 0; i < 70; ++i) {
+      for (size_t j = 0; j < value.size(); j += 4096) value[j] = char(i + j / 4096);
+      std::string_view v = arena.Copy(value);
+      ASSERT_EQ(v, value) << i;
+      at.push_back(v.data());
+    }
+    EXPECT_EQ(pool->chunk_bytes(), kHugePageBytes);  // the pool gave its one chunk only
+    for (size_t i = 0; i < 70; ++i) {
+      if (i % 20 == 0) {  // the first of a chunk, 20 to a chunk
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(at[i]) % kHugePageBytes, 0u) << i;
+      } else {
+        EXPECT_EQ(at[i], at[i - 1] + value.size()) << i;
+      }
+    }
+    for (size_t i = 0; i < 70; ++i) {  // each kept its own bytes
+      for (size_t j = 0; j < value.size(); j += 4096) ASSERT_EQ(at[i][j], char(i + j / 4096));
+    }
+  }
+  EXPECT_EQ(pool->chunk_bytes(), kHugePageBytes);  // the arena's own went with it
 }
 
 TEST(KvMemtableTest, BorrowedWritesKeepTheCallersBytesOthersACopy) {
