@@ -103,14 +103,21 @@ run_case() {  # run_case LABEL ARGS...: both tools, same arguments, same directo
   local label=$1; shift
   [ -n "$filter" ] && [[ $label != *$filter* ]] && return
   printf '%s' "$STDIN" >"$tmp/in"
-  (cd "$DIR" && "$git" "$@" <"$tmp/in" >"$tmp/g.out" 2>"$tmp/g.err"; echo $? >"$tmp/g.rc")
-  (cd "$DIR" && "$reftab" "$@" <"$tmp/in" >"$tmp/r.out" 2>"$tmp/r.err"; echo $? >"$tmp/r.rc")
+  # One process each (the subshell becomes the command), compared in the shell where it can
+  # (real_git.sh): at thousands of cases, every process counts.
+  (cd "$DIR" && exec "$git" "$@" <"$tmp/in" >"$tmp/g.out" 2>"$tmp/g.err"); local grc=$?
+  (cd "$DIR" && exec "$reftab" "$@" <"$tmp/in" >"$tmp/r.out" 2>"$tmp/r.err"); local rrc=$?
   # Usage texts name the program: reftab's "usage: reftab ..." is compared as git's.
-  sed -i 's/^usage: reftab /usage: git /' "$tmp/r.out" "$tmp/r.err"
+  local f text
+  for f in "$tmp/r.out" "$tmp/r.err"; do
+    if ! slurp text "$f" || [[ $text == *"usage: reftab "* ]]; then
+      sed -i 's/^usage: reftab /usage: git /' "$f"
+    fi
+  done
   local why=""
-  if ! cmp -s "$tmp/g.out" "$tmp/r.out" || ! cmp -s "$tmp/g.err" "$tmp/r.err" ||
-     ! cmp -s "$tmp/g.rc" "$tmp/r.rc"; then
-    why="in $DIR: git rc=$(cat "$tmp/g.rc") reftab rc=$(cat "$tmp/r.rc")
+  if [ "$grc" != "$rrc" ] || ! same_bytes "$tmp/g.out" "$tmp/r.out" ||
+     ! same_bytes "$tmp/g.err" "$tmp/r.err"; then
+    why="in $DIR: git rc=$grc reftab rc=$rrc
 $(diff <(cat "$tmp/g.out"; echo "--- stderr"; cat "$tmp/g.err") \
        <(cat "$tmp/r.out"; echo "--- stderr"; cat "$tmp/r.err") | head -12)"
   fi

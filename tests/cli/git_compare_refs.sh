@@ -75,6 +75,16 @@ normalize() {
   sed -e 's/^usage: reftab /usage: git /' -e 's/^   or: reftab /   or: git /' \
       -e 's/^                       \[/                    [/'
 }
+# same_as_git GIT_FILE REFTAB_FILE: the two agree once REFTAB_FILE is normalized. Most
+# outputs hold nothing normalize changes and are compared in the shell (real_git.sh).
+same_as_git() {
+  local g r
+  if slurp g "$1" && slurp r "$2" && [[ $r != *"reftab "* && $r != *"                       ["* ]]; then
+    [[ $g == "$r" ]]
+  else
+    cmp -s "$1" <(normalize <"$2")
+  fi
+}
 
 # git's view of a repository after a writing case.
 state() {
@@ -103,9 +113,9 @@ check() {
   (cd "$rd" && "$reftab" "$@") <"$input" >"$tmp/ro" 2>"$tmp/re"; local rrc=$?
   local why=""
   [ "$grc" = "$rrc" ] || why+=" exit git=$grc reftab=$rrc;"
-  cmp -s "$tmp/go" <(normalize <"$tmp/ro") ||
+  same_as_git "$tmp/go" "$tmp/ro" ||
     why+=" stdout: $(diff "$tmp/go" <(normalize <"$tmp/ro") | grep '^[<>]' | head -6 | tr '\n' ' ')"
-  cmp -s "$tmp/ge" <(normalize <"$tmp/re") ||
+  same_as_git "$tmp/ge" "$tmp/re" ||
     why+=" stderr: $(diff "$tmp/ge" <(normalize <"$tmp/re") | grep '^[<>]' | head -6 | tr '\n' ' ')"
   # Byte-identical copies are the same repository to git; otherwise git reads both.
   if [ "$writes" = 1 ] && ! same_files "$gd" "$rd"; then

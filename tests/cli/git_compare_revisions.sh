@@ -92,9 +92,13 @@ check() {
   (cd "$repo/$where" && "$reftab" "$@") >"$tmp/ro" 2>"$tmp/re"; local rrc=$?
   local why=""
   [ "$grc" = "$rrc" ] || why+=" exit git=$grc reftab=$rrc;"
-  cmp -s "$tmp/go" <(sed 's/^usage: reftab /usage: git /' "$tmp/ro") ||
-    why+=" stdout: $(diff "$tmp/go" "$tmp/ro" | grep '^[<>]' | head -6 | tr '\n' ' ')"
-  cmp -s "$tmp/ge" "$tmp/re" ||
+  local ro
+  if slurp ro "$tmp/ro" && [[ $ro != *"usage: reftab "* ]]; then
+    same_bytes "$tmp/go" "$tmp/ro"
+  else
+    cmp -s "$tmp/go" <(sed 's/^usage: reftab /usage: git /' "$tmp/ro")
+  fi || why+=" stdout: $(diff "$tmp/go" "$tmp/ro" | grep '^[<>]' | head -6 | tr '\n' ' ')"
+  same_bytes "$tmp/ge" "$tmp/re" ||
     why+=" stderr: $(diff "$tmp/ge" "$tmp/re" | grep '^[<>]' | head -6 | tr '\n' ' ')"
   verdict "$desc" "$why"
 }
@@ -192,8 +196,8 @@ wcheck() {
   (cd "$tmp/r" && "$reftab" "$@" </dev/null) >"$tmp/ro" 2>"$tmp/re"; local rrc=$?
   local why=""
   [ "$grc" = "$rrc" ] || why+=" exit git=$grc reftab=$rrc;"
-  cmp -s "$tmp/go" "$tmp/ro" || why+=" stdout differs;"
-  cmp -s "$tmp/ge" "$tmp/re" ||
+  same_bytes "$tmp/go" "$tmp/ro" || why+=" stdout differs;"
+  same_bytes "$tmp/ge" "$tmp/re" ||
     why+=" stderr: $(diff "$tmp/ge" "$tmp/re" | grep '^[<>]' | head -6 | tr '\n' ' ')"
   local gs rs
   gs=$("$git" -C "$tmp/g" for-each-ref refs/heads/rv refs/heads/main; "$git" -C "$tmp/g" reflog show --format='%H %gs' refs/heads/rv -- 2>&1)

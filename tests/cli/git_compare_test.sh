@@ -122,8 +122,8 @@ run_case() {
         >"$tmp/ro" 2>"$tmp/re"; rrc=$?
       ;;
   esac
-  gerr=$(cat "$tmp/ge"); rerr=$(cat "$tmp/re")
-  gout=$(cat "$tmp/go"); rout=$(cat "$tmp/ro")
+  text_of gerr "$tmp/ge"; text_of rerr "$tmp/re"
+  text_of gout "$tmp/go"; text_of rout "$tmp/ro"
   local why=""
   [ "$grc" = "$rrc" ] || why+=" exit git=$grc reftab=$rrc;"
   # Usage texts name the program; everything else is git's wording.
