@@ -430,8 +430,8 @@ void PendingCompaction(const Snapshot& snap, size_t* tables, uint64_t* bytes) {
   for (size_t i = seg->start; i < seg->end; ++i) *bytes += snap.tables()[i]->file_size();
 }
 
-// A group of queued records is at most this long (a small first record takes less
-// company, so that its latency stays small), as LevelDB's.
+// A group of queued records is at most this long (a small unsynced first record takes
+// less company, so that its latency stays small), as LevelDB's.
 constexpr size_t kMaxGroupBytes = 1 << 20;
 constexpr size_t kSmallRecordBytes = 128 << 10;
 
@@ -744,7 +744,10 @@ Status KvStore::WriteQueued(Writer* w) {
   Writer* last = w;
   if (s.ok() && w->n != 0) {
     size_t size = w->record_size();
-    const size_t limit = size <= kSmallRecordBytes ? size + kSmallRecordBytes : kMaxGroupBytes;
+    // A synced head waits for its fsync whatever it carries, so it takes company up to
+    // kMaxGroupBytes whatever its size.
+    const size_t limit =
+        size <= kSmallRecordBytes && !w->sync ? size + kSmallRecordBytes : kMaxGroupBytes;
     for (auto it = b.writers.begin() + 1; it != b.writers.end(); ++it) {
       Writer* next = *it;
       // A synced write must not ride with an unsynced head; a Flush waits for its turn.
