@@ -84,6 +84,8 @@ class KvArena final : public std::pmr::memory_resource {
   // A copy of `bytes` in the arena (an entry over a quarter block gets a block of its own,
   // so that the current one is not cut short).
   std::string_view Copy(std::string_view bytes);
+  // Keeps `owner` alive as long as the arena: the owner of bytes the arena's entries view.
+  void Keep(std::shared_ptr<const void> owner) { owners_.push_back(std::move(owner)); }
 
  private:
   // Map nodes and Copy's bytes: a bump of the current block (an allocation over a quarter
@@ -107,6 +109,7 @@ class KvArena final : public std::pmr::memory_resource {
   size_t left_ = 0;
   char* chunk_at_ = nullptr;  // the free part of the current chunk
   size_t chunk_left_ = 0;
+  std::vector<std::shared_ptr<const void>> owners_;  // Keep's
 };
 
 // Key -> value, or nullopt for a deletion; views into an arena. Its nodes come from an
@@ -175,6 +178,9 @@ class KvMemtable {
   // way to a table.
   void PutBorrowed(std::string_view key, std::string_view value);
   void DeleteBorrowed(std::string_view key);
+  // Keeps `owner` alive while the memtable, or any layer it froze, lives: the owner of
+  // bytes given to PutBorrowed and DeleteBorrowed (a replayed log's mapping).
+  void Keep(std::shared_ptr<const void> owner) { arena_->Keep(std::move(owner)); }
 
   KvMemLookup Get(std::string_view key, std::string* value) const;
   // The whole memtable, fixed: later writes do not change what it holds.

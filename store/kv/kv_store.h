@@ -27,10 +27,13 @@
 //     protocol between them as two processes would (store/compaction.cc: tables.list.lock
 //     is held only at a merge's start and end), so a flush lists its table while a merge
 //     runs;
-//   * opening replays the logs (kv.log.flushing, then kv.log) into the memtable and flushes
-//     it. A short or damaged record at the end of a log (a process killed while appending
-//     it) is dropped, with everything after it, and reported by log_recovery() (the file,
-//     the offset, the bytes dropped); with KvOptions::paranoid_checks, Open fails instead.
+//   * opening replays the logs (kv.log.flushing, then kv.log) into a memtable, read in place
+//     through their mappings. When kv.log alone held writes, intact, it becomes
+//     kv.log.flushing and the memtable the immutable one, flushed by the flush thread while
+//     the store takes writes; otherwise Open writes the table itself before it returns. A
+//     short or damaged record at the end of a log (a process killed while appending it) is
+//     dropped, with everything after it, and reported by log_recovery() (the file, the
+//     offset, the bytes dropped); with KvOptions::paranoid_checks, Open fails instead.
 //     A damaged record is never read as data: each carries an XXH3 checksum of its length
 //     and contents (the format: store/kv/kv_log_format.h in the source tree).
 // When writers wait: there is at most one immutable memtable. A memtable full while the
@@ -321,7 +324,8 @@ struct KvProperties {
   size_t pending_compaction_tables = 0;   // the tables auto-compaction would merge now
   uint64_t pending_compaction_bytes = 0;  // their bytes
   // Since open: bytes of keys and values the writes carried; bytes appended to the logs;
-  // bytes of the tables flushes and compactions wrote (not the one Open writes from the logs).
+  // bytes of the tables flushes (of what Open replayed too, unless Open wrote it itself) and
+  // compactions wrote.
   uint64_t user_bytes_written = 0;
   uint64_t log_bytes_written = 0;
   uint64_t table_bytes_written = 0;
@@ -350,8 +354,9 @@ class KvStore {
   // does not exist. Only with the operating system's files when options.fs is null.
   static Status Destroy(const std::string& dir, const KvOptions& options = {});
   // Opens the store in `dir` (see the top of this file): a writer takes kv.lock (kLockHeld
-  // if another writer has it), replays kv.log.flushing and kv.log, flushes what they held,
-  // and starts its background threads (flush and compaction).
+  // if another writer has it), replays kv.log.flushing and kv.log into a memtable that the
+  // flush thread writes into a table (or Open itself: see the top of this file), and starts
+  // its background threads (flush and compaction).
   static Result<std::unique_ptr<KvStore>> Open(const std::string& dir, const KvOptions& options);
   // Close(), ignoring its status.
   ~KvStore();

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -172,6 +173,53 @@ TEST(KvBackgroundTest, AWriterWaitsForAnUnfinishedFlushAndReadsSeeTheImmutableMe
   for (int j = 0; j < i; ++j) ASSERT_EQ(GetOr(*kv, Name("k", 0, j)), value);
   for (int j = 0; j < 200; ++j) ASSERT_EQ(GetOr(*kv, Name("w", 0, j)), value);
   EXPECT_TRUE(kv->Close().ok());
+}
+
+// Open replays kv.log into the immutable memtable and returns without writing a table: the
+// flush thread writes it (held up here) while reads see the replayed writes and new ones
+// go on, and kv.log.flushing keeps the replayed writes until their table is listed.
+TEST(KvBackgroundTest, OpenLeavesTheReplayedLogToTheFlushThread) {
+  TempDir dir("kvbg");
+  const std::string value(1000, 'r');
+  {
+    auto kv = OpenOrDie(dir.path());
+    ASSERT_TRUE(kv);
+    for (int j = 0; j < 100; ++j) ASSERT_TRUE(kv->Put(Name("r", 0, j), value).ok());
+    ASSERT_TRUE(kv->Delete(Name("r", 0, 7)).ok());
+  }  // closed unflushed: kv.log holds every write
+  FaultInjectingFileSystem fs;
+  Gate gate;
+  HoldTempTables(fs, gate);
+  KvOptions o = Fast();
+  o.fs = &fs;
+  o.auto_compact = false;
+  auto kv = OpenOrDie(dir.path(), o);  // would wait at the gate if it wrote the table
+  ASSERT_TRUE(kv);
+  EXPECT_TRUE(kv->stack()->names().empty());
+  EXPECT_TRUE(std::filesystem::exists(dir.path() + "/kv.log.flushing"));
+  EXPECT_EQ(ReadBytes(dir.path() + "/kv.log"), "RTKVLOG1");
+  EXPECT_GT(kv->Properties().immutable_memtable_bytes, 100u * value.size());
+  auto check = [&](KvStore& store) {
+    for (int j = 0; j < 100; ++j) {
+      const std::string want = j == 7 ? "<missing>" : j == 3 ? "new" : value;
+      ASSERT_EQ(GetOr(store, Name("r", 0, j)), want) << j;
+    }
+    EXPECT_EQ(GetOr(store, "after"), "open");
+  };
+  ASSERT_TRUE(kv->Put(Name("r", 0, 3), "new").ok());
+  ASSERT_TRUE(kv->Put("after", "open").ok());
+  check(*kv);
+  gate.Open();
+  ASSERT_TRUE(kv->Flush().ok());
+  EXPECT_GE(gate.held(), 1);
+  EXPECT_EQ(kv->stack()->names().size(), 2u);  // the replayed writes', then the new ones'
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/kv.log.flushing"));
+  check(*kv);
+  ASSERT_TRUE(kv->Close().ok());
+  kv.reset();
+  auto again = OpenOrDie(dir.path());
+  ASSERT_TRUE(again);
+  check(*again);
 }
 
 // A store of `tables` one-key tables, made without auto-compaction.
