@@ -70,7 +70,7 @@
 // refresh_on_read picks up new tables), never what is only in the writer's log and
 // memtable. A writer's Flush() makes its writes visible to them. A store closed without a
 // flush keeps its writes in kv.log (and kv.log.flushing); the next writer's Open moves them
-// into a table.
+// into a table (its flush thread, just after Open returns, when kv.log alone held them).
 //
 // Encoding (every table is a valid reftable that `reftab dump`, `reftab verify` and git's
 // reader open):
