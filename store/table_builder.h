@@ -10,8 +10,8 @@
 #include <cstring>
 #include <memory>
 #include <string>
-#include <utility>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "format/block_writer.h"
