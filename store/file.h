@@ -94,7 +94,8 @@ class StringSink final : public WritableFile {
 // block. Close() flushes and closes `file`.
 class BufferedSink final : public WritableFile {
  public:
-  explicit BufferedSink(std::unique_ptr<WritableFile> file, size_t chunk = size_t(1) << 20)
+  static constexpr size_t kDefaultChunk = size_t(1) << 20;
+  explicit BufferedSink(std::unique_ptr<WritableFile> file, size_t chunk = kDefaultChunk)
       : BufferedSink(std::move(file), chunk, std::string()) {}
   // Buffers in `buffer` (its contents dropped, its memory kept): another sink's, given back
   // by TakeBuffer, so that a writer of many files does not fault fresh pages in for each.

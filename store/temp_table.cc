@@ -61,8 +61,8 @@ Result<std::unique_ptr<TempTable>> TempTable::Create(FileSystem* fs, const std::
       // A table is written block by block, and log blocks deflate to a few hundred bytes:
       // one write call per block was 72k calls for 980k new refs with their reflogs
       // (58 MB), a second of system time on a VM where a call costs microseconds.
-      auto buffered =
-          std::make_unique<BufferedSink>(std::move(*created), size_t(1) << 20, std::move(buffer));
+      auto buffered = std::make_unique<BufferedSink>(
+          std::move(*created), BufferedSink::kDefaultChunk, std::move(buffer));
       t.reset(new TempTable(fs, dir, std::move(path), std::move(buffered)));
     } else if (created.status().code() != Code::kLockHeld || attempt > 100) {
       return created.status();

@@ -647,11 +647,10 @@ Status KvStore::Recover() {
   // copying each value into fresh memory of its own first, an Open replaying 10 MB of
   // 100 KiB values took 64 ms instead of 36 (2026-12-06).
   std::unique_ptr<RandomAccessFile> logs[2];
-  auto replayed = std::make_unique<KvMemtable>(b.mem_pool);
+  KvMemtable& mem = *b.mem;
   size_t i = 0;
   for (std::string_view name : {kKvFlushingLogName, kKvLogName}) {
     Status damage;
-    KvMemtable& mem = *replayed;
     REFTAB_RETURN_IF_ERROR(ReplayKvLog(
         options_.fs, stack_->dir(), name,
         [&mem](std::string_view payload) {
@@ -671,23 +670,19 @@ Status KvStore::Recover() {
   }
   const bool found_flushing_log = logs[0] != nullptr;
   for (std::unique_ptr<RandomAccessFile>& log : logs) {
-    if (log) replayed->Keep(std::shared_ptr<const RandomAccessFile>(std::move(log)));
+    if (log) mem.Keep(std::shared_ptr<const RandomAccessFile>(std::move(log)));
   }
   const bool sync = options_.durability != Durability::kNone;
-  if (!replayed->empty() && !found_flushing_log && log_recovery_.ok()) {
-    // As a rotation: with `sync` the folder is synced between the renames, since kv.log
-    // may hold synced writes. A failure leaves what the next open sorts out.
-    REFTAB_RETURN_IF_ERROR(RotateKvLog(options_.fs, stack_->dir(), sync, &b.log));
-    b.log_has_synced = b.log_name_durable = false;
-    b.imm_bytes = replayed->bytes();
-    b.imm_largest = replayed->largest();
-    b.imm = replayed->Freeze();
-    ++b.rotations;
-    return Status::Ok();
+  if (!mem.empty() && !found_flushing_log && log_recovery_.ok()) {
+    // kv.log may hold synced writes: with `sync`, the rotation syncs the folder between
+    // its renames.
+    b.log_has_synced = sync;
+    return FreezeMemtable();
   }
   bool wrote_table = false;
-  const size_t largest = replayed->largest();
-  REFTAB_RETURN_IF_ERROR(WriteLayers(stack_.get(), replayed->Freeze(), largest, &wrote_table));
+  const size_t largest = mem.largest();
+  REFTAB_RETURN_IF_ERROR(WriteLayers(stack_.get(), mem.Freeze(), largest, &wrote_table));
+  b.mem = std::make_unique<KvMemtable>(b.mem_pool);  // the logs' mappings go with it
   if (sync) REFTAB_RETURN_IF_ERROR(options_.fs->SyncDir(stack_->dir()));
   // kv.log.flushing goes before kv.log is replaced: left beside the new log, its older
   // writes would be replayed over the newer ones of the old kv.log that the table holds.
@@ -870,26 +865,34 @@ Status KvStore::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force,
       b.counters.write_stall_micros += MicrosSince(start);
       continue;
     }
-    // A failure leaves the logs in a state only the next open sorts out (kv.log may be
-    // missing until then): the store takes no more writes.
-    std::unique_ptr<KvLogWriter> fresh;
-    Status s = RotateKvLog(options_.fs, stack_->dir(), b.log_has_synced, &fresh);
-    if (!s.ok()) {
-      b.error = s;
-      return s;
-    }
-    b.log = std::move(fresh);
-    b.log_has_synced = b.log_name_durable = false;
-    b.imm_bytes = b.mem->bytes();
-    b.imm_largest = b.mem->largest();
-    b.imm = b.mem->Freeze();
-    b.imm_batches = b.batches;
-    b.mem = std::make_unique<KvMemtable>(b.mem_pool);
-    b.batches = 0;
-    ++b.rotations;
+    REFTAB_RETURN_IF_ERROR(FreezeMemtable());
     force = false;
-    b.flush_cv.notify_one();
   }
+}
+
+// kv.log becomes kv.log.flushing behind a fresh kv.log (RotateKvLog), and the memtable the
+// immutable one, for the flush thread; mu held, or before the threads start (Recover). A
+// failure leaves the logs in a state only the next open sorts out (kv.log may be missing
+// until then): the store takes no more writes.
+Status KvStore::FreezeMemtable() {
+  Bg& b = *bg_;
+  std::unique_ptr<KvLogWriter> fresh;
+  Status s = RotateKvLog(options_.fs, stack_->dir(), b.log_has_synced, &fresh);
+  if (!s.ok()) {
+    b.error = s;
+    return s;
+  }
+  b.log = std::move(fresh);
+  b.log_has_synced = b.log_name_durable = false;
+  b.imm_bytes = b.mem->bytes();
+  b.imm_largest = b.mem->largest();
+  b.imm = b.mem->Freeze();
+  b.imm_batches = b.batches;
+  b.mem = std::make_unique<KvMemtable>(b.mem_pool);
+  b.batches = 0;
+  ++b.rotations;
+  b.flush_cv.notify_one();
+  return Status::Ok();
 }
 
 void KvStore::FlushLoop() {

@@ -428,6 +428,7 @@ class KvStore {
   Status WriteRecord(Writer* w, size_t n, const KvWriteOptions& options);
   Status WriteQueued(Writer* w);
   Status MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force, size_t bytes);
+  Status FreezeMemtable();
   void FlushLoop();
   void CompactLoop();
   Status FlushImmutable(std::unique_lock<std::mutex>& lock);
