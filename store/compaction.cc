@@ -151,7 +151,9 @@ Status WriteMerged(TableWriter& w, const std::vector<const TableReader*>& tables
   ProgressPhase progress(options.progress, "Compacting records", 0);
   RefMergeCursor refs(tables);
   refs.set_suppress_deletions(to_base);
-  refs.set_readahead(true);  // each record is added before the cursor moves
+  // Each record is added before the cursor moves, and every block is read: through the
+  // window from each table's second block on.
+  refs.set_readahead(true, /*after_bytes=*/0);
   REFTAB_RETURN_IF_ERROR(refs.SeekToFirst());
   RefRecord r;
   // The pages the merge has passed go back in steps of kMergeReleaseStep per table, looked

@@ -52,6 +52,7 @@
 #include "format/record.h"
 #include "format/status.h"
 #include "store/merge_order.h"
+#include "store/readahead_window.h"
 #include "store/section_cursor.h"
 #include "store/table_reader.h"
 
@@ -92,9 +93,9 @@ class MergeCursor {
   // Every table reads ahead (TableRefCursor::set_readahead): for long forward scans whose
   // caller keeps no view of a record past the next call. Lazy advance keeps the record
   // just returned in place until then.
-  void set_readahead(bool on) {
+  void set_readahead(bool on, uint64_t after_bytes = ReadaheadWindow::kAfterBytes) {
     static_assert(Techniques::kLazyAdvance, "an eager advance could move past a returned view");
-    for (Sub& c : children_) c.set_readahead(on);
+    for (Sub& c : children_) c.set_readahead(on, after_bytes);
   }
   // The memo of the snapshot whose tables (in the same order) this cursor merges
   // (SnapshotAccess::RefOrder), or null. Whole scans (SeekToFirst) then record and

@@ -19,6 +19,7 @@
 
 #include "format/record.h"
 #include "format/status.h"
+#include "store/readahead_window.h"
 #include "store/table_reader.h"
 #include "store/table_reverse_cursor.h"
 
@@ -35,8 +36,8 @@ class RefReverseMergeCursor {
   void set_suppress_deletions(bool v) { suppress_deletions_ = v; }
   // Every table reads ahead (TableRefReverseCursor::set_readahead): a value read as a view
   // (ReadValue(RefView*)) is then valid only until the next move, not after Prev().
-  void set_readahead(bool on) {
-    for (TableRefReverseCursor& c : children_) c.set_readahead(on);
+  void set_readahead(bool on, uint64_t after_bytes = ReadaheadWindow::kAfterBytes) {
+    for (TableRefReverseCursor& c : children_) c.set_readahead(on, after_bytes);
   }
 
   // Positions on the last record.

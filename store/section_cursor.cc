@@ -81,7 +81,8 @@ bool SectionCursor::NextBlock() {
       return false;
     }
     uint64_t next = b.offset + b.full_size;
-    if (!readahead_ || ++sequential_ <= ReadaheadWindow::kAfterBlocks || !LoadAhead(next)) {
+    passed_ += b.full_size;
+    if (!readahead_ || passed_ < readahead_after_ || !LoadAhead(next)) {
       if (PeekBlockType(table_->source(), next) != uint8_t(type_)) {
         Stop();
         Status end = table_->CheckSectionEnd(next, type_);
@@ -106,7 +107,7 @@ bool SectionCursor::SectionStart(uint64_t* start) const {
 
 Status SectionCursor::SeekToFirst() {
   bounded_ = false;
-  sequential_ = 0;
+  passed_ = 0;
   uint64_t start = 0;
   const bool present = SectionStart(&start);
   Stop();
@@ -147,13 +148,13 @@ Status SectionCursor::SeekLinear(uint64_t start, std::string_view want) {
 
 Status SectionCursor::Seek(std::string_view want) {
   bounded_ = false;
-  sequential_ = 0;
+  passed_ = 0;
   return SeekFrom(want);
 }
 
 Status SectionCursor::SeekRange(std::string_view want, std::string_view limit) {
   bounded_ = false;
-  sequential_ = 0;
+  passed_ = 0;
   Stop();
   if (!status_.ok()) return status_;
   if (!limit.empty() && type_ != BlockType::kLog) REFTAB_RETURN_IF_ERROR(PlaceBound(limit));

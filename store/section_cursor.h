@@ -67,14 +67,18 @@ class SectionCursor {
   // Records a malformed value at the current position.
   void FailValue();
 
-  // Read ahead (off by default; not for log sections): once NextBlock has loaded
-  // ReadaheadWindow::kAfterBlocks blocks one after another, the following blocks are decoded
+  // Read ahead (off by default; not for log sections): once the blocks NextBlock has left
+  // one after another hold `after_bytes` (ReadaheadWindow::kAfterBytes by default; 0: from
+  // the second block on, for a pass over every block), the following blocks are decoded
   // from a window of the file (store/readahead_window.h) instead of from the mapping. A seek
   // starts the count again. What this costs the caller: a view into the current block (a
   // record's value) is valid only until the cursor moves, not for the table's lifetime.
   // Errors are never reported from a window: a block it cannot decode is read from the
   // mapping, which names the file's offset; a failed read turns the read-ahead off.
-  void set_readahead(bool on) { readahead_ = on && type_ != BlockType::kLog; }
+  void set_readahead(bool on, uint64_t after_bytes = ReadaheadWindow::kAfterBytes) {
+    readahead_ = on && type_ != BlockType::kLog;
+    readahead_after_ = after_bytes;
+  }
 
  private:
   bool NextBlock();
@@ -118,7 +122,8 @@ class SectionCursor {
   std::vector<uint8_t> log_buf_;
   std::unique_ptr<Inflater> inflater_;
   bool readahead_ = false;
-  uint32_t sequential_ = 0;  // blocks NextBlock loaded since the last seek
+  uint64_t readahead_after_ = ReadaheadWindow::kAfterBytes;
+  uint64_t passed_ = 0;  // the bytes of the blocks NextBlock left since the last seek
   static constexpr uint8_t kExactMissRun = 8;
   static constexpr uint8_t kExactRetry = 16;
   uint8_t exact_misses_ = 0;  // seeks in a row whose key the hash index proved absent
@@ -159,7 +164,9 @@ class TableRefCursor {
   void set_track_lcp(bool on) { cursor_.it().set_track_lcp(on); }
   // See SectionCursor::set_readahead: views of values (RefView) then last only until the
   // cursor moves.
-  void set_readahead(bool on) { cursor_.set_readahead(on); }
+  void set_readahead(bool on, uint64_t after_bytes = ReadaheadWindow::kAfterBytes) {
+    cursor_.set_readahead(on, after_bytes);
+  }
   const TableReader* table() const { return cursor_.table(); }
   // Where the block of the current record starts in the table (0 before the first block).
   uint64_t block_offset() const { return cursor_.it().block().offset; }

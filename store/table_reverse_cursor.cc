@@ -150,7 +150,7 @@ Status TableRefReverseCursor::LastBlock(uint64_t* offset, bool* found) {
 
 Status TableRefReverseCursor::SeekToLast() {
   valid_ = false;
-  sequential_ = 0;
+  passed_ = 0;
   if (!status_.ok()) return status_;
   uint64_t offset = 0;
   bool found = false;
@@ -164,7 +164,7 @@ Status TableRefReverseCursor::SeekToLast() {
 
 Status TableRefReverseCursor::SeekBefore(std::string_view want, bool inclusive) {
   valid_ = false;
-  sequential_ = 0;
+  passed_ = 0;
   if (!status_.ok()) return status_;
   uint64_t offset = 0;
   bool found = false;
@@ -219,7 +219,8 @@ void TableRefReverseCursor::PrevBlock() {
     return;
   }
   const uint64_t at = it_.block().offset;
-  if (!readahead_ || ++sequential_ <= ReadaheadWindow::kAfterBlocks || !LoadBehind(at)) {
+  passed_ += it_.block().full_size;
+  if (!readahead_ || passed_ < readahead_after_ || !LoadBehind(at)) {
     uint64_t offset = 0;
     bool found = false;
     if (!BlockBefore(at, &offset, &found).ok() || !found) return;

@@ -79,13 +79,16 @@ class TableRefReverseCursor {
   // valid when the cursor moves on; with read-ahead on, only until then).
   bool ReadValue(RefView* ref);
 
-  // Read ahead (off by default): once PrevBlock has loaded ReadaheadWindow::kAfterBlocks
-  // blocks one after another, the blocks before are decoded from a window of the file
-  // (store/readahead_window.h), refilled backwards, instead of from the mapping. A seek
-  // starts the count again. Views of values (RefView) are then valid only until the cursor
-  // moves. A block the window cannot decode is read from the mapping (which reports it); a
-  // failed read turns the read-ahead off.
-  void set_readahead(bool on) { readahead_ = on; }
+  // Read ahead (off by default): once the blocks PrevBlock has left one after another hold
+  // `after_bytes` (see SectionCursor::set_readahead), the blocks before are decoded from a
+  // window of the file (store/readahead_window.h), refilled backwards, instead of from the
+  // mapping. A seek starts the count again. Views of values (RefView) are then valid only
+  // until the cursor moves. A block the window cannot decode is read from the mapping (which
+  // reports it); a failed read turns the read-ahead off.
+  void set_readahead(bool on, uint64_t after_bytes = ReadaheadWindow::kAfterBytes) {
+    readahead_ = on;
+    readahead_after_ = after_bytes;
+  }
 
  private:
   Status Load(uint64_t offset);
@@ -123,7 +126,8 @@ class TableRefReverseCursor {
   std::vector<uint64_t> offsets_;  // the section's blocks, once walked
   bool walked_ = false;
   bool readahead_ = false;
-  uint32_t sequential_ = 0;                  // blocks PrevBlock loaded since the last seek
+  uint64_t readahead_after_ = ReadaheadWindow::kAfterBytes;
+  uint64_t passed_ = 0;  // the bytes of the blocks PrevBlock left since the last seek
   std::unique_ptr<ReadaheadWindow> window_;  // made at the first read ahead
 };
 

@@ -222,12 +222,14 @@ struct KvIteratorOptions {
   std::optional<std::string> lower_bound;  // first key visited is >= this (inclusive)
   std::optional<std::string> upper_bound;  // keys visited are < this (exclusive)
   std::string prefix;                      // only keys that start with it
-  // Once a scan has passed two blocks of a table in a row, read that table's next blocks with
-  // pread(2) into a window the iterator reuses (64 KiB, doubling up to 256 KiB) rather than
-  // through its mapping. It pays where touching mapped pages is dear: a table a compaction
-  // has just written, or any table under a hypervisor with shadow page tables (several
-  // microseconds per 4 KiB page on the VM the README's figures come from). It costs a copy
-  // (a few nanoseconds per entry) where the pages are already mapped and warm.
+  // Once a scan has passed 2 MiB of a table's blocks in a row since its last seek, read that
+  // table's next blocks with pread(2) into a window the iterator reuses (64 KiB, doubling up
+  // to 256 KiB, or one block if larger) rather than through its mapping; a seek followed by
+  // a few steps stays on the mapping. It pays where touching mapped pages is dear: a table a
+  // compaction has just written, or any table under a hypervisor with shadow page tables
+  // (several microseconds per 4 KiB page on the VM the README's figures come from). It costs
+  // a copy of every value passed (a few nanoseconds per entry of 100 bytes) where the pages
+  // are already mapped and warm.
   bool readahead = true;
 };
 

@@ -1,7 +1,8 @@
 // Read-ahead (store/readahead_window.h) in the forward cursor (SectionCursor::set_readahead)
-// and the backward one (TableRefReverseCursor::set_readahead): after two blocks read one
-// after another, a scan decodes blocks from windows of the file copied with
-// RandomAccessFile::ReadInto instead of from the mapping. Whatever the table's shape, the
+// and the backward one (TableRefReverseCursor::set_readahead): once the blocks it has left
+// one after another hold a threshold of bytes, a scan decodes blocks from windows of the
+// file copied with RandomAccessFile::ReadInto instead of from the mapping; a seek followed by
+// a few steps, even among large records, stays on the mapping. Whatever the table's shape, the
 // scan gives the same records (forwards, at the same block offsets) as without it, ends
 // ranges at the same place and reports a corrupt block with the same message (naming the
 // file's offset); a read that fails falls back to the mapping. Through the POSIX file system the
@@ -51,6 +52,11 @@ class CountingFile final : public RandomAccessFile {
   mutable uint64_t reads_ = 0;
 };
 
+// Most tables here are far smaller than ReadaheadWindow::kAfterBytes: their scans read ahead
+// from the second block on, so that every shape goes through the windows. The default
+// threshold has a test of its own.
+constexpr uint64_t kFromTheSecondBlock = 0;
+
 // What a scan gave: each record with the offset of its block, then the status.
 struct Scan {
   std::vector<std::string> records;
@@ -60,7 +66,7 @@ struct Scan {
 Scan ScanTable(const TableReader& t, bool readahead, const std::string& from = "",
                const std::string& limit = "") {
   TableRefCursor c(&t);
-  c.set_readahead(readahead);
+  c.set_readahead(readahead, kFromTheSecondBlock);
   Scan out;
   Status s = from.empty() && limit.empty() ? c.SeekToFirst() : c.SeekRange(from, limit);
   RefRecord r;
@@ -74,7 +80,7 @@ Scan ScanTable(const TableReader& t, bool readahead, const std::string& from = "
 // The same backwards: from the last record, or from the last before `before`.
 Scan ScanBack(const TableReader& t, bool readahead, const std::string& before = "") {
   TableRefReverseCursor c(&t);
-  c.set_readahead(readahead);
+  c.set_readahead(readahead, kFromTheSecondBlock);
   Scan out;
   Status s = before.empty() ? c.SeekToLast() : c.SeekBefore(before, /*inclusive=*/false);
   for (; s.ok() && c.Valid(); c.Prev()) {
@@ -202,6 +208,76 @@ TEST(ReadaheadTest, BlocksLargerThanTheWindowAreReadWhole) {
   ExpectSameScan(ScanBack(*t, true), ScanBack(*t, false));
 }
 
+TEST(ReadaheadTest, SeeksFollowedByAFewStepsStayOnTheMappingAmongLargeRecords) {
+  // Values of 100 KiB in blocks of 512 KiB, five a block, as a key/value store writes them: a
+  // seek and ten steps cross three blocks, which a threshold counted in blocks read ahead.
+  std::vector<RefRecord> refs;
+  for (int i = 0; i < 64; ++i) {
+    RefRecord r;
+    r.refname = "refs/kv/" + std::to_string(100 + i);
+    r.update_index = 1;
+    r.value_type = RefValueType::kSymref;
+    r.target = std::string(100 << 10, char('a' + i % 26));
+    refs.push_back(r);
+  }
+  WriteOptions o;
+  o.block_size = 512 << 10;
+  const std::string bytes = testutil::WriteTableToString(o, 1, 1, refs, {});
+  ASSERT_GT(bytes.size(), 2 * ReadaheadWindow::kAfterBytes);
+  CountingFile* file = nullptr;
+  auto t = OpenCounted(bytes, &file);
+  ASSERT_TRUE(t);
+  {
+    TableRefCursor c(t.get());
+    c.set_readahead(true);
+    RefRecord r;
+    for (size_t k = 0; k + 11 <= refs.size(); k += 3) {
+      ASSERT_TRUE(c.Seek(refs[k].refname).ok());
+      for (size_t i = k; i < k + 11; ++i) {
+        ASSERT_TRUE(c.Next(&r));
+        ASSERT_EQ(r.refname, refs[i].refname);
+        ASSERT_EQ(r.target, refs[i].target);
+      }
+    }
+    TableRefReverseCursor back(t.get());
+    back.set_readahead(true);
+    for (size_t k = refs.size() - 1; k >= 11; k -= 3) {
+      ASSERT_TRUE(back.SeekBefore(refs[k].refname, /*inclusive=*/true).ok());
+      for (size_t i = k; i > k - 11; --i, back.Prev()) {
+        ASSERT_TRUE(back.Valid());
+        ASSERT_TRUE(back.ReadValue(&r));
+        ASSERT_EQ(r.refname, refs[i].refname);
+      }
+    }
+    EXPECT_EQ(file->reads(), 0u);
+  }
+  // A scan stays on the mapping while the blocks it has left hold less than kAfterBytes,
+  // then reads ahead; with a threshold of 0, from its second block on.
+  for (uint64_t after : {ReadaheadWindow::kAfterBytes, uint64_t(0)}) {
+    SCOPED_TRACE("after " + std::to_string(after) + " bytes");
+    CountingFile* f = nullptr;
+    auto table = OpenCounted(bytes, &f);
+    ASSERT_TRUE(table);
+    TableRefCursor c(table.get());
+    c.set_readahead(true, after);
+    ASSERT_TRUE(c.SeekToFirst().ok());
+    RefRecord r;
+    size_t n = 0;
+    uint64_t first_block = UINT64_MAX;
+    while (c.Next(&r)) {
+      ASSERT_EQ(r.target, refs[n].target);
+      if (first_block == UINT64_MAX) first_block = c.block_offset();
+      const bool first = c.block_offset() == first_block;
+      const bool ahead = after == 0 ? !first : c.block_offset() >= first_block + after;
+      ASSERT_EQ(f->reads() > 0, ahead) << "record " << n << ", block at " << c.block_offset();
+      ++n;
+    }
+    EXPECT_TRUE(c.status().ok()) << c.status().ToString();
+    EXPECT_EQ(n, refs.size());
+  }
+  ExpectSameScan(ScanBack(*t, true), ScanBack(*t, false));
+}
+
 TEST(ReadaheadTest, LookupsCopyLongTargetsWithAReadAndTheRestFromTheMapping) {
   // Targets on both sides of TableReader::kReadTargetBytes, looked up before and after the
   // table's hash index is built (the two lookup paths), with reads that work and that fail.
@@ -322,7 +398,7 @@ TEST(ReadaheadTest, MergedTablesReadAheadBothWaysAsFromTheMapping) {
   }
   auto merge = [&](bool readahead) {
     RefMergeCursor c(tables);
-    c.set_readahead(readahead);
+    c.set_readahead(readahead, kFromTheSecondBlock);
     std::vector<std::string> out;
     EXPECT_TRUE(c.SeekToFirst().ok());
     RefRecord r;
@@ -335,7 +411,7 @@ TEST(ReadaheadTest, MergedTablesReadAheadBothWaysAsFromTheMapping) {
   EXPECT_EQ(merge(true), without);
   auto merge_back = [&](bool readahead) {
     RefReverseMergeCursor c(tables);
-    c.set_readahead(readahead);
+    c.set_readahead(readahead, kFromTheSecondBlock);
     std::vector<std::string> out;
     EXPECT_TRUE(c.SeekToLast().ok());
     for (; c.Valid(); c.Prev()) {
