@@ -54,13 +54,21 @@ ReadaheadWindow::Load ReadaheadWindow::LoadForward(const TableReader& table, uin
   if (offset == 0 || offset >= blocks_end || blocks_end - offset < kBlockHeaderSize) {
     return Load::kNotHere;
   }
-  if (!Cover(table, offset, offset + kBlockHeaderSize, /*backward=*/false)) {
+  // The header tells the block's length; a refill for it takes as much as the last block
+  // needed and a sixteenth more (the lengths of a table's blocks differ by a few bytes where
+  // they are padded), so that a block longer than the refill's size (a table of large
+  // records) is not read twice, a first part with its header, then whole.
+  const uint64_t guess = std::max<uint64_t>(kBlockHeaderSize, last_length_ + last_length_ / 16);
+  if (!Cover(table, offset, std::min(offset + guess, blocks_end), /*backward=*/false)) {
     return Load::kReadFailed;
   }
   const uint8_t* header = At(offset);
   if (header[0] != uint8_t(type)) return Load::kNotHere;  // a section's end, or damage
-  const uint64_t end = std::min(offset + be::Load24(header + 1) + 1, blocks_end);
-  if (!Cover(table, offset, end, /*backward=*/false)) return Load::kReadFailed;
+  const uint64_t length = be::Load24(header + 1) + 1;     // and the byte after it
+  if (!Cover(table, offset, std::min(offset + length, blocks_end), /*backward=*/false)) {
+    return Load::kReadFailed;
+  }
+  last_length_ = length;
   return Decode(table, offset, view) ? Load::kLoaded : Load::kNotHere;
 }
 

@@ -8,8 +8,10 @@
 //
 // A window is refilled forward (starting where the scan is) or backward (ending there),
 // kFirst bytes the first time, twice as many at each refill up to kMax, or one block if it
-// is larger. A refill overwrites the bytes of the block the cursor is leaving: what a cursor
-// hands out of a window is valid only until the cursor moves.
+// is larger (forward, a refill made to find a block's header takes the last block's length
+// and a sixteenth more, when that is larger: a block longer than kMax is then read once).
+// A refill overwrites the bytes of the block the cursor is leaving: what a cursor hands out
+// of a window is valid only until the cursor moves.
 #ifndef REFTAB_STORE_READAHEAD_WINDOW_H_
 #define REFTAB_STORE_READAHEAD_WINDOW_H_
 
@@ -69,7 +71,8 @@ class ReadaheadWindow {
   uint64_t capacity_ = 0;
   uint64_t start_ = 0;
   uint64_t length_ = 0;
-  uint64_t next_ = kFirst;  // the size of the next refill
+  uint64_t next_ = kFirst;    // the size of the next refill
+  uint64_t last_length_ = 0;  // the last block LoadForward loaded, with the byte after it
 };
 
 }  // namespace reftab
