@@ -188,8 +188,10 @@ typedef struct reftab_kv_range {
 } reftab_kv_range;
 
 /* An entry: a VIEW owned by the iterator, valid until its next call (or reftab_kv_iter_free).
- * Nothing is copied: the bytes are where the snapshot holds them (the mapped table, or its
- * frozen memtable), so a scan that looks at a part of each value reads only that part. */
+ * No entry is copied for the caller: the bytes are where the snapshot holds them (the mapped
+ * table, or its frozen memtable), or, once a scan has passed 2 MiB of a table's blocks since
+ * its last seek, in the window the iterator reads that table ahead into with pread(2)
+ * (KvIteratorOptions::readahead in store/kv/kv_store.h says why). */
 typedef struct reftab_kv_entry {
   const void* key;
   size_t key_len;
