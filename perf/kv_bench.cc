@@ -799,8 +799,9 @@ double Median(std::vector<double> v) {
 // How each configuration is set up, for the legend under the table.
 std::string Legend(const std::string& name) {
   if (name == "reftab") {
-    return "KvStore's defaults (8 MiB memtable, Durability::kGit tables, 4 KiB blocks raised to "
-           "a power of two that holds the largest record); each table always has its own hash "
+    return "KvStore's defaults (memtables of 32 MiB or 65,536 writes, Durability::kGit tables, "
+           "4 KiB blocks raised to a power of two that holds the largest record); each table "
+           "always has its own hash "
            "index and filters, nothing to configure";
   }
   if (name == "leveldb" || name == "rocksdb") {

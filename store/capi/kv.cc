@@ -81,6 +81,7 @@ reftab_code reftab_kv_open_opts(const char* dir, const reftab_kv_options* option
     const unsigned flags = opts.flags;
     reftab::KvOptions o;
     if (opts.memtable_size != 0) o.memtable_size = opts.memtable_size;
+    if (opts.memtable_entries != 0) o.memtable_entries = opts.memtable_entries;
     if (opts.block_size != 0) {
       if (opts.block_size < 256 || opts.block_size > reftab::kMaxBlockSize) {
         return Fail(err, REFTAB_INVALID_ARGUMENT,

@@ -9,7 +9,8 @@
  * Keys sort as unsigned bytes. The tables are reftables (see the README's "A key/value
  * store"): values are the targets of symbolic-ref records, deletions are tombstones. A write
  * goes to a write-ahead log (kv.log) and a memtable, which a background thread writes into a
- * table when it grows past 8 MiB (or memtable_size), at reftab_kv_flush, and when the store is
+ * table when it grows past 32 MiB or 65,536 writes (memtable_size, memtable_entries), at
+ * reftab_kv_flush, and when the store is
  * next opened for writing. A writing handle may be used by several threads at once (its
  * writes are committed in groups: one write(2), one fsync for the synced ones), except for
  * reftab_kv_get's VIEW, reftab_kv_multi_get's and reftab_kv_properties' (per handle: give
@@ -71,9 +72,11 @@ enum {
 /* Open options: zero-initialize, then set what matters; a 0 field keeps the default. */
 typedef struct reftab_kv_options {
   unsigned flags;       /* REFTAB_KV_* open flags, as for reftab_kv_open */
-  size_t memtable_size; /* bytes (keys + values + 64 per entry) before a flush; 0: 8 MiB */
+  size_t memtable_size; /* bytes (keys + values + 64 per entry) before a flush; 0: 32 MiB */
   unsigned block_size;  /* the tables' block size, 256 .. 16 MiB - 1; 0: 4096 */
   int durability;       /* REFTAB_KV_DURABILITY_* */
+  /* writes (puts and deletes) before a flush, whatever their bytes; 0: 65,536 */
+  size_t memtable_entries;
 } reftab_kv_options;
 /* As reftab_kv_open, with options (NULL: the defaults). REFTAB_INVALID_ARGUMENT for a block
  * size or durability out of range. */

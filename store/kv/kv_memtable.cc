@@ -194,6 +194,7 @@ KvMemtable::KvMemtable(std::shared_ptr<KvMemPool> pool)
 void KvMemtable::Set(std::string_view key, std::optional<std::string_view> value, bool borrowed) {
   const size_t size = key.size() + (value ? value->size() : 0);
   bytes_ += size + kEntryOverhead;
+  ++writes_;
   largest_ = std::max(largest_, size);
   std::optional<std::string_view> stored;
   if (value) stored = borrowed ? *value : arena_->Copy(*value);
@@ -257,6 +258,7 @@ void KvMemtable::Clear() {
   writable_ = std::make_unique<KvMemLayer>(arena_);
   frozen_ = std::make_shared<const KvMemLayers>();
   bytes_ = 0;
+  writes_ = 0;
   largest_ = 0;
 }
 

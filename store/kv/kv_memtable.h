@@ -190,6 +190,9 @@ class KvMemtable {
   // what the memtable size option is compared with.
   size_t bytes() const { return bytes_; }
   bool empty() const { return bytes_ == 0; }
+  // Puts and deletes since the last Clear() (of the same key too): what the memtable entries
+  // option is compared with.
+  size_t writes() const { return writes_; }
   // The largest key + value size written since the last Clear().
   size_t largest() const { return largest_; }
   void Clear();
@@ -203,6 +206,7 @@ class KvMemtable {
   std::unique_ptr<KvMemLayer> writable_;
   std::shared_ptr<const KvMemLayers> frozen_ = std::make_shared<const KvMemLayers>();
   size_t bytes_ = 0;
+  size_t writes_ = 0;
   size_t largest_ = 0;
 };
 

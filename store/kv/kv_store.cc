@@ -504,9 +504,13 @@ struct KvStore::Writer {
 // A writer's state. `mu` guards every field but `thread`, and `log` while a queue head
 // writes to it outside `mu` (only the head of the queue touches it).
 struct KvStore::Bg {
-  // The pool's chunks cover a grown memtable and a grown immutable one (kKvFlushingGrowth).
+  // The pool's chunks cover a grown memtable and a grown immutable one (kKvFlushingGrowth),
+  // up to kKvMemPoolBytes: past it, memtables of large values take chunks of their own,
+  // given back when they are flushed, rather than the pool keeping them while the store is
+  // open.
   explicit Bg(size_t memtable_size)
-      : mem_pool(std::make_shared<KvMemPool>(2 * kKvFlushingGrowth * memtable_size)) {}
+      : mem_pool(std::make_shared<KvMemPool>(
+            std::min(2 * kKvFlushingGrowth * memtable_size, kKvMemPoolBytes))) {}
   std::mutex mu;
   std::condition_variable flush_cv;    // to the flush thread: a memtable to flush, or stop
   std::condition_variable compact_cv;  // to the compaction thread: a compaction due, or stop
@@ -863,9 +867,11 @@ Status KvStore::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force,
     }
     // While the previous memtable is still being flushed, the current one takes writes up to
     // kKvFlushingGrowth times its size before they wait (see the top of kv_store.h).
-    const size_t limit =
-        b.imm ? kKvFlushingGrowth * options_.memtable_size : options_.memtable_size;
-    if (!force && b.mem->bytes() < limit) return Status::Ok();
+    const size_t growth = b.imm ? kKvFlushingGrowth : 1;
+    if (!force && b.mem->bytes() < growth * options_.memtable_size &&
+        b.mem->writes() < growth * options_.memtable_entries) {
+      return Status::Ok();
+    }
     if (force && b.mem->empty()) return Status::Ok();
     if (b.imm || (b.compaction_due && b.pending_tables >= kKvStopTables)) {
       ++b.counters.write_stops;

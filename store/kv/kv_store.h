@@ -9,9 +9,9 @@
 //     nothing acknowledged); with KvWriteOptions::sync, once the record is fsynced (a
 //     machine crash loses nothing acknowledged either, given KvOptions::durability kGit or
 //     kFull, which make the tables a flush writes durable too);
-//   * when the memtable passes KvOptions::memtable_size (and on Flush()), it becomes
-//     immutable: kv.log is renamed kv.log.flushing, a fresh kv.log takes the next writes
-//     and a new memtable, and the flush thread writes the immutable memtable into one
+//   * when the memtable passes KvOptions::memtable_size or memtable_entries (and on
+//     Flush()), it becomes immutable: kv.log is renamed kv.log.flushing, a fresh kv.log takes the
+//     next writes and a new memtable, and the flush thread writes the immutable memtable into one
 //     new table of the stack, straight from its sorted entries (Stack::AddTable: no
 //     transaction, no read or copy per key), lists it, and only then removes
 //     kv.log.flushing. With KvOptions::durability kGit, a flush makes three fsyncs, each
@@ -38,10 +38,10 @@
 //     and contents (the format: store/kv/kv_log_format.h in the source tree).
 // When writers wait: there is at most one immutable memtable. A memtable full while the
 // previous one is still being flushed goes on taking writes until it holds
-// kKvFlushingGrowth times memtable_size; a write that finds it that full waits for the
-// flush (never for a merge: flushes go on while one runs). A flush that takes longer than
-// filling a memtable (its fsyncs beside a merge's) thus costs the writers nothing, and the
-// next flush writes a larger table. With auto-compaction,
+// kKvFlushingGrowth times memtable_size (or memtable_entries); a write that finds it that
+// full waits for the flush (never for a merge: flushes go on while one runs). A flush that
+// takes longer than filling a memtable (its fsyncs beside a merge's) thus costs the writers
+// nothing, and the next flush writes a larger table. With auto-compaction,
 // while kKvSlowdownTables or more tables wait to be merged (the segment the geometric rule
 // would merge; tables pile up when flushes outpace the merges), writes are delayed by 1 ms
 // per kKvSlowdownBytes they carry, at most once each (a write of that size or more waits
@@ -144,10 +144,14 @@ inline constexpr size_t kMaxEntryBytes = kMaxBlockSize - 256;
 inline constexpr size_t kKvSlowdownTables = 20;
 inline constexpr size_t kKvStopTables = 36;
 inline constexpr size_t kKvSlowdownBytes = size_t(64) << 10;
-// How far the memtable may grow, in memtable_size, while the previous one is being flushed
-// (see the top of this file). At 1M keys of 100 bytes filled in batches, writers waited
-// 57-169 ms of about 650 ms for flushes without it, none with it (perf/RESULTS.md).
+// How far the memtable may grow, in memtable_size and memtable_entries, while the previous one is
+// being flushed (see the top of this file). At 1M keys of 100 bytes filled in batches, writers
+// waited 57-169 ms of about 650 ms for flushes without it, none with it (perf/RESULTS.md).
 inline constexpr size_t kKvFlushingGrowth = 2;
+// The most the memtables' pool of 2 MiB chunks keeps while the store is open (see
+// KvOptions::memtable_size): what it kept when memtables were 8 MiB, more than a memtable
+// of 100-byte entries at memtable_entries (about 12 MB) and the one being flushed need.
+inline constexpr size_t kKvMemPoolBytes = size_t(32) << 20;
 
 struct KvOptions {
   FileSystem* fs = nullptr;  // nullptr: the operating system's
@@ -163,16 +167,25 @@ struct KvOptions {
   // (KvWriteOptions::sync).
   Durability durability = Durability::kGit;
   // The memtable's size, in bytes of keys and values (plus 64 per entry), past which the
-  // next write makes it immutable, for the flush thread to write into a new table.
-  // Memory use is up to four times this (a memtable grown while a flush ran, being flushed,
-  // and the next one grown likewise: kKvFlushingGrowth), plus what snapshots keep of older
-  // memtables. Up to four times this is taken in 2 MiB chunks (as huge pages where the
-  // kernel gives them) and kept for the next memtables while the store is open. 8 MiB, twice
-  // LevelDB's default: each flush is a table written and fsynced, and fewer, larger tables mean
-  // fewer merges (at 1M keys of 100 bytes, batched fills went from 0.64-0.87 of LevelDB's rate to
-  // 0.94-0.98 and write amplification from 5.9 to 4.9, for about 2 MiB more peak memory;
-  // perf/RESULTS.md).
-  size_t memtable_size = 8 << 20;
+  // next write makes it immutable, for the flush thread to write into a new table; or its
+  // number of writes (memtable_entries), whichever comes first. Memory use is up to four
+  // times this (a memtable grown while a flush ran, being flushed, and the next one grown
+  // likewise: kKvFlushingGrowth), plus what snapshots keep of older memtables. It comes in
+  // 2 MiB chunks (as huge pages where the kernel gives them), of which up to
+  // kKvMemPoolBytes are kept for the next memtables while the store is open.
+  // 32 MiB (LevelDB's default is 4 MiB, RocksDB's 64 MiB): each flush is a table written and
+  // fsynced, and every table is merged later, so fewer, larger tables mean fewer merges
+  // beside the writes. Values of 100 KiB (a driver on this API, 2026-12-06, two runs each):
+  // 3,000 random overwrites took 1,206-1,522 ms with 8 MiB (38 flushes, writers slowed 479
+  // times), 345 ms with 32 MiB, 234-356 ms with 64 MiB; 1,000 synced puts 788-861, 624 and
+  // 479-561 ms. Small entries fill memtable_entries first.
+  size_t memtable_size = 32 << 20;
+  // The memtable is full at this many writes, whatever their bytes: an insert or lookup in
+  // its sorted map slows as the map deepens. Filling 1M keys of 100 bytes one put at a time
+  // took 2.4 s with memtables of 8 MiB (about 47,000 entries), 2.9-3.0 s with 64 MiB (about
+  // 370,000); random puts 3.2-3.4 s and 4.9-5.1 s (the same driver). 65,536 by default:
+  // about 12 MB of entries of 100 bytes.
+  size_t memtable_entries = size_t(1) << 16;
   // A damaged record in the log fails Open with kCorruption instead of being dropped and
   // reported by log_recovery().
   bool paranoid_checks = false;

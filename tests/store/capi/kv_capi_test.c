@@ -289,6 +289,23 @@ int main(void) {
     OK(reftab_kv_destroy(opts_dir, &err));
     CHECK(access(opts_dir, F_OK) != 0);
     FAILS(REFTAB_NOT_FOUND, reftab_kv_destroy(opts_dir, &err));
+    /* A memtable full at 50 writes, whatever their bytes: the 51st put goes to the next
+     * one (the first memtable is never held back by a flush running), then a flush. */
+    memset(&o, 0, sizeof o);
+    o.flags = REFTAB_KV_NO_AUTO_COMPACT;
+    o.memtable_entries = 50;
+    o.durability = REFTAB_KV_DURABILITY_NONE;
+    OK(reftab_kv_open_opts(opts_dir, &o, &kv, &err));
+    for (int i = 0; i < 51; i++) {
+      snprintf(key, sizeof key, "key%03d", i);
+      OK(reftab_kv_put(kv, key, strlen(key), value, sizeof value, &err));
+    }
+    OK(reftab_kv_flush(kv, &err));
+    OK(reftab_kv_get_properties(kv, &p, &err));
+    CHECK(p.flushes == 2 && p.tables == 2);
+    OK(reftab_kv_close(kv, &err));
+    kv = NULL;
+    OK(reftab_kv_destroy(opts_dir, &err));
   }
   reftab_kv_free(NULL);
   reftab_kv_batch_free(NULL);

@@ -123,6 +123,45 @@ TEST(KvStoreTest, EdgeValuesRoundTripAndSurviveReopenAndCompaction) {
   }
 }
 
+// A memtable is full at memtable_entries writes (overwrites of one key too), however few
+// bytes they hold, or at memtable_size bytes, whichever comes first.
+TEST(KvStoreTest, AMemtableIsFullAtItsWritesOrItsBytes) {
+  TempDir dir("kv");
+  KvOptions o = TestOptions();
+  o.auto_compact = false;
+  o.memtable_entries = 10;
+  {
+    // Ten writes of three keys fill it; the eleventh goes to the next memtable, which then
+    // holds one write. Each round waits for the flush, so no memtable grows while one is
+    // flushed (kKvFlushingGrowth).
+    auto kv = OpenOrDie(dir.path(), o);
+    for (uint64_t round = 1; round <= 3; ++round) {
+      for (uint64_t i = round == 1 ? 0 : 1; i < 10; ++i) {
+        ASSERT_TRUE(kv->Put(Key(i % 3), "v").ok());
+      }
+      ASSERT_TRUE(WaitForFlushes(*kv));
+      EXPECT_EQ(kv->Properties().flushes, round - 1) << "round " << round;
+      ASSERT_TRUE(kv->Put(Key(round), "w").ok());
+      ASSERT_TRUE(WaitForFlushes(*kv));
+      EXPECT_EQ(kv->Properties().flushes, round) << "round " << round;
+      EXPECT_EQ(kv->Properties().memtable_bytes, Key(round).size() + 1 + 64);
+    }
+    EXPECT_EQ(GetOr(*kv, Key(0)), "v");
+    EXPECT_EQ(GetOr(*kv, Key(3)), "w");
+  }
+  // Bytes first: four values of 1,000 bytes count 4,232 bytes, past a memtable of 4,096.
+  TempDir bytes_dir("kv");
+  o.memtable_entries = 1000;
+  o.memtable_size = 4096;
+  auto kv = OpenOrDie(bytes_dir.path(), o);
+  for (uint64_t i = 0; i < 4; ++i) ASSERT_TRUE(kv->Put(Key(i), std::string(1000, 'x')).ok());
+  ASSERT_TRUE(WaitForFlushes(*kv));
+  EXPECT_EQ(kv->Properties().flushes, 0u);
+  ASSERT_TRUE(kv->Put(Key(4), "y").ok());
+  ASSERT_TRUE(WaitForFlushes(*kv));
+  EXPECT_EQ(kv->Properties().flushes, 1u);
+}
+
 // Values of 100 KiB and more, many of them: through the log (a store closed without a flush
 // replays it), the memtable (several flushes at its size, the memtable of the last writes),
 // the tables and a full compaction, with overwrites and deletions on the way; every state
