@@ -30,8 +30,8 @@ class ReadaheadWindow {
   // on the mapping whatever the size of the records. Counted in blocks (two, as before), a
   // seek followed by ten steps among values of 100 KiB (blocks of 512 KiB, five records
   // each) copied a whole block to give one or two records, and did so for most seeks:
-  // 3,000 such seeks into a 325 MB table took 45-85 ms read ahead against 2.5-2.8 ms on the
-  // mapping once its pages were mapped, and 107-289 ms against 56-79 ms when they were not.
+  // 3,000 such seeks into a 325 MB table took 71-85 ms read ahead against 2.5-3.2 ms on the
+  // mapping once its pages were mapped, and 160-289 ms against 77-79 ms when they were not.
   // What the bytes cost: a scan from a cold mapping reads its first 2 MiB there, at a few
   // microseconds a page on the VM we measure on (about a millisecond, once per scan).
   static constexpr uint64_t kAfterBytes = uint64_t(2) << 20;
