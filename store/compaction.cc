@@ -18,6 +18,7 @@
 #include "store/merge_cursor.h"
 #include "store/new_records.h"
 #include "store/progress.h"
+#include "store/readahead_window.h"
 #include "store/stack.h"
 #include "store/table_log_blocks.h"
 #include "store/temp_table.h"
@@ -151,9 +152,8 @@ Status WriteMerged(TableWriter& w, const std::vector<const TableReader*>& tables
   ProgressPhase progress(options.progress, "Compacting records", 0);
   RefMergeCursor refs(tables);
   refs.set_suppress_deletions(to_base);
-  // Each record is added before the cursor moves, and every block is read: through the
-  // window from each table's second block on.
-  refs.set_readahead(true, /*after_bytes=*/0);
+  // Each record is added before the cursor moves, and every block is read.
+  refs.set_readahead(true, ReadaheadWindow::kFromTheSecondBlock);
   REFTAB_RETURN_IF_ERROR(refs.SeekToFirst());
   RefRecord r;
   // The pages the merge has passed go back in steps of kMergeReleaseStep per table, looked

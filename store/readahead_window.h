@@ -35,6 +35,9 @@ class ReadaheadWindow {
   // What the bytes cost: a scan from a cold mapping reads its first 2 MiB there, at a few
   // microseconds a page on the VM we measure on (about a millisecond, once per scan).
   static constexpr uint64_t kAfterBytes = uint64_t(2) << 20;
+  // The threshold for a pass over every block (a compaction's inputs): the window from the
+  // second block on (the first carries the file header and is read from the mapping).
+  static constexpr uint64_t kFromTheSecondBlock = 0;
   static constexpr uint64_t kFirst = uint64_t(64) << 10;
   static constexpr uint64_t kMax = uint64_t(256) << 10;
 

@@ -68,8 +68,8 @@ class SectionCursor {
   void FailValue();
 
   // Read ahead (off by default; not for log sections): once the blocks NextBlock has left
-  // one after another hold `after_bytes` (ReadaheadWindow::kAfterBytes by default; 0: from
-  // the second block on, for a pass over every block), the following blocks are decoded
+  // one after another hold `after_bytes` (ReadaheadWindow::kAfterBytes by default;
+  // kFromTheSecondBlock for a pass over every block), the following blocks are decoded
   // from a window of the file (store/readahead_window.h) instead of from the mapping. A seek
   // starts the count again. What this costs the caller: a view into the current block (a
   // record's value) is valid only until the cursor moves, not for the table's lifetime.

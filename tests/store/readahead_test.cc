@@ -54,9 +54,8 @@ class CountingFile final : public RandomAccessFile {
 };
 
 // Most tables here are far smaller than ReadaheadWindow::kAfterBytes: their scans read ahead
-// from the second block on, so that every shape goes through the windows. The default
-// threshold has a test of its own.
-constexpr uint64_t kFromTheSecondBlock = 0;
+// from the second block on (kFromTheSecondBlock), so that every shape goes through the
+// windows. The default threshold has a test of its own.
 
 // What a scan gave: each record with the offset of its block, then the status.
 struct Scan {
@@ -67,7 +66,7 @@ struct Scan {
 Scan ScanTable(const TableReader& t, bool readahead, const std::string& from = "",
                const std::string& limit = "") {
   TableRefCursor c(&t);
-  c.set_readahead(readahead, kFromTheSecondBlock);
+  c.set_readahead(readahead, ReadaheadWindow::kFromTheSecondBlock);
   Scan out;
   Status s = from.empty() && limit.empty() ? c.SeekToFirst() : c.SeekRange(from, limit);
   RefRecord r;
@@ -81,7 +80,7 @@ Scan ScanTable(const TableReader& t, bool readahead, const std::string& from = "
 // The same backwards: from the last record, or from the last before `before`.
 Scan ScanBack(const TableReader& t, bool readahead, const std::string& before = "") {
   TableRefReverseCursor c(&t);
-  c.set_readahead(readahead, kFromTheSecondBlock);
+  c.set_readahead(readahead, ReadaheadWindow::kFromTheSecondBlock);
   Scan out;
   Status s = before.empty() ? c.SeekToLast() : c.SeekBefore(before, /*inclusive=*/false);
   for (; s.ok() && c.Valid(); c.Prev()) {
@@ -253,8 +252,8 @@ TEST(ReadaheadTest, SeeksFollowedByAFewStepsStayOnTheMappingAmongLargeRecords) {
     EXPECT_EQ(file->reads(), 0u);
   }
   // A scan stays on the mapping while the blocks it has left hold less than kAfterBytes,
-  // then reads ahead; with a threshold of 0, from its second block on.
-  for (uint64_t after : {ReadaheadWindow::kAfterBytes, uint64_t(0)}) {
+  // then reads ahead; with kFromTheSecondBlock, from its second block on.
+  for (uint64_t after : {ReadaheadWindow::kAfterBytes, ReadaheadWindow::kFromTheSecondBlock}) {
     SCOPED_TRACE("after " + std::to_string(after) + " bytes");
     CountingFile* f = nullptr;
     auto table = OpenCounted(bytes, &f);
@@ -271,7 +270,9 @@ TEST(ReadaheadTest, SeeksFollowedByAFewStepsStayOnTheMappingAmongLargeRecords) {
       blocks.insert(c.block_offset());
       if (first_block == UINT64_MAX) first_block = c.block_offset();
       const bool first = c.block_offset() == first_block;
-      const bool ahead = after == 0 ? !first : c.block_offset() >= first_block + after;
+      const bool ahead = after == ReadaheadWindow::kFromTheSecondBlock
+                             ? !first
+                             : c.block_offset() >= first_block + after;
       ASSERT_EQ(f->reads() > 0, ahead) << "record " << n << ", block at " << c.block_offset();
       ++n;
     }
@@ -279,7 +280,7 @@ TEST(ReadaheadTest, SeeksFollowedByAFewStepsStayOnTheMappingAmongLargeRecords) {
     EXPECT_EQ(n, refs.size());
     // Each block is read once, not a first part with its header and then whole: the first
     // refill is too short for a block, the ones after it take the last block's length.
-    if (after == 0) {
+    if (after == ReadaheadWindow::kFromTheSecondBlock) {
       EXPECT_LE(f->reads(), blocks.size() + 1) << blocks.size() << " blocks";
     }
   }
@@ -406,7 +407,7 @@ TEST(ReadaheadTest, MergedTablesReadAheadBothWaysAsFromTheMapping) {
   }
   auto merge = [&](bool readahead) {
     RefMergeCursor c(tables);
-    c.set_readahead(readahead, kFromTheSecondBlock);
+    c.set_readahead(readahead, ReadaheadWindow::kFromTheSecondBlock);
     std::vector<std::string> out;
     EXPECT_TRUE(c.SeekToFirst().ok());
     RefRecord r;
@@ -419,7 +420,7 @@ TEST(ReadaheadTest, MergedTablesReadAheadBothWaysAsFromTheMapping) {
   EXPECT_EQ(merge(true), without);
   auto merge_back = [&](bool readahead) {
     RefReverseMergeCursor c(tables);
-    c.set_readahead(readahead, kFromTheSecondBlock);
+    c.set_readahead(readahead, ReadaheadWindow::kFromTheSecondBlock);
     std::vector<std::string> out;
     EXPECT_TRUE(c.SeekToLast().ok());
     for (; c.Valid(); c.Prev()) {
