@@ -801,8 +801,7 @@ std::string Legend(const std::string& name) {
   if (name == "reftab") {
     return "KvStore's defaults (memtables of 32 MiB or 65,536 writes, Durability::kGit tables, "
            "4 KiB blocks raised to a power of two that holds the largest record); each table "
-           "always has its own hash "
-           "index and filters, nothing to configure";
+           "always has its own hash index and filters, nothing to configure";
   }
   if (name == "leveldb" || name == "rocksdb") {
     return "the library's defaults (8 MiB block cache, Snappy, no filter)";
