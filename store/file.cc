@@ -236,6 +236,12 @@ class Posix final : public FileSystem {
     return std::unique_ptr<WritableFile>(std::make_unique<FdFile>(path, fd));
   }
 
+  Result<std::unique_ptr<WritableFile>> OpenAppend(const std::string& path) override {
+    int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0) return ErrnoStatus("open", path, errno);
+    return std::unique_ptr<WritableFile>(std::make_unique<FdFile>(path, fd));
+  }
+
   Result<std::string> ReadFile(const std::string& path) override {
     int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return ErrnoStatus("open", path, errno);

@@ -182,6 +182,9 @@ class FileSystem {
   virtual Result<std::unique_ptr<RandomAccessFile>> OpenRead(const std::string& path) = 0;
   // Creates `path`; with `exclusive`, fails with kLockHeld if it exists (O_EXCL).
   virtual Result<std::unique_ptr<WritableFile>> Create(const std::string& path, bool exclusive) = 0;
+  // Opens the existing file `path` for appending at its end (O_APPEND); kNotFound if it does
+  // not exist.
+  virtual Result<std::unique_ptr<WritableFile>> OpenAppend(const std::string& path) = 0;
   virtual Result<std::string> ReadFile(const std::string& path) = 0;
   // Reads `path` and keeps it open; fills its contents and identity.
   virtual Result<std::unique_ptr<PinnedFile>> ReadPinned(const std::string& path,

@@ -7,6 +7,7 @@ namespace reftab::testutil {
 const char* FsOpName(FsOp op) {
   switch (op) {
     case FsOp::kCreate: return "create";
+    case FsOp::kOpenAppend: return "openappend";
     case FsOp::kAppend: return "append";
     case FsOp::kSync: return "sync";
     case FsOp::kClose: return "close";
@@ -158,6 +159,17 @@ Result<std::unique_ptr<WritableFile>> FaultInjectingFileSystem::Create(const std
   size_t index = 0;
   if (Begin(FsOp::kCreate, path, "", &index)) return Injected(FsOp::kCreate, path);
   auto r = base_->Create(path, exclusive);
+  End(index, r.ok());
+  if (!r.ok()) return r.status();
+  return std::unique_ptr<WritableFile>(
+      std::make_unique<CountingWritableFile>(this, path, std::move(*r)));
+}
+
+Result<std::unique_ptr<WritableFile>> FaultInjectingFileSystem::OpenAppend(
+    const std::string& path) {
+  size_t index = 0;
+  if (Begin(FsOp::kOpenAppend, path, "", &index)) return Injected(FsOp::kOpenAppend, path);
+  auto r = base_->OpenAppend(path);
   End(index, r.ok());
   if (!r.ok()) return r.status();
   return std::unique_ptr<WritableFile>(

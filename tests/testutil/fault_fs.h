@@ -18,11 +18,12 @@
 
 namespace reftab::testutil {
 
-// Every operation the seam offers. Writes: kCreate (also how lock files are taken), kAppend,
-// kSync, kClose, kRename, kRemove, kSyncDir, kChmod. Reads: kOpenRead, kReadFile,
-// kReadPinned, kListDir, kStat. kLock: an advisory lock (FileSystem::TryLock).
+// Every operation the seam offers. Writes: kCreate (also how lock files are taken),
+// kOpenAppend, kAppend, kSync, kClose, kRename, kRemove, kSyncDir, kChmod. Reads: kOpenRead,
+// kReadFile, kReadPinned, kListDir, kStat. kLock: an advisory lock (FileSystem::TryLock).
 enum class FsOp : uint8_t {
   kCreate,
+  kOpenAppend,
   kAppend,
   kSync,
   kClose,
@@ -37,11 +38,11 @@ enum class FsOp : uint8_t {
   kChmod,
   kLock,
 };
-inline constexpr size_t kNumFsOps = 14;
+inline constexpr size_t kNumFsOps = 15;
 inline constexpr std::array<FsOp, kNumFsOps> kAllFsOps = {
-    FsOp::kCreate,  FsOp::kAppend,  FsOp::kSync,     FsOp::kClose,    FsOp::kRename,
-    FsOp::kRemove,  FsOp::kSyncDir, FsOp::kOpenRead, FsOp::kReadFile, FsOp::kReadPinned,
-    FsOp::kListDir, FsOp::kStat,    FsOp::kChmod,    FsOp::kLock};
+    FsOp::kCreate,     FsOp::kOpenAppend, FsOp::kAppend,  FsOp::kSync,     FsOp::kClose,
+    FsOp::kRename,     FsOp::kRemove,     FsOp::kSyncDir, FsOp::kOpenRead, FsOp::kReadFile,
+    FsOp::kReadPinned, FsOp::kListDir,    FsOp::kStat,    FsOp::kChmod,    FsOp::kLock};
 const char* FsOpName(FsOp op);
 
 // One operation as it happened. `path` is the file (for kRename the source, `to` the target).
@@ -80,6 +81,7 @@ class FaultInjectingFileSystem final : public FileSystem {
 
   Result<std::unique_ptr<RandomAccessFile>> OpenRead(const std::string& path) override;
   Result<std::unique_ptr<WritableFile>> Create(const std::string& path, bool exclusive) override;
+  Result<std::unique_ptr<WritableFile>> OpenAppend(const std::string& path) override;
   Result<std::string> ReadFile(const std::string& path) override;
   Result<std::unique_ptr<PinnedFile>> ReadPinned(const std::string& path, std::string* contents,
                                                  FileInfo* info) override;
