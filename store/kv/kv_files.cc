@@ -42,12 +42,12 @@ Result<std::unique_ptr<FileLock>> LockKvWriter(FileSystem* fs, const std::string
 }
 
 Status KvLogWriter::CreateFresh(FileSystem* fs, const std::string& dir, bool sync,
-                                std::unique_ptr<KvLogWriter>* out) {
+                                const KvLogHeader& header, std::unique_ptr<KvLogWriter>* out) {
   const std::string tmp = KvPath(dir, kKvNewLogName);
   Status gone = fs->Remove(tmp);  // a killed process's; usually absent
   (void)gone;
   REFTAB_ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file, fs->Create(tmp, /*exclusive=*/true));
-  Status s = file->Append(kKvLogMagic);
+  Status s = file->Append(EncodeKvLogHeader(header));
   if (s.ok() && sync) s = file->Sync();
   if (s.ok()) s = fs->Rename(tmp, KvPath(dir, kKvLogName));
   if (!s.ok()) {
@@ -61,11 +61,32 @@ Status KvLogWriter::CreateFresh(FileSystem* fs, const std::string& dir, bool syn
   return sync ? fs->SyncDir(dir) : Status::Ok();
 }
 
+Status KvLogWriter::OpenExisting(FileSystem* fs, const std::string& dir,
+                                 std::unique_ptr<KvLogWriter>* out) {
+  REFTAB_ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file,
+                          fs->OpenAppend(KvPath(dir, kKvLogName)));
+  out->reset(new KvLogWriter(std::move(file)));
+  return Status::Ok();
+}
+
 Status RotateKvLog(FileSystem* fs, const std::string& dir, bool keep_synced,
-                   std::unique_ptr<KvLogWriter>* out) {
+                   const KvLogHeader& header, std::unique_ptr<KvLogWriter>* out) {
   REFTAB_RETURN_IF_ERROR(fs->Rename(KvPath(dir, kKvLogName), KvPath(dir, kKvFlushingLogName)));
   if (keep_synced) REFTAB_RETURN_IF_ERROR(fs->SyncDir(dir));
-  return KvLogWriter::CreateFresh(fs, dir, /*sync=*/false, out);
+  return KvLogWriter::CreateFresh(fs, dir, /*sync=*/false, header, out);
+}
+
+Result<std::optional<KvLogHeader>> ReadKvLogHeader(FileSystem* fs, const std::string& dir,
+                                                   std::string_view name) {
+  auto file = fs->OpenRead(KvPath(dir, name));
+  if (!file.ok()) {
+    if (file.status().code() == Code::kNotFound) return std::optional<KvLogHeader>();
+    return file.status();
+  }
+  KvLogReader reader(
+      std::string_view(reinterpret_cast<const char*>((*file)->data()), size_t((*file)->size())));
+  if (!reader.ReadHeader()) return std::optional<KvLogHeader>();
+  return reader.header();
 }
 
 Status ReplayKvLog(FileSystem* fs, const std::string& dir, std::string_view name,

@@ -7,7 +7,8 @@
 //                writer gets. Never removed: removing it would let two writers lock two
 //                different files.
 //   kv.log       the write-ahead log (store/kv/kv_log_format.h): the writes since the last
-//                flush. Replaced, never truncated, by renaming kv.log.new over it.
+//                flush. Replaced, never truncated, by renaming kv.log.new over it; the next
+//                writer appends to it when it replayed it whole.
 //   kv.log.flushing  the log of the immutable memtable a background flush is writing into a
 //                table: kv.log renamed when the memtable filled up. Removed once the table
 //                is listed. Open replays it before kv.log (it holds the older writes). At
@@ -19,11 +20,13 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "format/status.h"
 #include "store/file.h"
+#include "store/kv/kv_log_format.h"
 
 namespace reftab {
 
@@ -47,8 +50,13 @@ class KvLogWriter {
   // that records synced into the new log cannot be lost with its name. *out is set once the
   // rename is done, even if the folder's sync then fails (the old log is no longer kv.log:
   // appending to it would lose the records).
+  // With `header` (store/kv/kv_log_format.h).
   static Status CreateFresh(FileSystem* fs, const std::string& dir, bool sync,
-                            std::unique_ptr<KvLogWriter>* out);
+                            const KvLogHeader& header, std::unique_ptr<KvLogWriter>* out);
+  // Opens kv.log to append to it: the log a writer replayed whole (it ends with an intact
+  // record, so what follows reads back).
+  static Status OpenExisting(FileSystem* fs, const std::string& dir,
+                             std::unique_ptr<KvLogWriter>* out);
   // Appends records with one write(2).
   Status Append(std::string_view records) { return file_->Append(records); }
   // Appends one record held in two parts (a header, and a batch's operations where the
@@ -75,7 +83,12 @@ class KvLogWriter {
 // kv.log.flushing): if not, and the first rename succeeded, kv.log is missing until the
 // next open replays kv.log.flushing.
 Status RotateKvLog(FileSystem* fs, const std::string& dir, bool keep_synced,
-                   std::unique_ptr<KvLogWriter>* out);
+                   const KvLogHeader& header, std::unique_ptr<KvLogWriter>* out);
+
+// The header of dir/`name`; nullopt if the file does not exist or its header is missing,
+// damaged or of the first version.
+Result<std::optional<KvLogHeader>> ReadKvLogHeader(FileSystem* fs, const std::string& dir,
+                                                   std::string_view name);
 
 // Reads dir/`name` (none: nothing to do) and calls `apply` with each intact record's
 // payload, oldest first. A short or damaged record ends the replay: *damage is then

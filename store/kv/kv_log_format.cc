@@ -101,11 +101,32 @@ bool KvLogReader::Fail(uint64_t at, std::string reason) {
   return false;
 }
 
-bool KvLogReader::ReadHeader() {
-  if (bytes_.substr(0, kKvLogMagic.size()) != kKvLogMagic) {
-    return Fail(0, bytes_.size() < kKvLogMagic.size() ? "short header" : "bad header");
+std::string EncodeKvLogHeader(const KvLogHeader& header) {
+  std::string h(kKvLogMagic);
+  for (uint64_t v : {header.tables_through, header.previous_log_bytes}) {
+    for (int shift = 56; shift >= 0; shift -= 8) h.push_back(char(uint8_t(v >> shift)));
   }
-  pos_ = kKvLogMagic.size();
+  return h;
+}
+
+bool KvLogReader::ReadHeader() {
+  const std::string_view magic = bytes_.substr(0, kKvLogMagic.size());
+  if (magic == kKvLogMagicV1) {
+    pos_ = kKvLogMagicV1.size();
+    return true;
+  }
+  if (magic != kKvLogMagic || bytes_.size() < kKvLogHeaderSize) {
+    const bool short_header = magic.size() < kKvLogMagic.size() ||
+                              (magic == kKvLogMagic && bytes_.size() < kKvLogHeaderSize);
+    return Fail(0, short_header ? "short header" : "bad header");
+  }
+  const auto number_at = [&](size_t at) {
+    uint64_t v = 0;
+    for (size_t i = at; i < at + 8; ++i) v = v << 8 | uint8_t(bytes_[i]);
+    return v;
+  };
+  header_ = KvLogHeader{number_at(kKvLogMagic.size()), number_at(kKvLogMagic.size() + 8)};
+  pos_ = kKvLogHeaderSize;
   return true;
 }
 

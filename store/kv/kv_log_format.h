@@ -3,7 +3,14 @@
 //
 // kv.log holds the writes made since the last flush, oldest first:
 //
-//   header    8 bytes   "RTKVLOG1"
+//   header    24 bytes: "RTKVLOG2", then two 8-byte big-endian numbers (KvLogHeader):
+//             the stack's highest update index when the log was made ("tables through"),
+//             and the length in bytes of the log before it (kv.log.flushing, whole; 0 if
+//             none). After a crash that left kv.log.flushing behind, Open knows from them
+//             whether that log is in a table already (the stack's highest index is beyond
+//             "tables through": its flush listed one) and whether it lost its end (it is
+//             shorter than kv.log says), even cut exactly between two records.
+//             Logs of earlier versions: 8 bytes "RTKVLOG1", read the same, without them.
 //   records   each one write batch (KvStore::Write), whole or not at all:
 //     length    4 bytes, big-endian: the payload's size, 1 .. 2^32 - 1
 //     checksum  8 bytes, big-endian: XXH3-64 of the 4 length bytes and the payload
@@ -28,7 +35,17 @@
 
 namespace reftab {
 
-inline constexpr std::string_view kKvLogMagic = "RTKVLOG1";
+inline constexpr std::string_view kKvLogMagic = "RTKVLOG2";
+inline constexpr std::string_view kKvLogMagicV1 = "RTKVLOG1";  // read, never written
+inline constexpr size_t kKvLogHeaderSize = 24;
+
+// What a log's header says (see above).
+struct KvLogHeader {
+  uint64_t tables_through = 0;
+  uint64_t previous_log_bytes = 0;
+};
+// A log's header, kKvLogHeaderSize bytes.
+std::string EncodeKvLogHeader(const KvLogHeader& header);
 inline constexpr size_t kKvLogRecordHeaderSize = 12;  // length + checksum
 
 // The bytes of one operation in a payload.
@@ -63,6 +80,8 @@ class KvLogReader {
   explicit KvLogReader(std::string_view bytes) : bytes_(bytes) {}
   // The header: false (with damage()) if it is missing or wrong.
   bool ReadHeader();
+  // After ReadHeader(): what the header says (nullopt in an RTKVLOG1 log).
+  const std::optional<KvLogHeader>& header() const { return header_; }
   // The next record's payload, checked; false at the end or at a damaged record.
   bool Next(std::string_view* payload);
   // Where the record Next() returned last begins.
@@ -80,6 +99,7 @@ class KvLogReader {
   uint64_t pos_ = 0;
   uint64_t record_offset_ = 0;
   std::optional<Damage> damage_;
+  std::optional<KvLogHeader> header_;
 };
 
 // Decodes a payload's operations, calling `op` for each in order. kCorruption if the

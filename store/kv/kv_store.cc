@@ -515,8 +515,16 @@ struct KvStore::Bg {
   std::condition_variable flush_cv;    // to the flush thread: a memtable to flush, or stop
   std::condition_variable compact_cv;  // to the compaction thread: a compaction due, or stop
   std::condition_variable state_cv;    // a job done, or the store stopping
-  std::unique_ptr<KvLogWriter> log;
-  bool log_has_synced = false;          // `log` holds a synced record
+  std::shared_ptr<KvLogWriter> log;    // the flush thread may sync it (FlushImmutable)
+  bool log_has_synced = false;         // `log` holds a synced record
+  bool log_header_durable = false;     // `log` was fsynced since it was made
+  uint64_t log_bytes = 0;              // in `log`: its header and the records appended
+  bool log_unsynced = false;           // `log` holds records written since its last fsync
+  // kv.log.flushing's writer while its memtable is being flushed: a synced write fsyncs it
+  // first if it holds unsynced records (flushing_log_unsynced), so that a machine crash
+  // cannot keep the synced write and lose writes before it (a crash loses only a tail).
+  std::shared_ptr<KvLogWriter> flushing_log;
+  bool flushing_log_unsynced = false;
   bool log_name_durable = false;        // the folder was synced since `log` was put in place
   std::shared_ptr<KvMemPool> mem_pool;  // the memtables' memory
   std::unique_ptr<KvMemtable> mem = std::make_unique<KvMemtable>(mem_pool);
@@ -643,26 +651,40 @@ Result<std::unique_ptr<KvStore>> KvStore::Open(const std::string& dir, const KvO
   return kv;
 }
 
-// Replays the logs into a memtable, oldest first, and starts an empty log: from then on,
-// appends never follow a torn record. When kv.log alone held writes, intact, it becomes
-// kv.log.flushing and its memtable the immutable one, which the flush thread writes into a
-// table while the store takes writes (as after any rotation; an Open replaying 16 MB
-// returns without waiting for that table). Otherwise (both logs, left by a flush that a
-// crash or a close cut short, or a damaged log, reported once) the memtable goes into a
-// table here.
+// Replays the logs into a memtable, oldest first. When kv.log alone was there, intact, the
+// memtable stays the current one and writes go on at the end of kv.log (made immutable at
+// once if it is already full): an Open followed by a Close writes no table, and the next
+// Open replays the same log (LevelDB writes a table of it at every Open, with memtables of
+// 4 MiB). Otherwise (both logs, left by a flush that a crash or a close cut short, or a
+// damaged log, reported once) the memtable goes into a table here and a fresh log replaces
+// kv.log: appends never follow a torn record.
 Status KvStore::Recover() {
   Bg& b = *bg_;
   // The memtable views the logs' bytes in place (the memtable keeps their mappings):
   // copying each value into fresh memory of its own first, an Open replaying 10 MB of
   // 100 KiB values took 64 ms instead of 36 (2026-12-06).
   std::unique_ptr<RandomAccessFile> logs[2];
+  uint64_t records[2] = {0, 0};
+  bool dropped_log = false;  // kv.log left unread: it follows a damaged kv.log.flushing
   KvMemtable& mem = *b.mem;
+  // kv.log.flushing whose table the stack already holds (a crash after the flush listed
+  // it, before the log's removal reached the disk; kv.log's header says so) is not
+  // replayed: its writes are older than the table's, and what a crash left of it may be
+  // only part of them.
+  REFTAB_ASSIGN_OR_RETURN(std::optional<KvLogHeader> header,
+                          ReadKvLogHeader(options_.fs, stack_->dir(), kKvLogName));
+  if (header && stack_->snapshot()->max_update_index() > header->tables_through) {
+    Status gone = options_.fs->Remove(KvPath(stack_->dir(), kKvFlushingLogName));
+    if (!gone.ok() && gone.code() != Code::kNotFound) return gone;
+  }
   size_t i = 0;
   for (std::string_view name : {kKvFlushingLogName, kKvLogName}) {
     Status damage;
+    uint64_t& replayed = records[i];
     REFTAB_RETURN_IF_ERROR(ReplayKvLog(
         options_.fs, stack_->dir(), name,
-        [&mem](std::string_view payload) {
+        [&mem, &replayed](std::string_view payload) {
+          ++replayed;
           return DecodeKvLogBatch(payload, [&mem](const KvLogOp& op) {
             if (op.value) {
               mem.PutBorrowed(op.key, *op.value);
@@ -671,34 +693,93 @@ Status KvStore::Recover() {
             }
           });
         },
-        &damage, &logs[i++]));
+        &damage, &logs[i]));
+    ++i;
+    // kv.log.flushing cut between two records reads as whole: kv.log's header says how long
+    // it was when kv.log took its place.
+    if (damage.ok() && name == kKvFlushingLogName && logs[0] && header &&
+        header->previous_log_bytes > logs[0]->size()) {
+      damage = Status::Corruption(
+          KvPath(stack_->dir(), name) + ": offset " + std::to_string(logs[0]->size()) +
+          ": the log ends there, but kv.log says it had " +
+          std::to_string(header->previous_log_bytes) + " bytes; " +
+          std::to_string(header->previous_log_bytes - logs[0]->size()) + " bytes lost");
+    }
     if (!damage.ok()) {
       if (options_.paranoid_checks) return damage;
-      if (log_recovery_.ok()) log_recovery_ = damage;
+      log_recovery_ = damage;
+      // The writes of kv.log follow those dropped: replayed, they would leave a state no
+      // prefix of the writes made (a machine crash may write back kv.log's last pages and
+      // not kv.log.flushing's). Recovery stops at the first damage, as RocksDB's
+      // point-in-time mode does; Open then writes what it read into a table and replaces
+      // kv.log.
+      if (name == kKvFlushingLogName) {
+        auto later = options_.fs->Stat(KvPath(stack_->dir(), kKvLogName));
+        dropped_log = later.ok();
+        if (later.ok()) {
+          log_recovery_ = Status::Corruption(
+              damage.message() + "; " + KvPath(stack_->dir(), kKvLogName) + " (" +
+              std::to_string(later->size) + " bytes), whose writes follow, dropped too");
+        }
+        break;
+      }
     }
   }
   const bool found_flushing_log = logs[0] != nullptr;
+  const bool found_log = logs[1] != nullptr;
+  const uint64_t log_size = found_log ? logs[1]->size() : 0;
   for (std::unique_ptr<RandomAccessFile>& log : logs) {
     if (log) mem.Keep(std::shared_ptr<const RandomAccessFile>(std::move(log)));
   }
   const bool sync = options_.durability != Durability::kNone;
-  if (!mem.empty() && !found_flushing_log && log_recovery_.ok()) {
-    // kv.log may hold synced writes: with `sync`, the rotation syncs the folder between
-    // its renames.
+  if (found_log && !found_flushing_log && log_recovery_.ok()) {
+    std::unique_ptr<KvLogWriter> log;
+    REFTAB_RETURN_IF_ERROR(KvLogWriter::OpenExisting(options_.fs, stack_->dir(), &log));
+    b.log = std::move(log);
+    b.log_bytes = log_size;  // it ends with its last record: the replay read it all
+    b.batches = records[1];
+    // The last writer's records may not have reached the disk (it may have been killed
+    // before the kernel wrote them back): the first synced write syncs them with its own.
+    b.log_unsynced = true;
+    // And some may have been synced: replacing the log then syncs the folder between its
+    // renames. Its name is made durable again by the first synced write (the last writer may
+    // have ended before it synced the folder).
     b.log_has_synced = sync;
-    return FreezeMemtable();
+    b.log_name_durable = false;
+    if (MemtableFull(1)) return FreezeMemtable();
+    return Status::Ok();
   }
   bool wrote_table = false;
   const size_t largest = mem.largest();
   REFTAB_RETURN_IF_ERROR(WriteLayers(stack_.get(), mem.Freeze(), largest, &wrote_table));
   b.mem = std::make_unique<KvMemtable>(b.mem_pool);  // the logs' mappings go with it
   if (sync) REFTAB_RETURN_IF_ERROR(options_.fs->SyncDir(stack_->dir()));
+  b.log_name_durable = b.log_header_durable = sync;
+  // No log before it once kv.log.flushing is gone: nothing to compare a length with.
+  const KvLogHeader fresh_header{stack_->snapshot()->max_update_index(), 0};
+  const auto create_log = [&] {
+    std::unique_ptr<KvLogWriter> log;
+    Status made = KvLogWriter::CreateFresh(options_.fs, stack_->dir(), sync, fresh_header, &log);
+    if (made.ok()) {
+      b.log = std::move(log);
+      b.log_bytes = kKvLogHeaderSize;
+    }
+    return made;
+  };
+  const auto remove_flushing_log = [&] {
+    Status gone = options_.fs->Remove(KvPath(stack_->dir(), kKvFlushingLogName));
+    return gone.code() == Code::kNotFound ? Status::Ok() : gone;
+  };
+  if (dropped_log) {
+    // kv.log, which the table does not hold, goes first: left beside the table, it would
+    // be replayed at the next open without the writes before it.
+    REFTAB_RETURN_IF_ERROR(create_log());
+    return remove_flushing_log();
+  }
   // kv.log.flushing goes before kv.log is replaced: left beside the new log, its older
   // writes would be replayed over the newer ones of the old kv.log that the table holds.
-  Status gone = options_.fs->Remove(KvPath(stack_->dir(), kKvFlushingLogName));
-  if (!gone.ok() && gone.code() != Code::kNotFound) return gone;
-  b.log_name_durable = sync;
-  return KvLogWriter::CreateFresh(options_.fs, stack_->dir(), sync, &b.log);
+  REFTAB_RETURN_IF_ERROR(remove_flushing_log());
+  return create_log();
 }
 
 Status KvStore::Put(std::string_view key, std::string_view value, const KvWriteOptions& options) {
@@ -787,22 +868,31 @@ Status KvStore::WriteQueued(Writer* w) {
       last = next;
     }
     const bool name_durable = b.log_name_durable;
+    // The older writes a synced write must not outlive (see Bg::flushing_log).
+    std::shared_ptr<KvLogWriter> older =
+        w->sync && b.flushing_log_unsynced ? b.flushing_log : nullptr;
     lock.unlock();
     // A failed append may have left part of a record, after which nothing appended could
     // be read back: the store takes no more writes.
     s = last != w ? b.log->Append(b.group) : b.log->Append(w->head, w->body);
+    if (s.ok() && older) s = older->Sync();
     if (s.ok() && w->sync) s = b.log->Sync();
     // A fresh log's name (and its predecessor's, kv.log.flushing) reach the disk with its
     // first synced record, not when it is put in place: writers that never sync pay nothing.
     if (s.ok() && w->sync && !name_durable) s = options_.fs->SyncDir(stack_->dir());
     lock.lock();
-    if (s.ok() && w->sync) b.log_has_synced = b.log_name_durable = true;
+    if (s.ok()) {
+      b.log_unsynced = !w->sync;
+      if (w->sync) b.log_has_synced = b.log_name_durable = b.log_header_durable = true;
+      if (older && b.flushing_log == older) b.flushing_log_unsynced = false;
+    }
     ++b.counters.log_writes;
     if (w->sync) ++b.counters.log_syncs;
     if (!s.ok()) {
       if (b.error.ok()) b.error = s;
     } else {
       b.counters.log_bytes_written += size;
+      b.log_bytes += size;
       for (auto it = b.writers.begin();; ++it) {
         const Writer& x = **it;
         // Records this store encoded: they decode (the status only says so).
@@ -867,11 +957,7 @@ Status KvStore::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force,
     }
     // While the previous memtable is still being flushed, the current one takes writes up to
     // kKvFlushingGrowth times its size before they wait (see the top of kv_store.h).
-    const size_t growth = b.imm ? kKvFlushingGrowth : 1;
-    if (!force && b.mem->bytes() < growth * options_.memtable_size &&
-        b.mem->writes() < growth * options_.memtable_entries) {
-      return Status::Ok();
-    }
+    if (!force && !MemtableFull(b.imm ? kKvFlushingGrowth : 1)) return Status::Ok();
     if (force && b.mem->empty()) return Status::Ok();
     if (b.imm || (b.compaction_due && b.pending_tables >= kKvStopTables)) {
       ++b.counters.write_stops;
@@ -885,6 +971,12 @@ Status KvStore::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force,
   }
 }
 
+bool KvStore::MemtableFull(size_t growth) const {
+  const KvMemtable& mem = *bg_->mem;
+  return mem.bytes() >= growth * options_.memtable_size ||
+         mem.writes() >= growth * options_.memtable_entries;
+}
+
 // kv.log becomes kv.log.flushing behind a fresh kv.log (RotateKvLog), and the memtable the
 // immutable one, for the flush thread; mu held, or before the threads start (Recover). A
 // failure leaves the logs in a state only the next open sorts out (kv.log may be missing
@@ -892,13 +984,20 @@ Status KvStore::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force,
 Status KvStore::FreezeMemtable() {
   Bg& b = *bg_;
   std::unique_ptr<KvLogWriter> fresh;
-  Status s = RotateKvLog(options_.fs, stack_->dir(), b.log_has_synced, &fresh);
+  // The stack's state as the last flush left it (installed before its memtable went), or
+  // as Open found it.
+  const KvLogHeader header{(b.tables ? b.tables : stack_->snapshot())->max_update_index(),
+                           b.log_bytes};
+  Status s = RotateKvLog(options_.fs, stack_->dir(), b.log_has_synced, header, &fresh);
   if (!s.ok()) {
     b.error = s;
     return s;
   }
+  b.flushing_log = std::move(b.log);
+  b.flushing_log_unsynced = b.log_unsynced;
   b.log = std::move(fresh);
-  b.log_has_synced = b.log_name_durable = false;
+  b.log_bytes = kKvLogHeaderSize;
+  b.log_has_synced = b.log_name_durable = b.log_unsynced = b.log_header_durable = false;
   b.imm_bytes = b.mem->bytes();
   b.imm_largest = b.mem->largest();
   b.imm = b.mem->Freeze();
@@ -946,9 +1045,24 @@ Status KvStore::FlushImmutable(std::unique_lock<std::mutex>& lock) {
   Bg& b = *bg_;
   std::shared_ptr<const KvMemLayers> imm = b.imm;
   const size_t imm_largest = b.imm_largest;
+  // kv.log's header must be on the disk before the table is listed: after a crash it is
+  // what tells Open that kv.log.flushing, if the crash left it, is in a table
+  // (store/kv/kv_log_format.h). Usually a few records follow it yet (the flush starts
+  // when the log is made); writers go on appending meanwhile.
+  std::shared_ptr<KvLogWriter> next_log =
+      options_.durability != Durability::kNone && !b.log_header_durable ? b.log : nullptr;
   lock.unlock();
   bool wrote_table = false;
-  Status s;
+  Status s = next_log ? next_log->Sync() : Status::Ok();
+  if (!s.ok()) {
+    lock.lock();
+    return s;
+  }
+  if (next_log) {
+    lock.lock();
+    if (b.log == next_log) b.log_header_durable = true;
+    lock.unlock();
+  }
   std::unique_lock<std::mutex> stack_lock(stack_mu_);
   {
     for (;;) {
@@ -984,6 +1098,8 @@ Status KvStore::FlushImmutable(std::unique_lock<std::mutex>& lock) {
   UpdateTables(lock, stack_->snapshot());
   stack_lock.unlock();
   b.imm.reset();
+  b.flushing_log.reset();  // its writes are in a table (durable unless Durability::kNone)
+  b.flushing_log_unsynced = false;
   if (!wrote_table) b.batches += b.imm_batches;  // else sequence() would go back
   b.imm_batches = 0;
   b.imm_bytes = 0;

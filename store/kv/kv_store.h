@@ -6,9 +6,11 @@
 //   * a write (one Put, Delete or batch) is appended to the log, kv.log, as one record with
 //     a checksum, then applied to the memtable, a sorted map in memory that reads consult
 //     before the tables. A write returns once write(2) returned (a killed process loses
-//     nothing acknowledged); with KvWriteOptions::sync, once the record is fsynced (a
-//     machine crash loses nothing acknowledged either, given KvOptions::durability kGit or
-//     kFull, which make the tables a flush writes durable too);
+//     nothing acknowledged); with KvWriteOptions::sync, once the record is fsynced, with
+//     every write before it (given KvOptions::durability kGit or kFull, which make the
+//     tables a flush writes durable too). A machine crash thus keeps the writes up to some
+//     point, never fewer than up to the last synced one, and nothing after that point: it
+//     loses an unsynced tail, never a write from the middle;
 //   * when the memtable passes KvOptions::memtable_size or memtable_entries (and on
 //     Flush()), it becomes immutable: kv.log is renamed kv.log.flushing, a fresh kv.log takes the
 //     next writes and a new memtable, and the flush thread writes the immutable memtable into one
@@ -28,14 +30,20 @@
 //     is held only at a merge's start and end), so a flush lists its table while a merge
 //     runs;
 //   * opening replays the logs (kv.log.flushing, then kv.log) into a memtable, read in place
-//     through their mappings. When kv.log alone held writes, intact, it becomes
-//     kv.log.flushing and the memtable the immutable one, flushed by the flush thread while
-//     the store takes writes; otherwise Open writes the table itself before it returns. A
-//     short or damaged record at the end of a log (a process killed while appending it) is
-//     dropped, with everything after it, and reported by log_recovery() (the file, the
-//     offset, the bytes dropped); with KvOptions::paranoid_checks, Open fails instead.
-//     A damaged record is never read as data: each carries an XXH3 checksum of its length
-//     and contents (the format: store/kv/kv_log_format.h in the source tree).
+//     through their mappings. When kv.log alone held writes, intact, the memtable stays the
+//     current one and the writer appends to the same kv.log (an Open and a Close write no
+//     table; a memtable already full becomes the immutable one, flushed by the flush thread
+//     while the store takes writes); otherwise Open writes the table itself before it
+//     returns and starts a fresh kv.log. A kv.log.flushing whose table a crash left listed
+//     is not replayed (kv.log's header names the last table before it, and the length
+//     of kv.log.flushing, so a log cut between two records is caught too). A short or
+//     damaged record (a process killed while appending it, a machine crash that lost
+//     unsynced bytes) is dropped, with everything after it, and kv.log too if the damage
+//     is in kv.log.flushing (its writes come later): recovery stops at the first damage,
+//     and log_recovery() reports it (the file, the offset, the bytes dropped); with
+//     KvOptions::paranoid_checks, Open fails instead. A damaged record is never read as
+//     data: each carries an XXH3 checksum of its length and contents (the format:
+//     store/kv/kv_log_format.h in the source tree).
 // When writers wait: there is at most one immutable memtable. A memtable full while the
 // previous one is still being flushed goes on taking writes until it holds
 // kKvFlushingGrowth times memtable_size (or memtable_entries); a write that finds it that
@@ -69,8 +77,9 @@
 // the same time: they read the tables, so they see every flushed write (Refresh() or
 // refresh_on_read picks up new tables), never what is only in the writer's log and
 // memtable. A writer's Flush() makes its writes visible to them. A store closed without a
-// flush keeps its writes in kv.log (and kv.log.flushing); the next writer's Open moves them
-// into a table (its flush thread, just after Open returns, when kv.log alone held them).
+// flush keeps its writes in kv.log (and kv.log.flushing); the next writer replays them and
+// they reach a table with its next flush (at once, in its Open, if kv.log.flushing was
+// left too).
 //
 // Encoding (every table is a valid reftable that `reftab dump`, `reftab verify` and git's
 // reader open):
@@ -205,9 +214,10 @@ struct KvOptions {
 struct KvWriteOptions {
   // false: the write returns once the log record is written (write(2)): a crash of the
   // process loses nothing acknowledged, a crash of the machine may lose the last writes.
-  // true: once the record is fsynced as well (the first synced write into a fresh log
-  // also syncs the folder, for the log's name: replacing the log costs unsynced writers no
-  // fsync).
+  // true: once the record is fsynced as well, and the writes before it (the first synced
+  // write into a fresh log also syncs the folder, for the log's name: replacing the log
+  // costs unsynced writers no fsync; and kv.log.flushing if its memtable is not yet in a
+  // table: a synced write never outlives an earlier one).
   bool sync = false;
 };
 
@@ -369,16 +379,16 @@ class KvStore {
   // does not exist. Only with the operating system's files when options.fs is null.
   static Status Destroy(const std::string& dir, const KvOptions& options = {});
   // Opens the store in `dir` (see the top of this file): a writer takes kv.lock (kLockHeld
-  // if another writer has it), replays kv.log.flushing and kv.log into a memtable that the
-  // flush thread writes into a table (or Open itself: see the top of this file), and starts
-  // its background threads (flush and compaction).
+  // if another writer has it), replays kv.log.flushing and kv.log into a memtable (which
+  // Open itself writes into a table when both logs were there or one was damaged: see the
+  // top of this file), and starts its background threads (flush and compaction).
   static Result<std::unique_ptr<KvStore>> Open(const std::string& dir, const KvOptions& options);
   // Close(), ignoring its status.
   ~KvStore();
   // Stops the background threads (joined: no thread outlives the store): a flush running is
   // finished, a merge stopped (see the top of this file). Returns the error they met, if
-  // any (Ok for a read-only store). Does not
-  // flush: the logs keep the writes for the next Open. Every later call but the
+  // any (Ok for a read-only store). Does not flush: the logs keep the writes for the next
+  // Open. Every later call but the
   // destructor is an error (kInvalidArgument for writes). Called once, after every other
   // call on the store returned.
   Status Close();
@@ -444,6 +454,9 @@ class KvStore {
   Status WriteQueued(Writer* w);
   Status MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force, size_t bytes);
   Status FreezeMemtable();
+  // Whether the memtable holds `growth` times memtable_size bytes or memtable_entries
+  // writes (bg_->mu held, or before the threads start).
+  bool MemtableFull(size_t growth) const;
   void FlushLoop();
   void CompactLoop();
   Status FlushImmutable(std::unique_lock<std::mutex>& lock);

@@ -62,7 +62,7 @@ TEST(KvLogFormatTest, RecordsRoundTripAndEveryCutEndsAtARecordBoundary) {
       {{std::string("k\0y", 3), std::string("\0v\0", 3)}, {"gone", std::nullopt}, {"e", ""}},
       {{"big", std::string(70000, 'x')}},
   };
-  std::string log(kKvLogMagic);
+  std::string log = EncodeKvLogHeader({0x0102030405060708, 99});
   std::vector<size_t> ends;
   for (const auto& b : batches) {
     log += Record(b);
@@ -77,14 +77,42 @@ TEST(KvLogFormatTest, RecordsRoundTripAndEveryCutEndsAtARecordBoundary) {
     auto got = ReadAll(std::string_view(log).substr(0, cut), &damage);
     ASSERT_EQ(got, std::vector<std::vector<Op>>(batches.begin(), batches.begin() + long(whole)))
         << "cut " << cut;
-    const size_t boundary = whole == 0 ? kKvLogMagic.size() : ends[whole - 1];
+    const size_t boundary = whole == 0 ? kKvLogHeaderSize : ends[whole - 1];
     if (cut == boundary) {
       EXPECT_FALSE(damage) << "cut " << cut;
     } else {
       ASSERT_TRUE(damage) << "cut " << cut;
-      EXPECT_EQ(*damage, cut < kKvLogMagic.size() ? 0 : boundary) << "cut " << cut;
+      EXPECT_EQ(*damage, cut < kKvLogHeaderSize ? 0 : boundary) << "cut " << cut;
     }
   }
+}
+
+// The header says the stack's update index when the log was made and the length of the log
+// before it; a log of the first version (8 bytes, "RTKVLOG1") reads the same, without them.
+TEST(KvLogFormatTest, TheHeaderCarriesItsNumbersAndTheFirstVersionStillReads) {
+  std::string v2 =
+      EncodeKvLogHeader({0x0102030405060708, 0x1112131415161718}) + Record({{"a", "1"}});
+  KvLogReader r2(v2);
+  ASSERT_TRUE(r2.ReadHeader());
+  ASSERT_TRUE(r2.header());
+  EXPECT_EQ(r2.header()->tables_through, 0x0102030405060708u);
+  EXPECT_EQ(r2.header()->previous_log_bytes, 0x1112131415161718u);
+  std::string_view payload;
+  EXPECT_TRUE(r2.Next(&payload));
+  std::string v1 = std::string(kKvLogMagicV1) + Record({{"a", "1"}});
+  KvLogReader r1(v1);
+  ASSERT_TRUE(r1.ReadHeader());
+  EXPECT_FALSE(r1.header());
+  EXPECT_TRUE(r1.Next(&payload));
+  for (size_t cut = 0; cut < kKvLogHeaderSize; ++cut) {
+    KvLogReader r(std::string_view(v2).substr(0, cut));
+    EXPECT_FALSE(r.ReadHeader()) << cut;
+    ASSERT_TRUE(r.damage());
+    EXPECT_EQ(r.damage()->reason, "short header") << cut;
+  }
+  KvLogReader bad("RTKVLOG9" + std::string(16, '\0'));
+  EXPECT_FALSE(bad.ReadHeader());
+  EXPECT_EQ(bad.damage()->reason, "bad header");
 }
 
 // A write batch's record is its header (EncodeKvLogRecordHeader) then its operations as the
@@ -110,7 +138,7 @@ TEST(KvLogFormatTest, RandomBytesNeverCrashTheDecoders) {
   for (int i = 0; i < 20000; ++i) {
     std::string bytes(rng() % 64, '\0');
     for (char& c : bytes) c = char(rng() % 4 == 0 ? rng() % 4 : rng());
-    if (i % 2) bytes.insert(0, kKvLogMagic);
+    if (i % 2) bytes.insert(0, i % 4 == 1 ? EncodeKvLogHeader({uint64_t(i), 0}) : kKvLogMagicV1);
     std::optional<uint64_t> damage;
     auto got = ReadAll(bytes, &damage);
     EXPECT_TRUE(got.empty());  // a random checksum matches with probability 2^-64

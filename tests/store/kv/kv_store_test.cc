@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "store/kv/kv_log_format.h"
 #include "store/stack.h"
 #include "store/table_reader.h"
 #include "tests/testutil/process.h"
@@ -377,6 +378,13 @@ void WriteFileOrDie(const std::string& path, std::string_view bytes) {
 // A log of three one-put records (k1, k2, k3), as a writer leaves it when it is not closed
 // cleanly: copied while the store is open. Sets *second and *third to where records 2 and
 // 3 begin.
+// A log that holds no record yet.
+void ExpectFreshLog(const std::string& path) {
+  const std::string log = ReadFileOrDie(path);
+  EXPECT_EQ(log.size(), kKvLogHeaderSize);
+  EXPECT_EQ(log.substr(0, kKvLogMagic.size()), kKvLogMagic);
+}
+
 std::string ThreeRecordLog(size_t* second, size_t* third) {
   TempDir dir("kvlog");
   auto kv = OpenOrDie(dir.path());
@@ -408,11 +416,12 @@ std::string OpenWithLog(std::string_view log, Status* recovery, const KvOptions&
     }
     held += v == "-" ? "-" : std::to_string(i);
   }
-  // The log was moved into a table and replaced: a second open finds nothing to drop.
+  // A damaged log was moved into a table and replaced, an intact one appended to: a second
+  // open finds nothing to drop either way.
   kv->reset();
   auto again = OpenOrDie(dir.path());
   EXPECT_TRUE(again->log_recovery().ok()) << again->log_recovery().ToString();
-  EXPECT_EQ(again->stack()->names().size(), held == "---" ? 0u : 1u);
+  EXPECT_EQ(again->stack()->names().size(), held == "---" || recovery->ok() ? 0u : 1u);
   EXPECT_EQ(GetOr(*again, "k1", "-") != "-", held[0] == '1');
   return held;
 }
@@ -460,12 +469,68 @@ TEST(KvLogTest, AStoreClosedWithoutFlushReplaysItsLogAtOpen) {
   EXPECT_EQ(kv->stack()->names().size(), 1u);  // the flush thread moved it into a table
   EXPECT_FALSE(std::filesystem::exists(dir.path() + "/kv.log.flushing"));
   EXPECT_EQ(Contents(*kv), want);
-  EXPECT_EQ(ReadFileOrDie(dir.path() + "/kv.log"), "RTKVLOG1");  // a fresh, empty log
+  ExpectFreshLog(dir.path() + "/kv.log");
 }
 
 // Open reads both logs in place, through their mappings, and its memtable keeps views of
 // their bytes until the table is written: the values must reach the table whole, the newer
 // log's writes winning over the older's, and stay right once the logs are gone.
+// kv.log's header gives the length kv.log.flushing had when kv.log took its place: a crash
+// that cut kv.log.flushing exactly between two records (its end lost, kv.log's records
+// kept) is caught, and kv.log, whose writes come after the lost ones, is dropped with it.
+TEST(KvLogTest, AFlushingLogCutBetweenRecordsDropsTheLogAfterIt) {
+  TempDir a("kvlog");
+  std::vector<size_t> ends;  // kv.log's length after each put
+  {
+    auto kv = OpenOrDie(a.path());
+    for (int i = 0; i < 3; ++i) {
+      ASSERT_TRUE(kv->Put("u" + std::to_string(i), "older").ok());
+      ends.push_back(ReadFileOrDie(a.path() + "/kv.log").size());
+    }
+  }
+  const std::string older = ReadFileOrDie(a.path() + "/kv.log");
+  TempDir b("kvlog");
+  {
+    auto kv = OpenOrDie(b.path());
+    ASSERT_TRUE(kv->Put("later", "newer").ok());
+  }
+  const std::string newer = ReadFileOrDie(b.path() + "/kv.log");
+  // kv.log as the rotation made it: it says how long kv.log.flushing was.
+  auto with_previous = [&](uint64_t previous) {
+    KvLogReader r(newer);
+    EXPECT_TRUE(r.ReadHeader());
+    return EncodeKvLogHeader({r.header() ? r.header()->tables_through : 0, previous}) +
+           newer.substr(kKvLogHeaderSize);
+  };
+  for (const bool cut : {false, true}) {
+    SCOPED_TRACE(cut ? "cut after two records" : "whole");
+    TempDir dir("kv");
+    WriteFileOrDie(dir.path() + "/kv.log.flushing", older.substr(0, cut ? ends[1] : older.size()));
+    WriteFileOrDie(dir.path() + "/kv.log", with_previous(older.size()));
+    auto kv = OpenOrDie(dir.path());
+    EXPECT_EQ(GetOr(*kv, "u0"), "older");
+    EXPECT_EQ(GetOr(*kv, "u1"), "older");
+    EXPECT_EQ(GetOr(*kv, "u2", "-"), cut ? "-" : "older");
+    EXPECT_EQ(GetOr(*kv, "later", "-"), cut ? "-" : "newer");
+    if (cut) {
+      EXPECT_EQ(kv->log_recovery().code(), Code::kCorruption);
+      EXPECT_NE(kv->log_recovery().message().find("/kv.log.flushing: offset " +
+                                                  std::to_string(ends[1]) + ": "),
+                std::string::npos)
+          << kv->log_recovery().ToString();
+      EXPECT_NE(kv->log_recovery().message().find("/kv.log ("), std::string::npos)
+          << kv->log_recovery().ToString();
+    } else {
+      EXPECT_TRUE(kv->log_recovery().ok()) << kv->log_recovery().ToString();
+    }
+    kv.reset();
+    auto again = OpenOrDie(dir.path());  // the table Open wrote and a fresh log
+    EXPECT_TRUE(again->log_recovery().ok()) << again->log_recovery().ToString();
+    EXPECT_EQ(GetOr(*again, "later", "-"), cut ? "-" : "newer");
+    EXPECT_EQ(GetOr(*again, "u1"), "older");
+  }
+}
+
 TEST(KvLogTest, OpenReplaysBothLogsInPlaceTheNewerWinning) {
   // The logs of two stores closed unflushed become one store's kv.log.flushing and kv.log.
   auto log_of = [](const std::function<void(KvStore&)>& writes) {
@@ -500,7 +565,7 @@ TEST(KvLogTest, OpenReplaysBothLogsInPlaceTheNewerWinning) {
     EXPECT_FALSE(std::filesystem::exists(dir.path() + "/kv.log.flushing"));
   }
   auto kv = OpenOrDie(dir.path());  // from the table alone
-  EXPECT_EQ(ReadFileOrDie(dir.path() + "/kv.log"), "RTKVLOG1");
+  ExpectFreshLog(dir.path() + "/kv.log");
   EXPECT_TRUE(Contents(*kv) == want);
   EXPECT_EQ(GetOr(*kv, "k1", "-"), "-");
 }
@@ -521,13 +586,17 @@ TEST(KvLogTest, ATornTailIsDroppedAndReportedAtEveryCut) {
     } else {
       EXPECT_EQ(held, "---");
     }
-    const bool boundary = cut == log.size() || cut == third || cut == second || cut == 8;
+    const bool boundary =
+        cut == log.size() || cut == third || cut == second || cut == kKvLogHeaderSize;
     if (boundary) {
       EXPECT_TRUE(recovery.ok()) << recovery.ToString();
       continue;
     }
     ASSERT_EQ(recovery.code(), Code::kCorruption);
-    const size_t at = cut > third ? third : cut > second ? second : cut > 8 ? 8 : 0;
+    const size_t at = cut > third              ? third
+                      : cut > second           ? second
+                      : cut > kKvLogHeaderSize ? kKvLogHeaderSize
+                                               : 0;
     EXPECT_NE(recovery.message().find("/kv.log: offset " + std::to_string(at) + ": "),
               std::string::npos)
         << recovery.ToString();

@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "store/kv/kv_log_format.h"
 #include "store/kv/kv_store.h"
 #include "tests/testutil/fault_fs.h"
 #include "tests/testutil/store_util.h"
@@ -55,6 +56,13 @@ std::string ReadBytes(const std::string& path) {
   std::ostringstream out;
   out << in.rdbuf();
   return out.str();
+}
+
+// A log that holds no record yet.
+void ExpectFreshLog(const std::string& path) {
+  const std::string log = ReadBytes(path);
+  EXPECT_EQ(log.size(), kKvLogHeaderSize);
+  EXPECT_EQ(log.substr(0, kKvLogMagic.size()), kKvLogMagic);
 }
 
 void WriteBytes(const std::string& path, const std::string& bytes) {
@@ -98,7 +106,7 @@ TEST(KvBackgroundTest, OpenReplaysTheFlushingLogBeforeTheLog) {
   WriteBytes(alone.path() + "/kv.log.flushing", older);
   auto kv = OpenOrDie(alone.path());
   EXPECT_EQ(GetOr(*kv, "a"), "old");
-  EXPECT_EQ(ReadBytes(alone.path() + "/kv.log"), "RTKVLOG1");
+  ExpectFreshLog(alone.path() + "/kv.log");
 }
 
 // Holds up the threads that reach Pass() (from a file system hook) until Open(), and counts
@@ -175,10 +183,46 @@ TEST(KvBackgroundTest, AWriterWaitsForAnUnfinishedFlushAndReadsSeeTheImmutableMe
   EXPECT_TRUE(kv->Close().ok());
 }
 
-// Open replays kv.log into the immutable memtable and returns without writing a table: the
-// flush thread writes it (held up here) while reads see the replayed writes and new ones
-// go on, and kv.log.flushing keeps the replayed writes until their table is listed.
-TEST(KvBackgroundTest, OpenLeavesTheReplayedLogToTheFlushThread) {
+// Open replays a whole kv.log into the memtable and appends to it: no table is written, and
+// the next Open replays the same log with what was added.
+TEST(KvBackgroundTest, OpenAppendsToTheLogItReplayedWhole) {
+  TempDir dir("kvbg");
+  const std::string value(1000, 'r');
+  {
+    auto kv = OpenOrDie(dir.path());
+    ASSERT_TRUE(kv);
+    for (int j = 0; j < 100; ++j) ASSERT_TRUE(kv->Put(Name("r", 0, j), value).ok());
+    ASSERT_TRUE(kv->Delete(Name("r", 0, 7)).ok());
+  }  // closed unflushed: kv.log holds every write
+  const std::string log = ReadBytes(dir.path() + "/kv.log");
+  for (int round = 0; round < 2; ++round) {
+    auto kv = OpenOrDie(dir.path());
+    ASSERT_TRUE(kv);
+    EXPECT_TRUE(kv->stack()->names().empty());
+    EXPECT_FALSE(std::filesystem::exists(dir.path() + "/kv.log.flushing"));
+    EXPECT_GT(kv->Properties().memtable_bytes, 100u * value.size());
+    EXPECT_EQ(kv->Properties().immutable_memtable_bytes, 0u);
+    ASSERT_TRUE(kv->Put(Name("n", round, 0), "new").ok());
+    for (int j = 0; j < 100; ++j) {
+      ASSERT_EQ(GetOr(*kv, Name("r", 0, j)), j == 7 ? "<missing>" : value) << j;
+    }
+    for (int r = 0; r <= round; ++r) EXPECT_EQ(GetOr(*kv, Name("n", r, 0)), "new");
+    ASSERT_TRUE(kv->Close().ok());
+    const std::string now = ReadBytes(dir.path() + "/kv.log");
+    EXPECT_EQ(now.substr(0, log.size()), log);  // the same log, longer
+    EXPECT_GT(now.size(), log.size());
+  }
+  auto kv = OpenOrDie(dir.path());
+  ASSERT_TRUE(kv->Flush().ok());
+  EXPECT_EQ(kv->stack()->names().size(), 1u);
+  EXPECT_EQ(GetOr(*kv, Name("n", 1, 0)), "new");
+}
+
+// Open replays kv.log into the immutable memtable when it is already full (a smaller
+// memtable_size than the last writer's) and returns without writing a table: the flush
+// thread writes it (held up here) while reads see the replayed writes and new ones go on,
+// and kv.log.flushing keeps the replayed writes until their table is listed.
+TEST(KvBackgroundTest, OpenLeavesAFullReplayedMemtableToTheFlushThread) {
   TempDir dir("kvbg");
   const std::string value(1000, 'r');
   {
@@ -193,11 +237,12 @@ TEST(KvBackgroundTest, OpenLeavesTheReplayedLogToTheFlushThread) {
   KvOptions o = Fast();
   o.fs = &fs;
   o.auto_compact = false;
+  o.memtable_size = 64 << 10;          // the replayed writes are more
   auto kv = OpenOrDie(dir.path(), o);  // would wait at the gate if it wrote the table
   ASSERT_TRUE(kv);
   EXPECT_TRUE(kv->stack()->names().empty());
   EXPECT_TRUE(std::filesystem::exists(dir.path() + "/kv.log.flushing"));
-  EXPECT_EQ(ReadBytes(dir.path() + "/kv.log"), "RTKVLOG1");
+  ExpectFreshLog(dir.path() + "/kv.log");
   EXPECT_GT(kv->Properties().immutable_memtable_bytes, 100u * value.size());
   auto check = [&](KvStore& store) {
     for (int j = 0; j < 100; ++j) {
