@@ -625,6 +625,11 @@ Status KvStore::Destroy(const std::string& dir, const KvOptions& options) {
 }
 
 Result<std::unique_ptr<KvStore>> KvStore::Open(const std::string& dir, const KvOptions& options) {
+  if (options.memtable_size == 0 || options.memtable_entries == 0) {
+    return Status::InvalidArgument(dir +
+                                   ": KvOptions::memtable_size and memtable_entries must "
+                                   "be at least 1");
+  }
   if (options.create_if_missing && options.fs == nullptr) REFTAB_RETURN_IF_ERROR(MakeDir(dir));
   FileSystem* fs = options.fs ? options.fs : PosixFileSystem();
   // The lock first: a second writer must fail before it reads or changes anything.

@@ -194,7 +194,7 @@ struct KvOptions {
   // took 2.4 s with memtables of 8 MiB (about 47,000 entries), 2.9-3.0 s with 64 MiB (about
   // 370,000); random puts 3.2-3.4 s and 4.9-5.1 s (the same driver). 65,536 by default:
   // about 12 MB of entries of 100 bytes.
-  size_t memtable_entries = size_t(1) << 16;
+  size_t memtable_entries = size_t(1) << 16;  // Open refuses 0 here or in memtable_size
   // A damaged record in the log fails Open with kCorruption instead of being dropped and
   // reported by log_recovery().
   bool paranoid_checks = false;
@@ -382,6 +382,7 @@ class KvStore {
   // if another writer has it), replays kv.log.flushing and kv.log into a memtable (which
   // Open itself writes into a table when both logs were there or one was damaged: see the
   // top of this file), and starts its background threads (flush and compaction).
+  // kInvalidArgument if memtable_size or memtable_entries is 0.
   static Result<std::unique_ptr<KvStore>> Open(const std::string& dir, const KvOptions& options);
   // Close(), ignoring its status.
   ~KvStore();

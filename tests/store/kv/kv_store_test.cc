@@ -661,6 +661,18 @@ TEST(KvLogTest, TheMemtableFlushesAtItsSizeAndEverythingSurvivesReopen) {
   for (const auto& [k, v] : all) EXPECT_EQ(v, value) << k;
 }
 
+TEST(KvStoreTest, OpenRefusesAnEmptyMemtable) {
+  TempDir dir("kv");
+  KvOptions o = TestOptions();
+  o.memtable_size = 0;
+  EXPECT_EQ(KvStore::Open(dir.path(), o).status().code(), Code::kInvalidArgument);
+  o = TestOptions();
+  o.memtable_entries = 0;
+  auto kv = KvStore::Open(dir.path(), o);
+  EXPECT_EQ(kv.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(kv.status().message().find("memtable_entries"), std::string::npos);
+}
+
 TEST(KvStoreTest, MultiGetReadsTheMemtablesAndTablesInOneState) {
   TempDir dir("kv");
   auto kv = OpenOrDie(dir.path());
