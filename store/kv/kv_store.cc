@@ -581,6 +581,11 @@ Status KvStore::Close() {
   if (b.flush_thread.joinable()) b.flush_thread.join();
   if (b.compact_thread.joinable()) b.compact_thread.join();
   std::lock_guard<std::mutex> lock(b.mu);
+  // Nothing writes any more: the logs close and the writer lock goes, so that the store can
+  // be opened again, here or elsewhere, while this object lives on.
+  b.log.reset();
+  b.flushing_log.reset();
+  lock_.reset();
   return b.error;
 }
 

@@ -389,7 +389,8 @@ class KvStore {
   // Stops the background threads (joined: no thread outlives the store): a flush running is
   // finished, a merge stopped (see the top of this file). Returns the error they met, if
   // any (Ok for a read-only store). Does not flush: the logs keep the writes for the next
-  // Open. Every later call but the
+  // Open. Closes the log and releases the writer lock (kv.lock): the store may be opened
+  // again before this object is destroyed. Every later call but the
   // destructor is an error (kInvalidArgument for writes). Called once, after every other
   // call on the store returned.
   Status Close();

@@ -523,7 +523,7 @@ TEST(KvLogTest, AFlushingLogCutBetweenRecordsDropsTheLogAfterIt) {
     } else {
       EXPECT_TRUE(kv->log_recovery().ok()) << kv->log_recovery().ToString();
     }
-    kv.reset();
+    ASSERT_TRUE(kv->Close().ok());       // the writer lock goes with Close
     auto again = OpenOrDie(dir.path());  // the table Open wrote and a fresh log
     EXPECT_TRUE(again->log_recovery().ok()) << again->log_recovery().ToString();
     EXPECT_EQ(GetOr(*again, "later", "-"), cut ? "-" : "newer");
