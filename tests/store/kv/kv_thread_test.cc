@@ -183,17 +183,21 @@ TEST(KvBackgroundTest, AWriterWaitsForAnUnfinishedFlushAndReadsSeeTheImmutableMe
   EXPECT_TRUE(kv->Close().ok());
 }
 
+// Puts r0/0 .. r0/99 with `value`, deletes r0/7, and closes the store unflushed: kv.log holds
+// every write.
+void WriteUnflushed(const std::string& dir, const std::string& value) {
+  auto kv = OpenOrDie(dir);
+  ASSERT_TRUE(kv);
+  for (int j = 0; j < 100; ++j) ASSERT_TRUE(kv->Put(Name("r", 0, j), value).ok());
+  ASSERT_TRUE(kv->Delete(Name("r", 0, 7)).ok());
+}
+
 // Open replays a whole kv.log into the memtable and appends to it: no table is written, and
 // the next Open replays the same log with what was added.
 TEST(KvBackgroundTest, OpenAppendsToTheLogItReplayedWhole) {
   TempDir dir("kvbg");
   const std::string value(1000, 'r');
-  {
-    auto kv = OpenOrDie(dir.path());
-    ASSERT_TRUE(kv);
-    for (int j = 0; j < 100; ++j) ASSERT_TRUE(kv->Put(Name("r", 0, j), value).ok());
-    ASSERT_TRUE(kv->Delete(Name("r", 0, 7)).ok());
-  }  // closed unflushed: kv.log holds every write
+  WriteUnflushed(dir.path(), value);
   const std::string log = ReadBytes(dir.path() + "/kv.log");
   for (int round = 0; round < 2; ++round) {
     auto kv = OpenOrDie(dir.path());
@@ -225,12 +229,7 @@ TEST(KvBackgroundTest, OpenAppendsToTheLogItReplayedWhole) {
 TEST(KvBackgroundTest, OpenLeavesAFullReplayedMemtableToTheFlushThread) {
   TempDir dir("kvbg");
   const std::string value(1000, 'r');
-  {
-    auto kv = OpenOrDie(dir.path());
-    ASSERT_TRUE(kv);
-    for (int j = 0; j < 100; ++j) ASSERT_TRUE(kv->Put(Name("r", 0, j), value).ok());
-    ASSERT_TRUE(kv->Delete(Name("r", 0, 7)).ok());
-  }  // closed unflushed: kv.log holds every write
+  WriteUnflushed(dir.path(), value);
   FaultInjectingFileSystem fs;
   Gate gate;
   HoldTempTables(fs, gate);
