@@ -110,7 +110,8 @@ TEST(KvLogFormatTest, TheHeaderCarriesItsNumbersAndTheFirstVersionStillReads) {
     ASSERT_TRUE(r.damage());
     EXPECT_EQ(r.damage()->reason, "short header") << cut;
   }
-  KvLogReader bad("RTKVLOG9" + std::string(16, '\0'));
+  const std::string unknown = "RTKVLOG9" + std::string(16, '\0');
+  KvLogReader bad(unknown);  // a view: the bytes must outlive it
   EXPECT_FALSE(bad.ReadHeader());
   EXPECT_EQ(bad.damage()->reason, "bad header");
 }
