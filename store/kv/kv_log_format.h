@@ -46,6 +46,7 @@ struct KvLogHeader {
 };
 // A log's header, kKvLogHeaderSize bytes.
 std::string EncodeKvLogHeader(const KvLogHeader& header);
+
 inline constexpr size_t kKvLogRecordHeaderSize = 12;  // length + checksum
 
 // The bytes of one operation in a payload.
