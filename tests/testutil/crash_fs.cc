@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace reftab::testutil {
 namespace {
@@ -44,6 +47,25 @@ Status CopyPrefix(const std::string& from, const std::string& to, uint64_t lengt
   }
   ::close(in);
   ::close(out);
+  return s;
+}
+
+// Overwrites with zeros the parts of `ranges` below `length` in the file at `path`.
+Status ZeroRanges(const std::string& path, const std::vector<std::pair<uint64_t, uint64_t>>& ranges,
+                  uint64_t length) {
+  if (ranges.empty()) return Status::Ok();
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return Errno("open", path);
+  Status s;
+  for (const auto& [from, to] : ranges) {
+    if (from >= length) break;
+    const std::string zeros(size_t(std::min(to, length) - from), '\0');
+    if (::pwrite(fd, zeros.data(), zeros.size(), off_t(from)) != ssize_t(zeros.size())) {
+      s = Errno("write", path);
+      break;
+    }
+  }
+  ::close(fd);
   return s;
 }
 
@@ -143,8 +165,29 @@ Status CrashingFileSystem::Write(const std::string& out, std::mt19937_64* rng) {
     const Node& n = nodes_[id];
     const uint64_t size = SizeOf(n.link);
     const uint64_t synced = std::min(n.synced, size);
-    const uint64_t length = synced + (rng ? (*rng)() % (size - synced + 1) : 0);
-    REFTAB_RETURN_IF_ERROR(CopyPrefix(n.link, out + "/" + name, length));
+    if (!rng || synced == size || (*rng)() % 2 == 0) {
+      const uint64_t length = synced + (rng ? (*rng)() % (size - synced + 1) : 0);
+      REFTAB_RETURN_IF_ERROR(CopyPrefix(n.link, out + "/" + name, length));
+      continue;
+    }
+    // The other half: the unsynced bytes written back in any order, by 512-byte sectors (a
+    // page is several; a disk writes sectors). Each sector after the synced bytes is kept or
+    // not; the file reaches the end of the last one kept, and those lost before it read as
+    // zeros (blocks never written).
+    constexpr uint64_t kPage = 512;
+    std::vector<std::pair<uint64_t, uint64_t>> lost;  // [from, to)
+    uint64_t length = synced;
+    for (uint64_t at = synced; at < size; at = (at / kPage + 1) * kPage) {
+      const uint64_t end = std::min(size, (at / kPage + 1) * kPage);
+      if ((*rng)() % 2 == 0) {
+        length = end;
+      } else {
+        lost.emplace_back(at, end);
+      }
+    }
+    const std::string path = out + "/" + name;
+    REFTAB_RETURN_IF_ERROR(CopyPrefix(n.link, path, length));
+    REFTAB_RETURN_IF_ERROR(ZeroRanges(path, lost, length));
   }
   return Status::Ok();
 }

@@ -7,7 +7,9 @@
 //
 // The model, deliberately harsher than ext4's but within what POSIX allows:
 //   * a file's bytes up to its last Sync() are kept; of the bytes appended after it, a
-//     prefix of random length (none to all: the kernel may have written some back);
+//     prefix of random length (none to all: the kernel may have written some back), or,
+//     in half the images, a random set of their 512-byte sectors (written back in any
+//     order: the file ends with the last sector kept, those lost before it read as zeros);
 //   * the folder's entries are those of its last SyncDir(), followed by a random prefix of
 //     the creates, renames and removes made since (a journaling file system commits them in
 //     order); a rename moves the file's content, whatever its name;
