@@ -1088,10 +1088,11 @@ Status KvStore::FlushImmutable(std::unique_lock<std::mutex>& lock) {
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
-    // Three fsyncs per flush with kGit, each needed before kv.log.flushing may go: the
-    // table's (in AddTable) and the list's, before their renames, so that a rename the disk
-    // keeps never names bytes it lost; and the folder's, for the renames themselves: the
-    // removal of the log below could otherwise reach the disk before them.
+    // Three more fsyncs per flush with kGit (after kv.log's, above), each needed before
+    // kv.log.flushing may go: the table's (in AddTable) and the list's, before their
+    // renames, so that a rename the disk keeps never names bytes it lost; and the folder's,
+    // for the renames themselves: the removal of the log below could otherwise reach the
+    // disk before them.
     if (s.ok() && options_.durability != Durability::kNone) {
       s = options_.fs->SyncDir(stack_->dir());
     }

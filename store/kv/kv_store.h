@@ -16,7 +16,8 @@
 //     next writes and a new memtable, and the flush thread writes the immutable memtable into one
 //     new table of the stack, straight from its sorted entries (Stack::AddTable: no
 //     transaction, no read or copy per key), lists it, and only then removes
-//     kv.log.flushing. With KvOptions::durability kGit, a flush makes three fsyncs, each
+//     kv.log.flushing. With KvOptions::durability kGit, a flush first syncs the fresh
+//     kv.log once (for its header: see opening, below), then makes three fsyncs, each
 //     needed before the log may go: the table's and tables.list's, before their renames
 //     (a rename that reaches the disk must not name bytes that did not), and the folder's,
 //     after them (else the log's removal could reach the disk before the renames); they
