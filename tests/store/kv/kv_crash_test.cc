@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "store/kv/kv_log_format.h"
 #include "store/kv/kv_store.h"
 #include "tests/testutil/crash_fs.h"
 #include "tests/testutil/store_util.h"
@@ -69,6 +70,61 @@ std::string Describe(const State& s) {
   return out;
 }
 
+// A folder's files with their sizes, tables.list's names and kv.log's header: what a failure
+// needs to say about a crash image.
+std::string DescribeFolder(const std::string& dir) {
+  std::string out;
+  for (const std::string& name : testutil::ListDirSorted(dir)) {
+    const std::string bytes = testutil::ReadFileOr(dir + "/" + name);
+    out.append(Cat({name, " (", std::to_string(bytes.size()), ") "}));
+    if (name == "tables.list") out.append(Cat({"[", bytes, "] "}));
+    KvLogReader log(bytes);
+    if (name == "kv.log" && log.ReadHeader() && log.header()) {
+      out.append(
+          Cat({"[tables through ", std::to_string(log.header()->tables_through), ", previous log ",
+               std::to_string(log.header()->previous_log_bytes), " bytes] "}));
+    }
+  }
+  return out;
+}
+
+// How `got` differs from `want`, key by key.
+std::string Differences(const State& want, const State& got) {
+  std::string out;
+  for (const auto& [k, v] : want) {
+    auto it = got.find(k);
+    if (it == got.end() || it->second != v) {
+      out.append(
+          Cat({k, "=", std::string_view(v).substr(0, 12), " became ",
+               it == got.end() ? "absent" : std::string_view(it->second).substr(0, 12), "; "}));
+    }
+  }
+  for (const auto& [k, v] : got) {
+    if (!want.count(k))
+      out.append(Cat({k, " is there: ", std::string_view(v).substr(0, 12), "; "}));
+  }
+  return out;
+}
+
+// The writes from..to (states[n] is the state after the first n), as their changes.
+std::string WritesBetween(const std::vector<State>& states, size_t from, size_t to) {
+  std::string out;
+  for (size_t p = from + 1; p <= to && p < states.size(); ++p) {
+    out.append(Cat({"[write ", std::to_string(p - 1), ":"}));
+    for (const auto& [k, v] : states[p]) {
+      auto it = states[p - 1].find(k);
+      if (it == states[p - 1].end() || it->second != v) {
+        out.append(Cat({" ", k, "=", std::string_view(v).substr(0, 8)}));
+      }
+    }
+    for (const auto& [k, v] : states[p - 1]) {
+      if (!states[p].count(k)) out.append(Cat({" -", k}));
+    }
+    out.append("] ");
+  }
+  return out;
+}
+
 // The puts and deletes of one write, in order.
 struct Op {
   std::string key;
@@ -90,7 +146,7 @@ void CrashRound(uint64_t seed) {
     std::string dir;
     size_t done;    // writes acknowledged before it
     size_t synced;  // of them, up to and with the last synced one
-    std::string files;
+    std::string files;  // as the crash left them (DescribeFolder)
   };
   std::vector<Image> images;
   std::vector<size_t> image_at;
@@ -105,16 +161,7 @@ void CrashRound(uint64_t seed) {
         if (at != w) continue;
         Image im{root.Subdir(Cat({"image", std::to_string(images.size())})), w, last_synced, ""};
         ASSERT_TRUE(fs.Image(im.dir, rng).ok());
-        for (const std::string& name : testutil::ListDirSorted(im.dir)) {
-          std::string c = testutil::ReadFileOr(im.dir + "/" + name);
-          im.files.append(Cat({name, " (", std::to_string(c.size()), ") "}));
-          if (name == "tables.list") im.files.append(Cat({"[", c, "] "}));
-          if (name == "kv.log" && c.size() >= 16) {
-            uint64_t t = 0;
-            for (size_t b = 8; b < 16; ++b) t = t << 8 | uint8_t(c[b]);
-            im.files.append(Cat({"[through ", std::to_string(t), "] "}));
-          }
-        }
+        im.files = DescribeFolder(im.dir);  // before Open changes it
         images.push_back(im);
       }
       std::vector<Op> ops;
@@ -166,42 +213,12 @@ void CrashRound(uint64_t seed) {
     bool matched = false;
     for (size_t p = im.synced; p <= im.done && !matched; ++p) matched = got == states[p];
     if (matched) continue;
-    std::string files;
-    for (const std::string& name : testutil::ListDirSorted(im.dir)) {
-      files.append(
-          Cat({name, " (", std::to_string(testutil::ReadFileOr(im.dir + "/" + name).size()),
-               " bytes) "}));
-    }
-    std::string diff;  // against the state after the last synced write
-    const State& want = states[im.synced];
-    for (const auto& [k, v] : want) {
-      auto it = got.find(k);
-      if (it == got.end() || it->second != v) {
-        diff.append(
-            Cat({k, "=", std::string_view(v).substr(0, 12), " became ",
-                 it == got.end() ? "absent" : std::string_view(it->second).substr(0, 12), "; "}));
-      }
-    }
-    for (const auto& [k, v] : got) {
-      if (!want.count(k))
-        diff.append(Cat({k, " is there: ", std::string_view(v).substr(0, 12), "; "}));
-    }
-    for (size_t p = im.synced + 1; p <= im.done && p < states.size(); ++p) {
-      diff.append(Cat({"[write ", std::to_string(p - 1), ":"}));
-      for (const auto& [k, v] : states[p]) {
-        auto it = states[p - 1].find(k);
-        if (it == states[p - 1].end() || it->second != v)
-          diff.append(Cat({" ", k, "=", std::string_view(v).substr(0, 8)}));
-      }
-      for (const auto& [k, v] : states[p - 1]) {
-        if (!states[p].count(k)) diff.append(Cat({" -", k}));
-      }
-      diff.append("] ");
-    }
     ADD_FAILURE() << "not the state after any prefix of the writes from the last synced one; "
                      "against the state after it: "
-                  << diff << "files: " << files << "image: " << im.files
-                  << "recovery: " << recovery.ToString();
+                  << Differences(states[im.synced], got)
+                  << "; the writes since: " << WritesBetween(states, im.synced, im.done)
+                  << "; the image: " << im.files << "; after Open: " << DescribeFolder(im.dir)
+                  << "; recovery: " << recovery.ToString();
   }
 }
 
