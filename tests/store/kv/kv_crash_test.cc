@@ -144,8 +144,8 @@ void CrashRound(uint64_t seed) {
   constexpr int kWrites = 240;
   struct Image {
     std::string dir;
-    size_t done;    // writes acknowledged before it
-    size_t synced;  // of them, up to and with the last synced one
+    size_t done;        // writes acknowledged before it
+    size_t synced;      // of them, up to and with the last synced one
     std::string files;  // as the crash left them (DescribeFolder)
   };
   std::vector<Image> images;
