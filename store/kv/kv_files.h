@@ -85,20 +85,19 @@ class KvLogWriter {
 Status RotateKvLog(FileSystem* fs, const std::string& dir, bool keep_synced,
                    const KvLogHeader& header, std::unique_ptr<KvLogWriter>* out);
 
-// The header of dir/`name`; nullopt if the file does not exist or its header is missing,
-// damaged or of the first version.
-Result<std::optional<KvLogHeader>> ReadKvLogHeader(FileSystem* fs, const std::string& dir,
-                                                   std::string_view name);
+// Opens dir/`name` for reading, through its mapping; null if it does not exist.
+Result<std::unique_ptr<RandomAccessFile>> OpenKvLog(FileSystem* fs, const std::string& dir,
+                                                    std::string_view name);
 
-// Reads dir/`name` (none: nothing to do) and calls `apply` with each intact record's
-// payload, oldest first. A short or damaged record ends the replay: *damage is then
-// kCorruption naming the file, the offset and the bytes dropped, else Ok. The returned
-// status is for failures to read, or from `apply`. The payloads are views of the file,
-// read in place; with `keep`, the file is moved there, so that they stay valid after the
-// call (else they end with it).
-Status ReplayKvLog(FileSystem* fs, const std::string& dir, std::string_view name,
-                   const std::function<Status(std::string_view payload)>& apply, Status* damage,
-                   std::unique_ptr<RandomAccessFile>* keep = nullptr);
+// What `log`'s header says; nullopt if it is missing, damaged or of the first version.
+std::optional<KvLogHeader> KvLogHeaderOf(const RandomAccessFile& log);
+
+// Calls `apply` with each intact record's payload of `log`, oldest first. A short or damaged
+// record ends the replay: *damage is then kCorruption naming the file, the offset and the
+// bytes dropped, else Ok. The returned status is from `apply`. The payloads are views of
+// the file, read in place: they stay valid as long as `log`.
+Status ReplayKvLog(const RandomAccessFile& log,
+                   const std::function<Status(std::string_view payload)>& apply, Status* damage);
 
 }  // namespace reftab
 
