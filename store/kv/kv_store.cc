@@ -1062,17 +1062,15 @@ Status KvStore::FlushImmutable(std::unique_lock<std::mutex>& lock) {
   std::shared_ptr<KvLogWriter> next_log =
       options_.durability != Durability::kNone && !b.log_header_durable ? b.log : nullptr;
   lock.unlock();
-  bool wrote_table = false;
-  Status s = next_log ? next_log->Sync() : Status::Ok();
-  if (!s.ok()) {
-    lock.lock();
-    return s;
-  }
   if (next_log) {
+    Status synced = next_log->Sync();
     lock.lock();
+    if (!synced.ok()) return synced;
     if (b.log == next_log) b.log_header_durable = true;
     lock.unlock();
   }
+  bool wrote_table = false;
+  Status s;
   std::unique_lock<std::mutex> stack_lock(stack_mu_);
   {
     for (;;) {
