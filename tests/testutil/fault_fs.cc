@@ -154,26 +154,26 @@ Result<std::unique_ptr<RandomAccessFile>> FaultInjectingFileSystem::OpenRead(
   return r;
 }
 
-Result<std::unique_ptr<WritableFile>> FaultInjectingFileSystem::Create(const std::string& path,
-                                                                       bool exclusive) {
+Result<std::unique_ptr<WritableFile>> FaultInjectingFileSystem::OpenWritable(
+    FsOp op, const std::string& path,
+    const std::function<Result<std::unique_ptr<WritableFile>>()>& open) {
   size_t index = 0;
-  if (Begin(FsOp::kCreate, path, "", &index)) return Injected(FsOp::kCreate, path);
-  auto r = base_->Create(path, exclusive);
+  if (Begin(op, path, "", &index)) return Injected(op, path);
+  auto r = open();
   End(index, r.ok());
   if (!r.ok()) return r.status();
   return std::unique_ptr<WritableFile>(
       std::make_unique<CountingWritableFile>(this, path, std::move(*r)));
 }
 
+Result<std::unique_ptr<WritableFile>> FaultInjectingFileSystem::Create(const std::string& path,
+                                                                       bool exclusive) {
+  return OpenWritable(FsOp::kCreate, path, [&] { return base_->Create(path, exclusive); });
+}
+
 Result<std::unique_ptr<WritableFile>> FaultInjectingFileSystem::OpenAppend(
     const std::string& path) {
-  size_t index = 0;
-  if (Begin(FsOp::kOpenAppend, path, "", &index)) return Injected(FsOp::kOpenAppend, path);
-  auto r = base_->OpenAppend(path);
-  End(index, r.ok());
-  if (!r.ok()) return r.status();
-  return std::unique_ptr<WritableFile>(
-      std::make_unique<CountingWritableFile>(this, path, std::move(*r)));
+  return OpenWritable(FsOp::kOpenAppend, path, [&] { return base_->OpenAppend(path); });
 }
 
 Result<std::string> FaultInjectingFileSystem::ReadFile(const std::string& path) {

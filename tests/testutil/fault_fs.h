@@ -101,6 +101,11 @@ class FaultInjectingFileSystem final : public FileSystem {
   // Records the outcome of the operation logged at `index`.
   void End(size_t index, bool ok);
   Status Injected(FsOp op, const std::string& path) const;
+  // Create and OpenAppend: the operation `op` counted (and failed if armed), `open` run,
+  // and the file wrapped so that its appends, syncs and close count too.
+  Result<std::unique_ptr<WritableFile>> OpenWritable(
+      FsOp op, const std::string& path,
+      const std::function<Result<std::unique_ptr<WritableFile>>()>& open);
 
   FileSystem* base_;
   mutable std::mutex mu_;
