@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "store/kv/kv_log_format.h"
+
 namespace reftab::testutil {
 
 namespace fs = std::filesystem;
@@ -207,6 +209,18 @@ std::vector<RefRecord> ScanRefs(const TableReader& table) {
   while (it.Next(&r)) out.push_back(r);
   EXPECT_TRUE(it.status().ok()) << it.status().ToString();
   return out;
+}
+
+std::string Cat(std::initializer_list<std::string_view> parts) {
+  std::string s;
+  for (std::string_view p : parts) s.append(p);
+  return s;
+}
+
+void ExpectFreshKvLog(const std::string& path) {
+  const std::string log = ReadFileOr(path, "<unreadable>");
+  EXPECT_EQ(log.size(), kKvLogHeaderSize) << path;
+  EXPECT_EQ(log.substr(0, kKvLogMagic.size()), kKvLogMagic) << path;
 }
 
 }  // namespace reftab::testutil

@@ -4,7 +4,9 @@
 #define REFTAB_TESTS_TESTUTIL_STORE_UTIL_H_
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -13,6 +15,12 @@
 #include "store/table_reader.h"
 
 namespace reftab::testutil {
+
+// The parts joined (g++ 12 warns, wrongly, of overlapping copies in "literal" + std::string).
+std::string Cat(std::initializer_list<std::string_view> parts);
+
+// Expects the key/value store's log at `path` to hold its header and no record.
+void ExpectFreshKvLog(const std::string& path);
 
 // A fresh directory under /tmp (mkdtemp), removed with everything in it on destruction.
 class TempDir {

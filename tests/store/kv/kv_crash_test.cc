@@ -23,16 +23,10 @@
 namespace reftab {
 namespace {
 
+using testutil::Cat;
 using testutil::CrashingFileSystem;
 using testutil::TempDir;
 using State = std::map<std::string, std::string>;
-
-// Joined parts (g++ 12 warns, wrongly, of overlapping copies in "literal" + std::string).
-std::string Cat(std::initializer_list<std::string_view> parts) {
-  std::string s;
-  for (std::string_view p : parts) s.append(p);
-  return s;
-}
 
 KvOptions CrashOptions(FileSystem* fs) {
   KvOptions o;

@@ -31,18 +31,14 @@
 namespace reftab {
 namespace {
 
+using testutil::Cat;
+
 KvOptions ProcessOptions() {
   KvOptions o;
   o.durability = Durability::kNone;  // a killed process loses nothing the kernel has
   o.block_size = 1024;
   o.memtable_size = 64 * 1024;  // flushes (and log replacements) among the writes
   return o;
-}
-
-std::string Cat(std::initializer_list<std::string_view> parts) {
-  std::string s;
-  for (std::string_view p : parts) s.append(p);
-  return s;
 }
 
 // Batch b puts keys p<b>/0 .. p<b>/<n-1>; every third batch also deletes all keys of batch

@@ -378,13 +378,6 @@ void WriteFileOrDie(const std::string& path, std::string_view bytes) {
 // A log of three one-put records (k1, k2, k3), as a writer leaves it when it is not closed
 // cleanly: copied while the store is open. Sets *second and *third to where records 2 and
 // 3 begin.
-// A log that holds no record yet.
-void ExpectFreshLog(const std::string& path) {
-  const std::string log = ReadFileOrDie(path);
-  EXPECT_EQ(log.size(), kKvLogHeaderSize);
-  EXPECT_EQ(log.substr(0, kKvLogMagic.size()), kKvLogMagic);
-}
-
 std::string ThreeRecordLog(size_t* second, size_t* third) {
   TempDir dir("kvlog");
   auto kv = OpenOrDie(dir.path());
@@ -469,7 +462,7 @@ TEST(KvLogTest, AStoreClosedWithoutFlushReplaysItsLogAtOpen) {
   EXPECT_EQ(kv->stack()->names().size(), 1u);  // the flush thread moved it into a table
   EXPECT_FALSE(std::filesystem::exists(dir.path() + "/kv.log.flushing"));
   EXPECT_EQ(Contents(*kv), want);
-  ExpectFreshLog(dir.path() + "/kv.log");
+  testutil::ExpectFreshKvLog(dir.path() + "/kv.log");
 }
 
 // Open reads both logs in place, through their mappings, and its memtable keeps views of
@@ -565,7 +558,7 @@ TEST(KvLogTest, OpenReplaysBothLogsInPlaceTheNewerWinning) {
     EXPECT_FALSE(std::filesystem::exists(dir.path() + "/kv.log.flushing"));
   }
   auto kv = OpenOrDie(dir.path());  // from the table alone
-  ExpectFreshLog(dir.path() + "/kv.log");
+  testutil::ExpectFreshKvLog(dir.path() + "/kv.log");
   EXPECT_TRUE(Contents(*kv) == want);
   EXPECT_EQ(GetOr(*kv, "k1", "-"), "-");
 }

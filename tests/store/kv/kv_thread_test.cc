@@ -58,13 +58,6 @@ std::string ReadBytes(const std::string& path) {
   return out.str();
 }
 
-// A log that holds no record yet.
-void ExpectFreshLog(const std::string& path) {
-  const std::string log = ReadBytes(path);
-  EXPECT_EQ(log.size(), kKvLogHeaderSize);
-  EXPECT_EQ(log.substr(0, kKvLogMagic.size()), kKvLogMagic);
-}
-
 void WriteBytes(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << bytes;
@@ -106,7 +99,7 @@ TEST(KvBackgroundTest, OpenReplaysTheFlushingLogBeforeTheLog) {
   WriteBytes(alone.path() + "/kv.log.flushing", older);
   auto kv = OpenOrDie(alone.path());
   EXPECT_EQ(GetOr(*kv, "a"), "old");
-  ExpectFreshLog(alone.path() + "/kv.log");
+  testutil::ExpectFreshKvLog(alone.path() + "/kv.log");
 }
 
 // Holds up the threads that reach Pass() (from a file system hook) until Open(), and counts
@@ -241,7 +234,7 @@ TEST(KvBackgroundTest, OpenLeavesAFullReplayedMemtableToTheFlushThread) {
   ASSERT_TRUE(kv);
   EXPECT_TRUE(kv->stack()->names().empty());
   EXPECT_TRUE(std::filesystem::exists(dir.path() + "/kv.log.flushing"));
-  ExpectFreshLog(dir.path() + "/kv.log");
+  testutil::ExpectFreshKvLog(dir.path() + "/kv.log");
   EXPECT_GT(kv->Properties().immutable_memtable_bytes, 100u * value.size());
   auto check = [&](KvStore& store) {
     for (int j = 0; j < 100; ++j) {
