@@ -651,10 +651,13 @@ Result<std::unique_ptr<KvStore>> KvStore::Open(const std::string& dir, const KvO
     REFTAB_ASSIGN_OR_RETURN(kv->compact_stack_, Stack::Open(dir, StackOptionsFor(options)));
     kv->lock_ = std::move(lock);
     kv->bg_ = std::make_unique<Bg>(options.memtable_size);
-    REFTAB_RETURN_IF_ERROR(kv->Recover());
+    bool wrote_table = false;
+    REFTAB_RETURN_IF_ERROR(kv->Recover(&wrote_table));
     Bg& b = *kv->bg_;
     std::unique_lock<std::mutex> guard(b.mu);
-    kv->UpdateTables(guard, kv->stack_->snapshot());
+    // A merge the last writer's Close stopped waits for the next flush (kv_store.h).
+    kv->UpdateTables(guard, kv->stack_->snapshot(),
+                     wrote_table ? MergeStart::kNow : MergeStart::kIfBehind);
     b.flush_thread = std::thread([p = kv.get()] { p->FlushLoop(); });
     b.compact_thread = std::thread([p = kv.get()] { p->CompactLoop(); });
   }
@@ -668,8 +671,9 @@ Result<std::unique_ptr<KvStore>> KvStore::Open(const std::string& dir, const KvO
 // 4 MiB). Otherwise (both logs, left by a flush that a crash or a close cut short, or a
 // damaged log, reported once) the memtable goes into a table here and a fresh log replaces
 // kv.log: appends never follow a torn record.
-Status KvStore::Recover() {
+Status KvStore::Recover(bool* wrote_table) {
   Bg& b = *bg_;
+  *wrote_table = false;
   // The memtable views the logs' bytes in place (the memtable keeps their mappings):
   // copying each value into fresh memory of its own first, an Open replaying 10 MB of
   // 100 KiB values took 64 ms instead of 36 (2026-12-06).
@@ -759,9 +763,8 @@ Status KvStore::Recover() {
     if (MemtableFull(1)) return FreezeMemtable();
     return Status::Ok();
   }
-  bool wrote_table = false;
   const size_t largest = mem.largest();
-  REFTAB_RETURN_IF_ERROR(WriteLayers(stack_.get(), mem.Freeze(), largest, &wrote_table));
+  REFTAB_RETURN_IF_ERROR(WriteLayers(stack_.get(), mem.Freeze(), largest, wrote_table));
   b.mem = std::make_unique<KvMemtable>(b.mem_pool);  // the logs' mappings go with it
   if (sync) REFTAB_RETURN_IF_ERROR(options_.fs->SyncDir(stack_->dir()));
   b.log_name_durable = b.log_header_durable = sync;
@@ -1163,7 +1166,7 @@ Status KvStore::InstallTables() {
 // Installs the stack's new state: counts the bytes of its new tables, and what
 // auto-compaction has to do.
 void KvStore::UpdateTables(std::unique_lock<std::mutex>& lock,
-                           std::shared_ptr<const Snapshot> after) {
+                           std::shared_ptr<const Snapshot> after, MergeStart start) {
   (void)lock;
   Bg& b = *bg_;
   if (b.tables) {
@@ -1176,7 +1179,8 @@ void KvStore::UpdateTables(std::unique_lock<std::mutex>& lock,
   }
   b.tables = std::move(after);
   PendingCompaction(*b.tables, &b.pending_tables, &b.pending_bytes);
-  b.compaction_due = options_.auto_compact && b.pending_tables != 0;
+  const bool start_now = start == MergeStart::kNow || b.pending_tables >= kKvSlowdownTables;
+  b.compaction_due = options_.auto_compact && b.pending_tables != 0 && start_now;
   if (b.compaction_due) b.compact_cv.notify_one();
 }
 

@@ -63,8 +63,12 @@
 // threads (other than losing a lock race to another process's compaction) are kept: every
 // later write, Flush() and Close() returns them; reopen the store. The threads end at
 // Close() (or destruction): a flush running then is finished, a merge is stopped at its
-// next record (its temporary table removed; the next writer merges again), and an
-// immutable memtable not flushed stays in kv.log.flushing for the next open.
+// next record (its temporary table removed; merged again after the next flush), and an
+// immutable memtable not flushed stays in kv.log.flushing for the next open. When merges
+// start: after a flush whose table the geometric rule wants merged. Open starts one only when
+// it wrote a table itself or kKvSlowdownTables tables wait: a store opened to read, or to
+// make a few writes, does not begin rewriting the tables a Close stopped merging (up to the
+// whole store) only for its own Close to stop it again.
 // The files of the folder: tables.list, *.ref (the stack, store/stack.h), kv.log (the log),
 // kv.log.flushing (the log of the memtable being flushed), kv.log.new (a log being made;
 // removed at open), kv.lock (the writer lock, below), and while a flush or compaction
@@ -451,7 +455,8 @@ class KvStore {
   struct Bg;      // a writer's memtables, log, write queue and background threads
   KvStore(std::unique_ptr<Stack> stack, const KvOptions& options);
   Status MaybeRefresh();
-  Status Recover();
+  // `wrote_table`: whether the memtable replayed went into a table here.
+  Status Recover(bool* wrote_table);
   // Queues a write of `n` operations whose record `w` holds (see Write()).
   Status WriteRecord(Writer* w, size_t n, const KvWriteOptions& options);
   Status WriteQueued(Writer* w);
@@ -465,7 +470,11 @@ class KvStore {
   Status FlushImmutable(std::unique_lock<std::mutex>& lock);
   Status CompactDue(std::unique_lock<std::mutex>& lock);
   Status InstallTables();
-  void UpdateTables(std::unique_lock<std::mutex>& lock, std::shared_ptr<const Snapshot> after);
+  // When a merge the geometric rule wants starts: now, or only if kKvSlowdownTables tables
+  // wait (an Open that wrote no table: see the top of this file).
+  enum class MergeStart { kNow, kIfBehind };
+  void UpdateTables(std::unique_lock<std::mutex>& lock, std::shared_ptr<const Snapshot> after,
+                    MergeStart start = MergeStart::kNow);
   std::shared_ptr<const Snapshot> Tables();
 
   std::unique_ptr<Stack> stack_;  // flushes (and reads) use it

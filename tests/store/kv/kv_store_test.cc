@@ -728,6 +728,75 @@ TEST(KvStoreTest, PropertiesCountTablesMemtableAndBytesWritten) {
   EXPECT_EQ(p.pending_compaction_bytes, 0u);
 }
 
+// Three equal tables (a merge the geometric rule wants, not run: auto_compact off), and two
+// writes left in kv.log; with `torn`, kv.log then loses its last byte (the second write's, so
+// that Open replays the first and writes it into a table).
+void ThreeEqualTablesAndALog(const std::string& dir, bool torn) {
+  KvOptions o = TestOptions();
+  o.auto_compact = false;
+  {
+    auto kv = OpenOrDie(dir, o);
+    for (int t = 0; t < 3; ++t) {
+      for (int i = 0; i < 10; ++i) ASSERT_TRUE(kv->Put(Key(uint64_t(t * 10 + i)), "v").ok());
+      ASSERT_TRUE(kv->Flush().ok());
+    }
+    ASSERT_TRUE(kv->Put("before", "v").ok());
+    ASSERT_TRUE(kv->Put("last", "v").ok());
+    ASSERT_TRUE(kv->Close().ok());
+  }
+  if (torn) {
+    const std::string log = dir + "/kv.log";
+    ASSERT_EQ(truncate(log.c_str(), off_t(std::filesystem::file_size(log) - 1)), 0);
+  }
+}
+
+// A merge is started by a flush, not by an Open that wrote no table: a Close stops a merge,
+// and a store opened and closed again before it ends (to read, to write a little) would
+// start rewriting the same tables each time, only for its Close to stop it again.
+TEST(KvStoreTest, AMergeDueAtOpenWaitsForTheNextFlush) {
+  TempDir dir("kv");
+  ThreeEqualTablesAndALog(dir.path(), /*torn=*/false);
+  {
+    auto kv = OpenOrDie(dir.path());  // auto_compact on
+    ASSERT_TRUE(kv->Put("more", "v").ok());
+    // Time for a merge of these small tables to end, had one started (none should).
+    for (int t = 0; t < 200 && kv->Properties().compactions == 0; ++t) usleep(1000);
+    KvProperties p = kv->Properties();
+    EXPECT_EQ(p.compactions, 0u);
+    EXPECT_EQ(p.table_sizes.size(), 3u);
+    EXPECT_GE(p.pending_compaction_tables, 2u);
+    ASSERT_TRUE(kv->Close().ok());
+    EXPECT_EQ(kv->Properties().compactions, 0u);
+  }
+  auto kv = OpenOrDie(dir.path());
+  EXPECT_EQ(kv->Properties().table_sizes.size(), 3u);
+  ASSERT_TRUE(kv->Flush().ok());  // the flush's table makes the merge due; Flush waits for it
+  KvProperties p = kv->Properties();
+  EXPECT_GE(p.compactions, 1u);
+  EXPECT_EQ(p.pending_compaction_tables, 0u);
+  EXPECT_LT(p.table_sizes.size(), 4u);
+  EXPECT_EQ(GetOr(*kv, "last"), "v");
+  EXPECT_EQ(GetOr(*kv, "more"), "v");
+  EXPECT_EQ(GetOr(*kv, Key(29)), "v");
+}
+
+// An Open that writes a table (here, of a log with a torn tail) is a flush: it starts the
+// merge its table makes due, as the flush thread would.
+TEST(KvStoreTest, AnOpenThatWritesATableStartsTheMerge) {
+  TempDir dir("kv");
+  ThreeEqualTablesAndALog(dir.path(), /*torn=*/true);
+  auto kv = OpenOrDie(dir.path());
+  EXPECT_EQ(kv->log_recovery().code(), Code::kCorruption);
+  for (int t = 0; t < 60000 && kv->Properties().pending_compaction_tables != 0; ++t) usleep(1000);
+  KvProperties p = kv->Properties();
+  EXPECT_EQ(p.pending_compaction_tables, 0u);
+  EXPECT_GE(p.compactions, 1u);
+  EXPECT_LT(p.table_sizes.size(), 4u);
+  EXPECT_EQ(GetOr(*kv, "last"), "<missing>");  // its record was torn
+  EXPECT_EQ(GetOr(*kv, "before"), "v");
+  EXPECT_EQ(GetOr(*kv, Key(0)), "v");
+}
+
 TEST(KvStoreTest, DestroyRemovesTheStoreButNotWhileAWriterHasItOpen) {
   TempDir parent("kv");
   const std::string dir = parent.path() + "/store";
