@@ -528,7 +528,10 @@ struct KvStore::Bg {
   bool log_name_durable = false;        // the folder was synced since `log` was put in place
   std::shared_ptr<KvMemPool> mem_pool;  // the memtables' memory
   std::unique_ptr<KvMemtable> mem = std::make_unique<KvMemtable>(mem_pool);
-  uint64_t batches = 0;                    // write batches in `mem`
+  uint64_t batches = 0;  // write batches in `mem`
+  // `mem` becomes immutable at this many times memtable_size (or memtable_entries) when no
+  // flush runs: 1, or kKvFlushingGrowth for a memtable Open replayed past its size (Recover).
+  size_t mem_growth = 1;
   std::shared_ptr<const KvMemLayers> imm;  // the immutable memtable, or null
   uint64_t imm_batches = 0;
   size_t imm_bytes = 0;
@@ -666,7 +669,8 @@ Result<std::unique_ptr<KvStore>> KvStore::Open(const std::string& dir, const KvO
 
 // Replays the logs into a memtable, oldest first. When kv.log alone was there, intact, the
 // memtable stays the current one and writes go on at the end of kv.log (made immutable at
-// once if it is already full): an Open followed by a Close writes no table, and the next
+// once only if it holds kKvFlushingGrowth times memtable_size; past its size, it stays
+// current until writes take it there): an Open followed by a Close writes no table, and the next
 // Open replays the same log (LevelDB writes a table of it at every Open, with memtables of
 // 4 MiB). Otherwise (both logs, left by a flush that a crash or a close cut short, or a
 // damaged log, reported once) the memtable goes into a table here and a fresh log replaces
@@ -760,7 +764,12 @@ Status KvStore::Recover(bool* wrote_table) {
     // have ended before it synced the folder).
     b.log_has_synced = sync;
     b.log_name_durable = false;
-    if (MemtableFull(1)) return FreezeMemtable();
+    // Past its size but within what a memtable may grow to while a flush runs (the last
+    // writer's did): it stays the current one until writes take it there. Its writes are
+    // in kv.log already, and freezing it here would make a session that writes little
+    // wait at its Close for a flush of up to twice memtable_size.
+    if (MemtableFull(kKvFlushingGrowth)) return FreezeMemtable();
+    if (MemtableFull(1)) b.mem_growth = kKvFlushingGrowth;
     return Status::Ok();
   }
   const size_t largest = mem.largest();
@@ -970,7 +979,7 @@ Status KvStore::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force,
     }
     // While the previous memtable is still being flushed, the current one takes writes up to
     // kKvFlushingGrowth times its size before they wait (see the top of kv_store.h).
-    if (!force && !MemtableFull(b.imm ? kKvFlushingGrowth : 1)) return Status::Ok();
+    if (!force && !MemtableFull(b.imm ? kKvFlushingGrowth : b.mem_growth)) return Status::Ok();
     if (force && b.mem->empty()) return Status::Ok();
     if (b.imm || (b.compaction_due && b.pending_tables >= kKvStopTables)) {
       ++b.counters.write_stops;
@@ -1016,6 +1025,7 @@ Status KvStore::FreezeMemtable() {
   b.imm = b.mem->Freeze();
   b.imm_batches = b.batches;
   b.mem = std::make_unique<KvMemtable>(b.mem_pool);
+  b.mem_growth = 1;
   b.batches = 0;
   ++b.rotations;
   b.flush_cv.notify_one();

@@ -33,8 +33,11 @@
 //   * opening replays the logs (kv.log.flushing, then kv.log) into a memtable, read in place
 //     through their mappings. When kv.log alone held writes, intact, the memtable stays the
 //     current one and the writer appends to the same kv.log (an Open and a Close write no
-//     table; a memtable already full becomes the immutable one, flushed by the flush thread
-//     while the store takes writes); otherwise Open writes the table itself before it
+//     table; a memtable already at kKvFlushingGrowth times its size becomes the immutable
+//     one, flushed by the flush thread while the store takes writes, and one past its size
+//     but below that stays the current one until writes take it there, so that a session
+//     that writes little does not wait at its Close for the flush of the last writer's
+//     grown memtable); otherwise Open writes the table itself before it
 //     returns and starts a fresh kv.log. A kv.log.flushing whose table a crash left listed
 //     is not replayed (kv.log's header names the last table before it, and the length
 //     of kv.log.flushing, so a log cut between two records is caught too). A short or

@@ -215,10 +215,52 @@ TEST(KvBackgroundTest, OpenAppendsToTheLogItReplayedWhole) {
   EXPECT_EQ(GetOr(*kv, Name("n", 1, 0)), "new");
 }
 
-// Open replays kv.log into the immutable memtable when it is already full (a smaller
-// memtable_size than the last writer's) and returns without writing a table: the flush
-// thread writes it (held up here) while reads see the replayed writes and new ones go on,
-// and kv.log.flushing keeps the replayed writes until their table is listed.
+// A replayed memtable past memtable_size, but below kKvFlushingGrowth times it (what a memtable
+// may grow to while a flush runs), stays the current one: no flush starts, so a Close right
+// after waits for none and writes no table. Writes that take it to the growth bound make it
+// immutable.
+TEST(KvBackgroundTest, OpenKeepsAReplayedMemtableGrownPastItsSizeCurrent) {
+  TempDir dir("kvbg");
+  const std::string value(1000, 'r');
+  WriteUnflushed(dir.path(), value);  // about 107 KB in the memtable
+  KvOptions o = Fast();
+  o.memtable_size = 64 << 10;
+  {
+    auto kv = OpenOrDie(dir.path(), o);
+    ASSERT_TRUE(kv);
+    EXPECT_FALSE(std::filesystem::exists(dir.path() + "/kv.log.flushing"));
+    KvProperties p = kv->Properties();
+    EXPECT_GT(p.memtable_bytes, o.memtable_size);
+    EXPECT_LT(p.memtable_bytes, kKvFlushingGrowth * o.memtable_size);
+    EXPECT_EQ(p.immutable_memtable_bytes, 0u);
+    ASSERT_TRUE(kv->Delete(Name("r", 0, 8)).ok());  // a small write: still current
+    EXPECT_EQ(kv->Properties().immutable_memtable_bytes, 0u);
+    ASSERT_TRUE(kv->Close().ok());
+    EXPECT_EQ(kv->Properties().flushes, 0u);
+    EXPECT_TRUE(kv->stack()->names().empty());
+  }
+  auto kv = OpenOrDie(dir.path(), o);
+  ASSERT_TRUE(kv);
+  int n = 0;
+  while (kv->Properties().memtable_bytes < kKvFlushingGrowth * o.memtable_size - 2000) {
+    ASSERT_TRUE(kv->Put(Name("g", 0, n++), value).ok());
+  }
+  EXPECT_EQ(kv->Properties().immutable_memtable_bytes + kv->Properties().flushes, 0u);
+  // The write that finds it at the bound makes it immutable; the next one goes to a fresh one.
+  for (int k = 0; k < 3; ++k) ASSERT_TRUE(kv->Put(Name("g", 0, n++), value).ok());
+  ASSERT_TRUE(kv->Flush().ok());
+  EXPECT_GE(kv->Properties().flushes, 1u);
+  EXPECT_FALSE(kv->stack()->names().empty());
+  for (int j = 0; j < 100; ++j) {
+    ASSERT_EQ(GetOr(*kv, Name("r", 0, j)), j == 7 || j == 8 ? "<missing>" : value) << j;
+  }
+  for (int j = 0; j < n; ++j) ASSERT_EQ(GetOr(*kv, Name("g", 0, j)), value) << j;
+}
+
+// Open replays kv.log into the immutable memtable when it is already kKvFlushingGrowth times
+// full (a smaller memtable_size than the last writer's) and returns without writing a table: the
+// flush thread writes it (held up here) while reads see the replayed writes and new ones go on, and
+// kv.log.flushing keeps the replayed writes until their table is listed.
 TEST(KvBackgroundTest, OpenLeavesAFullReplayedMemtableToTheFlushThread) {
   TempDir dir("kvbg");
   const std::string value(1000, 'r');
@@ -229,7 +271,7 @@ TEST(KvBackgroundTest, OpenLeavesAFullReplayedMemtableToTheFlushThread) {
   KvOptions o = Fast();
   o.fs = &fs;
   o.auto_compact = false;
-  o.memtable_size = 64 << 10;          // the replayed writes are more
+  o.memtable_size = 32 << 10;          // the replayed writes are more than twice that
   auto kv = OpenOrDie(dir.path(), o);  // would wait at the gate if it wrote the table
   ASSERT_TRUE(kv);
   EXPECT_TRUE(kv->stack()->names().empty());
