@@ -133,7 +133,7 @@ typedef struct reftab_kv_properties {
   uint64_t log_writes;               /* write(2)s of log records (groups) */
   uint64_t log_syncs;
   uint64_t flushes;
-  uint64_t compactions;
+  uint64_t compactions;        /* auto-compactions that merged tables */
   uint64_t write_slowdowns;    /* writes delayed 1 ms: compaction behind */
   uint64_t write_stops;        /* waits of a write for a flush or a compaction */
   uint64_t write_stall_micros; /* the time writes spent in both, microseconds */

@@ -1149,11 +1149,10 @@ Status KvStore::CompactDue(std::unique_lock<std::mutex>& lock) {
     });
   }
   const bool lost_race = s.code() == Code::kLockHeld || s.code() == Code::kOutdated;
-  Status installed = InstallTables();
+  Status installed = InstallTables(merged ? 1 : 0);
   lock.lock();
   if (!s.ok() && !lost_race) return s;
   REFTAB_RETURN_IF_ERROR(installed);
-  ++b.counters.compactions;
   // Losing to another process's compaction, or merging nothing: try again after the next
   // flush rather than spin.
   if (lost_race || !merged) b.compaction_due = false;
@@ -1162,14 +1161,18 @@ Status KvStore::CompactDue(std::unique_lock<std::mutex>& lock) {
 
 // Installs the latest state of the list after a compaction (or a CompactAll, or a
 // Refresh): the flush handle reloads it, under stack_mu_, so that states install in the
-// order tables.list took them whichever thread changed it.
-Status KvStore::InstallTables() {
+// order tables.list took them whichever thread changed it. `merges` (the auto-compactions
+// that produced this state) is counted under the same lock as the state is installed, so
+// that Properties never shows a merge's tables without it or it without its tables.
+Status KvStore::InstallTables(uint64_t merges) {
   std::lock_guard<std::mutex> stack_lock(stack_mu_);
-  REFTAB_RETURN_IF_ERROR(stack_->ReloadIfChanged());
+  Status s = stack_->ReloadIfChanged();
   if (bg_) {
     std::unique_lock<std::mutex> lock(bg_->mu);
-    UpdateTables(lock, stack_->snapshot());
+    bg_->counters.compactions += merges;  // the merge happened even if the reload failed
+    if (s.ok()) UpdateTables(lock, stack_->snapshot());
   }
+  REFTAB_RETURN_IF_ERROR(s);
   return Status::Ok();
 }
 

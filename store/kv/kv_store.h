@@ -365,7 +365,7 @@ struct KvProperties {
   uint64_t log_writes = 0;  // write(2)s of log records: fewer than writes under group commit
   uint64_t log_syncs = 0;
   uint64_t flushes = 0;             // memtables written into tables by the flush thread
-  uint64_t compactions = 0;         // auto-compactions it ran
+  uint64_t compactions = 0;         // auto-compactions that merged tables
   uint64_t write_slowdowns = 0;     // writes delayed by 1 ms (see the top of this file)
   uint64_t write_stops = 0;         // waits of a write for a flush or a compaction
   uint64_t write_stall_micros = 0;  // the time writes spent in both, microseconds
@@ -472,7 +472,7 @@ class KvStore {
   void CompactLoop();
   Status FlushImmutable(std::unique_lock<std::mutex>& lock);
   Status CompactDue(std::unique_lock<std::mutex>& lock);
-  Status InstallTables();
+  Status InstallTables(uint64_t merges = 0);
   // When a merge the geometric rule wants starts: now, or only if kKvSlowdownTables tables
   // wait (an Open that wrote no table: see the top of this file).
   enum class MergeStart { kNow, kIfBehind };
