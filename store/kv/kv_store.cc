@@ -551,8 +551,10 @@ struct KvStore::Bg {
   // compaction does it again), so that a close does not wait for it.
   std::atomic<bool> closing = false;
   Status error;  // the first error of a thread or of the log: every later write fails
-  std::deque<Writer*> writers;  // the queue; its head writes for a group
-  std::string group;            // the head's records, concatenated
+  std::deque<Writer*> writers;    // the queue; its head writes for a group
+  std::atomic<size_t> queued{0};  // writers.size(), set under mu, read without it
+  size_t last_synced_group = 0;   // the writers of the last synced group
+  std::string group;              // the head's records, concatenated
   std::thread flush_thread;
   std::thread compact_thread;
   KvProperties counters;  // the fields counted as the store goes (see Properties())
@@ -846,6 +848,7 @@ Status KvStore::WriteQueued(Writer* w) {
   Bg& b = *bg_;
   std::unique_lock<std::mutex> lock(b.mu);
   b.writers.push_back(w);
+  b.queued.store(b.writers.size(), std::memory_order_relaxed);
   if (b.writers.front() == w) {
     w->turn.store(Writer::kHead, std::memory_order_relaxed);
   } else {
@@ -872,10 +875,12 @@ Status KvStore::WriteQueued(Writer* w) {
     }
   }
   if (w->turn.load(std::memory_order_relaxed) == Writer::kDone) return w->status;
+  if (w->n != 0 && w->sync) AwaitSyncCompany(lock);
   Status s = MakeRoomForWrite(lock, /*force=*/w->n == 0, w->record_size());
   Writer* last = w;
   if (s.ok() && w->n != 0) {
     size_t size = w->record_size();
+    size_t members = 1;
     // A synced head waits for its fsync whatever it carries, so it takes company up to
     // kMaxGroupBytes whatever its size.
     const size_t limit =
@@ -887,6 +892,7 @@ Status KvStore::WriteQueued(Writer* w) {
       if (last == w) b.group.assign(w->head).append(w->body);
       b.group.append(next->head).append(next->body);
       size += next->record_size();
+      ++members;
       last = next;
     }
     const bool name_durable = b.log_name_durable;
@@ -909,7 +915,10 @@ Status KvStore::WriteQueued(Writer* w) {
       if (older && b.flushing_log == older) b.flushing_log_unsynced = false;
     }
     ++b.counters.log_writes;
-    if (w->sync) ++b.counters.log_syncs;
+    if (w->sync) {
+      ++b.counters.log_syncs;
+      b.last_synced_group = members;
+    }
     if (!s.ok()) {
       if (b.error.ok()) b.error = s;
     } else {
@@ -942,12 +951,38 @@ Status KvStore::WriteQueued(Writer* w) {
     }
     if (x == last) break;
   }
+  b.queued.store(b.writers.size(), std::memory_order_relaxed);
   if (!b.writers.empty()) {
     Writer* head = b.writers.front();
     head->turn.store(Writer::kHead, std::memory_order_release);
     head->Wake();
   }
   return s;
+}
+
+// Called by a synced head (mu held; released while it waits). When its last synced group
+// had company and fewer writers are queued now, the head watches the queue (spinning, then
+// yielding its core, as a queued writer watches its turn) until as many are queued or the
+// watch ends, before it writes: the writers that group woke are on their way back with
+// their next writes, and one fsync can carry them. Without the watch, the first of them to
+// return found the queue empty and synced alone, the others queueing behind that fsync:
+// with 4 threads making synced puts, groups alternated between one writer and the rest
+// (2.5 writers per fsync on average, 4 with the watch). A lone synced writer (last group
+// of one) never waits, and the watch is a few microseconds to tens of them when nobody
+// comes, against an fsync's 100 or more.
+void KvStore::AwaitSyncCompany(std::unique_lock<std::mutex>& lock) {
+  Bg& b = *bg_;
+  const size_t want = b.last_synced_group;
+  if (want <= 1 || b.writers.size() >= want) return;
+  lock.unlock();
+  for (int i = 0; i < kSpinsBeforeSleep && b.queued.load(std::memory_order_relaxed) < want; ++i) {
+    if (i < kPausesBeforeYield) {
+      CpuRelax();
+    } else {
+      std::this_thread::yield();
+    }
+  }
+  lock.lock();
 }
 
 // Called by the head of the queue. Makes the memtable immutable when it is full (or when

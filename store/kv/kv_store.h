@@ -412,9 +412,13 @@ class KvStore {
   // log in place and an error of the background threads (see the top of this file).
   // Group commit: writes of several threads queue up; the first in the queue appends the
   // records of those behind it (up to 1 MiB, and synced ones only behind a synced one)
-  // with one write(2) and at most one fsync, then wakes them. Each thread's writes are
-  // applied in the order it made them; a write returns once its record is written (and
-  // synced, with `options.sync`) and applied, so a later read of any thread sees it.
+  // with one write(2) and at most one fsync, then wakes them; a synced head whose last
+  // synced group had company first watches the queue briefly for as many writers (spinning,
+  // then yielding its core, never sleeping), so that threads making synced writes share
+  // fsyncs by the group rather than alternating between a lone writer and the rest. Each
+  // thread's writes are applied in the order it made them; a write returns once its record
+  // is written (and synced, with `options.sync`) and applied, so a later read of any thread
+  // sees it.
   Status Write(const KvWriteBatch& batch, const KvWriteOptions& options = {});
   // Makes the memtable immutable now (waiting for an earlier one's flush) and waits until
   // the flush thread has written it into a table and both threads are idle (the compaction
@@ -463,6 +467,7 @@ class KvStore {
   // Queues a write of `n` operations whose record `w` holds (see Write()).
   Status WriteRecord(Writer* w, size_t n, const KvWriteOptions& options);
   Status WriteQueued(Writer* w);
+  void AwaitSyncCompany(std::unique_lock<std::mutex>& lock);
   Status MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force, size_t bytes);
   Status FreezeMemtable();
   // Whether the memtable holds `growth` times memtable_size bytes or memtable_entries
