@@ -435,9 +435,10 @@ void PendingCompaction(const Snapshot& snap, size_t* tables, uint64_t* bytes) {
 constexpr size_t kMaxGroupBytes = 1 << 20;
 constexpr size_t kSmallRecordBytes = 128 << 10;
 
-// How long a queued writer watches for its turn before it sleeps (WriteQueued): this many
-// checks, the first kPausesBeforeYield with a spin-wait hint between them (a few
-// microseconds in all), the rest each after giving its core to another thread.
+// How long a queued writer watches for its turn before it sleeps, and a synced head for
+// company (WriteQueued, AwaitSyncCompany): this many checks, the first kPausesBeforeYield
+// with a spin-wait hint between them (a few microseconds in all), the rest each after
+// giving its core to another thread.
 constexpr int kPausesBeforeYield = 100;
 constexpr int kSpinsBeforeSleep = kPausesBeforeYield + 20;
 
@@ -447,6 +448,18 @@ inline void CpuRelax() {
 #elif defined(__aarch64__)
   asm volatile("yield");
 #endif
+}
+
+// Checks `done` up to kSpinsBeforeSleep times, as above, until it holds; never sleeps.
+template <typename Done>
+void WatchUntil(Done done) {
+  for (int i = 0; i < kSpinsBeforeSleep && !done(); ++i) {
+    if (i < kPausesBeforeYield) {
+      CpuRelax();
+    } else {
+      std::this_thread::yield();
+    }
+  }
 }
 
 uint64_t MicrosSince(std::chrono::steady_clock::time_point start) {
@@ -858,15 +871,7 @@ Status KvStore::WriteQueued(Writer* w) {
     // waiting after that. It takes the mutex again either way: the head signals `cv` under
     // it, which must not outlive the writer.
     lock.unlock();
-    for (int i = 0;
-         i < kSpinsBeforeSleep && w->turn.load(std::memory_order_acquire) == Writer::kWaiting;
-         ++i) {
-      if (i < kPausesBeforeYield) {
-        CpuRelax();
-      } else {
-        std::this_thread::yield();
-      }
-    }
+    WatchUntil([&] { return w->turn.load(std::memory_order_acquire) != Writer::kWaiting; });
     lock.lock();
     if (w->turn.load(std::memory_order_relaxed) == Writer::kWaiting) {
       w->cv.emplace();
@@ -976,13 +981,7 @@ void KvStore::AwaitSyncCompany(std::unique_lock<std::mutex>& lock) {
   const size_t want = b.last_synced_group;
   if (want <= 1 || b.writers.size() >= want) return;
   lock.unlock();
-  for (int i = 0; i < kSpinsBeforeSleep && b.queued.load(std::memory_order_relaxed) < want; ++i) {
-    if (i < kPausesBeforeYield) {
-      CpuRelax();
-    } else {
-      std::this_thread::yield();
-    }
-  }
+  WatchUntil([&] { return b.queued.load(std::memory_order_relaxed) >= want; });
   lock.lock();
 }
 
